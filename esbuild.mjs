@@ -1,0 +1,31 @@
+// One build script, four entry points. `--production` minifies and drops source maps; `--watch` rebuilds.
+// Type-checking is separate (`npm run typecheck`), as esbuild only strips types.
+import * as esbuild from 'esbuild';
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+
+const shared = {
+  bundle: true,
+  minify: production,
+  sourcemap: production ? false : 'linked',
+  logLevel: 'warning',
+  legalComments: 'none',
+};
+
+const node = { ...shared, platform: 'node', format: 'cjs', target: 'node20' };
+
+const builds = [
+  { ...node, entryPoints: { extension: 'src/extension/main.ts' }, outdir: 'dist', external: ['vscode'] },
+  { ...node, entryPoints: { server: 'src/server/main.ts' }, outdir: 'dist' },
+  { ...node, entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
+  { ...shared, entryPoints: { webview: 'webview/main.ts' }, outdir: 'dist', platform: 'browser', format: 'iife', target: 'chrome120' },
+];
+
+if (watch) {
+  const contexts = await Promise.all(builds.map((options) => esbuild.context(options)));
+  await Promise.all(contexts.map((context) => context.watch()));
+  console.log('esbuild: watching for changes');
+} else {
+  await Promise.all(builds.map((options) => esbuild.build(options)));
+}

@@ -1,0 +1,35 @@
+/** A small, strict argument parser: unknown flags are errors, not silently ignored. */
+export class UsageError extends Error {}
+
+export interface ParsedArgs {
+  positionals: string[];
+  flags: Map<string, string | true>;
+}
+
+export function parseArgs(argv: string[], spec: { valued: string[]; boolean: string[] }): ParsedArgs {
+  const positionals: string[] = [];
+  const flags = new Map<string, string | true>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    if (!arg.startsWith('--')) {
+      positionals.push(arg);
+      continue;
+    }
+    const [name, inline] = arg.slice(2).split(/=(.*)/s, 2) as [string, string | undefined];
+    if (spec.boolean.includes(name)) {
+      if (inline !== undefined) throw new UsageError(`--${name} takes no value`);
+      flags.set(name, true);
+    } else if (spec.valued.includes(name)) {
+      const value = inline ?? argv[++i];
+      if (value === undefined || (inline === undefined && value.startsWith('--'))) throw new UsageError(`--${name} needs a value`);
+      flags.set(name, value);
+    } else {
+      throw new UsageError(`unknown option --${name}`);
+    }
+  }
+  return { positionals, flags };
+}

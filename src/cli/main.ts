@@ -1,0 +1,12 @@
+/** Entry point of the `prompt-insight` binary. */
+import { runCli } from './cli';
+
+runCli(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error) => {
+    process.stderr.write(`prompt-insight: ${String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,48 @@
+import { readFrontMatter } from './frontMatterDoc';
+import type { Prompt, PromptDiagnostic, PromptDoc } from './model';
+import { promptNameFromFile } from './names';
+import { budget } from './prompty';
+import { splitAtMarkers, type RoleMarker } from './roleMarkers';
+import { isPlainRecord } from './yaml';
+
+const ROLE_TAG = /\{\{\s*role\s+(?:"([^"]*)"|'([^']*)')\s*\}\}/g;
+const DOTPROMPT_ROLES = ['system', 'user', 'model', 'assistant', 'tool'];
+
+/** Parses a Dotprompt `.prompt` file: YAML front matter and a Handlebars body with `{{role "…"}}` markers. */
+export function parseDotprompt(text: string, fileName: string): PromptDoc {
+  const front = readFrontMatter(text);
+  const { fields, diagnostics } = front;
+  const input = fields.map('input');
+  const defaults = input?.raw('default');
+  const markers = findRoleTags(text, front.bodyStart, diagnostics);
+  const messages = splitAtMarkers(text, front.bodyStart, text.length, markers, { defaultRole: 'user', diagnostics });
+  const output = fields.map('output');
+  const prompt: Prompt = {
+    name: fields.string('name') ?? promptNameFromFile(fileName),
+    range: { start: 0, end: text.length },
+    ...(fields.string('model') ? { model: fields.string('model') } : {}),
+    params: fields.map('config')?.data ?? {},
+    messages,
+    inputs: isPlainRecord(defaults) ? defaults : {},
+    tests: [],
+    evaluators: [],
+    ...(output ? { responseFormat: output.data } : {}),
+    templateSyntax: 'handlebars',
+    ...budget(fields),
+  };
+  return { format: 'dotprompt', prompts: [prompt], diagnostics };
+}
+
+function findRoleTags(text: string, bodyStart: number, diagnostics: PromptDiagnostic[]): RoleMarker[] {
+  const markers: RoleMarker[] = [];
+  ROLE_TAG.lastIndex = bodyStart;
+  for (let match = ROLE_TAG.exec(text); match; match = ROLE_TAG.exec(text)) {
+    const role = (match[1] ?? match[2] ?? '').trim();
+    const range = { start: match.index, end: match.index + match[0].length };
+    if (!DOTPROMPT_ROLES.includes(role)) {
+      diagnostics.push({ range, severity: 'warning', code: 'unknown-role', message: `Unknown role '${role}'; Dotprompt roles are ${DOTPROMPT_ROLES.join(', ')}.` });
+    }
+    markers.push({ role, range });
+  }
+  return markers;
+}

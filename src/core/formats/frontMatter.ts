@@ -1,0 +1,47 @@
+import type { OffsetRange, PromptDiagnostic } from './model';
+
+export interface FrontMatterSplit {
+  /** YAML text between the fences, or undefined when the file has none (or it is unterminated). */
+  yaml?: { text: string; start: number };
+  /** Range of the whole front matter, fences included. */
+  frontMatterRange?: OffsetRange;
+  bodyStart: number;
+  diagnostics: PromptDiagnostic[];
+}
+
+const OPEN_FENCE = /^\uFEFF?---[ \t]*(\r\n|\r|\n)/;
+const CLOSE_FENCE = /^(---|\.\.\.)[ \t]*$/gm;
+
+/**
+ * Splits `---` fenced YAML front matter from the body. An opening fence that is never closed
+ * is reported and the whole file is treated as body, so its tokens are still counted.
+ */
+export function splitFrontMatter(text: string): FrontMatterSplit {
+  const open = OPEN_FENCE.exec(text);
+  if (!open) return { bodyStart: text.startsWith('\uFEFF') ? 1 : 0, diagnostics: [] };
+  const yamlStart = open[0].length;
+  CLOSE_FENCE.lastIndex = yamlStart;
+  const close = CLOSE_FENCE.exec(text);
+  if (!close) {
+    return {
+      bodyStart: 0,
+      diagnostics: [
+        {
+          range: { start: 0, end: yamlStart - open[1]!.length },
+          severity: 'error',
+          code: 'unterminated-front-matter',
+          message: "Front matter opened with '---' is never closed; add a line with '---' after the YAML. The whole file is counted as prompt text.",
+        },
+      ],
+    };
+  }
+  let bodyStart = close.index + close[0].length;
+  if (text.startsWith('\r\n', bodyStart)) bodyStart += 2;
+  else if (text[bodyStart] === '\n' || text[bodyStart] === '\r') bodyStart += 1;
+  return {
+    yaml: { text: text.slice(yamlStart, close.index), start: yamlStart },
+    frontMatterRange: { start: 0, end: close.index + close[0].length },
+    bodyStart,
+    diagnostics: [],
+  };
+}

@@ -1,0 +1,80 @@
+/**
+ * The one model every prompt format is parsed into. Ranges are UTF-16 offsets into the
+ * file text (what JavaScript strings and LSP positions use); faces convert them to
+ * line/character with `LineIndex`.
+ */
+
+export type PromptFormat = 'prompty' | 'github-prompt-yaml' | 'dotprompt' | 'vscode-prompt-md' | 'text';
+
+export interface OffsetRange {
+  start: number;
+  end: number;
+}
+
+export type DiagnosticSeverity = 'error' | 'warning' | 'information' | 'hint';
+
+export type DiagnosticCode =
+  | 'parse-error'
+  | 'invalid-field'
+  | 'unterminated-front-matter'
+  | 'unknown-role'
+  | 'empty-message'
+  | 'unresolved-variable'
+  | 'token-budget'
+  | 'unsupported-template'
+  | 'not-text'
+  | 'file-too-large';
+
+export interface PromptDiagnostic {
+  range: OffsetRange;
+  severity: DiagnosticSeverity;
+  code: DiagnosticCode;
+  message: string;
+}
+
+export interface PromptMessage {
+  role: string;
+  /** The message text as written, template placeholders included. */
+  template: string;
+  /** Optional participant name (counts toward the chat overhead). */
+  name?: string;
+  /** Whole message: role marker (or YAML item) through the end of its content. */
+  range: OffsetRange;
+  /** Where the content sits in the file, used to place variable diagnostics. */
+  contentRange: OffsetRange;
+  /** Template offsets equal file offsets minus contentRange.start (false for YAML block scalars). */
+  contentIsVerbatim: boolean;
+}
+
+/** A test case as the source format states it; issue 4's adherence engine interprets it. */
+export interface PromptTestCase {
+  vars: Record<string, unknown>;
+  expected?: unknown;
+  range: OffsetRange;
+}
+
+export interface Prompt {
+  name: string;
+  range: OffsetRange;
+  model?: string;
+  params: Record<string, unknown>;
+  messages: PromptMessage[];
+  /** Values used to fill template variables when counting (sample, defaults, first test row). */
+  inputs: Record<string, unknown>;
+  tests: PromptTestCase[];
+  /** Format-specific evaluator declarations, kept raw (GitHub `evaluators`). */
+  evaluators: unknown[];
+  responseFormat?: unknown;
+  /** Token budget from the file itself (`tokenBudget` key), overriding the setting. */
+  tokenBudget?: number;
+  /** Template syntax used by the messages. */
+  templateSyntax: TemplateSyntax;
+}
+
+export type TemplateSyntax = 'mustache' | 'jinja' | 'handlebars' | 'vscode' | 'none';
+
+export interface PromptDoc {
+  format: PromptFormat;
+  prompts: Prompt[];
+  diagnostics: PromptDiagnostic[];
+}

@@ -1,0 +1,103 @@
+import type { FieldReader } from './fields';
+import { readFrontMatter } from './frontMatterDoc';
+import type { Prompt, PromptDiagnostic, PromptDoc } from './model';
+import { promptNameFromFile } from './names';
+import { KNOWN_ROLES, nearMissRole, splitAtMarkers, type RoleMarker } from './roleMarkers';
+import { isPlainRecord } from './yaml';
+
+// Prompty's role lines: `system:`, `# user:`, `assistant[name="bot"]:` alone on a line.
+const ROLE_LINE = /^[ \t]*#?[ \t]*([A-Za-z][\w-]*)[ \t]*(\[[^\]\r\n]*\])?[ \t]*:[ \t]*$/gm;
+const NAME_ATTRIBUTE = /\bname\s*=\s*(?:"([^"]*)"|'([^']*)'|([^,\]\s]+))/;
+
+/** Parses a `.prompty` file (front matter v1 or v2, body with role markers). */
+export function parsePrompty(text: string, fileName: string): PromptDoc {
+  const front = readFrontMatter(text);
+  const diagnostics = front.diagnostics;
+  const fields = front.fields;
+
+  const model = fields.map('model');
+  const modelShortcut = fields.raw('model');
+  const modelId = typeof modelShortcut === 'string' ? modelShortcut : model ? readModelId(model) : undefined;
+  const params = model ? { ...(model.map('parameters')?.data ?? {}), ...(model.map('options')?.data ?? {}) } : {};
+
+  const markers = findRoleMarkers(text, front.bodyStart, diagnostics);
+  const messages = splitAtMarkers(text, front.bodyStart, text.length, markers, { defaultRole: 'system', diagnostics });
+
+  const prompt: Prompt = {
+    name: fields.string('name') ?? promptNameFromFile(fileName),
+    range: { start: 0, end: text.length },
+    ...(modelId ? { model: modelId } : {}),
+    params,
+    messages,
+    inputs: readInputs(fields),
+    tests: [],
+    evaluators: [],
+    templateSyntax: 'jinja',
+    ...budget(fields),
+  };
+  return { format: 'prompty', prompts: [prompt], diagnostics };
+}
+
+function readModelId(model: FieldReader): string | undefined {
+  // v2: model.id; v1: model.configuration.{azure_deployment | name | model}
+  const id = model.string('id');
+  if (id) return id;
+  const configuration = model.map('configuration');
+  return configuration?.string('azure_deployment') ?? configuration?.string('name') ?? configuration?.string('model');
+}
+
+/** Sample values: v1 `sample:` mapping; v2 `inputs.<name>.default` / `.example` / `.sample`. */
+function readInputs(fields: FieldReader): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  const inputs = fields.raw('inputs');
+  const entries: [string, unknown][] = Array.isArray(inputs)
+    ? inputs.filter(isPlainRecord).map((item) => [String(item.name ?? ''), item])
+    : isPlainRecord(inputs)
+      ? Object.entries(inputs)
+      : [];
+  for (const [name, spec] of entries) {
+    if (!name) continue;
+    if (isPlainRecord(spec)) {
+      for (const key of ['sample', 'example', 'default']) {
+        if (spec[key] !== undefined) {
+          values[name] = spec[key];
+          break;
+        }
+      }
+    }
+  }
+  const sample = fields.raw('sample');
+  if (isPlainRecord(sample)) Object.assign(values, sample);
+  return values;
+}
+
+export function budget(fields: FieldReader): { tokenBudget?: number } {
+  const value = fields.number('tokenBudget');
+  return value !== undefined && value > 0 ? { tokenBudget: value } : {};
+}
+
+function findRoleMarkers(text: string, bodyStart: number, diagnostics: PromptDiagnostic[]): RoleMarker[] {
+  const markers: RoleMarker[] = [];
+  ROLE_LINE.lastIndex = bodyStart;
+  for (let match = ROLE_LINE.exec(text); match; match = ROLE_LINE.exec(text)) {
+    const word = match[1]!;
+    const role = word.toLowerCase();
+    const range = { start: match.index, end: match.index + match[0].length };
+    if ((KNOWN_ROLES as readonly string[]).includes(role)) {
+      const attributes = match[2] ? NAME_ATTRIBUTE.exec(match[2]) : null;
+      const name = attributes ? (attributes[1] ?? attributes[2] ?? attributes[3]) : undefined;
+      markers.push({ role, range, ...(name ? { name } : {}) });
+      continue;
+    }
+    const suggestion = nearMissRole(word);
+    if (suggestion) {
+      diagnostics.push({
+        range,
+        severity: 'warning',
+        code: 'unknown-role',
+        message: `Unknown role '${word}'; did you mean '${suggestion}'? Prompty roles are ${KNOWN_ROLES.join(', ')}. This line is sent as text.`,
+      });
+    }
+  }
+  return markers;
+}

@@ -1,0 +1,82 @@
+/**
+ * Extension entry: activates cheaply, starts the language server only once a prompt file is open,
+ * and registers the commands the CodeLenses call.
+ */
+import * as vscode from 'vscode';
+import { languages } from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import { CLIENT_COMMANDS, isPromptCommandArgs } from '../protocol/lsp';
+import { promptDocumentSelector } from './documentSelector';
+import { createLanguageClient } from './languageClient';
+import { TokenStatusBar } from './statusBar';
+
+let client: LanguageClient | undefined;
+let starting: Promise<void> | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const log = vscode.window.createOutputChannel('Prompt Insight', { log: true });
+  const trace = vscode.window.createOutputChannel('Prompt Insight LSP Trace', { log: true });
+  context.subscriptions.push(log, trace);
+
+  const isPromptDocument = (document: vscode.TextDocument): boolean => {
+    const globs = vscode.workspace.getConfiguration('promptInsight').get<string[]>('files.include') ?? [];
+    return languages.match(promptDocumentSelector(globs), document) > 0;
+  };
+
+  const ensureStarted = (): Promise<void> => {
+    starting ??= (async () => {
+      client = createLanguageClient(context, log, trace);
+      try {
+        await client.start();
+        log.info('Language server started.');
+      } catch (error) {
+        log.error(`Language server failed to start: ${String(error)}`);
+        void vscode.window.showErrorMessage(`Prompt Insight could not start its language server: ${String(error)}`);
+        starting = undefined;
+        throw error;
+      }
+    })();
+    return starting;
+  };
+
+  const startIfPromptOpen = (document: vscode.TextDocument): void => {
+    if (!client && isPromptDocument(document)) void ensureStarted().catch(() => undefined);
+  };
+
+  const statusBar = new TokenStatusBar(() => client, isPromptDocument);
+  context.subscriptions.push(
+    statusBar,
+    vscode.workspace.onDidOpenTextDocument(startIfPromptOpen),
+    vscode.workspace.onDidChangeConfiguration(async (event) => {
+      // The document selector is fixed when the client starts, so new globs need a restart.
+      if (event.affectsConfiguration('promptInsight.files.include') && client) await restart();
+    }),
+    vscode.commands.registerCommand('promptInsight.restartServer', () => restart()),
+    vscode.commands.registerCommand('promptInsight.showOutput', () => log.show()),
+    vscode.commands.registerCommand(CLIENT_COMMANDS.runPrompt, (args: unknown) => notYet(args, 'Running prompts against an endpoint (TTFT, latency, throughput)')),
+    vscode.commands.registerCommand(CLIENT_COMMANDS.compareRevisions, (args: unknown) => notYet(args, 'Comparing prompt revisions from git history')),
+    { dispose: () => void client?.stop() },
+  );
+
+  async function restart(): Promise<void> {
+    const previous = client;
+    client = undefined;
+    starting = undefined;
+    await previous?.stop().catch(() => undefined);
+    await ensureStarted();
+    statusBar.schedule();
+  }
+
+  for (const document of vscode.workspace.textDocuments) startIfPromptOpen(document);
+  starting?.then(() => statusBar.schedule(), () => undefined);
+}
+
+function notYet(args: unknown, feature: string): void {
+  const prompt = isPromptCommandArgs(args) ? ` for '${args.promptName}'` : '';
+  void vscode.window.showInformationMessage(`Prompt Insight: ${feature}${prompt} is not available in this version yet. Token counts, hovers and diagnostics work now.`);
+}
+
+export async function deactivate(): Promise<void> {
+  await client?.stop();
+  client = undefined;
+}

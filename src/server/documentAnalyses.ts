@@ -1,0 +1,48 @@
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import { fileNameOfUri } from './uri';
+import { analyzePromptText, type AnalysisOptions, type FileAnalysis } from '../core/analysis';
+import { LineIndex } from '../core/formats/lineIndex';
+import { TokenCounter } from '../core/tokens/counter';
+
+export interface AnalyzedDocument {
+  version: number;
+  analysis: FileAnalysis;
+  lines: LineIndex;
+  text: string;
+}
+
+/**
+ * One analysis per open document version, computed on demand and shared by hover, CodeLens,
+ * symbols and diagnostics. The token counter's segment cache makes re-analysis after an edit
+ * cost only the segment that changed.
+ */
+export class DocumentAnalyses {
+  private readonly entries = new Map<string, { version: number; promise: Promise<AnalyzedDocument> }>();
+  readonly counter = new TokenCounter();
+
+  constructor(private options: AnalysisOptions) {}
+
+  setOptions(options: AnalysisOptions): void {
+    this.options = options;
+    this.entries.clear();
+  }
+
+  get(document: TextDocument): Promise<AnalyzedDocument> {
+    const entry = this.entries.get(document.uri);
+    if (entry && entry.version === document.version) return entry.promise;
+    const text = document.getText();
+    const version = document.version;
+    const promise = analyzePromptText(fileNameOfUri(document.uri), text, this.counter, this.options).then((analysis) => ({
+      version,
+      analysis,
+      lines: new LineIndex(text),
+      text,
+    }));
+    this.entries.set(document.uri, { version, promise });
+    return promise;
+  }
+
+  forget(uri: string): void {
+    this.entries.delete(uri);
+  }
+}

@@ -1,0 +1,24 @@
+import type { PromptAnalysis } from '../core/analysis';
+
+/** Number formatting shared by hover, CodeLens and symbols so they always agree. */
+export function formatTokens(count: number): string {
+  return count.toLocaleString('en-US');
+}
+
+/** "1,284" for exact counts, "≈1,284" for estimates. */
+export function formatCount(count: number, exact: boolean): string {
+  return `${exact ? '' : '≈'}${formatTokens(count)}`;
+}
+
+export function encodingNote(analysis: PromptAnalysis): string {
+  const model = analysis.modelFromFile ? analysis.model.model : `${analysis.model.model} (default model)`;
+  if (analysis.exact) return `${analysis.encoding} · exact for ${model}`;
+  return `${analysis.encoding} · estimate for ${model}: ${analysis.model.family} tokenizer not available, counted with ${analysis.encoding}`;
+}
+
+export function contextNote(analysis: PromptAnalysis): string | undefined {
+  if (analysis.contextShare === undefined || !analysis.model.contextWindowTokens) return undefined;
+  const percent = analysis.contextShare * 100;
+  const shown = percent < 0.1 ? '<0.1' : percent < 10 ? percent.toFixed(1) : percent.toFixed(0);
+  return `${shown}% of the ${formatTokens(analysis.model.contextWindowTokens)}-token context window`;
+}

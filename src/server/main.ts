@@ -1,0 +1,158 @@
+/**
+ * The Prompt Insight language server: documents → core analysis → hover, CodeLens, diagnostics,
+ * symbols and the token summary the status bar shows. It must never die on input: every handler
+ * is guarded, and a failure is logged and answered with "nothing" rather than a crash.
+ */
+import { CodeLensRefreshRequest, createConnection, ProposedFeatures, TextDocuments, TextDocumentSyncKind } from 'vscode-languageserver/node';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { loadEncoder } from '../core/tokens/engine';
+import { isTokenSummaryParams, readServerSettings, tokenSummaryRequest, DEFAULT_SERVER_SETTINGS, type ServerSettings, type TokenSummary } from '../protocol/lsp';
+import { DocumentAnalyses } from './documentAnalyses';
+import { promptAt, toCodeLenses, toDiagnostics, toHover, toSymbols } from './presenters';
+
+const DIAGNOSTICS_DELAY_MS = 150;
+
+const connection = createConnection(ProposedFeatures.all);
+const documents = new TextDocuments(TextDocument);
+let settings: ServerSettings = DEFAULT_SERVER_SETTINGS;
+let canPullConfiguration = false;
+let canRefreshCodeLens = false;
+const analyses = new DocumentAnalyses(analysisOptions(settings));
+const pendingDiagnostics = new Map<string, NodeJS.Timeout>();
+
+process.on('uncaughtException', (error) => connection.console.error(`Prompt Insight server: uncaught ${describeError(error)}`));
+process.on('unhandledRejection', (error) => connection.console.error(`Prompt Insight server: unhandled ${describeError(error)}`));
+
+function analysisOptions(current: ServerSettings) {
+  return { defaultModel: current.tokens.defaultModel, tokenBudget: current.tokens.budget };
+}
+
+connection.onInitialize((params) => {
+  canPullConfiguration = params.capabilities.workspace?.configuration === true;
+  canRefreshCodeLens = params.capabilities.workspace?.codeLens?.refreshSupport === true;
+  settings = readServerSettings((params.initializationOptions as { settings?: unknown } | undefined)?.settings);
+  analyses.setOptions(analysisOptions(settings));
+  return {
+    capabilities: {
+      textDocumentSync: TextDocumentSyncKind.Incremental,
+      hoverProvider: true,
+      codeLensProvider: { resolveProvider: false },
+      documentSymbolProvider: true,
+    },
+    serverInfo: { name: 'prompt-insight', version: '0.1.0' },
+  };
+});
+
+connection.onInitialized(() => {
+  // Build the rank tables off the start-up path: the first answer does not wait for them.
+  setImmediate(() => void Promise.all([loadEncoder('o200k_base'), loadEncoder('cl100k_base')]).catch((e) => connection.console.error(describeError(e))));
+  void refreshSettings();
+});
+
+connection.onDidChangeConfiguration((change) => {
+  void refreshSettings((change.settings as { promptInsight?: unknown } | null)?.promptInsight);
+});
+
+async function refreshSettings(pushed?: unknown): Promise<void> {
+  try {
+    const raw = pushed ?? (canPullConfiguration ? await connection.workspace.getConfiguration('promptInsight') : undefined);
+    if (raw === undefined) return;
+    settings = readServerSettings(raw);
+    analyses.setOptions(analysisOptions(settings));
+    for (const document of documents.all()) scheduleDiagnostics(document);
+    if (canRefreshCodeLens) connection.sendRequest(CodeLensRefreshRequest.type).catch(() => undefined);
+  } catch (error) {
+    connection.console.error(`Could not read settings: ${describeError(error)}`);
+  }
+}
+
+documents.onDidOpen((event) => scheduleDiagnostics(event.document, 0));
+documents.onDidChangeContent((event) => scheduleDiagnostics(event.document));
+documents.onDidClose((event) => {
+  clearTimeout(pendingDiagnostics.get(event.document.uri));
+  pendingDiagnostics.delete(event.document.uri);
+  analyses.forget(event.document.uri);
+  void connection.sendDiagnostics({ uri: event.document.uri, diagnostics: [] });
+});
+
+function scheduleDiagnostics(document: TextDocument, delayMs = DIAGNOSTICS_DELAY_MS): void {
+  clearTimeout(pendingDiagnostics.get(document.uri));
+  pendingDiagnostics.set(
+    document.uri,
+    setTimeout(() => {
+      pendingDiagnostics.delete(document.uri);
+      void guarded('diagnostics', async () => {
+        const current = documents.get(document.uri);
+        if (!current) return;
+        const analyzed = await analyses.get(current);
+        if (documents.get(document.uri)?.version !== analyzed.version) return; // a newer edit will publish
+        await connection.sendDiagnostics({ uri: document.uri, version: analyzed.version, diagnostics: toDiagnostics(analyzed.analysis, analyzed.lines) });
+      }, undefined);
+    }, delayMs),
+  );
+}
+
+connection.onHover((params) =>
+  guarded('hover', async () => {
+    const document = documents.get(params.textDocument.uri);
+    if (!document) return null;
+    const analyzed = await analyses.get(document);
+    return toHover(analyzed.analysis, analyzed.lines.offsetAt(params.position), analyzed.lines);
+  }, null),
+);
+
+connection.onCodeLens((params) =>
+  guarded('codeLens', async () => {
+    const document = documents.get(params.textDocument.uri);
+    if (!document) return [];
+    const analyzed = await analyses.get(document);
+    return toCodeLenses(document.uri, analyzed.analysis, analyzed.lines);
+  }, []),
+);
+
+connection.onDocumentSymbol((params) =>
+  guarded('documentSymbol', async () => {
+    const document = documents.get(params.textDocument.uri);
+    if (!document) return [];
+    const analyzed = await analyses.get(document);
+    return toSymbols(analyzed.analysis, analyzed.lines);
+  }, []),
+);
+
+connection.onRequest(tokenSummaryRequest, (params) =>
+  guarded('tokenSummary', async (): Promise<TokenSummary | null> => {
+    if (!isTokenSummaryParams(params)) return null;
+    const document = documents.get(params.uri);
+    if (!document) return null;
+    const analyzed = await analyses.get(document);
+    const prompt = promptAt(analyzed.analysis, analyzed.lines.offsetAt(params.position));
+    const summary: TokenSummary = {};
+    if (prompt) {
+      summary.prompt = { name: prompt.prompt.name, totalTokens: prompt.totalTokens, model: prompt.model.model, encoding: prompt.encoding, exact: prompt.exact };
+    }
+    const selected = params.selections
+      .map((r) => analyzed.text.slice(analyzed.lines.offsetAt(r.start), analyzed.lines.offsetAt(r.end)))
+      .filter((s) => s.length > 0);
+    if (selected.length > 0) {
+      const encoder = await loadEncoder(prompt?.encoding ?? 'o200k_base');
+      summary.selectionTokens = selected.reduce((sum, s) => sum + analyses.counter.count(encoder, s), 0);
+    }
+    return summary;
+  }, null),
+);
+
+async function guarded<T>(name: string, work: () => Promise<T>, fallback: T): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    connection.console.error(`Prompt Insight ${name} failed: ${describeError(error)}`);
+    return fallback;
+  }
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? `${error.message}\n${error.stack ?? ''}` : String(error);
+}
+
+documents.listen(connection);
+connection.listen();

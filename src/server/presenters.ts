@@ -1,0 +1,77 @@
+import {
+  DiagnosticSeverity, DocumentSymbol, MarkupKind, SymbolKind,
+  type CodeLens, type Diagnostic, type Hover,
+} from 'vscode-languageserver';
+import type { FileAnalysis, PromptAnalysis } from '../core/analysis';
+import type { LineIndex } from '../core/formats/lineIndex';
+import type { PromptDiagnostic } from '../core/formats/model';
+import { CLIENT_COMMANDS, type PromptCommandArgs } from '../protocol/lsp';
+import { contextNote, encodingNote, formatCount } from './format';
+
+const SEVERITY: Record<PromptDiagnostic['severity'], DiagnosticSeverity> = {
+  error: DiagnosticSeverity.Error,
+  warning: DiagnosticSeverity.Warning,
+  information: DiagnosticSeverity.Information,
+  hint: DiagnosticSeverity.Hint,
+};
+
+export function toDiagnostics(analysis: FileAnalysis, lines: LineIndex): Diagnostic[] {
+  return analysis.diagnostics.map((d) => ({
+    range: lines.rangeAt(d.range),
+    severity: SEVERITY[d.severity],
+    code: d.code,
+    source: 'Prompt Insight',
+    message: d.message,
+  }));
+}
+
+export function toCodeLenses(uri: string, analysis: FileAnalysis, lines: LineIndex): CodeLens[] {
+  const lenses: CodeLens[] = [];
+  analysis.prompts.forEach((prompt, promptIndex) => {
+    const line = lines.positionAt(prompt.prompt.range.start).line;
+    const range = { start: { line, character: 0 }, end: { line, character: 0 } };
+    const args: PromptCommandArgs = { uri, promptName: prompt.prompt.name, promptIndex };
+    const count = `${formatCount(prompt.totalTokens, prompt.exact)} tokens · ${prompt.messages.length} message${prompt.messages.length === 1 ? '' : 's'}`;
+    lenses.push(
+      { range, command: { title: count, command: '' } },
+      { range, command: { title: '▶ Run', command: CLIENT_COMMANDS.runPrompt, arguments: [args] } },
+      { range, command: { title: 'Compare revisions', command: CLIENT_COMMANDS.compareRevisions, arguments: [args] } },
+    );
+  });
+  return lenses;
+}
+
+export function toHover(analysis: FileAnalysis, offset: number, lines: LineIndex): Hover | null {
+  const prompt = promptAt(analysis, offset);
+  if (!prompt) return null;
+  const messageIndex = prompt.messages.findIndex((m) => m.range.start <= offset && offset <= m.range.end);
+  const message = messageIndex >= 0 ? prompt.messages[messageIndex] : undefined;
+  const rows = ['| | tokens |', '|---|---:|'];
+  if (message) rows.push(`| this message (${message.role}${message.name ? ` · ${message.name}` : ''}) | ${formatCount(message.tokens, prompt.exact)} |`);
+  const overhead = prompt.overheadTokens > 0 ? ` + ${prompt.overheadTokens} chat overhead` : '';
+  rows.push(`| whole prompt (${prompt.messages.length} message${prompt.messages.length === 1 ? '' : 's'}${overhead}) | **${formatCount(prompt.totalTokens, prompt.exact)}** |`);
+  const notes = [encodingNote(prompt), contextNote(prompt), prompt.tokenBudget ? `budget ${formatCount(prompt.tokenBudget, true)} tokens` : undefined].filter(Boolean);
+  const value = [`**Prompt Insight** · \`${escapeMarkdown(prompt.prompt.name)}\``, '', ...rows, '', notes.join(' · ')].join('\n');
+  const range = message ? lines.rangeAt(message.range) : undefined;
+  return { contents: { kind: MarkupKind.Markdown, value }, ...(range ? { range } : {}) };
+}
+
+export function toSymbols(analysis: FileAnalysis, lines: LineIndex): DocumentSymbol[] {
+  return analysis.prompts.map((prompt) => {
+    const range = lines.rangeAt(prompt.prompt.range);
+    const children = prompt.messages.map((message) => {
+      const messageRange = lines.rangeAt(message.range);
+      return DocumentSymbol.create(message.role, `${formatCount(message.tokens, prompt.exact)} tokens`, SymbolKind.String, messageRange, messageRange);
+    });
+    const selection = { start: range.start, end: range.start };
+    return DocumentSymbol.create(prompt.prompt.name || 'prompt', `${formatCount(prompt.totalTokens, prompt.exact)} tokens`, SymbolKind.Module, range, selection, children);
+  });
+}
+
+export function promptAt(analysis: FileAnalysis, offset: number): PromptAnalysis | undefined {
+  return analysis.prompts.find((p) => p.prompt.range.start <= offset && offset <= p.prompt.range.end) ?? analysis.prompts[0];
+}
+
+function escapeMarkdown(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
+}
