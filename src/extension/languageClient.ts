@@ -4,16 +4,14 @@ import {
   type CloseHandlerResult, type ErrorHandler, type ErrorHandlerResult, type LanguageClientOptions, type ServerOptions,
 } from 'vscode-languageclient/node';
 import { promptDocumentSelector } from './documentSelector';
-
-const RESTART_WINDOW_MS = 3 * 60 * 1000;
-const MAX_RESTARTS_IN_WINDOW = 4;
+import { RestartPolicy } from './restartPolicy';
 
 /**
  * Restarts a crashed server, but gives up after a few crashes in a short window so a server that
  * dies on start does not loop; the user is told and can restart by command.
  */
 class BoundedRestartHandler implements ErrorHandler {
-  private readonly crashes: number[] = [];
+  private readonly policy = new RestartPolicy();
 
   constructor(private readonly log: vscode.LogOutputChannel) {}
 
@@ -23,11 +21,8 @@ class BoundedRestartHandler implements ErrorHandler {
   }
 
   closed(): CloseHandlerResult {
-    const now = Date.now();
-    this.crashes.push(now);
-    while (this.crashes.length > 0 && now - this.crashes[0]! > RESTART_WINDOW_MS) this.crashes.shift();
-    if (this.crashes.length > MAX_RESTARTS_IN_WINDOW) {
-      this.log.error(`The language server stopped ${this.crashes.length} times in 3 minutes; not restarting it.`);
+    if (!this.policy.shouldRestart(Date.now())) {
+      this.log.error(`The language server stopped ${this.policy.recentCrashes} times in 3 minutes; not restarting it.`);
       void vscode.window
         .showErrorMessage('Prompt Insight: the language server keeps stopping. See the "Prompt Insight" output for details.', 'Show Output', 'Restart')
         .then((choice) => {

@@ -45,5 +45,7 @@ function sniffFormat(head: string, dotPromptName: boolean): PromptFormat {
 
 /** Parses a file in its detected (or given) format. */
 export function parsePromptFile(fileName: string, text: string, format: PromptFormat = detectFormat(fileName, text)): PromptDoc {
-  return PARSERS[format](text, fileName);
+  const doc = PARSERS[format](text, fileName);
+  doc.diagnostics.sort((a, b) => a.range.start - b.range.start || a.range.end - b.range.end);
+  return doc;
 }

@@ -19,8 +19,11 @@ export function parseYaml(text: string, baseOffset: number): ParsedYaml {
   try {
     const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false, keepSourceTokens: false });
     for (const error of doc.errors) {
+      // The yaml package may place an error one past the end; keep ranges inside the text.
+      const start = Math.min(error.pos[0], text.length);
+      const end = Math.min(Math.max(error.pos[1], start + 1), text.length);
       diagnostics.push({
-        range: { start: baseOffset + error.pos[0], end: baseOffset + Math.max(error.pos[1], error.pos[0] + 1) },
+        range: { start: baseOffset + start, end: baseOffset + end },
         severity: 'error',
         code: 'parse-error',
         message: `YAML: ${firstLine(error.message)}`,

@@ -1,12 +1,14 @@
 /**
- * The one place that knows which BPE implementation counts tokens.
+ * The one place that knows how tokens are counted.
  *
- * The design card names js-tiktoken; measured here it is 0.07 MB/s on Chinese text (its merge is
- * quadratic in the length of a pre-tokenised piece), far below the hover bar. gpt-tokenizer gives
- * the same ids as OpenAI's tiktoken (tested against it as the oracle) at > 10 MB/s on every corpus,
- * so it is the engine; `npm run bench` measures all of them side by side. Swapping engines means
- * changing this file only.
+ * The design card names js-tiktoken; measured here it is 0.2–0.3 MB/s on Chinese text (its merge is
+ * quadratic in the length of a pre-tokenised piece), far below the hover bar, and gpt-tokenizer's
+ * merge is about 1 MB/s there. So the engine is our own merge loop (bpe.ts) over gpt-tokenizer's rank
+ * tables and pre-tokeniser patterns, tested id-for-id against OpenAI's tiktoken as the oracle;
+ * `npm run bench` measures all of them side by side. Swapping engines means changing this file only.
  */
+import { BpeEncoder, buildRankTable, type RankTable } from './bpe';
+
 export type EncodingName = 'o200k_base' | 'cl100k_base';
 
 export const ENCODINGS: readonly EncodingName[] = ['o200k_base', 'cl100k_base'];
@@ -16,10 +18,9 @@ export interface TokenEncoder {
   /** Token count of `text` encoded as ordinary text: `<|endoftext|>` in a prompt is text, not a control token. */
   count(text: string): number;
   encode(text: string): number[];
+  /** Forgets cached piece merges (benchmarks measure first counts). */
+  clearCache(): void;
 }
-
-// An empty disallow-list makes special-token strings count as the ordinary text they are.
-const AS_ORDINARY_TEXT = { disallowedSpecial: new Set<string>() };
 
 const loading = new Map<EncodingName, Promise<TokenEncoder>>();
 const loaded = new Map<EncodingName, TokenEncoder>();
@@ -28,11 +29,14 @@ const loaded = new Map<EncodingName, TokenEncoder>();
 export function loadEncoder(name: EncodingName): Promise<TokenEncoder> {
   let promise = loading.get(name);
   if (!promise) {
-    promise = importEncoding(name).then((api) => {
+    promise = importRankTable(name).then((table) => {
+      const bpe = new BpeEncoder(table);
+      // Special-token strings such as <|endoftext|> are never treated specially: in a prompt they are text.
       const encoder: TokenEncoder = {
         name,
-        count: (text) => (text.length === 0 ? 0 : api.countTokens(text, AS_ORDINARY_TEXT)),
-        encode: (text) => api.encode(text, AS_ORDINARY_TEXT),
+        count: (text) => (text.length === 0 ? 0 : bpe.count(text)),
+        encode: (text) => bpe.encode(text),
+        clearCache: () => bpe.clearCache(),
       };
       loaded.set(name, encoder);
       return encoder;
@@ -47,18 +51,14 @@ export function loadedEncoder(name: EncodingName): TokenEncoder | undefined {
   return loaded.get(name);
 }
 
-interface EncodingApi {
-  countTokens(text: string, options: typeof AS_ORDINARY_TEXT): number;
-  encode(text: string, options: typeof AS_ORDINARY_TEXT): number[];
-}
-
-async function importEncoding(name: EncodingName): Promise<EncodingApi> {
+async function importRankTable(name: EncodingName): Promise<RankTable> {
   // Static specifiers so the bundler includes both tables; each is evaluated only when first asked for.
+  const patterns = await import('gpt-tokenizer/encodingParams/constants');
   switch (name) {
     case 'o200k_base':
-      return (await import('gpt-tokenizer/encoding/o200k_base')).default;
+      return buildRankTable((await import('gpt-tokenizer/bpeRanks/o200k_base')).default, patterns.O200K_TOKEN_SPLIT_REGEX);
     case 'cl100k_base':
-      return (await import('gpt-tokenizer/encoding/cl100k_base')).default;
+      return buildRankTable((await import('gpt-tokenizer/bpeRanks/cl100k_base')).default, patterns.CL100K_TOKEN_SPLIT_REGEX);
   }
 }
 

@@ -1,0 +1,17 @@
+/** `npm run bench`: every benchmark, tables printed side by side with their peers. */
+import { cpus } from 'node:os';
+import { benchHover } from './hover';
+import { benchTokenizers } from './tokenizers';
+
+async function main(): Promise<void> {
+  const which = process.argv.slice(2);
+  const want = (name: string) => which.length === 0 || which.includes(name);
+  console.log(`# Prompt Insight benchmarks\n\n${new Date().toISOString()} · Node ${process.version} · ${cpus().length}× ${cpus()[0]?.model ?? 'cpu'}\n`);
+  if (want('tokenizers')) console.log(`${await benchTokenizers()}\n`);
+  if (want('hover')) console.log(`${await benchHover()}\n`);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});

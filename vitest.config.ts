@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/unit/**/*.test.ts', 'test/server/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    // The JSON report lets .ci/run print a one-line total that CI can read.
+    reporters: ['default', 'json'],
+    outputFile: { json: 'test-artifacts/vitest.json' },
+  },
+});
