@@ -4,6 +4,7 @@
  * tables, segment-cached; caches emptied before every run), one
  * run, same corpora, counts checked against tiktoken.
  */
+import { execFileSync } from 'node:child_process';
 import { getEncoding } from 'js-tiktoken';
 import gptO200k from 'gpt-tokenizer/encoding/o200k_base';
 import gptCl100k from 'gpt-tokenizer/encoding/cl100k_base';
@@ -13,7 +14,7 @@ import { loadEncoder, type EncodingName } from '../src/core/tokens/engine';
 import { chineseCorpus, codeCorpus, englishCorpus } from '../test/fixtures/corpora.mjs';
 import { fmt, median, table } from './stats';
 
-const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const SLOW_RUNS = 3; // js-tiktoken on Chinese takes seconds per run
 
 interface Engine {
@@ -44,40 +45,59 @@ async function engines(encoding: EncodingName): Promise<Engine[]> {
   ];
 }
 
+const ENGINE_NAMES = ['js-tiktoken 1.0.21', 'gpt-tokenizer 4.0.0', 'tiktoken 1.0.22 (WASM)', 'Prompt Insight (cold cache)'];
+const CORPORA: Record<string, () => string> = {
+  'English 211k chars': () => englishCorpus(211_000),
+  'code 215k chars': () => codeCorpus(215_000),
+  'Chinese 120k chars': () => chineseCorpus(120_000),
+};
+
+/** Child-process side: one engine, one encoding, one corpus; prints {count, times}. */
+export async function measureOne(engineName: string, encoding: EncodingName, corpus: string): Promise<void> {
+  const engine = (await engines(encoding)).find((e) => e.name === engineName)!;
+  const text = CORPORA[corpus]!();
+  const runs = engineName.startsWith('js-tiktoken') && corpus.startsWith('Chinese') ? SLOW_RUNS : RUNS;
+  const times: number[] = [];
+  let count = 0;
+  for (let i = 0; i < runs; i++) {
+    engine.reset();
+    const start = performance.now();
+    count = engine.count(text);
+    times.push(performance.now() - start);
+  }
+  process.stdout.write(JSON.stringify({ count, times }));
+}
+
+/**
+ * Each engine runs in its own process, so no engine inherits another's heap, JIT state or GC debt;
+ * within it, the median of several runs with caches emptied before each.
+ */
 export async function benchTokenizers(): Promise<string> {
-  const corpora: [string, string][] = [
-    ['English 211k chars', englishCorpus(211_000)],
-    ['code 215k chars', codeCorpus(215_000)],
-    ['Chinese 120k chars', chineseCorpus(120_000)],
-  ];
   const out: string[] = [];
   for (const encoding of ['o200k_base', 'cl100k_base'] as EncodingName[]) {
     const oracle = get_encoding(encoding);
     const rows: (string | number)[][] = [];
-    const list = await engines(encoding);
-    for (const [label, text] of corpora) {
+    for (const [label, make] of Object.entries(CORPORA)) {
+      const text = make();
       const megabytes = Buffer.byteLength(text, 'utf8') / 1e6;
       const expected = oracle.encode_ordinary(text).length;
-      const base: Record<string, number> = {};
-      for (const engine of list) {
-        const runs = engine.name.startsWith('js-tiktoken') && label.startsWith('Chinese') ? SLOW_RUNS : RUNS;
-        const times: number[] = [];
-        let count = 0;
-        for (let i = 0; i < runs; i++) {
-          engine.reset();
-          const start = performance.now();
-          count = engine.count(text);
-          times.push(performance.now() - start);
-        }
+      const medians: Record<string, number> = {};
+      for (const name of ENGINE_NAMES) {
+        const result = execFileSync(process.execPath, [...process.execArgv, __filename, '--one', name, encoding, label], { encoding: 'utf8', maxBuffer: 1 << 20 });
+        const { count, times } = JSON.parse(result) as { count: number; times: number[] };
         const ms = median(times);
-        base[engine.name] = ms;
-        rows.push([label, engine.name, count === expected ? 'yes' : `NO (${count} vs ${expected})`, fmt(ms), fmt(megabytes / (ms / 1000))]);
+        medians[name] = ms;
+        rows.push([label, name, count === expected ? 'yes' : `NO (${count} vs ${expected})`, fmt(times[0]!), fmt(ms), fmt(megabytes / (ms / 1000))]);
       }
-      const ours = base['Prompt Insight (cold cache)']!;
-      rows.push([label, 'speed-up of ours vs js-tiktoken', '', `${fmt(base['js-tiktoken 1.0.21']! / ours)}×`, '']);
+      const ours = medians['Prompt Insight (cold cache)']!;
+      rows.push([label, 'ours vs js-tiktoken / gpt-tokenizer / tiktoken', '', '', `${fmt(medians['js-tiktoken 1.0.21']! / ours)}× / ${fmt(medians['gpt-tokenizer 4.0.0']! / ours)}× / ${fmt(medians['tiktoken 1.0.22 (WASM)']! / ours)}×`, '']);
     }
     oracle.free();
-    out.push(`### ${encoding} (median of ${RUNS} runs; js-tiktoken on Chinese: ${SLOW_RUNS})\n\n${table(['corpus', 'engine', 'same as tiktoken', 'ms', 'MB/s (UTF-8)'], rows)}`);
+    out.push(`### ${encoding} (median of ${RUNS} runs, ${SLOW_RUNS} for js-tiktoken on Chinese; one process per engine)\n\n${table(['corpus', 'engine', 'same as tiktoken', 'first run ms', 'median ms', 'MB/s (UTF-8, median)'], rows)}`);
   }
   return out.join('\n\n');
+}
+
+if (process.argv[2] === '--one') {
+  void measureOne(process.argv[3]!, process.argv[4] as EncodingName, process.argv[5]!);
 }

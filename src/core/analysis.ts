@@ -56,11 +56,11 @@ export async function analyzePromptText(fileName: string, text: string, counter:
   const doc = parsePromptFile(fileName, text, format);
   const diagnostics = [...doc.diagnostics];
   const prompts: PromptAnalysis[] = [];
-  for (const prompt of doc.prompts) {
+  for (const [promptIndex, prompt] of doc.prompts.entries()) {
     const model = modelTokenInfo(prompt.model ?? options.defaultModel);
     const encoding = options.encoding ?? model.encoding;
     const encoder = await loadEncoder(encoding);
-    prompts.push(countPrompt(text, format, prompt, model, encoder, counter, options, diagnostics));
+    prompts.push(countPrompt(text, format, prompt, model, encoder, counter, options, diagnostics, `${fileName}\u0000${promptIndex}`));
   }
   return { format, prompts, diagnostics };
 }
@@ -74,13 +74,15 @@ function countPrompt(
   counter: TokenCounter,
   options: AnalysisOptions,
   diagnostics: PromptDiagnostic[],
+  slot: string,
 ): PromptAnalysis {
   const messages: MessageAnalysis[] = [];
   const counted = [];
-  for (const message of prompt.messages) {
+  for (const [messageIndex, message] of prompt.messages.entries()) {
     const rendered = renderTemplate(message.template, prompt.templateSyntax, prompt.inputs);
     reportTemplateIssues(text, format, message, rendered.unresolved, rendered.unevaluatedLogic, diagnostics);
-    const tokens = counter.count(encoder, rendered.text);
+    // Each message is a slot of the counter, so an edit recounts only what changed in it.
+    const tokens = counter.countVersion(encoder, rendered.text, `${slot}\u0000${messageIndex}`);
     messages.push({ role: message.role, ...(message.name ? { name: message.name } : {}), range: message.range, tokens });
     counted.push({
       contentTokens: tokens,

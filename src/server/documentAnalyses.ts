@@ -1,13 +1,14 @@
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { fileNameOfUri } from './uri';
 import { analyzePromptText, type AnalysisOptions, type FileAnalysis } from '../core/analysis';
-import { LineIndex } from '../core/formats/lineIndex';
+import type { PositionMapper } from '../core/formats/lineIndex';
 import { TokenCounter } from '../core/tokens/counter';
 
 export interface AnalyzedDocument {
   version: number;
   analysis: FileAnalysis;
-  lines: LineIndex;
+  /** The document itself: it maintains line offsets across incremental edits, so nothing is rebuilt. */
+  lines: PositionMapper;
   text: string;
 }
 
@@ -35,7 +36,7 @@ export class DocumentAnalyses {
     const promise = analyzePromptText(fileNameOfUri(document.uri), text, this.counter, this.options).then((analysis) => ({
       version,
       analysis,
-      lines: new LineIndex(text),
+      lines: document,
       text,
     }));
     this.entries.set(document.uri, { version, promise });

@@ -3,7 +3,7 @@ import {
   type CodeLens, type Diagnostic, type Hover,
 } from 'vscode-languageserver';
 import type { FileAnalysis, PromptAnalysis } from '../core/analysis';
-import type { LineIndex } from '../core/formats/lineIndex';
+import { rangeAt, type PositionMapper } from '../core/formats/lineIndex';
 import type { PromptDiagnostic } from '../core/formats/model';
 import { CLIENT_COMMANDS, type PromptCommandArgs } from '../protocol/lsp';
 import { contextNote, encodingNote, formatCount } from './format';
@@ -15,9 +15,9 @@ const SEVERITY: Record<PromptDiagnostic['severity'], DiagnosticSeverity> = {
   hint: DiagnosticSeverity.Hint,
 };
 
-export function toDiagnostics(analysis: FileAnalysis, lines: LineIndex): Diagnostic[] {
+export function toDiagnostics(analysis: FileAnalysis, lines: PositionMapper): Diagnostic[] {
   return analysis.diagnostics.map((d) => ({
-    range: lines.rangeAt(d.range),
+    range: rangeAt(lines, d.range),
     severity: SEVERITY[d.severity],
     code: d.code,
     source: 'Prompt Insight',
@@ -25,7 +25,7 @@ export function toDiagnostics(analysis: FileAnalysis, lines: LineIndex): Diagnos
   }));
 }
 
-export function toCodeLenses(uri: string, analysis: FileAnalysis, lines: LineIndex): CodeLens[] {
+export function toCodeLenses(uri: string, analysis: FileAnalysis, lines: PositionMapper): CodeLens[] {
   const lenses: CodeLens[] = [];
   analysis.prompts.forEach((prompt, promptIndex) => {
     const line = lines.positionAt(prompt.prompt.range.start).line;
@@ -41,7 +41,7 @@ export function toCodeLenses(uri: string, analysis: FileAnalysis, lines: LineInd
   return lenses;
 }
 
-export function toHover(analysis: FileAnalysis, offset: number, lines: LineIndex): Hover | null {
+export function toHover(analysis: FileAnalysis, offset: number, lines: PositionMapper): Hover | null {
   const prompt = promptAt(analysis, offset);
   if (!prompt) return null;
   const messageIndex = prompt.messages.findIndex((m) => m.range.start <= offset && offset <= m.range.end);
@@ -52,15 +52,15 @@ export function toHover(analysis: FileAnalysis, offset: number, lines: LineIndex
   rows.push(`| whole prompt (${prompt.messages.length} message${prompt.messages.length === 1 ? '' : 's'}${overhead}) | **${formatCount(prompt.totalTokens, prompt.exact)}** |`);
   const notes = [encodingNote(prompt), contextNote(prompt), prompt.tokenBudget ? `budget ${formatCount(prompt.tokenBudget, true)} tokens` : undefined].filter(Boolean);
   const value = [`**Prompt Insight** · \`${escapeMarkdown(prompt.prompt.name)}\``, '', ...rows, '', notes.join(' · ')].join('\n');
-  const range = message ? lines.rangeAt(message.range) : undefined;
+  const range = message ? rangeAt(lines, message.range) : undefined;
   return { contents: { kind: MarkupKind.Markdown, value }, ...(range ? { range } : {}) };
 }
 
-export function toSymbols(analysis: FileAnalysis, lines: LineIndex): DocumentSymbol[] {
+export function toSymbols(analysis: FileAnalysis, lines: PositionMapper): DocumentSymbol[] {
   return analysis.prompts.map((prompt) => {
-    const range = lines.rangeAt(prompt.prompt.range);
+    const range = rangeAt(lines, prompt.prompt.range);
     const children = prompt.messages.map((message) => {
-      const messageRange = lines.rangeAt(message.range);
+      const messageRange = rangeAt(lines, message.range);
       return DocumentSymbol.create(message.role, `${formatCount(message.tokens, prompt.exact)} tokens`, SymbolKind.String, messageRange, messageRange);
     });
     const selection = { start: range.start, end: range.start };

@@ -4,7 +4,17 @@ export interface LinePosition {
   character: number;
 }
 
-export class LineIndex {
+/** What presenting ranges needs; the server passes its TextDocument, which keeps line offsets incrementally. */
+export interface PositionMapper {
+  positionAt(offset: number): LinePosition;
+  offsetAt(position: LinePosition): number;
+}
+
+export function rangeAt(mapper: PositionMapper, range: { start: number; end: number }): { start: LinePosition; end: LinePosition } {
+  return { start: mapper.positionAt(range.start), end: mapper.positionAt(range.end) };
+}
+
+export class LineIndex implements PositionMapper {
   private readonly lineStarts: number[];
 
   constructor(private readonly text: string) {

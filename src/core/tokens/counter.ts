@@ -1,5 +1,22 @@
 import type { EncodingName, TokenEncoder } from './engine';
-import { splitAtSafeBoundaries } from './segments';
+import { safeCuts, splitAtSafeBoundaries } from './segments';
+
+const MAX_SLOTS = 4096;
+
+interface SlotState {
+  encoding: EncodingName;
+  text: string;
+  /** Start offset of every segment; the first is 0. */
+  starts: number[];
+  counts: number[];
+  total: number;
+}
+
+function sum(values: number[]): number {
+  let total = 0;
+  for (const v of values) total += v;
+  return total;
+}
 
 export interface CounterStats {
   /** Characters that went through the BPE encoder (cache misses). */
@@ -18,7 +35,54 @@ export class TokenCounter {
   private cachedChars = 0;
   readonly stats: CounterStats = { charsEncoded: 0, segmentsEncoded: 0, cacheHits: 0 };
 
+  private readonly slots = new Map<string, SlotState>();
+
   constructor(private readonly maxCachedChars = 16_000_000) {}
+
+  /**
+   * Counts a text that replaces an earlier version under the same `slot` (a message of an open
+   * document). Only the region between the common prefix and suffix of the two versions is cut
+   * and looked up again, so a one-character edit in a 200k-character message costs two string
+   * scans and one segment's encoding, not a pass over every segment.
+   */
+  countVersion(encoder: TokenEncoder, text: string, slot: string): number {
+    const previous = this.slots.get(slot);
+    const next = previous && previous.encoding === encoder.name ? this.reuse(encoder, previous, text) : this.fresh(encoder, text);
+    if (!previous && this.slots.size >= MAX_SLOTS) this.slots.clear();
+    this.slots.set(slot, next);
+    return next.total;
+  }
+
+  private fresh(encoder: TokenEncoder, text: string): SlotState {
+    const starts = [0, ...safeCuts(text, 0, text.length)];
+    const counts = starts.map((start, i) => this.countSegment(encoder, text.slice(start, i + 1 < starts.length ? starts[i + 1] : text.length)));
+    return { encoding: encoder.name, text, starts, counts, total: sum(counts) };
+  }
+
+  private reuse(encoder: TokenEncoder, previous: SlotState, text: string): SlotState {
+    if (previous.text === text) return previous;
+    const old = previous.text;
+    const limit = Math.min(old.length, text.length);
+    let prefix = 0;
+    while (prefix < limit && old.charCodeAt(prefix) === text.charCodeAt(prefix)) prefix++;
+    let suffix = 0;
+    while (suffix < limit - prefix && old.charCodeAt(old.length - 1 - suffix) === text.charCodeAt(text.length - 1 - suffix)) suffix++;
+    const delta = text.length - old.length;
+    const { starts, counts } = previous;
+    // A cut at i depends on the characters at i-1 and i only. Keep leading segments whose end cut
+    // lies in the common prefix, and trailing ones whose start cut lies in the common suffix.
+    let head = 0;
+    while (head + 1 < starts.length && starts[head + 1]! <= prefix - 1) head++;
+    let tail = starts.length;
+    while (tail - 1 > head && starts[tail - 1]! - 1 >= old.length - suffix) tail--;
+    const middleStart = starts[head]!; // a kept cut (or 0), unchanged in the new text
+    const middleEnd = tail < starts.length ? starts[tail]! + delta : text.length;
+    const middleStarts = [middleStart, ...safeCuts(text, middleStart, middleEnd)];
+    const middleCounts = middleStarts.map((start, i) => this.countSegment(encoder, text.slice(start, i + 1 < middleStarts.length ? middleStarts[i + 1] : middleEnd)));
+    const nextStarts = [...starts.slice(0, head), ...middleStarts, ...starts.slice(tail).map((start) => start + delta)];
+    const nextCounts = [...counts.slice(0, head), ...middleCounts, ...counts.slice(tail)];
+    return { encoding: encoder.name, text, starts: nextStarts, counts: nextCounts, total: sum(nextCounts) };
+  }
 
   count(encoder: TokenEncoder, text: string): number {
     if (text.length === 0) return 0;

@@ -17,14 +17,21 @@
 export function splitAtSafeBoundaries(text: string): string[] {
   const segments: string[] = [];
   let start = 0;
-  for (let i = 1; i < text.length; i++) {
-    const next = text.charCodeAt(i);
-    if (!isSafeCut(text, i, next)) continue;
-    segments.push(text.slice(start, i));
-    start = i;
+  for (const cut of safeCuts(text, 0, text.length)) {
+    segments.push(text.slice(start, cut));
+    start = cut;
   }
   if (start < text.length) segments.push(text.slice(start));
   return segments;
+}
+
+/** Safe cut positions strictly between `from` and `to`. Each depends only on text[i-1] and text[i]. */
+export function safeCuts(text: string, from: number, to: number): number[] {
+  const cuts: number[] = [];
+  for (let i = Math.max(1, from + 1); i < to; i++) {
+    if (isSafeCut(text, i, text.charCodeAt(i))) cuts.push(i);
+  }
+  return cuts;
 }
 
 const LETTER = /\p{L}/u;
