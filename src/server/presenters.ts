@@ -51,7 +51,7 @@ export function toHover(analysis: FileAnalysis, offset: number, lines: PositionM
   const overhead = prompt.overheadTokens > 0 ? ` + ${prompt.overheadTokens} chat overhead` : '';
   rows.push(`| whole prompt (${prompt.messages.length} message${prompt.messages.length === 1 ? '' : 's'}${overhead}) | **${formatCount(prompt.totalTokens, prompt.exact)}** |`);
   const notes = [encodingNote(prompt), contextNote(prompt), prompt.tokenBudget ? `budget ${formatCount(prompt.tokenBudget, true)} tokens` : undefined].filter(Boolean);
-  const value = [`**Prompt Insight** · \`${escapeMarkdown(prompt.prompt.name)}\``, '', ...rows, '', notes.join(' · ')].join('\n');
+  const value = [`**Prompt Insight** · \`${prompt.prompt.name.replace(/`/g, "'")}\``, '', ...rows, '', notes.join(' · ')].join('\n');
   const range = message ? rangeAt(lines, message.range) : undefined;
   return { contents: { kind: MarkupKind.Markdown, value }, ...(range ? { range } : {}) };
 }
@@ -70,8 +70,4 @@ export function toSymbols(analysis: FileAnalysis, lines: PositionMapper): Docume
 
 export function promptAt(analysis: FileAnalysis, offset: number): PromptAnalysis | undefined {
   return analysis.prompts.find((p) => p.prompt.range.start <= offset && offset <= p.prompt.range.end) ?? analysis.prompts[0];
-}
-
-function escapeMarkdown(text: string): string {
-  return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
 }

@@ -51,7 +51,7 @@ describe('language server over stdio', () => {
     const line = text.split('\n').findIndex((l) => l.startsWith('You are a real-estate assistant'));
     const hover = await server.connection.sendRequest(HoverRequest.type, { textDocument: { uri }, position: { line, character: 5 } });
     const value = (hover!.contents as MarkupContent).value;
-    expect(value).toContain('`homes\\-assistant`');
+    expect(value).toContain('`homes-assistant`');
     expect(value).toContain(`| this message (system) | ${oracle(homes.system)} |`);
     expect(value).toContain(`| whole prompt (2 messages + ${homesTotal - oracle(homes.system) - oracle(homes.user)} chat overhead) | **${homesTotal}** |`);
     expect(value).toContain('o200k_base · exact for gpt-4o-mini');

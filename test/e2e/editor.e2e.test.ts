@@ -1,0 +1,88 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCodeServer, type RunningCodeServer } from './codeServer';
+
+const ARTIFACTS = 'test-artifacts/e2e';
+const example = (name: string) => readFileSync(`examples/homes/${name}`, 'utf8');
+
+let server: RunningCodeServer;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  server = await startCodeServer({
+    'homes.prompty': example('homes.prompty'),
+    'homes.prompt.yml': example('homes.prompt.yml'),
+    'homes.prompt': example('homes.prompt'),
+    'homes.prompt.md': example('homes.prompt.md'),
+    'homes.prompt.txt': example('homes.prompt.txt'),
+    'broken.prompty': '---\nname: broken\nmodel: [oops\n---\nsytem:\nHello\n',
+  });
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
+  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  await page.goto(server.url);
+  await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+/** Opens a workspace file the way a user does: Quick Open, type the name, Enter. */
+async function openFile(name: string): Promise<void> {
+  await page.locator('.monaco-workbench').click({ position: { x: 700, y: 450 } }).catch(() => undefined);
+  await page.keyboard.press('Control+P');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor();
+  await input.pressSequentially(name, { delay: 10 });
+  // Click the matching row: Enter can land before the file search has settled.
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().click();
+  await page.locator(`.tab.active[aria-label*="${name}"]`).waitFor({ timeout: 30_000 });
+}
+
+describe('Prompt Insight in a real VS Code (code-server 1.139 + Chromium)', () => {
+  it.each(['homes.prompty', 'homes.prompt.yml', 'homes.prompt', 'homes.prompt.md', 'homes.prompt.txt'])('%s shows the token CodeLens', async (name) => {
+    await openFile(name);
+    const lens = page.locator('.codelens-decoration').first();
+    await expect.poll(async () => (await lens.textContent({ timeout: 60_000 })) ?? '', { timeout: 60_000 }).toMatch(/\d+ tokens · \d messages?.*▶ Run.*Compare revisions/);
+    await page.screenshot({ path: `${ARTIFACTS}/codelens-${name}.png` });
+  });
+
+  it('hover on a message shows its tokens and the encoding; the status bar shows the prompt total', async () => {
+    await openFile('homes.prompty');
+    const line = page.locator('.view-line', { hasText: 'You are a real-estate assistant' }).first();
+    await line.click({ position: { x: 40, y: 5 } });
+    await page.keyboard.press('Control+K');
+    await page.keyboard.press('Control+I');
+    const hover = page.locator('.monaco-hover:visible', { hasText: 'Prompt Insight' });
+    await hover.waitFor({ timeout: 30_000 });
+    const text = (await hover.textContent()) ?? '';
+    expect(text).toMatch(/this message \(system\)\s*\d+/);
+    expect(text).toContain('o200k_base · exact for gpt-4o-mini');
+    await page.screenshot({ path: `${ARTIFACTS}/hover.png` });
+    const status = page.locator('.statusbar-item', { hasText: /tokens/ }).first();
+    await expect.poll(async () => (await status.textContent()) ?? '', { timeout: 30_000 }).toMatch(/\d+ tokens/);
+  });
+
+  it('a broken file gets diagnostics at the faulty lines', async () => {
+    await openFile('broken.prompty');
+    await page.locator('.squiggly-error, .squiggly-warning').first().waitFor({ timeout: 30_000 });
+    await page.keyboard.press('Control+Shift+M');
+    const problems = page.locator('.markers-panel .monaco-list-row');
+    await expect.poll(async () => (await problems.allTextContents()).join('\n'), { timeout: 30_000 }).toMatch(/YAML|unknown role|sytem/i);
+    await page.screenshot({ path: `${ARTIFACTS}/diagnostics.png` });
+  });
+
+  it('"▶ Run" says clearly that running is not available yet', async () => {
+    await openFile('homes.prompt.txt');
+    await page.locator('.codelens-decoration a', { hasText: '▶ Run' }).first().click();
+    await page.locator('.notification-toast', { hasText: 'is not available in this version yet' }).waitFor({ timeout: 30_000 });
+    await page.screenshot({ path: `${ARTIFACTS}/run-not-yet.png` });
+  });
+});

@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+// End-to-end suite: real code-server + Chromium; tools from test/e2e/install-tools.sh.
+export default defineConfig({
+  test: {
+    include: ['test/e2e/**/*.e2e.test.ts'],
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
+    pool: 'forks',
+    fileParallelism: false,
+    reporters: ['default', 'json'],
+    outputFile: { json: 'test-artifacts/vitest-e2e.json' },
+  },
+});
