@@ -12,10 +12,12 @@ const NO_SHORTCUT = -2;
  *
  * CJK characters are 3 bytes; byte-level BPE first rebuilds each character and only then merges
  * characters into words, but scanning 3× as many parts costs ~9× in the quadratic merge. Starting
- * from characters is exact when (1) each character alone merges into one token and (2) every pair
- * that could form across a character boundary while a character is still in pieces (a trailing
- * partial of one character with a leading partial of the next) has a higher merge id than every
- * merge inside the piece's characters: then all in-character merges happen first, in any context.
+ * from characters is exact when (1) each character alone merges into one token and (2) at every
+ * boundary, each pair that could form across it while either character is still in pieces (a
+ * trailing part of one with a leading part of the next) has a higher merge id than every merge
+ * inside those two characters. While a character is unfinished it always offers one of its own
+ * merges, which then outranks any such cross pair; so no cross pair fires before both neighbours
+ * are whole, in any context, and the rest of the merge runs as from characters.
  * Both facts are computed from the rank table and memoised per character and per character pair.
  */
 export class CharLevelStart {
@@ -25,6 +27,7 @@ export class CharLevelStart {
   private readonly partials = new Map<number, { leading: number[]; trailing: number[] }>();
   private readonly crossMin: IntPairMemo;
   private codePoints = new Int32Array(256);
+  private intraOf = new Int32Array(256);
 
   constructor(private readonly pairs: Pairs, private readonly byteRanks: Int32Array) {
     this.crossMin = new IntPairMemo((c, d) => this.computeCrossMin(c, d), 1 << 14);
@@ -32,10 +35,14 @@ export class CharLevelStart {
 
   /** Writes character tokens of `piece` into `out` and returns their number, or -1 to merge from bytes. */
   tryStart(piece: string, out: Int32Array): number {
-    if (this.codePoints.length < piece.length) this.codePoints = new Int32Array(piece.length * 2);
+    if (this.codePoints.length < piece.length) {
+      this.codePoints = new Int32Array(piece.length * 2);
+      this.intraOf = new Int32Array(piece.length * 2);
+    }
     const codePoints = this.codePoints;
+    const intra = this.intraOf;
     let n = 0;
-    let maxIntra = -1;
+    let anyMultiByte = false;
     for (let i = 0; i < piece.length; i++) {
       let cp = piece.charCodeAt(i);
       if (cp >= 0xd800 && cp <= 0xdfff) {
@@ -46,13 +53,15 @@ export class CharLevelStart {
       }
       const { token, intraMax } = this.info(cp);
       if (token === NO_SHORTCUT) return -1;
-      if (intraMax > maxIntra) maxIntra = intraMax;
+      if (intraMax >= 0) anyMultiByte = true;
       codePoints[n] = cp;
+      intra[n] = intraMax;
       out[n++] = token;
     }
-    if (maxIntra < 0) return n; // single-byte characters only: already byte level
+    if (!anyMultiByte) return n; // single-byte characters only: already byte level
     for (let j = 0; j + 1 < n; j++) {
-      if (this.crossMin.get(codePoints[j]!, codePoints[j + 1]!) <= maxIntra) return -1;
+      const pending = Math.max(intra[j]!, intra[j + 1]!);
+      if (pending >= 0 && this.crossMin.get(codePoints[j]!, codePoints[j + 1]!) <= pending) return -1;
     }
     return n;
   }
