@@ -23,7 +23,6 @@ export interface TokenEncoder {
 }
 
 const loading = new Map<EncodingName, Promise<TokenEncoder>>();
-const loaded = new Map<EncodingName, TokenEncoder>();
 
 /** Loads an encoding once (its rank table takes ~0.1–0.2 s to build); later calls share it. */
 export function loadEncoder(name: EncodingName): Promise<TokenEncoder> {
@@ -38,17 +37,11 @@ export function loadEncoder(name: EncodingName): Promise<TokenEncoder> {
         encode: (text) => bpe.encode(text),
         clearCache: () => bpe.clearCache(),
       };
-      loaded.set(name, encoder);
       return encoder;
     });
     loading.set(name, promise);
   }
   return promise;
-}
-
-/** The encoder if it has finished loading, for synchronous paths (hover) that must not wait. */
-export function loadedEncoder(name: EncodingName): TokenEncoder | undefined {
-  return loaded.get(name);
 }
 
 async function importRankTable(name: EncodingName): Promise<RankTable> {
