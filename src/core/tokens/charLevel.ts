@@ -12,13 +12,15 @@ const NO_SHORTCUT = -2;
  *
  * CJK characters are 3 bytes; byte-level BPE first rebuilds each character and only then merges
  * characters into words, but scanning 3× as many parts costs ~9× in the quadratic merge. Starting
- * from characters is exact when (1) each character alone merges into one token and (2) at every
- * boundary, each pair that could form across it while either character is still in pieces (a
- * trailing part of one with a leading part of the next) has a higher merge id than every merge
- * inside those two characters. While a character is unfinished it always offers one of its own
- * merges, which then outranks any such cross pair; so no cross pair fires before both neighbours
- * are whole, in any context, and the rest of the merge runs as from characters.
- * Both facts are computed from the rank table and memoised per character and per character pair.
+ * from characters is exact when (1) each character alone merges into one token, and (2) every pair
+ * that can form across a character boundary before any cross-boundary merge has happened (a
+ * trailing part of one character's own merge path, finished token included, with a leading part of
+ * the next one's) has a higher merge id than every in-character merge of the piece. Then, by
+ * induction, while any character is unfinished it offers a merge that outranks every available
+ * cross pair, so all characters are whole before the first cross merge, in any context.
+ * (Checking each boundary against only its own two characters, or leaving out finished-token pairs,
+ * is not enough: two finished neighbours could join first and then absorb a third character's
+ * partial byte.) Both facts come from the rank table and are memoised per character and per pair.
  */
 export class CharLevelStart {
   private readonly bmpToken = new Int32Array(0x10000).fill(UNSEEN);
@@ -27,7 +29,6 @@ export class CharLevelStart {
   private readonly partials = new Map<number, { leading: number[]; trailing: number[] }>();
   private readonly crossMin: IntPairMemo;
   private codePoints = new Int32Array(256);
-  private intraOf = new Int32Array(256);
 
   constructor(private readonly pairs: Pairs, private readonly byteRanks: Int32Array) {
     this.crossMin = new IntPairMemo((c, d) => this.computeCrossMin(c, d), 1 << 14);
@@ -35,14 +36,10 @@ export class CharLevelStart {
 
   /** Writes character tokens of `piece` into `out` and returns their number, or -1 to merge from bytes. */
   tryStart(piece: string, out: Int32Array): number {
-    if (this.codePoints.length < piece.length) {
-      this.codePoints = new Int32Array(piece.length * 2);
-      this.intraOf = new Int32Array(piece.length * 2);
-    }
+    if (this.codePoints.length < piece.length) this.codePoints = new Int32Array(piece.length * 2);
     const codePoints = this.codePoints;
-    const intra = this.intraOf;
     let n = 0;
-    let anyMultiByte = false;
+    let maxIntra = -1;
     for (let i = 0; i < piece.length; i++) {
       let cp = piece.charCodeAt(i);
       if (cp >= 0xd800 && cp <= 0xdfff) {
@@ -53,15 +50,13 @@ export class CharLevelStart {
       }
       const { token, intraMax } = this.info(cp);
       if (token === NO_SHORTCUT) return -1;
-      if (intraMax >= 0) anyMultiByte = true;
+      if (intraMax > maxIntra) maxIntra = intraMax;
       codePoints[n] = cp;
-      intra[n] = intraMax;
       out[n++] = token;
     }
-    if (!anyMultiByte) return n; // single-byte characters only: already byte level
+    if (maxIntra < 0) return n; // single-byte characters only: already byte level
     for (let j = 0; j + 1 < n; j++) {
-      const pending = Math.max(intra[j]!, intra[j + 1]!);
-      if (pending >= 0 && this.crossMin.get(codePoints[j]!, codePoints[j + 1]!) <= pending) return -1;
+      if (this.crossMin.get(codePoints[j]!, codePoints[j + 1]!) <= maxIntra) return -1;
     }
     return n;
   }
@@ -109,7 +104,7 @@ export class CharLevelStart {
     return { token: parts[0]!, intraMax };
   }
 
-  /** Lowest merge id of any pair across the boundary c|d that involves an unfinished character. */
+  /** Lowest merge id of any pair that can form across the boundary c|d before a cross merge, finished tokens included. */
   private computeCrossMin(c: number, d: number): number {
     const tokenC = this.info(c).token;
     const tokenD = this.info(d).token;
@@ -118,7 +113,6 @@ export class CharLevelStart {
     let min = NONE;
     for (const s of [...trailing, tokenC]) {
       for (const p of [...leading, tokenD]) {
-        if (s === tokenC && p === tokenD) continue; // both finished: an ordinary character-level pair
         const rank = this.pairs.get(s, p);
         if (rank < min) min = rank;
       }
