@@ -8,6 +8,7 @@
  * that are tokens A and B, the token their bytes join into (its id is also its merge priority). The
  * merge is then integer work on typed arrays, equal to tiktoken's by construction and by test.
  */
+import { isAsciiText } from './asciiPatterns';
 import { CharLevelStart } from './charLevel';
 import { IntPairMemo, NONE } from './intPairMemo';
 
@@ -50,10 +51,12 @@ export interface RankTable {
   readonly pairs: PairTable;
   readonly charLevel: CharLevelStart;
   readonly splitPattern: RegExp;
+  /** The same pattern for pure-ASCII text, without Unicode classes (see asciiPatterns.ts). */
+  readonly asciiSplitPattern: RegExp;
 }
 
 /** Builds the tables once per encoding from a rank list (index = token id; string or byte array). */
-export function buildRankTable(rankList: readonly (string | number[] | undefined)[], splitPattern: RegExp): RankTable {
+export function buildRankTable(rankList: readonly (string | number[] | undefined)[], splitPattern: RegExp, asciiSplitPattern: RegExp): RankTable {
   const binaryRanks = new Map<string, number>();
   const textRanks = new Map<string, number>();
   const bytesOf: string[] = new Array(rankList.length);
@@ -77,7 +80,7 @@ export function buildRankTable(rankList: readonly (string | number[] | undefined
     byteRanks[b] = rank;
   }
   const pairs = new PairTable(bytesOf, binaryRanks);
-  return { textRanks, byteRanks, pairs, charLevel: new CharLevelStart(pairs, byteRanks), splitPattern: new RegExp(splitPattern.source, 'gu') };
+  return { textRanks, byteRanks, pairs, charLevel: new CharLevelStart(pairs, byteRanks), splitPattern: new RegExp(splitPattern.source, 'gu'), asciiSplitPattern };
 }
 
 const PIECE_CACHE_LIMIT = 100_000;
@@ -90,7 +93,8 @@ export class BpeEncoder {
   constructor(private readonly table: RankTable) {}
 
   count(text: string): number {
-    const { textRanks, splitPattern } = this.table;
+    const { textRanks } = this.table;
+    const splitPattern = isAsciiText(text) ? this.table.asciiSplitPattern : this.table.splitPattern;
     const cache = this.pieceCounts;
     let total = 0;
     // test() + slice instead of exec(): no match array is allocated per piece.
@@ -113,7 +117,8 @@ export class BpeEncoder {
   }
 
   encode(text: string): number[] {
-    const { textRanks, splitPattern } = this.table;
+    const { textRanks } = this.table;
+    const splitPattern = isAsciiText(text) ? this.table.asciiSplitPattern : this.table.splitPattern;
     const out: number[] = [];
     let start = 0;
     splitPattern.lastIndex = 0;

@@ -7,6 +7,7 @@
  * tables and pre-tokeniser patterns, tested id-for-id against OpenAI's tiktoken as the oracle;
  * `npm run bench` measures all of them side by side. Swapping engines means changing this file only.
  */
+import { asciiSplitPattern } from './asciiPatterns';
 import { BpeEncoder, buildRankTable, type RankTable } from './bpe';
 
 export type EncodingName = 'o200k_base' | 'cl100k_base';
@@ -50,9 +51,9 @@ async function importRankTable(name: EncodingName): Promise<RankTable> {
   const patterns = await import('gpt-tokenizer/encodingParams/constants');
   switch (name) {
     case 'o200k_base':
-      return buildRankTable((await import('gpt-tokenizer/bpeRanks/o200k_base')).default, patterns.O200K_TOKEN_SPLIT_REGEX);
+      return buildRankTable((await import('gpt-tokenizer/bpeRanks/o200k_base')).default, patterns.O200K_TOKEN_SPLIT_REGEX, asciiSplitPattern(name));
     case 'cl100k_base':
-      return buildRankTable((await import('gpt-tokenizer/bpeRanks/cl100k_base')).default, patterns.CL100K_TOKEN_SPLIT_REGEX);
+      return buildRankTable((await import('gpt-tokenizer/bpeRanks/cl100k_base')).default, patterns.CL100K_TOKEN_SPLIT_REGEX, asciiSplitPattern(name));
   }
 }
 

@@ -54,6 +54,16 @@ describe.each(NAMES)('%s', (name) => {
     );
   });
 
+  it('encodes pure-ASCII text (its own fast pre-tokeniser) id-for-id like tiktoken', () => {
+    const asciiTricky = fc.array(fc.constantFrom('\n', '\r', '\r\n', ' ', '  ', '\t', '/', "'s", "'LL", "'", '.', 'a', 'Z', 'Hello', ' world', 'ABCdef', '123', '12345', '//', '\u000b', '\f', '?!', ' \n '), { maxLength: 60 }).map((p) => p.join(''));
+    fc.assert(
+      fc.property(fc.oneof(asciiTricky, fc.string({ unit: fc.integer({ min: 0, max: 127 }).map((c) => String.fromCharCode(c)), maxLength: 80 })), (text) => {
+        expect(encoders.get(name)!.encode(text)).toEqual([...oracles.get(name)!.encode_ordinary(text)]);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
   it('encodes CJK, Hangul, kana and astral text id-for-id like tiktoken (character-level merge start)', () => {
     const cjk = fc.array(
       fc.oneof(
