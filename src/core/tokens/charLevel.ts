@@ -8,19 +8,21 @@ const UNSEEN = -1;
 const NO_SHORTCUT = -2;
 
 /**
- * Starts a merge from whole characters instead of bytes when that provably gives the same tokens.
+ * Starts a merge from whole characters instead of bytes where that provably gives the same tokens.
  *
  * CJK characters are 3 bytes; byte-level BPE first rebuilds each character and only then merges
- * characters into words, but scanning 3× as many parts costs ~9× in the quadratic merge. Starting
- * from characters is exact when (1) each character alone merges into one token, and (2) every pair
- * that can form across a character boundary before any cross-boundary merge has happened (a
- * trailing part of one character's own merge path, finished token included, with a leading part of
- * the next one's) has a higher merge id than every in-character merge of the piece. Then, by
- * induction, while any character is unfinished it offers a merge that outranks every available
- * cross pair, so all characters are whole before the first cross merge, in any context.
- * (Checking each boundary against only its own two characters, or leaving out finished-token pairs,
- * is not enough: two finished neighbours could join first and then absorb a third character's
- * partial byte.) Both facts come from the rank table and are memoised per character and per pair.
+ * characters into words, but scanning 3× as many parts costs ~9× in the quadratic merge.
+ *
+ * Let m be the lowest merge id of any pair that can form across a character boundary before the
+ * first cross-boundary merge: a trailing part of one character's own merge path (its final parts
+ * included) with a leading part of the next one's. Every merge with an id below m is then an
+ * in-character merge, so the byte-level run first performs exactly the in-character merges below
+ * m, in order. A character whose whole path stays below m (and ends in one token) is therefore
+ * whole at that point, whatever its neighbours do, and may start as that token; the others start
+ * as bytes. Both runs reach the same state once nothing below m remains, and go on identically.
+ * (A per-boundary check, or leaving out pairs of finished tokens, is not enough: two finished
+ * neighbours could join and then absorb a third character's partial byte.) The facts come from the
+ * rank table and are memoised per character and per character pair.
  */
 export class CharLevelStart {
   private readonly bmpToken = new Int32Array(0x10000).fill(UNSEEN);
@@ -34,12 +36,14 @@ export class CharLevelStart {
     this.crossMin = new IntPairMemo((c, d) => this.computeCrossMin(c, d), 1 << 14);
   }
 
-  /** Writes character tokens of `piece` into `out` and returns their number, or -1 to merge from bytes. */
+  /**
+   * Writes the starting parts of `piece` into `out` (whole-character tokens where safe, bytes
+   * elsewhere) and returns their number, or -1 when no character can start whole.
+   */
   tryStart(piece: string, out: Int32Array): number {
     if (this.codePoints.length < piece.length) this.codePoints = new Int32Array(piece.length * 2);
     const codePoints = this.codePoints;
     let n = 0;
-    let maxIntra = -1;
     for (let i = 0; i < piece.length; i++) {
       let cp = piece.charCodeAt(i);
       if (cp >= 0xd800 && cp <= 0xdfff) {
@@ -48,17 +52,26 @@ export class CharLevelStart {
         cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
         i++;
       }
-      const { token, intraMax } = this.info(cp);
-      if (token === NO_SHORTCUT) return -1;
-      if (intraMax > maxIntra) maxIntra = intraMax;
-      codePoints[n] = cp;
-      out[n++] = token;
+      codePoints[n++] = cp;
     }
-    if (maxIntra < 0) return n; // single-byte characters only: already byte level
+    let lowestCross = NONE;
     for (let j = 0; j + 1 < n; j++) {
-      if (this.crossMin.get(codePoints[j]!, codePoints[j + 1]!) <= maxIntra) return -1;
+      const cross = this.crossMin.get(codePoints[j]!, codePoints[j + 1]!);
+      if (cross < lowestCross) lowestCross = cross;
     }
-    return n;
+    let parts = 0;
+    let anyWhole = false;
+    for (let j = 0; j < n; j++) {
+      const cp = codePoints[j]!;
+      const { token, intraMax } = this.info(cp);
+      if (token !== NO_SHORTCUT && intraMax < lowestCross) {
+        out[parts++] = token;
+        if (intraMax >= 0) anyWhole = true;
+      } else {
+        for (const byte of utf8Bytes(cp)) out[parts++] = this.byteRanks[byte]!;
+      }
+    }
+    return anyWhole ? parts : -1;
   }
 
   private info(cp: number): { token: number; intraMax: number } {
@@ -96,23 +109,25 @@ export class CharLevelStart {
           at = i;
         }
       }
-      if (at < 0) return { token: NO_SHORTCUT, intraMax: 0 };
+      if (at < 0) break; // the character alone ends in several tokens
       parts.splice(at, 2, best);
       if (best > intraMax) intraMax = best;
     }
+    leading.push(parts[0]!);
+    trailing.push(parts[parts.length - 1]!);
     this.partials.set(cp, { leading, trailing });
-    return { token: parts[0]!, intraMax };
+    return { token: parts.length === 1 ? parts[0]! : NO_SHORTCUT, intraMax };
   }
 
-  /** Lowest merge id of any pair that can form across the boundary c|d before a cross merge, finished tokens included. */
+  /** Lowest merge id of any pair that can form across the boundary c|d before a cross merge, final parts included. */
   private computeCrossMin(c: number, d: number): number {
-    const tokenC = this.info(c).token;
-    const tokenD = this.info(d).token;
-    const trailing = this.partials.get(c)?.trailing ?? [];
-    const leading = this.partials.get(d)?.leading ?? [];
+    this.info(c);
+    this.info(d);
+    const trailing = this.partials.get(c)!.trailing;
+    const leading = this.partials.get(d)!.leading;
     let min = NONE;
-    for (const s of [...trailing, tokenC]) {
-      for (const p of [...leading, tokenD]) {
+    for (const s of trailing) {
+      for (const p of leading) {
         const rank = this.pairs.get(s, p);
         if (rank < min) min = rank;
       }

@@ -29,11 +29,11 @@ describe.each(NAMES)('%s', (name) => {
   it.each([
     ['English', () => englishCorpus(60_000)],
     ['source code', () => codeCorpus(60_000)],
-    ['Chinese', () => chineseCorpus(60_000)],
+    ['Chinese', () => chineseCorpus(130_000)],
   ])('counts %s exactly as tiktoken does', (_label, corpus) => {
     const text = corpus();
     expect(encoders.get(name)!.count(text)).toBe(oracleCount(name, text));
-    expect(encoders.get(name)!.encode(text.slice(0, 5000))).toEqual([...oracles.get(name)!.encode_ordinary(text.slice(0, 5000))]);
+    expect(encoders.get(name)!.encode(text)).toEqual([...oracles.get(name)!.encode_ordinary(text)]);
   });
 
   it('counts special-token strings as ordinary text, as the chat APIs do', () => {
