@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { analyzePromptText, type FileAnalysis } from '../core/analysis';
 import { decodePromptBytes } from '../core/formats/decode';
-import { LineIndex } from '../core/formats/lineIndex';
+import { LineIndex, rangeAt } from '../core/formats/lineIndex';
 import { TokenCounter } from '../core/tokens/counter';
 import { ENCODINGS, isEncodingName } from '../core/tokens/engine';
 import { parseArgs, UsageError } from './args';
@@ -63,7 +63,7 @@ function toJson(file: string, analysis: FileAnalysis, lines: LineIndex) {
     format: analysis.format,
     prompts: analysis.prompts.map((p) => ({
       name: p.prompt.name,
-      range: lines.rangeAt(p.prompt.range),
+      range: rangeAt(lines, p.prompt.range),
       model: p.model.model,
       modelSource: p.modelFromFile ? 'file' : 'default',
       encoding: p.encoding,
@@ -72,10 +72,10 @@ function toJson(file: string, analysis: FileAnalysis, lines: LineIndex) {
       tokens: {
         total: p.totalTokens,
         overhead: p.overheadTokens,
-        messages: p.messages.map((m) => ({ role: m.role, ...(m.name ? { name: m.name } : {}), tokens: m.tokens, range: lines.rangeAt(m.range) })),
+        messages: p.messages.map((m) => ({ role: m.role, ...(m.name ? { name: m.name } : {}), tokens: m.tokens, range: rangeAt(lines, m.range) })),
       },
     })),
-    diagnostics: analysis.diagnostics.map((d) => ({ severity: d.severity, code: d.code, message: d.message, range: lines.rangeAt(d.range) })),
+    diagnostics: analysis.diagnostics.map((d) => ({ severity: d.severity, code: d.code, message: d.message, range: rangeAt(lines, d.range) })),
   };
 }
 

@@ -48,8 +48,4 @@ export class LineIndex implements PositionMapper {
     const start = this.lineStarts[Math.max(0, position.line)]!;
     return Math.min(start + Math.max(0, position.character), this.text.length);
   }
-
-  rangeAt(range: { start: number; end: number }): { start: LinePosition; end: LinePosition } {
-    return { start: this.positionAt(range.start), end: this.positionAt(range.end) };
-  }
 }

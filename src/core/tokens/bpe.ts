@@ -4,9 +4,10 @@
  * Rank lists and pre-tokeniser patterns come from gpt-tokenizer (data only); the merge is ours.
  * gpt-tokenizer and js-tiktoken look every candidate pair up by its bytes (gpt-tokenizer through a
  * UTF-8 validator and a TextDecoder); on CJK text, where pieces are long and pairs split
- * characters, that runs at 0.3–1.5 MB/s here. We precompute a pair table: for two adjacent parts
- * that are tokens A and B, the token their bytes join into (its id is also its merge priority). The
- * merge is then integer work on typed arrays, equal to tiktoken's by construction and by test.
+ * characters, that runs at 0.3–1.5 MB/s here. We keep a pair table: for two adjacent parts that
+ * are tokens A and B, the token their bytes join into (its id is also its merge priority), filled
+ * on demand. The merge is then integer work on typed arrays, equal to tiktoken's by construction
+ * and by test.
  */
 import { isAsciiText } from './asciiPatterns';
 import { CharLevelStart } from './charLevel';
@@ -41,8 +42,6 @@ class PairTable {
     return this.binaryRanks.get(this.bytesOf[a]! + this.bytesOf[b]!) ?? NONE;
   }
 }
-
-export type { PairTable };
 
 export interface RankTable {
   /** Token text → id, for tokens whose bytes are valid UTF-8: whole pieces are looked up here first. */
@@ -94,7 +93,7 @@ export class BpeEncoder {
 
   count(text: string): number {
     const { textRanks } = this.table;
-    const splitPattern = isAsciiText(text) ? this.table.asciiSplitPattern : this.table.splitPattern;
+    const splitPattern = this.splitPatternFor(text);
     const cache = this.pieceCounts;
     let total = 0;
     // test() + slice instead of exec(): no match array is allocated per piece.
@@ -118,7 +117,7 @@ export class BpeEncoder {
 
   encode(text: string): number[] {
     const { textRanks } = this.table;
-    const splitPattern = isAsciiText(text) ? this.table.asciiSplitPattern : this.table.splitPattern;
+    const splitPattern = this.splitPatternFor(text);
     const out: number[] = [];
     let start = 0;
     splitPattern.lastIndex = 0;
@@ -138,6 +137,10 @@ export class BpeEncoder {
 
   clearCache(): void {
     this.pieceCounts.clear();
+  }
+
+  private splitPatternFor(text: string): RegExp {
+    return isAsciiText(text) ? this.table.asciiSplitPattern : this.table.splitPattern;
   }
 
   /**
@@ -183,8 +186,6 @@ export class BpeEncoder {
   }
 }
 
-
-
 /** Writes the byte tokens of `text`'s UTF-8 encoding into `out`; lone surrogates become U+FFFD as TextEncoder does. */
 function writeUtf8(text: string, out: Int32Array, byteRanks: Int32Array): number {
   let n = 0;
@@ -220,7 +221,7 @@ function writeUtf8(text: string, out: Int32Array, byteRanks: Int32Array): number
 }
 
 /** UTF-8 bytes of `text` as a binary string (one char per byte), the key of the byte→rank map. */
-export function toBinaryString(text: string): string {
+function toBinaryString(text: string): string {
   for (let i = 0; i < text.length; i++) {
     if (text.charCodeAt(i) > 0x7f) return unescape(encodeURIComponent(text)); // native UTF-8 encoding
   }

@@ -1,5 +1,5 @@
 import type { EncodingName, TokenEncoder } from './engine';
-import { safeCuts, splitAtSafeBoundaries } from './segments';
+import { safeCuts } from './segments';
 
 const MAX_SLOTS = 4096;
 
@@ -54,9 +54,15 @@ export class TokenCounter {
   }
 
   private fresh(encoder: TokenEncoder, text: string): SlotState {
-    const starts = [0, ...safeCuts(text, 0, text.length)];
-    const counts = starts.map((start, i) => this.countSegment(encoder, text.slice(start, i + 1 < starts.length ? starts[i + 1] : text.length)));
+    const { starts, counts } = this.countRange(encoder, text, 0, text.length);
     return { encoding: encoder.name, text, starts, counts, total: sum(counts) };
+  }
+
+  /** Cuts text[from, to) at its safe boundaries and counts each segment; `from` must itself be a cut (or 0). */
+  private countRange(encoder: TokenEncoder, text: string, from: number, to: number): { starts: number[]; counts: number[] } {
+    const starts = [from, ...safeCuts(text, from, to)];
+    const counts = starts.map((start, i) => this.countSegment(encoder, text.slice(start, i + 1 < starts.length ? starts[i + 1] : to)));
+    return { starts, counts };
   }
 
   private reuse(encoder: TokenEncoder, previous: SlotState, text: string): SlotState {
@@ -77,18 +83,15 @@ export class TokenCounter {
     while (tail - 1 > head && starts[tail - 1]! - 1 >= old.length - suffix) tail--;
     const middleStart = starts[head]!; // a kept cut (or 0), unchanged in the new text
     const middleEnd = tail < starts.length ? starts[tail]! + delta : text.length;
-    const middleStarts = [middleStart, ...safeCuts(text, middleStart, middleEnd)];
-    const middleCounts = middleStarts.map((start, i) => this.countSegment(encoder, text.slice(start, i + 1 < middleStarts.length ? middleStarts[i + 1] : middleEnd)));
-    const nextStarts = [...starts.slice(0, head), ...middleStarts, ...starts.slice(tail).map((start) => start + delta)];
-    const nextCounts = [...counts.slice(0, head), ...middleCounts, ...counts.slice(tail)];
+    const middle = this.countRange(encoder, text, middleStart, middleEnd);
+    const nextStarts = [...starts.slice(0, head), ...middle.starts, ...starts.slice(tail).map((start) => start + delta)];
+    const nextCounts = [...counts.slice(0, head), ...middle.counts, ...counts.slice(tail)];
     return { encoding: encoder.name, text, starts: nextStarts, counts: nextCounts, total: sum(nextCounts) };
   }
 
   count(encoder: TokenEncoder, text: string): number {
     if (text.length === 0) return 0;
-    let total = 0;
-    for (const segment of splitAtSafeBoundaries(text)) total += this.countSegment(encoder, segment);
-    return total;
+    return sum(this.countRange(encoder, text, 0, text.length).counts);
   }
 
   private countSegment(encoder: TokenEncoder, segment: string): number {
