@@ -33,3 +33,22 @@ export function parseArgs(argv: string[], spec: { valued: string[]; boolean: str
   }
   return { positionals, flags };
 }
+
+/** A numeric flag with bounds; absent → `fallback`. */
+export function numberFlag(args: ParsedArgs, name: string, bounds: { min: number; max?: number; integer?: boolean }, fallback: number): number;
+export function numberFlag(args: ParsedArgs, name: string, bounds: { min: number; max?: number; integer?: boolean }, fallback?: undefined): number | undefined;
+export function numberFlag(args: ParsedArgs, name: string, bounds: { min: number; max?: number; integer?: boolean }, fallback?: number): number | undefined {
+  const raw = args.flags.get(name);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  const kind = bounds.integer ? 'an integer' : 'a number';
+  if (typeof raw !== 'string' || raw.trim() === '' || !Number.isFinite(value) || (bounds.integer && !Number.isInteger(value)) || value < bounds.min || (bounds.max !== undefined && value > bounds.max)) {
+    throw new UsageError(`--${name} must be ${kind} ≥ ${bounds.min}${bounds.max !== undefined ? ` and ≤ ${bounds.max}` : ''} (got '${String(raw)}')`);
+  }
+  return value;
+}
+
+export function stringFlag(args: ParsedArgs, name: string): string | undefined {
+  const raw = args.flags.get(name);
+  return typeof raw === 'string' ? raw : undefined;
+}

@@ -1,0 +1,115 @@
+import { readFile } from 'node:fs/promises';
+import { PROVIDER_KINDS, type EndpointConfig, type ProviderKind } from '../core/endpoint/types';
+import { httpTransport } from '../core/endpoint/transport';
+import { decodePromptBytes } from '../core/formats/decode';
+import { attributionHints, formatMs } from '../core/metrics/attribution';
+import { fitLatency } from '../core/metrics/latencyModel';
+import type { MetricSummary, RunSummary } from '../core/metrics/summary';
+import { executePromptRuns, planPromptRun, PlanError } from '../core/run/promptRun';
+import { ResultsStore } from '../core/store/resultsStore';
+import { safeUrl } from '../core/store/runKey';
+import { numberFlag, parseArgs, stringFlag, UsageError } from './args';
+import type { CliIO } from './io';
+
+export const RUN_USAGE =
+  'prompt-insight run FILE [--prompt NAME] --endpoint URL [--model ID] [--provider openai|azure|anthropic] [--api-key-env VAR] [--api-version V] [--runs N] [--concurrency C] [--warmup W] [--rate R] [--timeout-ms T] [--store PATH | --no-store] [--json]';
+
+export const DEFAULT_STORE_PATH = '.prompt-insight/runs.jsonl';
+
+/** `prompt-insight run`: N measured runs of one prompt; exit 1 when any run failed, 130 when interrupted. */
+export async function runCommand(argv: string[], io: CliIO): Promise<number> {
+  const args = parseArgs(argv, {
+    valued: ['prompt', 'endpoint', 'model', 'provider', 'api-key-env', 'api-version', 'runs', 'concurrency', 'warmup', 'rate', 'timeout-ms', 'store'],
+    boolean: ['json', 'no-store'],
+  });
+  if (args.positionals.length !== 1) throw new UsageError(`give exactly one prompt file\nusage: ${RUN_USAGE}`);
+  const file = args.positionals[0]!;
+  const baseUrl = stringFlag(args, 'endpoint');
+  if (!baseUrl) throw new UsageError(`--endpoint URL is required (e.g. http://127.0.0.1:8000/v1; \`prompt-insight sim\` starts a simulated one)\nusage: ${RUN_USAGE}`);
+  if (!/^https?:\/\//i.test(baseUrl) || !URL.canParse(baseUrl)) throw new UsageError(`--endpoint must be an http(s) URL (got '${baseUrl}')`);
+  const provider = (stringFlag(args, 'provider') ?? 'openai') as ProviderKind;
+  if (!PROVIDER_KINDS.includes(provider) || provider === 'vscode-lm') throw new UsageError('--provider must be openai, azure or anthropic (vscode-lm runs inside VS Code only)');
+  const runs = numberFlag(args, 'runs', { min: 1, max: 100_000, integer: true }, 1);
+  const concurrency = numberFlag(args, 'concurrency', { min: 1, max: 1024, integer: true }, 1);
+  const warmup = numberFlag(args, 'warmup', { min: 0, max: 1000, integer: true }, 0);
+  const rate = numberFlag(args, 'rate', { min: 0.001 });
+  const timeoutMs = numberFlag(args, 'timeout-ms', { min: 1 }, 60_000);
+  const keyVariable = stringFlag(args, 'api-key-env');
+  let apiKey: string | undefined;
+  if (keyVariable !== undefined) {
+    apiKey = process.env[keyVariable];
+    if (!apiKey) throw new UsageError(`--api-key-env ${keyVariable}: that environment variable is not set or empty`);
+  }
+  if (args.flags.has('store') && args.flags.has('no-store')) throw new UsageError('--store and --no-store exclude each other');
+  const store = args.flags.has('no-store') ? undefined : new ResultsStore(stringFlag(args, 'store') ?? DEFAULT_STORE_PATH);
+
+  let text: string;
+  try {
+    const decoded = decodePromptBytes(await readFile(file));
+    if (!decoded.ok) throw new PlanError(`${file}: ${decoded.reason}`);
+    text = decoded.text;
+  } catch (error) {
+    io.stderr(`prompt-insight run: ${error instanceof PlanError ? error.message : `${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`}\n`);
+    return 1;
+  }
+  const model = stringFlag(args, 'model');
+  const promptName = stringFlag(args, 'prompt');
+  let plan;
+  try {
+    plan = await planPromptRun(file, text, { ...(promptName !== undefined ? { promptName } : {}), ...(model ? { modelOverride: model } : {}) });
+  } catch (error) {
+    io.stderr(`prompt-insight run: ${(error as Error).message}\n`);
+    return 1;
+  }
+  if (plan.unresolved.length > 0) io.stderr(`prompt-insight run: warning: no value for ${plan.unresolved.map((v) => `'${v}'`).join(', ')}; the placeholder text is sent as written.\n`);
+  const apiVersion = stringFlag(args, 'api-version');
+  const endpoint: EndpointConfig = { name: safeUrl(baseUrl), provider, baseUrl, ...(apiVersion ? { apiVersion } : {}) };
+  const signal = io.interrupted();
+  const json = args.flags.get('json') === true;
+  if (!json) io.stderr(`Running '${plan.prompt.name}' on ${safeUrl(baseUrl)} (${plan.request.model}): ${runs} run${runs === 1 ? '' : 's'}, concurrency ${concurrency}${warmup ? `, ${warmup} warm-up` : ''}${rate ? `, ${rate}/s Poisson` : ''}\n`);
+  const { outcomes, summary } = await executePromptRuns(httpTransport(endpoint, apiKey), plan, {
+    runs,
+    concurrency,
+    warmup,
+    ...(rate !== undefined ? { ratePerSec: rate } : {}),
+    timeoutMs,
+    signal,
+    ...(store ? { store } : {}),
+    onRun: (_, finished) => {
+      if (!json && process.stderr.isTTY) io.stderr(`\r  ${finished}/${runs} runs`);
+    },
+  });
+  const records = outcomes.map((o) => o.record);
+  const simulated = records.some((r) => r.simulated);
+  const hints = attributionHints(summary, fitLatency(records), concurrency);
+  if (json) {
+    io.stdout(`${JSON.stringify({ prompt: plan.prompt.name, endpoint: safeUrl(baseUrl), model: plan.request.model, simulated, runs: records, summary, hints: hints.map((h) => h.message) }, null, 2)}\n`);
+  } else {
+    if (process.stderr.isTTY) io.stderr('\n');
+    io.stdout(renderSummary(summary, simulated));
+    for (const hint of hints) io.stdout(`hint: ${hint.message}\n`);
+    for (const record of records) if (record.error && record.error.kind !== 'cancelled') io.stderr(`run failed (${record.error.kind}): ${record.error.message}\n`);
+  }
+  if (store && !json) io.stderr(`Runs kept in ${store.path}\n`);
+  if (signal.aborted) return 130;
+  return records.some((r) => !r.ok) ? 1 : 0;
+}
+
+function renderSummary(summary: RunSummary, simulated: boolean): string {
+  const rows: [string, MetricSummary, (v: number) => string][] = [
+    ['TTFT', summary.ttftMs, formatMs],
+    ['E2E', summary.e2eMs, formatMs],
+    ['TPOT', summary.tpotMs, (v) => `${v.toFixed(1)} ms`],
+    ['output tok/s', summary.outputTokensPerSec, (v) => v.toFixed(1)],
+  ];
+  const cell = (value: number | null, format: (v: number) => string): string => (value === null ? 'n/a' : format(value));
+  const lines = [`${summary.ok}/${summary.runs} runs ok${simulated ? ' · SIMULATED endpoint' : ''}`, `${'metric'.padEnd(13)}${['n', 'mean', 'p50', 'p90', 'p99', 'p99.9', 'min', 'max'].map((h) => h.padStart(10)).join('')}`];
+  for (const [name, m, format] of rows) {
+    lines.push(`${name.padEnd(13)}${[String(m.n), cell(m.mean, format), cell(m.p50, format), cell(m.p90, format), cell(m.p99, format), cell(m.p999, format), cell(m.min, format), cell(m.max, format)].map((c) => c.padStart(10)).join('')}`);
+  }
+  const tooFew = summary.ttftMs.tooFewFor.map((p) => p.replace('p999', 'p99.9'));
+  if (tooFew.length > 0 && summary.ttftMs.n > 0) lines.push(`(${tooFew.join(', ')} n/a: ${summary.ttftMs.n} runs are too few — p90 needs 10, p99 100, p99.9 1000)`);
+  const errors = Object.entries(summary.errors);
+  if (errors.length > 0) lines.push(`errors: ${errors.map(([kind, n]) => `${kind} ×${n}`).join(', ')}`);
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,64 @@
+/**
+ * Repeated runs: warm-up runs first (not kept), then N runs with at most C in flight, either
+ * closed-loop (a new run starts when one ends) or open-loop with Poisson arrivals at R per second.
+ * Cancelling stops new starts; finished runs are kept and returned in start order.
+ */
+export interface BatchOptions {
+  runs: number;
+  concurrency: number;
+  warmup: number;
+  /** Arrivals per second (Poisson); absent = closed loop. */
+  ratePerSec?: number;
+  signal?: AbortSignal;
+  random?: () => number;
+}
+
+export async function batchRunner<T>(runOne: (index: number, warmup: boolean) => Promise<T>, options: BatchOptions, onDone?: (result: T, index: number) => void): Promise<T[]> {
+  const { signal } = options;
+  for (let i = 0; i < options.warmup && !signal?.aborted; i++) await runOne(i, true);
+  const results: (T | undefined)[] = new Array(options.runs);
+  const concurrency = Math.max(1, Math.min(options.concurrency, options.runs));
+  let next = 0;
+  const finish = (index: number) => (result: T) => {
+    results[index] = result;
+    onDone?.(result, index);
+  };
+  if (options.ratePerSec === undefined) {
+    const worker = async (): Promise<void> => {
+      while (next < options.runs && !signal?.aborted) {
+        const index = next++;
+        finish(index)(await runOne(index, false));
+      }
+    };
+    await Promise.all(Array.from({ length: concurrency }, worker));
+  } else {
+    const random = options.random ?? Math.random;
+    const inFlight = new Set<Promise<void>>();
+    let due = performance.now();
+    while (next < options.runs && !signal?.aborted) {
+      due += (-Math.log(1 - random()) / options.ratePerSec) * 1000;
+      await delayUntil(due, signal);
+      while (inFlight.size >= concurrency) await Promise.race(inFlight);
+      if (signal?.aborted) break;
+      const index = next++;
+      const run: Promise<void> = runOne(index, false).then(finish(index)).finally(() => inFlight.delete(run));
+      inFlight.add(run);
+    }
+    await Promise.all(inFlight);
+  }
+  return results.filter((r): r is T => r !== undefined);
+}
+
+function delayUntil(due: number, signal: AbortSignal | undefined): Promise<void> {
+  const wait = due - performance.now();
+  if (wait <= 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, wait);
+    function done(): void {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,160 @@
+/**
+ * Chat Completions responses (OpenAI, Azure OpenAI, vLLM, Ollama, llama.cpp, LM Studio, TGI) → events.
+ * Not tokens: a role-only delta, an empty content delta, keep-alive comments and the usage-only
+ * chunk. Reasoning deltas (`reasoning_content`, `reasoning`) are tokens of kind reasoning.
+ */
+import { SseParser } from './sse';
+import { EndpointError, type ServerReported, type StreamDecoder, type TimedEvent } from './types';
+
+export function openAiDecoder(contentType: string): StreamDecoder {
+  return /application\/json/i.test(contentType) ? new OpenAiJsonBodyDecoder() : new OpenAiStreamDecoder();
+}
+
+class OpenAiStreamDecoder implements StreamDecoder {
+  private readonly sse = new SseParser();
+  private complete = false;
+  private failed = false;
+
+  feed(chunk: Uint8Array, t: number): TimedEvent[] {
+    return this.events(this.sse.feed(chunk, t));
+  }
+
+  end(t: number): TimedEvent[] {
+    const events = this.events(this.sse.end(t));
+    if (!this.complete && !this.failed) {
+      events.push({ kind: 'error', t, error: new EndpointError('connection_reset', 'The stream ended before the answer was complete (no finish reason, no [DONE]).') });
+    }
+    return events;
+  }
+
+  private events(sseEvents: { event: string; data: string; t: number }[]): TimedEvent[] {
+    const out: TimedEvent[] = [];
+    for (const { data, t } of sseEvents) {
+      if (this.failed) break;
+      if (data.trim() === '[DONE]') {
+        if (!this.complete) out.push({ kind: 'done', t });
+        this.complete = true;
+        continue;
+      }
+      let json: unknown;
+      try {
+        json = JSON.parse(data);
+      } catch {
+        this.failed = true;
+        out.push({ kind: 'error', t, error: new EndpointError('malformed_stream', `The stream carried an event that is not JSON: ${data.slice(0, 120)}`) });
+        break;
+      }
+      const fault = streamErrorOf(json);
+      if (fault) {
+        this.failed = true;
+        out.push({ kind: 'error', t, error: fault });
+        break;
+      }
+      this.complete = pushChunkEvents(json, t, out) || this.complete;
+    }
+    return out;
+  }
+}
+
+/** Servers that ignore `stream: true` answer with one JSON body: every token arrives with its last byte. */
+class OpenAiJsonBodyDecoder implements StreamDecoder {
+  private readonly chunks: Uint8Array[] = [];
+
+  feed(chunk: Uint8Array): TimedEvent[] {
+    this.chunks.push(chunk);
+    return [];
+  }
+
+  end(t: number): TimedEvent[] {
+    const text = Buffer.concat(this.chunks).toString('utf8');
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      return [{ kind: 'error', t, error: new EndpointError('malformed_stream', `The answer is neither an event stream nor valid JSON: ${text.slice(0, 120)}`) }];
+    }
+    const fault = streamErrorOf(json);
+    if (fault) return [{ kind: 'error', t, error: fault }];
+    const out: TimedEvent[] = [];
+    const choice = firstChoice(json);
+    const message = record(choice?.message);
+    const reasoning = stringOf(message?.reasoning_content) ?? stringOf(message?.reasoning);
+    if (reasoning) out.push({ kind: 'reasoning', t, text: reasoning });
+    const content = stringOf(message?.content);
+    if (content) out.push({ kind: 'token', t, text: content });
+    pushUsage(json, t, out);
+    out.push({ kind: 'done', t, ...(stringOf(choice?.finish_reason) ? { finishReason: stringOf(choice?.finish_reason)! } : {}) });
+    return out;
+  }
+}
+
+/** Appends the events of one chunk; returns true when it carries a finish reason. */
+function pushChunkEvents(json: unknown, t: number, out: TimedEvent[]): boolean {
+  const choice = firstChoice(json);
+  const delta = record(choice?.delta);
+  const reasoning = stringOf(delta?.reasoning_content) ?? stringOf(delta?.reasoning);
+  if (reasoning) out.push({ kind: 'reasoning', t, text: reasoning });
+  const content = stringOf(delta?.content);
+  if (content) out.push({ kind: 'token', t, text: content });
+  pushUsage(json, t, out);
+  const finishReason = stringOf(choice?.finish_reason);
+  if (finishReason) {
+    out.push({ kind: 'done', t, finishReason });
+    return true;
+  }
+  return false;
+}
+
+function pushUsage(json: unknown, t: number, out: TimedEvent[]): void {
+  const usage = record(record(json)?.usage);
+  const server = serverReported(record(json)?.x_sim);
+  if (!usage && !server) return;
+  const inputTokens = numberOf(usage?.prompt_tokens);
+  const outputTokens = numberOf(usage?.completion_tokens);
+  out.push({ kind: 'usage', t, ...(inputTokens !== undefined ? { inputTokens } : {}), ...(outputTokens !== undefined ? { outputTokens } : {}), ...(server ? { server } : {}) });
+}
+
+function serverReported(value: unknown): ServerReported | undefined {
+  const sim = record(value);
+  if (!sim) return undefined;
+  const ttftMs = numberOf(sim.ttft_ms);
+  const e2eMs = numberOf(sim.e2e_ms);
+  return { ...(ttftMs !== undefined ? { ttftMs } : {}), ...(e2eMs !== undefined ? { e2eMs } : {}) };
+}
+
+function streamErrorOf(json: unknown): EndpointError | undefined {
+  const error = record(json)?.error;
+  if (error === undefined || error === null) return undefined;
+  const message = stringOf(record(error)?.message) ?? (typeof error === 'string' ? error : JSON.stringify(error).slice(0, 200));
+  const type = `${stringOf(record(error)?.type) ?? ''} ${stringOf(record(error)?.code) ?? ''}`;
+  if (/rate|429/i.test(type)) return new EndpointError('rate_limited', `Rate limited mid-stream: ${message}`);
+  return new EndpointError('http_5xx', `The server reported an error mid-stream: ${message}`);
+}
+
+/** The server's error message in an OpenAI-style error body. */
+export function openAiErrorMessage(body: string): string | undefined {
+  try {
+    const json = JSON.parse(body) as unknown;
+    const error = record(json)?.error;
+    return stringOf(record(error)?.message) ?? stringOf(error) ?? stringOf(record(json)?.message) ?? stringOf(record(json)?.detail);
+  } catch {
+    return undefined;
+  }
+}
+
+function firstChoice(json: unknown): Record<string, unknown> | undefined {
+  const choices = record(json)?.choices;
+  return Array.isArray(choices) ? record(choices[0]) : undefined;
+}
+
+export function record(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+export function stringOf(value: unknown): string | undefined {
+  return typeof value === 'string' && value.length > 0 ? value : undefined;
+}
+
+export function numberOf(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
+}

@@ -1,0 +1,94 @@
+/** Request shapes per provider; each pairs with its response decoder. */
+import { anthropicDecoder, anthropicErrorMessage } from './anthropicDecoder';
+import { openAiDecoder, openAiErrorMessage } from './openaiDecoder';
+import { normalizeParams } from './params';
+import type { ChatRequest, EndpointConfig, Provider, ProviderKind } from './types';
+
+const DEFAULT_AZURE_API_VERSION = '2024-10-21';
+const ANTHROPIC_VERSION = '2023-06-01';
+const ANTHROPIC_DEFAULT_MAX_TOKENS = 1024;
+
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+function baseHeaders(endpoint: EndpointConfig): Record<string, string> {
+  return { 'content-type': 'application/json', accept: 'text/event-stream', ...(endpoint.headers ?? {}) };
+}
+
+const openAiCompatible: Provider = {
+  kind: 'openai',
+  buildRequest(endpoint, request, apiKey) {
+    const base = trimSlash(endpoint.baseUrl);
+    const url = new URL(/\/chat\/completions$/.test(base) ? base : `${base}/chat/completions`);
+    const headers = baseHeaders(endpoint);
+    if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+    return { url, headers, body: JSON.stringify(openAiBody(request, true)) };
+  },
+  decoder: openAiDecoder,
+  errorMessage: openAiErrorMessage,
+};
+
+const azureOpenAi: Provider = {
+  kind: 'azure',
+  buildRequest(endpoint, request, apiKey) {
+    const base = trimSlash(endpoint.baseUrl);
+    const deployment = encodeURIComponent(endpoint.model ?? request.model);
+    const url = new URL(/\/openai\/deployments\//.test(base) ? (/\/chat\/completions$/.test(base) ? base : `${base}/chat/completions`) : `${base}/openai/deployments/${deployment}/chat/completions`);
+    if (!url.searchParams.has('api-version')) url.searchParams.set('api-version', endpoint.apiVersion ?? DEFAULT_AZURE_API_VERSION);
+    const headers = baseHeaders(endpoint);
+    if (apiKey) headers['api-key'] = apiKey;
+    return { url, headers, body: JSON.stringify(openAiBody(request, false)) };
+  },
+  decoder: openAiDecoder,
+  errorMessage: openAiErrorMessage,
+};
+
+const anthropicMessages: Provider = {
+  kind: 'anthropic',
+  buildRequest(endpoint, request, apiKey) {
+    const base = trimSlash(endpoint.baseUrl);
+    const url = new URL(/\/v1\/messages$/.test(base) ? base : /\/v1$/.test(base) ? `${base}/messages` : `${base}/v1/messages`);
+    const headers: Record<string, string> = { ...baseHeaders(endpoint), 'anthropic-version': ANTHROPIC_VERSION };
+    if (apiKey) headers['x-api-key'] = apiKey;
+    const params = normalizeParams(request.params);
+    const system = request.messages.filter((m) => m.role === 'system' || m.role === 'developer').map((m) => m.content).join('\n\n');
+    const messages = request.messages
+      .filter((m) => m.role !== 'system' && m.role !== 'developer')
+      .map((m) => ({ role: m.role === 'assistant' ? 'assistant' : 'user', content: m.content }));
+    const { max_tokens, stop, top_p, top_k, temperature, ...rest } = params;
+    void rest; // OpenAI-only parameters (seed, penalties) have no Messages equivalent
+    const body: Record<string, unknown> = {
+      model: request.model,
+      max_tokens: typeof max_tokens === 'number' ? max_tokens : ANTHROPIC_DEFAULT_MAX_TOKENS,
+      stream: true,
+      messages,
+      ...(system ? { system } : {}),
+      ...(temperature !== undefined ? { temperature } : {}),
+      ...(top_p !== undefined ? { top_p } : {}),
+      ...(top_k !== undefined ? { top_k } : {}),
+      ...(stop !== undefined ? { stop_sequences: Array.isArray(stop) ? stop : [stop] } : {}),
+    };
+    return { url, headers, body: JSON.stringify(body) };
+  },
+  decoder: anthropicDecoder,
+  errorMessage: anthropicErrorMessage,
+};
+
+function openAiBody(request: ChatRequest, withModel: boolean): Record<string, unknown> {
+  return {
+    ...(withModel ? { model: request.model } : {}),
+    messages: request.messages.map((m) => ({ role: m.role, content: m.content, ...(m.name ? { name: m.name } : {}) })),
+    ...normalizeParams(request.params),
+    stream: true,
+    stream_options: { include_usage: true },
+  };
+}
+
+const HTTP_PROVIDERS: Partial<Record<ProviderKind, Provider>> = { openai: openAiCompatible, azure: azureOpenAi, anthropic: anthropicMessages };
+
+/** The HTTP provider for a kind; `vscode-lm` has none (the extension injects a transport). */
+export function httpProvider(kind: ProviderKind): Provider | undefined {
+  return HTTP_PROVIDERS[kind];
+}
+

@@ -1,0 +1,30 @@
+/**
+ * A transport sends one chat request and returns its timed events. HTTP providers share one
+ * implementation; the VS Code Language Model API is a transport the extension injects.
+ */
+import { exchange, type ExchangeResult } from './httpExchange';
+import { httpProvider } from './providers';
+import type { ChatRequest, EndpointConfig, TimedEvent } from './types';
+
+export interface SendOptions {
+  timeoutMs: number;
+  signal?: AbortSignal;
+  onEvent?: (event: TimedEvent) => void;
+}
+
+export interface ChatTransport {
+  readonly endpoint: EndpointConfig;
+  send(request: ChatRequest, options: SendOptions): Promise<ExchangeResult>;
+}
+
+export function httpTransport(endpoint: EndpointConfig, apiKey: string | undefined): ChatTransport {
+  const provider = httpProvider(endpoint.provider);
+  if (!provider) throw new Error(`Provider '${endpoint.provider}' is not an HTTP provider; it runs inside VS Code only.`);
+  return {
+    endpoint,
+    send(request, options) {
+      const spec = provider.buildRequest(endpoint, request, apiKey);
+      return exchange(spec, { ...options, decoderFor: provider.decoder, errorMessage: provider.errorMessage });
+    },
+  };
+}

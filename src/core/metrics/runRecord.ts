@@ -1,0 +1,124 @@
+/**
+ * The one definition of a run's metrics (MISSION.md), from the timed events of one exchange.
+ * TTFT: request start → first generated token of any kind (answer or reasoning).
+ * E2E: request start → last generated token; stream end is reported beside it.
+ * TPOT: (E2E − TTFT) / (output tokens − 1). ITL: gaps between successive reads that carried
+ * generated tokens (events that arrive in one read are one arrival; a chunk may hold several tokens).
+ */
+import type { ExchangeResult } from '../endpoint/httpExchange';
+import type { ErrorKind, ServerReported } from '../endpoint/types';
+
+export interface RunError {
+  kind: ErrorKind;
+  message: string;
+}
+
+export interface RunRecord {
+  ok: boolean;
+  status: number | null;
+  error: RunError | null;
+  ttftMs: number | null;
+  /** Time to the first answer (non-reasoning) token; differs from TTFT for reasoning models. */
+  firstAnswerMs: number | null;
+  e2eMs: number | null;
+  streamEndMs: number;
+  outputTokens: number | null;
+  outputTokensSource: 'usage' | 'estimate' | null;
+  inputTokens: number | null;
+  inputTokensSource: 'usage' | 'estimate' | null;
+  tpotMs: number | null;
+  itlMs: number[];
+  finishReason: string | null;
+  /** False when the server ignored `stream: true` (TTFT then equals E2E). */
+  streamed: boolean;
+  /** Rate-limit retries before this attempt. */
+  retries: number;
+  /** What the endpoint said about its own timing (the simulator reports its true TTFT). */
+  server?: ServerReported;
+  /** The answer came from Prompt Insight's simulator. */
+  simulated?: true;
+}
+
+export interface RunText {
+  answer: string;
+  reasoning: string;
+}
+
+export interface RecordInputs {
+  /** Tokenizer count of a text, for estimates when the server reports no usage. */
+  countTokens: (text: string) => number;
+  /** Estimated input tokens (prompt + chat overhead), used when usage has none. */
+  inputTokensEstimate: number | null;
+  retries: number;
+}
+
+export function buildRunRecord(result: ExchangeResult, inputs: RecordInputs): { record: RunRecord; text: RunText } {
+  const t0 = result.startedAt;
+  let firstAny: number | null = null;
+  let firstAnswer: number | null = null;
+  let last: number | null = null;
+  const arrivals: number[] = [];
+  let answer = '';
+  let reasoning = '';
+  let usageIn: number | undefined;
+  let usageOut: number | undefined;
+  let server: ServerReported | undefined;
+  let finishReason: string | null = null;
+  let error: RunError | null = null;
+  for (const event of result.events) {
+    switch (event.kind) {
+      case 'token':
+      case 'reasoning':
+        if (event.kind === 'token') {
+          answer += event.text;
+          firstAnswer ??= event.t;
+        } else {
+          reasoning += event.text;
+        }
+        firstAny ??= event.t;
+        last = event.t;
+        if (arrivals.length === 0 || arrivals[arrivals.length - 1] !== event.t) arrivals.push(event.t);
+        break;
+      case 'usage':
+        usageIn = event.inputTokens ?? usageIn;
+        usageOut = event.outputTokens ?? usageOut;
+        if (event.server) server = event.server;
+        break;
+      case 'done':
+        finishReason = event.finishReason ?? finishReason;
+        break;
+      case 'error':
+        error ??= { kind: event.error.kind, message: event.error.message };
+        break;
+    }
+  }
+  const ok = error === null && firstAny !== null;
+  if (error === null && firstAny === null) error = { kind: 'malformed_stream', message: 'The answer was complete but carried no generated token.' };
+  const outputTokens = usageOut ?? (answer || reasoning ? inputs.countTokens(reasoning) + inputs.countTokens(answer) : null);
+  const ttftMs = firstAny === null ? null : firstAny - t0;
+  const e2eMs = last === null ? null : last - t0;
+  const tpotMs = ok && ttftMs !== null && e2eMs !== null && outputTokens !== null && outputTokens > 1 ? (e2eMs - ttftMs) / (outputTokens - 1) : null;
+  const itlMs: number[] = [];
+  for (let i = 1; i < arrivals.length; i++) itlMs.push(arrivals[i]! - arrivals[i - 1]!);
+  const record: RunRecord = {
+    ok,
+    status: result.status,
+    error,
+    ttftMs,
+    firstAnswerMs: firstAnswer === null ? null : firstAnswer - t0,
+    e2eMs,
+    streamEndMs: result.endedAt - t0,
+    outputTokens,
+    outputTokensSource: usageOut !== undefined ? 'usage' : outputTokens !== null ? 'estimate' : null,
+    inputTokens: usageIn ?? inputs.inputTokensEstimate,
+    inputTokensSource: usageIn !== undefined ? 'usage' : inputs.inputTokensEstimate !== null ? 'estimate' : null,
+    tpotMs,
+    itlMs,
+    finishReason,
+    streamed: result.streamed,
+    retries: inputs.retries,
+    ...(server ? { server } : {}),
+    ...(result.simulated ? { simulated: true as const } : {}),
+  };
+  return { record, text: { answer, reasoning } };
+}

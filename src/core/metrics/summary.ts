@@ -1,0 +1,89 @@
+/**
+ * The one percentile function and the one run summary. Percentiles are honest about sample size:
+ * p-th percentile needs at least 1/(1−p) samples (p90: 10, p99: 100, p99.9: 1000); below that it
+ * would only restate the maximum, so it is reported as null and listed in `tooFewFor`.
+ */
+import type { ErrorKind } from '../endpoint/types';
+import type { RunRecord } from './runRecord';
+
+export interface MetricSummary {
+  n: number;
+  mean: number | null;
+  min: number | null;
+  max: number | null;
+  p50: number | null;
+  p90: number | null;
+  p99: number | null;
+  p999: number | null;
+  /** Percentiles left out because n cannot support them. */
+  tooFewFor: PercentileName[];
+}
+
+export type PercentileName = 'p50' | 'p90' | 'p99' | 'p999';
+const PERCENTILES: [PercentileName, number][] = [['p50', 0.5], ['p90', 0.9], ['p99', 0.99], ['p999', 0.999]];
+
+export interface RunSummary {
+  runs: number;
+  ok: number;
+  ttftMs: MetricSummary;
+  e2eMs: MetricSummary;
+  tpotMs: MetricSummary;
+  outputTokensPerSec: MetricSummary;
+  errors: Partial<Record<ErrorKind, number>>;
+}
+
+/** Linear interpolation between closest ranks (numpy's default, Hyndman–Fan type 7) on sorted values. */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) throw new Error('percentile of no values');
+  const rank = p * (sorted.length - 1);
+  const lo = Math.floor(rank);
+  const hi = Math.ceil(rank);
+  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (rank - lo);
+}
+
+/** Smallest n for which the p-th percentile is reported. */
+export function minSamplesFor(p: number): number {
+  return p <= 0.5 ? 1 : Math.ceil(1 / (1 - p) - 1e-9);
+}
+
+export function summarize(values: readonly number[]): MetricSummary {
+  const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
+  const n = sorted.length;
+  const summary: MetricSummary = { n, mean: null, min: null, max: null, p50: null, p90: null, p99: null, p999: null, tooFewFor: [] };
+  if (n > 0) {
+    summary.mean = sorted.reduce((a, b) => a + b, 0) / n;
+    summary.min = sorted[0]!;
+    summary.max = sorted[n - 1]!;
+  }
+  for (const [name, p] of PERCENTILES) {
+    if (n >= minSamplesFor(p)) summary[name] = percentile(sorted, p);
+    else summary.tooFewFor.push(name);
+  }
+  return summary;
+}
+
+/** Latency metrics over successful runs only (a partial run has no E2E); errors counted by kind. */
+export function summarizeRuns(runs: readonly RunRecord[]): RunSummary {
+  const ok = runs.filter((r) => r.ok);
+  const errors: Partial<Record<ErrorKind, number>> = {};
+  for (const run of runs) if (run.error) errors[run.error.kind] = (errors[run.error.kind] ?? 0) + 1;
+  return {
+    runs: runs.length,
+    ok: ok.length,
+    ttftMs: summarize(ok.map((r) => r.ttftMs).filter(isNumber)),
+    e2eMs: summarize(ok.map((r) => r.e2eMs).filter(isNumber)),
+    tpotMs: summarize(ok.map((r) => r.tpotMs).filter(isNumber)),
+    outputTokensPerSec: summarize(ok.map(outputTokensPerSec).filter(isNumber)),
+    errors,
+  };
+}
+
+/** Output tokens over E2E, per run. */
+export function outputTokensPerSec(run: RunRecord): number | null {
+  if (run.outputTokens === null || run.e2eMs === null || run.e2eMs <= 0) return null;
+  return run.outputTokens / (run.e2eMs / 1000);
+}
+
+function isNumber(value: number | null): value is number {
+  return value !== null;
+}

@@ -1,0 +1,111 @@
+/**
+ * Running one prompt of a file N times: render it, send it through a transport, build RunRecords,
+ * keep them in the store as they finish (nothing lost if the batch is cancelled), summarise.
+ * The CLI and the extension both run prompts through here.
+ */
+import { batchRunner, type BatchOptions } from '../endpoint/batch';
+import { runOnce, type RunOutcome } from '../endpoint/runOnce';
+import type { ChatTransport } from '../endpoint/transport';
+import type { ChatRequest } from '../endpoint/types';
+import { parsePromptFile } from '../formats/detect';
+import type { Prompt } from '../formats/model';
+import { summarizeRuns, type RunSummary } from '../metrics/summary';
+import type { ResultsStore } from '../store/resultsStore';
+import { runKeyOf } from '../store/runKey';
+import { chatTokenTotal } from '../tokens/chatOverhead';
+import { loadEncoder, type TokenEncoder } from '../tokens/engine';
+import { modelTokenInfo } from '../tokens/models';
+import { renderPromptRequest } from './promptRequest';
+
+export interface PromptRunPlan {
+  /** File path as stored (workspace-relative in the editor). */
+  file: string;
+  prompt: Prompt;
+  request: ChatRequest;
+  unresolved: string[];
+  inputTokensEstimate: number;
+  encoder: TokenEncoder;
+}
+
+export class PlanError extends Error {}
+
+/** Picks the prompt (by name, else the only/first one) and renders it with its sample inputs. */
+export async function planPromptRun(file: string, text: string, options: { promptName?: string; promptIndex?: number; modelOverride?: string; endpointModel?: string; vars?: Record<string, unknown> }): Promise<PromptRunPlan> {
+  const doc = parsePromptFile(file, text);
+  const errors = doc.diagnostics.filter((d) => d.severity === 'error');
+  if (doc.prompts.length === 0) throw new PlanError(errors[0] ? `${file} has no prompt to run: ${errors[0].message}` : `${file} has no prompt to run.`);
+  let prompt: Prompt | undefined;
+  if (options.promptName !== undefined) {
+    prompt = doc.prompts.find((p) => p.name === options.promptName);
+    if (!prompt) throw new PlanError(`${file} has no prompt named '${options.promptName}' (it has: ${doc.prompts.map((p) => p.name).join(', ')}).`);
+  } else {
+    prompt = doc.prompts[options.promptIndex ?? 0];
+    if (!prompt) throw new PlanError(`${file} has no prompt #${options.promptIndex}.`);
+  }
+  if (prompt.messages.length === 0) throw new PlanError(`Prompt '${prompt.name}' has no messages to send.`);
+  let rendered;
+  try {
+    rendered = renderPromptRequest(prompt, options.vars ?? {}, { ...(options.modelOverride ? { override: options.modelOverride } : {}), ...(options.endpointModel ? { endpointDefault: options.endpointModel } : {}) });
+  } catch (error) {
+    throw new PlanError((error as Error).message);
+  }
+  const encoder = await loadEncoder(modelTokenInfo(rendered.request.model).encoding);
+  const inputTokensEstimate = chatTokenTotal(
+    rendered.request.messages.map((m) => ({ contentTokens: encoder.count(m.content), roleTokens: encoder.count(m.role), ...(m.name ? { nameTokens: encoder.count(m.name) } : {}) })),
+  ).total;
+  return { file, prompt, request: rendered.request, unresolved: rendered.unresolved, inputTokensEstimate, encoder };
+}
+
+export interface ExecuteOptions extends BatchOptions {
+  timeoutMs: number;
+  store?: ResultsStore;
+  /** Called as each run finishes, with the runs so far. */
+  onRun?: (outcome: RunOutcome, finished: number) => void;
+  /** Streaming text of the first run (the one shown in the editor). */
+  onFirstRunText?: (delta: string, kind: 'token' | 'reasoning') => void;
+  revision?: string;
+  testCase?: number;
+}
+
+export interface ExecutedRuns {
+  outcomes: RunOutcome[];
+  summary: RunSummary;
+}
+
+export async function executePromptRuns(transport: ChatTransport, plan: PromptRunPlan, options: ExecuteOptions): Promise<ExecutedRuns> {
+  const key = runKeyOf(transport.endpoint, plan.request);
+  const simulated = transport.endpoint.simulated === true;
+  let finished = 0;
+  const outcomes = await batchRunner(
+    (index, warmup) =>
+      runOnce(transport, plan.request, {
+        timeoutMs: options.timeoutMs,
+        ...(options.signal ? { signal: options.signal } : {}),
+        countTokens: (t) => plan.encoder.count(t),
+        inputTokensEstimate: plan.inputTokensEstimate,
+        ...(index === 0 && !warmup && options.onFirstRunText ? { onText: options.onFirstRunText } : {}),
+      }),
+    options,
+    (outcome) => {
+      finished++;
+      // A run cut short by the user is not a measurement; everything else (errors included) is kept.
+      if (options.store && outcome.record.error?.kind !== 'cancelled') {
+        options.store.append([
+          {
+            key,
+            file: plan.file,
+            prompt: plan.prompt.name,
+            endpointName: transport.endpoint.name,
+            simulated: simulated || outcome.record.simulated === true,
+            ...(options.revision ? { revision: options.revision } : {}),
+            ...(options.testCase !== undefined ? { testCase: options.testCase } : {}),
+            run: outcome.record,
+            answer: outcome.text.answer,
+          },
+        ]);
+      }
+      options.onRun?.(outcome, finished);
+    },
+  );
+  return { outcomes, summary: summarizeRuns(outcomes.map((o) => o.record)) };
+}

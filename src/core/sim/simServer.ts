@@ -1,0 +1,243 @@
+/**
+ * The bundled simulated endpoint: OpenAI-compatible Chat Completions on 127.0.0.1 that behaves like
+ * an inference server. TTFT = base + prefill per input token (+ jitter); then one chunk per decode
+ * interval (optionally several tokens per chunk, optionally reasoning deltas first). Headers go out
+ * with the first token, as servers that start the response when generation starts do, so curl's
+ * time_starttransfer is a fair reference. Fault modes rehearse what real endpoints do wrong.
+ * Every answer is labelled: header `x-simulated-endpoint: prompt-insight` and model `…(simulated)`.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SIMULATED_HEADER } from '../endpoint/httpExchange';
+import { chatTokenTotal } from '../tokens/chatOverhead';
+import { loadEncoder, type TokenEncoder } from '../tokens/engine';
+import { seededRandom } from './random';
+import { chooseAnswer, type SimScenario } from './scenario';
+
+export const SIM_FAULTS = ['none', '429', '500', 'reset', 'stall', 'malformed', 'non-streaming'] as const;
+export type SimFault = (typeof SIM_FAULTS)[number];
+
+export interface SimOptions {
+  port: number;
+  ttftBaseMs: number;
+  prefillMsPerInputToken: number;
+  decodeMsPerToken: number;
+  /** Uniform jitter, ± this many ms, on TTFT and on every decode interval. */
+  jitterMs: number;
+  tokensPerChunk: number;
+  reasoningTokens: number;
+  /** Answer length when the request sets no max_tokens and no scenario answer applies. */
+  outputTokens: number;
+  fault: SimFault;
+  /** Share of requests that get the fault (0..1). */
+  faultRate: number;
+  seed: number;
+  scenario?: SimScenario;
+}
+
+export const DEFAULT_SIM_OPTIONS: SimOptions = {
+  port: 0,
+  ttftBaseMs: 180,
+  prefillMsPerInputToken: 0.08,
+  decodeMsPerToken: 18,
+  jitterMs: 4,
+  tokensPerChunk: 1,
+  reasoningTokens: 0,
+  outputTokens: 60,
+  fault: 'none',
+  faultRate: 1,
+  seed: 1,
+};
+
+
+export interface RunningSim {
+  url: string;
+  port: number;
+  /** Requests served so far (for tests and the demo's log). */
+  served(): number;
+  close(): Promise<void>;
+}
+
+interface ChatBody {
+  model?: unknown;
+  messages?: unknown;
+  max_tokens?: unknown;
+  stream?: unknown;
+}
+
+const FILLER = 'the a model answer of this prompt is simulated for timing and has no meaning beyond its length so counts stay honest'.split(' ');
+
+export async function startSim(partial: Partial<SimOptions> = {}): Promise<RunningSim> {
+  const options = { ...DEFAULT_SIM_OPTIONS, ...partial };
+  const encoder = await loadEncoder('o200k_base');
+  const random = seededRandom(options.seed);
+  let served = 0;
+  const sockets = new Set<import('node:net').Socket>();
+  const server = http.createServer((req, res) => {
+    if (req.method === 'GET' && /\/models\/?$/.test(req.url ?? '')) {
+      json(res, 200, { object: 'list', data: [{ id: 'sim-1', object: 'model', owned_by: 'prompt-insight (simulated)' }] });
+      return;
+    }
+    if (req.method !== 'POST' || !/\/chat\/completions\/?(\?.*)?$/.test(req.url ?? '')) {
+      json(res, 404, { error: { message: `The simulator serves POST …/chat/completions and GET …/models, not ${req.method} ${req.url}` } });
+      return;
+    }
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const arrivedAt = performance.now();
+      served++;
+      let body: ChatBody;
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatBody;
+      } catch {
+        json(res, 400, { error: { message: 'The request body is not JSON.' } });
+        return;
+      }
+      if (!Array.isArray(body.messages)) {
+        json(res, 400, { error: { message: '`messages` must be a list.' } });
+        return;
+      }
+      serveChat(res, body, arrivedAt, options, encoder, random);
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    port,
+    served: () => served,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function serveChat(res: http.ServerResponse, body: ChatBody, arrivedAt: number, options: SimOptions, encoder: TokenEncoder, random: () => number): void {
+  const messages = (body.messages as unknown[]).map((m) => {
+    const message = (m ?? {}) as { role?: unknown; content?: unknown };
+    return { role: String(message.role ?? 'user'), content: typeof message.content === 'string' ? message.content : JSON.stringify(message.content ?? '') };
+  });
+  const inputTokens = chatTokenTotal(messages.map((m) => ({ contentTokens: encoder.count(m.content), roleTokens: encoder.count(m.role) }))).total;
+  const model = `${typeof body.model === 'string' ? body.model : 'sim-1'} (simulated)`;
+  const fault = options.fault !== 'none' && random() < options.faultRate ? options.fault : 'none';
+  if (fault === '429') {
+    json(res, 429, { error: { type: 'rate_limit_exceeded', message: 'Simulated rate limit: slow down.' } }, { 'retry-after': '1' });
+    return;
+  }
+  if (fault === '500') {
+    json(res, 500, { error: { type: 'server_error', message: 'Simulated internal error.' } });
+    return;
+  }
+  const maxTokens = typeof body.max_tokens === 'number' && body.max_tokens > 0 ? Math.floor(body.max_tokens) : undefined;
+  const promptText = messages.map((m) => m.content).join('\n');
+  const pieces = answerPieces(options, promptText, random, encoder, maxTokens);
+  const reasoning = Array.from({ length: options.reasoningTokens }, (_, i) => (i === 0 ? 'Thinking' : ' step'));
+  const jitter = (): number => (random() * 2 - 1) * options.jitterMs;
+  const ttftMs = Math.max(1, options.ttftBaseMs + options.prefillMsPerInputToken * inputTokens + jitter());
+  const id = `chatcmpl-sim-${Math.floor(random() * 1e9)}`;
+  const created = Math.floor(Date.now() / 1000);
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null): string =>
+    `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  const outputTokens = reasoning.length + pieces.length;
+
+  if (fault === 'non-streaming') {
+    const e2e = ttftMs + options.decodeMsPerToken * Math.max(0, outputTokens - 1);
+    setTimeout(() => {
+      const sentAt = performance.now() - arrivedAt;
+      json(res, 200, {
+        id, object: 'chat.completion', created, model,
+        choices: [{ index: 0, message: { role: 'assistant', content: pieces.join('') }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: inputTokens, completion_tokens: outputTokens, total_tokens: inputTokens + outputTokens },
+        x_sim: { ttft_ms: sentAt, e2e_ms: sentAt },
+      });
+    }, e2e);
+    return;
+  }
+
+  // The schedule: every chunk's due time is fixed up front from arrival, so timer lateness does not accumulate.
+  const all = [...reasoning.map((text) => ({ text, reasoning: true })), ...pieces.map((text) => ({ text, reasoning: false }))];
+  const groups: { text: string; reasoning: boolean }[][] = [];
+  for (let i = 0; i < all.length; ) {
+    const group = [all[i]!];
+    i++;
+    while (group.length < options.tokensPerChunk && i < all.length && all[i]!.reasoning === group[0]!.reasoning) group.push(all[i++]!);
+    groups.push(group);
+  }
+  let due = arrivedAt + ttftMs;
+  let next = 0;
+  let firstSentAt: number | undefined;
+  const resetAfter = fault === 'reset' ? Math.max(1, Math.floor(groups.length / 2)) : -1;
+  const malformedAfter = fault === 'malformed' ? Math.max(1, Math.floor(groups.length / 3)) : -1;
+  let closed = false;
+  res.on('close', () => (closed = true));
+  const step = (): void => {
+    if (closed) return;
+    if (firstSentAt === undefined) {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', [SIMULATED_HEADER]: 'prompt-insight' });
+      res.write(chunk({ role: 'assistant', content: '' }));
+    }
+    if (next === resetAfter) {
+      res.socket?.destroy();
+      return;
+    }
+    if (next === malformedAfter) {
+      res.end('data: {"choices": [{"delta": {"content": "broken\n\n');
+      return;
+    }
+    const group = groups[next++]!;
+    const text = group.map((g) => g.text).join('');
+    res.write(chunk(group[0]!.reasoning ? { reasoning_content: text } : { content: text }));
+    firstSentAt ??= performance.now() - arrivedAt;
+    if (fault === 'stall' && next === 1) return; // nothing more, ever: the client's timeout must end it
+    if (next < groups.length) {
+      due += options.decodeMsPerToken * group.length + jitter();
+      setTimeout(step, Math.max(0, due - performance.now()));
+      return;
+    }
+    const e2eMs = performance.now() - arrivedAt;
+    res.write(chunk({}, maxTokens !== undefined && pieces.length >= maxTokens ? 'length' : 'stop'));
+    res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: { prompt_tokens: inputTokens, completion_tokens: outputTokens, total_tokens: inputTokens + outputTokens }, x_sim: { ttft_ms: firstSentAt, e2e_ms: e2eMs } })}\n\n`);
+    res.end('data: [DONE]\n\n');
+  };
+  if (groups.length === 0) groups.push([{ text: '.', reasoning: false }]);
+  setTimeout(step, Math.max(0, due - performance.now()));
+}
+
+/** The answer as pieces of about one token each: a scenario answer, else filler of the configured length. */
+function answerPieces(options: SimOptions, promptText: string, random: () => number, encoder: TokenEncoder, maxTokens: number | undefined): string[] {
+  let pieces: string[];
+  if (options.scenario) {
+    const text = chooseAnswer(options.scenario, promptText, random);
+    pieces = text.match(/\s*[^\s]+/g) ?? [text];
+    pieces = pieces.flatMap((p) => (encoder.count(p) > 1 ? splitPiece(p, encoder.count(p)) : [p]));
+  } else {
+    const n = Math.max(1, Math.round(options.outputTokens * (0.8 + 0.4 * random())));
+    pieces = Array.from({ length: n }, (_, i) => `${i === 0 ? 'Simulated' : ' ' + FILLER[Math.floor(random() * FILLER.length)]}`);
+  }
+  return maxTokens !== undefined ? pieces.slice(0, maxTokens) : pieces;
+}
+
+/** Splits a word into `count` nearly equal parts so one piece stands for about one token. */
+function splitPiece(piece: string, count: number): string[] {
+  const chars = [...piece];
+  const size = Math.ceil(chars.length / count);
+  const out: string[] = [];
+  for (let i = 0; i < chars.length; i += size) out.push(chars.slice(i, i + size).join(''));
+  return out;
+}
+
+function json(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), [SIMULATED_HEADER]: 'prompt-insight', ...headers });
+  res.end(text);
+}
