@@ -3,6 +3,7 @@ import {
   CloseAction, ErrorAction, LanguageClient, TransportKind,
   type CloseHandlerResult, type ErrorHandler, type ErrorHandlerResult, type LanguageClientOptions, type ServerOptions,
 } from 'vscode-languageclient/node';
+import type { ServerInitOptions } from '../protocol/lsp';
 import { promptDocumentSelector } from './documentSelector';
 import { RestartPolicy } from './restartPolicy';
 
@@ -36,7 +37,7 @@ class BoundedRestartHandler implements ErrorHandler {
   }
 }
 
-export function createLanguageClient(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, trace: vscode.LogOutputChannel): LanguageClient {
+export function createLanguageClient(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, trace: vscode.LogOutputChannel, storePath: string): LanguageClient {
   const serverModule = context.asAbsolutePath('dist/server.js');
   const serverOptions: ServerOptions = {
     run: { module: serverModule, transport: TransportKind.stdio },
@@ -45,7 +46,11 @@ export function createLanguageClient(context: vscode.ExtensionContext, log: vsco
   const configuration = vscode.workspace.getConfiguration('promptInsight');
   const clientOptions: LanguageClientOptions = {
     documentSelector: promptDocumentSelector(configuration.get<string[]>('files.include') ?? []),
-    initializationOptions: { settings: { tokens: configuration.get('tokens') } },
+    initializationOptions: {
+      settings: { tokens: configuration.get('tokens'), run: configuration.get('run') },
+      storePath,
+      workspaceFolders: (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath),
+    } satisfies ServerInitOptions,
     synchronize: { configurationSection: 'promptInsight' },
     outputChannel: log,
     traceOutputChannel: trace,

@@ -5,9 +5,11 @@
 import * as vscode from 'vscode';
 import { languages } from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { CLIENT_COMMANDS, isPromptCommandArgs } from '../protocol/lsp';
+import { CLIENT_COMMANDS, isPromptCommandArgs, runsChangedNotification } from '../protocol/lsp';
 import { promptDocumentSelector } from './documentSelector';
 import { createLanguageClient } from './languageClient';
+import { BundledSimulator } from './runs/bundledSim';
+import { RunController } from './runs/runController';
 import { TokenStatusBar } from './statusBar';
 
 let client: LanguageClient | undefined;
@@ -23,9 +25,18 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     return languages.match(promptDocumentSelector(globs), document) > 0;
   };
 
+  const simulator = new BundledSimulator(context.asAbsolutePath('dist/cli.js'), log);
+  const runs = new RunController({
+    context,
+    log,
+    simulator,
+    onRunsStored: (storePath) => void client?.sendNotification(runsChangedNotification, { storePath }).catch(() => undefined),
+  });
+  context.subscriptions.push(simulator, runs);
+
   const ensureStarted = (): Promise<void> => {
     starting ??= (async () => {
-      client = createLanguageClient(context, log, trace);
+      client = createLanguageClient(context, log, trace, runs.storePath);
       try {
         await client.start();
         log.info('Language server started.');
@@ -53,7 +64,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
     vscode.commands.registerCommand('promptInsight.restartServer', () => restart()),
     vscode.commands.registerCommand('promptInsight.showOutput', () => log.show()),
-    vscode.commands.registerCommand(CLIENT_COMMANDS.runPrompt, (args: unknown) => notYet(args, 'Running prompts against an endpoint (TTFT, latency, throughput)')),
+    vscode.commands.registerCommand(CLIENT_COMMANDS.runPrompt, (args: unknown) => runs.run(args, false)),
+    vscode.commands.registerCommand(CLIENT_COMMANDS.runPromptRepeated, (args: unknown) => runs.run(args, true)),
+    vscode.commands.registerCommand(CLIENT_COMMANDS.showRuns, (args: unknown) => runs.showRuns(args)),
+    vscode.commands.registerCommand('promptInsight.setApiKey', () => runs.setApiKey()),
+    vscode.commands.registerCommand('promptInsight.clearApiKey', () => runs.clearApiKey()),
+    vscode.commands.registerCommand('promptInsight.exportResults', () => runs.exportResults()),
     vscode.commands.registerCommand(CLIENT_COMMANDS.compareRevisions, (args: unknown) => notYet(args, 'Comparing prompt revisions from git history')),
     { dispose: () => void client?.stop() },
   );

@@ -2,7 +2,7 @@
  * Custom LSP messages between the extension and the language server: one typed definition each,
  * with a guard the receiver runs before trusting the payload.
  */
-import { RequestType } from 'vscode-languageserver-protocol';
+import { NotificationType, RequestType } from 'vscode-languageserver-protocol';
 
 export interface WireRange {
   start: { line: number; character: number };
@@ -24,16 +24,49 @@ export interface TokenSummary {
 
 export const tokenSummaryRequest = new RequestType<TokenSummaryParams, TokenSummary | null, void>('promptInsight/tokenSummary');
 
+/** The extension appended runs to the results store: the server re-reads it and refreshes lenses. */
+export const runsChangedNotification = new NotificationType<RunsChangedParams>('promptInsight/runsChanged');
+
+export interface RunsChangedParams {
+  storePath: string;
+}
+
+export function isRunsChangedParams(value: unknown): value is RunsChangedParams {
+  const v = value as Partial<RunsChangedParams> | null;
+  return typeof v === 'object' && v !== null && typeof v.storePath === 'string' && v.storePath.length > 0;
+}
+
+/** What the extension passes at start-up besides settings. */
+export interface ServerInitOptions {
+  settings?: unknown;
+  /** The workspace's results store (JSON lines), read for the run lenses and hover estimates. */
+  storePath?: string;
+  /** Workspace folder paths, to match stored runs (workspace-relative) to documents. */
+  workspaceFolders?: string[];
+}
+
+export function readServerInitOptions(value: unknown): ServerInitOptions {
+  const v = (value ?? {}) as { settings?: unknown; storePath?: unknown; workspaceFolders?: unknown };
+  return {
+    settings: v.settings,
+    ...(typeof v.storePath === 'string' && v.storePath ? { storePath: v.storePath } : {}),
+    ...(Array.isArray(v.workspaceFolders) ? { workspaceFolders: v.workspaceFolders.filter((f): f is string => typeof f === 'string') } : {}),
+  };
+}
+
 /** Settings the server reads (section `promptInsight`). */
 export interface ServerSettings {
   tokens: { defaultModel: string; budget: number };
+  run: { repeats: number };
 }
 
-export const DEFAULT_SERVER_SETTINGS: ServerSettings = { tokens: { defaultModel: 'gpt-4o', budget: 0 } };
+export const DEFAULT_SERVER_SETTINGS: ServerSettings = { tokens: { defaultModel: 'gpt-4o', budget: 0 }, run: { repeats: 10 } };
 
 /** Commands the server's CodeLenses invoke; the extension registers them. */
 export const CLIENT_COMMANDS = {
   runPrompt: 'promptInsight.runPrompt',
+  runPromptRepeated: 'promptInsight.runPromptRepeated',
+  showRuns: 'promptInsight.showRuns',
   compareRevisions: 'promptInsight.compareRevisions',
 } as const;
 
@@ -65,8 +98,10 @@ export function isPromptCommandArgs(value: unknown): value is PromptCommandArgs 
 
 /** Settings arrive from the user's configuration: take what is well-typed, default the rest. */
 export function readServerSettings(value: unknown): ServerSettings {
-  const tokens = (value as { tokens?: { defaultModel?: unknown; budget?: unknown } } | null)?.tokens;
+  const raw = value as { tokens?: { defaultModel?: unknown; budget?: unknown }; run?: { repeats?: unknown } } | null;
+  const tokens = raw?.tokens;
   const defaultModel = typeof tokens?.defaultModel === 'string' && tokens.defaultModel.trim() ? tokens.defaultModel.trim() : DEFAULT_SERVER_SETTINGS.tokens.defaultModel;
   const budget = typeof tokens?.budget === 'number' && Number.isFinite(tokens.budget) && tokens.budget > 0 ? tokens.budget : 0;
-  return { tokens: { defaultModel, budget } };
+  const repeats = raw?.run?.repeats;
+  return { tokens: { defaultModel, budget }, run: { repeats: typeof repeats === 'number' && Number.isInteger(repeats) && repeats >= 1 && repeats <= 10_000 ? repeats : DEFAULT_SERVER_SETTINGS.run.repeats } };
 }

@@ -6,9 +6,15 @@
 import { CodeLensRefreshRequest, createConnection, ProposedFeatures, TextDocuments, TextDocumentSyncKind } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { loadEncoder } from '../core/tokens/engine';
-import { isTokenSummaryParams, readServerSettings, tokenSummaryRequest, DEFAULT_SERVER_SETTINGS, type ServerSettings, type TokenSummary } from '../protocol/lsp';
+import {
+  isRunsChangedParams, isTokenSummaryParams, readServerInitOptions, readServerSettings, runsChangedNotification, tokenSummaryRequest,
+  DEFAULT_SERVER_SETTINGS, type ServerSettings, type TokenSummary,
+} from '../protocol/lsp';
 import { DocumentAnalyses } from './documentAnalyses';
 import { promptAt, toCodeLenses, toDiagnostics, toHover, toSymbols } from './presenters';
+import { RunHistory } from './runHistory';
+import type { RunLookup } from './runPresenters';
+import { storedPathMatcher } from './uri';
 
 const DIAGNOSTICS_DELAY_MS = 150;
 
@@ -19,6 +25,8 @@ let canPullConfiguration = false;
 let canRefreshCodeLens = false;
 const analyses = new DocumentAnalyses(analysisOptions(settings));
 const pendingDiagnostics = new Map<string, NodeJS.Timeout>();
+const runHistory = new RunHistory((message) => connection.console.warn(message));
+let workspaceFolders: string[] = [];
 
 process.on('uncaughtException', (error) => connection.console.error(`Prompt Insight server: uncaught ${describeError(error)}`));
 process.on('unhandledRejection', (error) => connection.console.error(`Prompt Insight server: unhandled ${describeError(error)}`));
@@ -30,7 +38,10 @@ function analysisOptions(current: ServerSettings) {
 connection.onInitialize((params) => {
   canPullConfiguration = params.capabilities.workspace?.configuration === true;
   canRefreshCodeLens = params.capabilities.workspace?.codeLens?.refreshSupport === true;
-  settings = readServerSettings((params.initializationOptions as { settings?: unknown } | undefined)?.settings);
+  const init = readServerInitOptions(params.initializationOptions);
+  settings = readServerSettings(init.settings);
+  runHistory.setPath(init.storePath);
+  workspaceFolders = init.workspaceFolders ?? [];
   analyses.setOptions(analysisOptions(settings));
   return {
     capabilities: {
@@ -50,6 +61,16 @@ connection.onInitialized(() => {
   setImmediate(() => void Promise.all([loadEncoder('o200k_base'), loadEncoder('cl100k_base')]).catch((e) => connection.console.error(describeError(e))));
   void refreshSettings();
 });
+
+connection.onNotification(runsChangedNotification, (params) => {
+  if (!isRunsChangedParams(params)) return;
+  runHistory.setPath(params.storePath);
+  if (canRefreshCodeLens) connection.sendRequest(CodeLensRefreshRequest.type).catch(() => undefined);
+});
+
+function runLookup(uri: string): RunLookup {
+  return { records: runHistory.all(), isThisFile: storedPathMatcher(uri, workspaceFolders) };
+}
 
 connection.onDidChangeConfiguration((change) => {
   void refreshSettings((change.settings as { promptInsight?: unknown } | null)?.promptInsight);
@@ -99,7 +120,7 @@ connection.onHover((params) =>
     const document = documents.get(params.textDocument.uri);
     if (!document) return null;
     const analyzed = await analyses.get(document);
-    return toHover(analyzed.analysis, analyzed.lines.offsetAt(params.position), analyzed.lines);
+    return toHover(analyzed.analysis, analyzed.lines.offsetAt(params.position), analyzed.lines, runLookup(document.uri));
   }, null),
 );
 
@@ -108,7 +129,7 @@ connection.onCodeLens((params) =>
     const document = documents.get(params.textDocument.uri);
     if (!document) return [];
     const analyzed = await analyses.get(document);
-    return toCodeLenses(document.uri, analyzed.analysis, analyzed.lines);
+    return toCodeLenses(document.uri, analyzed.analysis, analyzed.lines, runLookup(document.uri), settings.run.repeats);
   }, []),
 );
 

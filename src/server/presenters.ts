@@ -7,6 +7,7 @@ import { rangeAt, type PositionMapper } from '../core/formats/lineIndex';
 import type { PromptDiagnostic } from '../core/formats/model';
 import { CLIENT_COMMANDS, type PromptCommandArgs } from '../protocol/lsp';
 import { contextNote, encodingNote, formatCount } from './format';
+import { runHoverSection, runLensTitle, runsViewFor, type RunLookup } from './runPresenters';
 
 const SEVERITY: Record<PromptDiagnostic['severity'], DiagnosticSeverity> = {
   error: DiagnosticSeverity.Error,
@@ -25,7 +26,7 @@ export function toDiagnostics(analysis: FileAnalysis, lines: PositionMapper): Di
   }));
 }
 
-export function toCodeLenses(uri: string, analysis: FileAnalysis, lines: PositionMapper): CodeLens[] {
+export function toCodeLenses(uri: string, analysis: FileAnalysis, lines: PositionMapper, runs: RunLookup, repeats: number): CodeLens[] {
   const lenses: CodeLens[] = [];
   analysis.prompts.forEach((prompt, promptIndex) => {
     const line = lines.positionAt(prompt.prompt.range.start).line;
@@ -35,13 +36,16 @@ export function toCodeLenses(uri: string, analysis: FileAnalysis, lines: Positio
     lenses.push(
       { range, command: { title: count, command: '' } },
       { range, command: { title: '▶ Run', command: CLIENT_COMMANDS.runPrompt, arguments: [args] } },
+      { range, command: { title: `Run ×${repeats}`, command: CLIENT_COMMANDS.runPromptRepeated, arguments: [args] } },
       { range, command: { title: 'Compare revisions', command: CLIENT_COMMANDS.compareRevisions, arguments: [args] } },
     );
+    const view = runsViewFor(prompt, runs);
+    if (view) lenses.push({ range, command: { title: runLensTitle(view, prompt), command: CLIENT_COMMANDS.showRuns, arguments: [args] } });
   });
   return lenses;
 }
 
-export function toHover(analysis: FileAnalysis, offset: number, lines: PositionMapper): Hover | null {
+export function toHover(analysis: FileAnalysis, offset: number, lines: PositionMapper, runs: RunLookup): Hover | null {
   const prompt = promptAt(analysis, offset);
   if (!prompt) return null;
   const messageIndex = prompt.messages.findIndex((m) => m.range.start <= offset && offset <= m.range.end);
@@ -51,7 +55,8 @@ export function toHover(analysis: FileAnalysis, offset: number, lines: PositionM
   const overhead = prompt.overheadTokens > 0 ? ` + ${prompt.overheadTokens} chat overhead` : '';
   rows.push(`| whole prompt (${prompt.messages.length} message${prompt.messages.length === 1 ? '' : 's'}${overhead}) | **${formatCount(prompt.totalTokens, prompt.exact)}** |`);
   const notes = [encodingNote(prompt), contextNote(prompt), prompt.tokenBudget ? `budget ${formatCount(prompt.tokenBudget, true)} tokens` : undefined].filter(Boolean);
-  const value = [`**Prompt Insight** · \`${prompt.prompt.name.replace(/`/g, "'")}\``, '', ...rows, '', notes.join(' · ')].join('\n');
+  const view = runsViewFor(prompt, runs);
+  const value = [`**Prompt Insight** · \`${prompt.prompt.name.replace(/`/g, "'")}\``, '', ...rows, '', notes.join(' · '), ...(view ? ['', '---', '', runHoverSection(view, prompt)] : [])].join('\n');
   const range = message ? rangeAt(lines, message.range) : undefined;
   return { contents: { kind: MarkupKind.Markdown, value }, ...(range ? { range } : {}) };
 }

@@ -36,12 +36,13 @@ describe('language server over stdio', () => {
     await fresh.dispose();
   });
 
-  it.each(EXAMPLES)('%s: CodeLens with token total, Run and Compare above the prompt', async (name) => {
+  it.each(EXAMPLES)('%s: CodeLens with token total, Run, Run ×N and Compare above the prompt', async (name) => {
     const { uri } = await server.open(`lens/${name}`, example(name));
     const lenses = (await server.connection.sendRequest(CodeLensRequest.type, { textDocument: { uri } })) as CodeLens[];
-    expect(lenses.map((l) => l.command?.title)).toEqual([expect.stringMatching(/^\d+ tokens · \d messages?$/), '▶ Run', 'Compare revisions']);
+    expect(lenses.map((l) => l.command?.title)).toEqual([expect.stringMatching(/^\d+ tokens · \d messages?$/), '▶ Run', 'Run ×10', 'Compare revisions']);
     expect(lenses[1]!.command!.command).toBe('promptInsight.runPrompt');
-    expect(lenses[2]!.command!.arguments![0]).toMatchObject({ uri, promptIndex: 0 });
+    expect(lenses[2]!.command!.command).toBe('promptInsight.runPromptRepeated');
+    expect(lenses[3]!.command!.arguments![0]).toMatchObject({ uri, promptIndex: 0 });
     expect(lenses[0]!.range.start.line).toBe(0);
   });
 

@@ -2,6 +2,7 @@
  * Where the time goes, in the words of MISSION.md's attribution rules. Each hint states the
  * numbers that triggered it; none is given when the runs cannot support it.
  */
+import { formatMs } from './format';
 import type { LatencyFit } from './latencyModel';
 import type { RunSummary } from './summary';
 
@@ -44,8 +45,4 @@ export function attributionHints(summary: RunSummary, fit: LatencyFit | undefine
     });
   }
   return hints;
-}
-
-export function formatMs(ms: number): string {
-  return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${Math.round(ms)} ms`;
 }

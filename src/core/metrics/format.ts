@@ -1,0 +1,34 @@
+/** How run metrics read in every view (CodeLens, hover, CLI, panel), so they always agree. */
+import type { MetricSummary, RunSummary } from './summary';
+
+export function formatMs(ms: number): string {
+  return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${Math.round(ms)} ms`;
+}
+
+export function formatRate(perSec: number): string {
+  return perSec >= 100 ? perSec.toFixed(0) : perSec.toFixed(1);
+}
+
+/** `TTFT 312 ms · E2E 1.84 s · 41 tok/s · p50 of 20 (p99 n/a)`; one run reads `… · 1 run`. */
+export function runSummaryLine(summary: RunSummary): string {
+  if (summary.ok === 0) {
+    const errors = Object.entries(summary.errors).map(([kind, n]) => `${kind} ×${n}`).join(', ');
+    return `${summary.runs} run${summary.runs === 1 ? '' : 's'} failed${errors ? ` (${errors})` : ''}`;
+  }
+  const parts: string[] = [];
+  const ttft = summary.ttftMs.p50;
+  const e2e = summary.e2eMs.p50;
+  const rate = summary.outputTokensPerSec.p50;
+  if (ttft !== null) parts.push(`TTFT ${formatMs(ttft)}`);
+  if (e2e !== null) parts.push(`E2E ${formatMs(e2e)}`);
+  if (rate !== null) parts.push(`${formatRate(rate)} tok/s`);
+  const n = summary.ttftMs.n;
+  parts.push(n === 1 ? '1 run' : `p50 of ${n}${summary.ttftMs.p99 === null ? ' (p99 n/a)' : ''}`);
+  const failed = summary.runs - summary.ok;
+  if (failed > 0) parts.push(`${failed} failed`);
+  return parts.join(' · ');
+}
+
+export function percentileCells(metric: MetricSummary, format: (v: number) => string): string[] {
+  return [metric.p50, metric.p90, metric.p99, metric.p999].map((v) => (v === null ? 'n/a' : format(v)));
+}

@@ -1,0 +1,58 @@
+/** Run metrics in the editor: the lens line above each prompt and the hover section with the estimate. */
+import type { PromptAnalysis } from '../core/analysis';
+import { formatMs, formatRate, percentileCells, runSummaryLine } from '../core/metrics/format';
+import { estimateLatency } from '../core/metrics/latencyModel';
+import type { StoredRun } from '../core/store/resultsStore';
+import { promptRunsView, type PromptRunsView } from '../core/store/promptRuns';
+import { promptContentHash, renderPromptRequest } from '../core/run/promptRequest';
+
+export interface RunLookup {
+  records: readonly StoredRun[];
+  /** Whether a stored (workspace-relative or CLI-given) file path names this document. */
+  isThisFile: (stored: string) => boolean;
+}
+
+export function runsViewFor(prompt: PromptAnalysis, lookup: RunLookup): PromptRunsView | undefined {
+  if (lookup.records.length === 0) return undefined;
+  let promptHash: string;
+  try {
+    promptHash = promptContentHash(renderPromptRequest(prompt.prompt, {}, { endpointDefault: 'any' }).request);
+  } catch {
+    return undefined;
+  }
+  return promptRunsView(lookup.records, { file: lookup.isThisFile, prompt: prompt.prompt.name, promptHash });
+}
+
+export function runLensTitle(view: PromptRunsView, prompt: PromptAnalysis): string {
+  const label = view.simulated ? ' · simulated' : '';
+  if (view.current) return `${runSummaryLine(view.current)}${label}`;
+  if (view.fit) {
+    const estimate = estimateLatency(view.fit, prompt.totalTokens);
+    return `edited since last run · est. TTFT ${formatMs(estimate.ttftMs)}${estimate.e2eMs !== null ? ` · E2E ${formatMs(estimate.e2eMs)}` : ''} (fit of ${estimate.basedOnRuns})${label}`;
+  }
+  return `edited since last run${label}`;
+}
+
+export function runHoverSection(view: PromptRunsView, prompt: PromptAnalysis): string {
+  const lines: string[] = [];
+  const endpoint = `\`${view.endpointName.replace(/`/g, "'")}\`${view.simulated ? ' (**simulated** endpoint, not a real model)' : ''}`;
+  if (view.current) {
+    const s = view.current;
+    lines.push(`**Runs of this text** on ${endpoint} · ${view.model} · ${s.ok}/${s.runs} ok`, '', '| | p50 | p90 | p99 | p99.9 | n |', '|---|---:|---:|---:|---:|---:|');
+    lines.push(`| TTFT | ${percentileCells(s.ttftMs, formatMs).join(' | ')} | ${s.ttftMs.n} |`);
+    lines.push(`| E2E | ${percentileCells(s.e2eMs, formatMs).join(' | ')} | ${s.e2eMs.n} |`);
+    lines.push(`| TPOT | ${percentileCells(s.tpotMs, (v) => `${v.toFixed(1)} ms`).join(' | ')} | ${s.tpotMs.n} |`);
+    lines.push(`| output tok/s | ${percentileCells(s.outputTokensPerSec, formatRate).join(' | ')} | ${s.outputTokensPerSec.n} |`);
+    const errors = Object.entries(s.errors);
+    if (errors.length > 0) lines.push('', `errors: ${errors.map(([k, n]) => `${k} ×${n}`).join(', ')}`);
+  } else {
+    lines.push(`**No runs of this exact text yet** (last run on ${endpoint} · ${view.model})`);
+  }
+  if (view.fit) {
+    const estimate = estimateLatency(view.fit, prompt.totalTokens);
+    const slope = view.fit.msPerInputToken !== 0 ? `, ${view.fit.msPerInputToken >= 0 ? '+' : ''}${(view.fit.msPerInputToken * 1000).toFixed(0)} ms per 1k input tokens` : ', input length did not vary';
+    lines.push('', `Estimate for the current text (${prompt.totalTokens.toLocaleString('en-US')} input tokens): TTFT ≈ ${formatMs(estimate.ttftMs)}${estimate.e2eMs !== null ? `, E2E ≈ ${formatMs(estimate.e2eMs)}` : ''} — fitted from ${estimate.basedOnRuns} run${estimate.basedOnRuns === 1 ? '' : 's'}${slope}.`);
+  }
+  for (const hint of view.hints) lines.push('', `💡 ${hint.message}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,69 @@
+/** Run metrics in the editor: the server reads the results store and shows lenses and hover estimates. */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CodeLensRequest, HoverRequest, type CodeLens, type MarkupContent } from 'vscode-languageserver-protocol/node';
+import { httpTransport } from '../../src/core/endpoint/transport';
+import { executePromptRuns, planPromptRun } from '../../src/core/run/promptRun';
+import { startSim, type RunningSim } from '../../src/core/sim/simServer';
+import { ResultsStore } from '../../src/core/store/resultsStore';
+import { runsChangedNotification } from '../../src/protocol/lsp';
+import { LspHarness } from './lspHarness';
+
+const text = readFileSync('examples/homes/homes.prompty', 'utf8');
+let server: LspHarness;
+let sim: RunningSim;
+let store: ResultsStore;
+
+async function runHomes(runs: number, source = text): Promise<void> {
+  const plan = await planPromptRun('runs/homes.prompty', source, {});
+  await executePromptRuns(httpTransport({ name: 'Test simulator', provider: 'openai', baseUrl: sim.url, simulated: true }, undefined), plan, { runs, concurrency: 4, warmup: 0, timeoutMs: 5000, store });
+}
+
+const lenses = async (uri: string) => ((await server.connection.sendRequest(CodeLensRequest.type, { textDocument: { uri } })) as CodeLens[]).map((l) => l.command!.title);
+
+beforeAll(async () => {
+  sim = await startSim({ ttftBaseMs: 30, decodeMsPerToken: 1, outputTokens: 10 });
+  store = new ResultsStore(join(mkdtempSync(join(tmpdir(), 'pi-lens-')), 'runs.jsonl'));
+  await runHomes(12);
+  server = new LspHarness();
+  await server.initialize({ storePath: store.path, workspaceFolders: ['/tmp/prompt-insight-test'] });
+});
+afterAll(async () => {
+  await server.dispose();
+  await sim.close();
+});
+
+describe('run lenses and hover', () => {
+  it('shows TTFT · E2E · tok/s · p50 of N (p99 n/a) for the runs of this exact text, labelled simulated', async () => {
+    const { uri } = await server.open('runs/homes.prompty', text);
+    const titles = await lenses(uri);
+    expect(titles[4]).toMatch(/^TTFT \d+ ms · E2E \d+ ms · [\d.]+ tok\/s · p50 of 12 \(p99 n\/a\) · simulated$/);
+  });
+
+  it('hover carries the percentile table, the estimate for the current text and the runs behind it', async () => {
+    const { uri } = await server.open('runs/hover/../homes.prompty', text);
+    const line = text.split('\n').findIndex((l) => l.startsWith('Find homes'));
+    const hover = await server.connection.sendRequest(HoverRequest.type, { textDocument: { uri }, position: { line, character: 2 } });
+    const value = (hover!.contents as MarkupContent).value;
+    expect(value).toContain('**Runs of this text** on `Test simulator` (**simulated** endpoint, not a real model)');
+    expect(value).toMatch(/\| TTFT \| \d+ ms \| \d+ ms \| n\/a \| n\/a \| 12 \|/);
+    expect(value).toMatch(/Estimate for the current text \([\d,]+ input tokens\): TTFT ≈ \d+ ms, E2E ≈ \d+ ms — fitted from 12 runs/);
+  });
+
+  it('after an edit the lens estimates from the fit; new runs appear after runsChanged', async () => {
+    const edited = text.replace('Find homes nearby', 'Find homes nearby, quiet street');
+    const { uri } = await server.open('runs/other/homes.prompty', edited);
+    // Stored paths are workspace-relative: this document is another file, so it has no runs.
+    expect(await lenses(uri)).toHaveLength(4);
+    const opened = 'file:///tmp/prompt-insight-test/runs/homes.prompty';
+    await server.change(opened, 2, [{ text: edited }]);
+    await server.nextDiagnostics(opened, 2);
+    expect((await lenses(opened))[4]).toMatch(/^edited since last run · est\. TTFT \d+ ms · E2E \d+ ms \(fit of 12\) · simulated$/);
+    await runHomes(3, edited);
+    await server.connection.sendNotification(runsChangedNotification, { storePath: store.path });
+    const titles = await lenses('file:///tmp/prompt-insight-test/runs/homes.prompty');
+    expect(titles[4]).toMatch(/p50 of 3 \(p99 n\/a\)/);
+  });
+});
