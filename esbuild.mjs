@@ -13,12 +13,23 @@ const shared = {
   legalComments: 'none',
 };
 
-const node = { ...shared, platform: 'node', format: 'cjs', target: 'node20' };
+// The BPE rank tables are most of every Node bundle's size. They are built once, as their own files
+// (dist/bpeRanks-*.mjs, ES modules), and the extension, server and CLI load them at run time from beside themselves.
+const RANK_TABLES = ['o200k_base', 'cl100k_base'];
+const sharedRankTables = {
+  name: 'shared-rank-tables',
+  setup(build) {
+    build.onResolve({ filter: /^gpt-tokenizer\/bpeRanks\/[\w]+$/ }, (args) => ({ path: `./bpeRanks-${args.path.split('/').pop()}.mjs`, external: true }));
+  },
+};
+
+const node = { ...shared, platform: 'node', format: 'cjs', target: 'node20', plugins: [sharedRankTables] };
 
 const builds = [
   { ...node, entryPoints: { extension: 'src/extension/main.ts' }, outdir: 'dist', external: ['vscode'] },
   { ...node, entryPoints: { server: 'src/server/main.ts' }, outdir: 'dist' },
   { ...node, entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
+  ...RANK_TABLES.map((table) => ({ ...shared, platform: 'node', format: 'esm', outExtension: { '.js': '.mjs' }, target: 'node20', sourcemap: false, entryPoints: { [`bpeRanks-${table}`]: `node_modules/gpt-tokenizer/esm/bpeRanks/${table}.js` }, outdir: 'dist' })),
   { ...shared, entryPoints: { webview: 'webview/main.ts' }, outdir: 'dist', platform: 'browser', format: 'iife', target: 'chrome120' },
 ];
 

@@ -1,17 +1,21 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseScenario } from '../../src/core/sim/scenario';
+import { startSim, type RunningSim } from '../../src/core/sim/simServer';
 import { startCodeServer, type RunningCodeServer } from './codeServer';
 
 const ARTIFACTS = 'test-artifacts/e2e';
 const example = (name: string) => readFileSync(`examples/homes/${name}`, 'utf8');
 
 let server: RunningCodeServer;
+let sim: RunningSim;
 let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
+  sim = await startSim({ ttftBaseMs: 120, decodeMsPerToken: 8, scenario: parseScenario(example('homes.sim.yaml')) });
   server = await startCodeServer({
     'homes.prompty': example('homes.prompty'),
     'homes.prompt.yml': example('homes.prompt.yml'),
@@ -19,6 +23,9 @@ beforeAll(async () => {
     'homes.prompt.md': example('homes.prompt.md'),
     'homes.prompt.txt': example('homes.prompt.txt'),
     'broken.prompty': '---\nname: broken\nmodel: [oops\n---\nsytem:\nHello\n',
+  }, {
+    'promptInsight.endpoints': [{ name: 'E2E simulator', provider: 'openai', baseUrl: sim.url }],
+    'promptInsight.run.endpoint': 'E2E simulator',
   });
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
@@ -32,6 +39,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
+  await sim?.close();
 });
 
 /** Opens a workspace file the way a user does: Quick Open, type the name, Enter. */
@@ -79,10 +87,19 @@ describe('Prompt Insight in a real VS Code (code-server 1.139 + Chromium)', () =
     await page.screenshot({ path: `${ARTIFACTS}/diagnostics.png` });
   });
 
-  it('"▶ Run" says clearly that running is not available yet', async () => {
-    await openFile('homes.prompt.txt');
+  it('"▶ Run" streams the answer into a read-only document and the TTFT CodeLens appears', async () => {
+    await openFile('homes.prompty');
     await page.locator('.codelens-decoration a', { hasText: '▶ Run' }).first().click();
-    await page.locator('.notification-toast', { hasText: 'is not available in this version yet' }).waitFor({ timeout: 30_000 });
-    await page.screenshot({ path: `${ARTIFACTS}/run-not-yet.png` });
+    await page.locator('.tab', { hasText: 'homes-assistant (run 1).md' }).waitFor({ timeout: 30_000 });
+    const answer = page.locator('.editor-group-container .view-lines', { hasText: 'Metrics' });
+    // Monaco renders spaces as no-break spaces.
+    await expect.poll(async () => ((await answer.first().textContent().catch(() => '')) ?? '').replace(/\u00a0/g, ' '), { timeout: 30_000 }).toMatch(/E2E simulator.*Single-family house.*Metrics — SIMULATED endpoint.*TTFT/s);
+    await page.locator('.notification-toast', { hasText: /homes-assistant.*TTFT \d+ ms/ }).waitFor({ timeout: 30_000 });
+    expect(sim.served()).toBeGreaterThanOrEqual(1);
+    await page.screenshot({ path: `${ARTIFACTS}/run-answer.png` });
+    await openFile('homes.prompty');
+    const metricsLens = page.locator('.codelens-decoration', { hasText: /TTFT \d+ ms · E2E [\d.]+ m?s · [\d.]+ tok\/s · 1 run · simulated/ });
+    await metricsLens.first().waitFor({ timeout: 30_000 });
+    await page.screenshot({ path: `${ARTIFACTS}/run-lens.png` });
   });
 });

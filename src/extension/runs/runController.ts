@@ -118,7 +118,8 @@ export class RunController implements vscode.Disposable {
     );
     this.deps.onRunsStored(store.path);
     const records = result.outcomes.map((o) => o.record);
-    this.documents.append(output, `\n\n## Metrics\n\n${metricsMarkdown(result.summary)}\n`);
+    const simulated = choice.config.simulated === true || records.some((r) => r.simulated);
+    this.documents.append(output, `\n\n## Metrics${simulated ? ' — SIMULATED endpoint (scripted answers and timings, not a real model)' : ''}\n\n${metricsMarkdown(result.summary)}\n`);
     for (const hint of attributionHints(result.summary, fitLatency(records), concurrency)) this.documents.append(output, `\n- ${hint.message}`);
     const failures = records.filter((r) => r.error && r.error.kind !== 'cancelled');
     if (failures.length > 0) {
@@ -130,7 +131,7 @@ export class RunController implements vscode.Disposable {
     } else if (result.summary.ok === 0 && failures.length > 0) {
       void vscode.window.showErrorMessage(`Prompt Insight: '${plan.prompt.name}' failed on ${choice.config.name}: ${failures[0]!.error!.message}`, 'Show Output').then((c) => c && this.deps.log.show());
     } else {
-      void vscode.window.showInformationMessage(`Prompt Insight: '${plan.prompt.name}' · ${runSummaryLine(result.summary)}${choice.config.simulated ? ' · simulated' : ''}`);
+      void vscode.window.showInformationMessage(`Prompt Insight: '${plan.prompt.name}' · ${runSummaryLine(result.summary)}${simulated ? ' · simulated' : ''}`);
     }
   }
 

@@ -1,0 +1,52 @@
+/** Restricted Mode (untrusted workspace): token counts work, nothing is sent to any endpoint. */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSim, type RunningSim } from '../../src/core/sim/simServer';
+import { startCodeServer, type RunningCodeServer } from './codeServer';
+
+const ARTIFACTS = 'test-artifacts/e2e';
+let server: RunningCodeServer;
+let sim: RunningSim;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  sim = await startSim({ ttftBaseMs: 10, decodeMsPerToken: 1 });
+  server = await startCodeServer(
+    { 'homes.prompty': readFileSync('examples/homes/homes.prompty', 'utf8') },
+    {
+      'security.workspace.trust.enabled': true,
+      'security.workspace.trust.startupPrompt': 'never',
+      'security.workspace.trust.banner': 'always',
+      // User settings (not workspace settings): honoured even in Restricted Mode, so only trust stops the send.
+      'promptInsight.endpoints': [{ name: 'E2E simulator', provider: 'openai', baseUrl: sim.url }],
+      'promptInsight.run.endpoint': 'E2E simulator',
+    },
+  );
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  await page.goto(server.url);
+  await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  await sim?.close();
+});
+
+describe('Restricted Mode', () => {
+  it('counts tokens but refuses to run, and the endpoint receives nothing', async () => {
+    await page.keyboard.press('Control+P');
+    await page.locator('.quick-input-widget input').pressSequentially('homes.prompty', { delay: 10 });
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'homes.prompty' }).first().click();
+    const lens = page.locator('.codelens-decoration').first();
+    await expect.poll(async () => (await lens.textContent()) ?? '', { timeout: 60_000 }).toMatch(/\d+ tokens · 2 messages/);
+    await page.locator('.codelens-decoration a', { hasText: '▶ Run' }).first().click();
+    await page.locator('.notification-toast', { hasText: 'does not send prompts in Restricted Mode' }).waitFor({ timeout: 30_000 });
+    await page.screenshot({ path: `${ARTIFACTS}/restricted-mode.png` });
+    expect(sim.served()).toBe(0);
+  });
+});
