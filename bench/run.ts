@@ -2,6 +2,7 @@
 import { cpus } from 'node:os';
 import { benchHover } from './hover';
 import { benchTokenizers } from './tokenizers';
+import { benchTtft } from './ttft';
 
 async function main(): Promise<void> {
   const which = process.argv.slice(2);
@@ -9,6 +10,7 @@ async function main(): Promise<void> {
   console.log(`# Prompt Insight benchmarks\n\n${new Date().toISOString()} · Node ${process.version} · ${cpus().length}× ${cpus()[0]?.model ?? 'cpu'}\n`);
   if (want('tokenizers')) console.log(`${await benchTokenizers()}\n`);
   if (want('hover')) console.log(`${await benchHover()}\n`);
+  if (want('ttft')) console.log(`${await benchTtft()}\n`);
 }
 
 main().catch((error) => {

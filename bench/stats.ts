@@ -1,15 +1,13 @@
 /** Tiny helpers for benchmark tables: medians, percentiles, aligned columns. */
+import { percentile } from '../src/core/metrics/summary';
 export function median(values: number[]): number {
   return quantile(values, 0.5);
 }
 
+/** The product's one percentile definition (core/metrics), so benchmarks and views agree. */
 export function quantile(values: number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
-  if (sorted.length === 0) return Number.NaN;
-  const position = (sorted.length - 1) * q;
-  const lower = Math.floor(position);
-  const upper = Math.ceil(position);
-  return sorted[lower]! + (sorted[upper]! - sorted[lower]!) * (position - lower);
+  return sorted.length === 0 ? Number.NaN : percentile(sorted, q);
 }
 
 export function table(headers: string[], rows: (string | number)[][]): string {

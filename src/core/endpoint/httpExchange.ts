@@ -50,8 +50,11 @@ export function exchange(spec: HttpRequestSpec, options: ExchangeOptions): Promi
     let settled = false;
     let startedAt = now();
     let responseStarted = false;
+    /** Decodes reads that arrived but were not decoded yet (so a failing stream keeps its partial answer). */
+    let flushPending = (): void => undefined;
     const finish = (error?: EndpointError): void => {
       if (settled) return;
+      flushPending();
       settled = true;
       const endedAt = now();
       clearTimeout(timer);
@@ -92,20 +95,34 @@ export function exchange(spec: HttpRequestSpec, options: ExchangeOptions): Promi
       }
       streamed = !/application\/json/i.test(contentType);
       const decoder = options.decoderFor(contentType);
-      response.on('data', (chunk: Buffer) => {
-        const t = now();
-        if (settled) return;
-        for (const event of decoder.feed(chunk, t)) {
+      // The read handler only timestamps and queues; decoding runs after the event loop has read
+      // every socket that is ready, so one stream's parsing never delays another stream's timestamp.
+      const pending: { chunk: Buffer; t: number }[] = [];
+      let drainScheduled = false;
+      const deliver = (produced: TimedEvent[]): void => {
+        for (const event of produced) {
           events.push(event);
           options.onEvent?.(event);
+        }
+      };
+      const drain = (): void => {
+        drainScheduled = false;
+        if (settled) return;
+        for (const { chunk, t } of pending.splice(0)) deliver(decoder.feed(chunk, t));
+      };
+      flushPending = drain;
+      response.on('data', (chunk: Buffer) => {
+        pending.push({ chunk, t: now() });
+        if (!drainScheduled) {
+          drainScheduled = true;
+          setImmediate(drain);
         }
       });
       response.on('end', () => {
+        const t = now();
+        drain();
         if (settled) return;
-        for (const event of decoder.end(now())) {
-          events.push(event);
-          options.onEvent?.(event);
-        }
+        deliver(decoder.end(t));
         finish();
       });
       response.on('aborted', () => finish(new EndpointError('connection_reset', 'The connection closed mid-stream; the answer is incomplete.', status ?? undefined)));
@@ -115,7 +132,15 @@ export function exchange(spec: HttpRequestSpec, options: ExchangeOptions): Promi
       onAbort();
       return;
     }
+    // Request start is when the bytes can go on the wire: at once on a pooled connection, else when
+    // the new connection (and TLS) is up. Taking it at end() instead would count connection set-up and,
+    // under many concurrent starts, the client's own queue as model latency.
     startedAt = now();
+    request.on('socket', (socket) => {
+      const ready = (socket as { connecting?: boolean }).connecting !== true && !(isHttps && !(socket as { encrypted?: boolean; authorized?: boolean; _secureEstablished?: boolean })._secureEstablished);
+      if (ready) startedAt = now();
+      else socket.once(isHttps ? 'secureConnect' : 'connect', () => (startedAt = now()));
+    });
     request.end(body);
   });
 }
