@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { SIMULATED_HEADER } from '../endpoint/httpExchange';
 import { chatTokenTotal } from '../tokens/chatOverhead';
 import { loadEncoder, type TokenEncoder } from '../tokens/engine';
-import { seededRandom } from './random';
+import { seededRandom } from '../stats/random';
 import { chooseAnswer, type SimScenario } from './scenario';
 
 export const SIM_FAULTS = ['none', '429', '500', 'reset', 'stall', 'malformed', 'non-streaming'] as const;
