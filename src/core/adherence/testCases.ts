@@ -1,0 +1,146 @@
+/**
+ * Test cases of a prompt, from wherever its format keeps them: GitHub `.prompt.yml` `testData` ×
+ * `evaluators`; for the other formats a sidecar `NAME.tests.yaml` beside the prompt file or a
+ * front-matter `tests:` key, in promptfoo's vocabulary. Problems are reported, never thrown.
+ */
+import { basename, dirname, join } from 'node:path';
+import { readFrontMatter } from '../formats/frontMatterDoc';
+import type { Prompt, PromptFormat } from '../formats/model';
+import { isPlainRecord, parseYaml } from '../formats/yaml';
+
+export const ASSERTION_TYPES = [
+  'equals', 'contains', 'icontains', 'contains-any', 'contains-all', 'icontains-any', 'icontains-all', 'starts-with', 'ends-with', 'regex',
+  'is-json', 'contains-json', 'json-schema', 'word-count', 'length', 'latency', 'ttft', 'llm-rubric', 'llm-choice',
+] as const;
+export type AssertionType = (typeof ASSERTION_TYPES)[number];
+
+export interface Assertion {
+  type: AssertionType;
+  negate: boolean;
+  value?: unknown;
+  /** Per-assertion bound: ms for latency/ttft, minimum score for llm-rubric/llm-choice. */
+  threshold?: number;
+  weight: number;
+  label: string;
+  /** GitHub llm evaluator: judge prompt, choices with scores, optional system prompt. */
+  judge?: { prompt: string; choices: { choice: string; score: number }[]; systemPrompt?: string; modelId?: string };
+}
+
+export interface TestCase {
+  description: string;
+  vars: Record<string, unknown>;
+  assertions: Assertion[];
+  /** The run passes when its weighted score reaches this (default: every assertion passes). */
+  threshold: number;
+}
+
+export interface TestSuite {
+  cases: TestCase[];
+  /** Where the cases came from, for messages. */
+  source: string;
+  problems: string[];
+}
+
+/** `homes.prompty`, `homes.prompt.md`, `homes.prompt.txt`, `homes.prompt` → `homes.tests.yaml`. */
+export function sidecarPathFor(file: string): string {
+  const name = basename(file).replace(/\.(prompty|prompt\.ya?ml|prompt\.md|prompt\.txt|prompt|txt|md)$/i, '');
+  return join(dirname(file), `${name}.tests.yaml`);
+}
+
+export function loadTestSuite(file: string, text: string, format: PromptFormat, prompt: Prompt, readFile: (path: string) => string | undefined): TestSuite {
+  if (format === 'github-prompt-yaml') return githubSuite(prompt);
+  const problems: string[] = [];
+  const frontTests = format === 'text' ? undefined : readFrontMatter(text).fields.raw('tests');
+  if (frontTests !== undefined) return { cases: promptfooCases({ tests: frontTests }, 'front matter', problems), source: `${basename(file)} front matter`, problems };
+  const sidecar = sidecarPathFor(file);
+  const sidecarText = readFile(sidecar);
+  if (sidecarText === undefined) return { cases: [], source: basename(sidecar), problems: [`No test cases: add ${basename(sidecar)} beside the prompt (promptfoo-style \`tests:\` with \`assert:\`), or a \`tests:\` key in its front matter.`] };
+  const parsed = parseYaml(sidecarText, 0);
+  const error = parsed.diagnostics.find((d) => d.severity === 'error');
+  if (error) return { cases: [], source: basename(sidecar), problems: [`${basename(sidecar)}: ${error.message}`] };
+  return { cases: promptfooCases(parsed.value, basename(sidecar), problems), source: basename(sidecar), problems };
+}
+
+function promptfooCases(root: unknown, where: string, problems: string[]): TestCase[] {
+  const doc = Array.isArray(root) ? { tests: root } : isPlainRecord(root) ? root : undefined;
+  if (!doc || !Array.isArray(doc.tests)) {
+    problems.push(`${where}: expected \`tests:\` with a list of test cases.`);
+    return [];
+  }
+  const defaults = isPlainRecord(doc.defaultTest) ? doc.defaultTest : {};
+  const defaultAsserts = Array.isArray(defaults.assert) ? defaults.assert : [];
+  const cases: TestCase[] = [];
+  doc.tests.forEach((raw, index) => {
+    if (!isPlainRecord(raw)) return problems.push(`${where}: tests[${index}] is not a mapping.`);
+    const vars = { ...(isPlainRecord(defaults.vars) ? defaults.vars : {}), ...(isPlainRecord(raw.vars) ? raw.vars : {}) };
+    const assertions: Assertion[] = [];
+    [...defaultAsserts, ...(Array.isArray(raw.assert) ? raw.assert : [])].forEach((a, j) => {
+      const assertion = readAssertion(a, `${where}: tests[${index}].assert[${j}]`, problems);
+      if (assertion) assertions.push(assertion);
+    });
+    const threshold = typeof raw.threshold === 'number' ? raw.threshold : typeof defaults.threshold === 'number' ? defaults.threshold : 1;
+    if (assertions.length === 0) problems.push(`${where}: tests[${index}] has no usable assertion; it is skipped.`);
+    else cases.push({ description: typeof raw.description === 'string' ? raw.description : `case ${index + 1}`, vars, assertions, threshold });
+  });
+  return cases;
+}
+
+function readAssertion(raw: unknown, where: string, problems: string[]): Assertion | undefined {
+  if (!isPlainRecord(raw) || typeof raw.type !== 'string') {
+    problems.push(`${where}: needs a \`type\`.`);
+    return undefined;
+  }
+  const negate = raw.type.startsWith('not-');
+  const type = (negate ? raw.type.slice(4) : raw.type) as AssertionType;
+  if (!ASSERTION_TYPES.includes(type) || type === 'llm-choice') {
+    problems.push(`${where}: assertion type '${raw.type}' is not supported (supported: ${ASSERTION_TYPES.filter((t) => t !== 'llm-choice').join(', ')}, each negatable with not-).`);
+    return undefined;
+  }
+  const weight = typeof raw.weight === 'number' && raw.weight >= 0 ? raw.weight : 1;
+  const threshold = typeof raw.threshold === 'number' ? raw.threshold : undefined;
+  if ((type === 'latency' || type === 'ttft') && threshold === undefined) {
+    problems.push(`${where}: '${raw.type}' needs a threshold in milliseconds.`);
+    return undefined;
+  }
+  if (type === 'regex' && typeof raw.value === 'string') {
+    try {
+      new RegExp(raw.value);
+    } catch (error) {
+      problems.push(`${where}: invalid regex: ${(error as Error).message}`);
+      return undefined;
+    }
+  }
+  const label = typeof raw.metric === 'string' ? raw.metric : `${raw.type}${raw.value !== undefined && typeof raw.value !== 'object' ? ` ${JSON.stringify(raw.value)}` : Array.isArray(raw.value) ? ` ${JSON.stringify(raw.value)}` : ''}`;
+  return { type, negate, ...(raw.value !== undefined ? { value: raw.value } : {}), ...(threshold !== undefined ? { threshold } : {}), weight, label: label.length > 80 ? `${label.slice(0, 77)}…` : label };
+}
+
+const GITHUB_STRING: Record<string, AssertionType> = { contains: 'contains', startsWith: 'starts-with', endsWith: 'ends-with', equals: 'equals' };
+
+function githubSuite(prompt: Prompt): TestSuite {
+  const problems: string[] = [];
+  const assertions: Assertion[] = [];
+  prompt.evaluators.forEach((raw, index) => {
+    const evaluator = isPlainRecord(raw) ? raw : {};
+    const name = typeof evaluator.name === 'string' ? evaluator.name : `evaluator ${index + 1}`;
+    if (isPlainRecord(evaluator.string)) {
+      for (const [key, value] of Object.entries(evaluator.string)) {
+        const type = GITHUB_STRING[key];
+        if (type && typeof value === 'string') assertions.push({ type, negate: false, value, weight: 1, label: name });
+        else problems.push(`evaluators[${index}] '${name}': string.${key} is not one of contains, startsWith, endsWith, equals.`);
+      }
+    } else if (isPlainRecord(evaluator.llm)) {
+      const llm = evaluator.llm;
+      const choices = Array.isArray(llm.choices) ? llm.choices.filter(isPlainRecord).map((c) => ({ choice: String(c.choice ?? ''), score: Number(c.score ?? 0) })) : [];
+      if (typeof llm.prompt !== 'string' || choices.length === 0) problems.push(`evaluators[${index}] '${name}': an llm evaluator needs a prompt and choices with scores.`);
+      else assertions.push({ type: 'llm-choice', negate: false, weight: 1, label: name, threshold: 0.5, judge: { prompt: llm.prompt, choices, ...(typeof llm.systemPrompt === 'string' ? { systemPrompt: llm.systemPrompt } : {}), ...(typeof llm.modelId === 'string' ? { modelId: llm.modelId } : {}) } });
+    } else if (typeof evaluator.uses === 'string') {
+      problems.push(`evaluators[${index}] '${name}': built-in evaluator '${evaluator.uses}' is not supported by Prompt Insight; it is skipped. Use a string or llm evaluator.`);
+    } else {
+      problems.push(`evaluators[${index}] '${name}': needs string, llm or uses.`);
+    }
+  });
+  const rows = prompt.tests.length > 0 ? prompt.tests : [];
+  if (rows.length === 0) problems.push('No testData rows: each row of testData is one test case.');
+  const cases = assertions.length === 0 ? [] : rows.map((row, i) => ({ description: `testData[${i}]`, vars: { ...row.vars, ...(row.expected !== undefined ? { expected: row.expected } : {}) }, assertions, threshold: 1 }));
+  return { cases, source: 'testData × evaluators', problems };
+}
