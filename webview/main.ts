@@ -1,10 +1,96 @@
 /**
- * Browser bundle of the revision-comparison panel. The panel itself (chart.js charts, verdicts)
- * is issue 4; this entry point keeps the fourth esbuild target and the theme-aware empty state.
+ * Browser bundle of the comparison panel and of the standalone HTML report. In the report the data is
+ * embedded as JSON; in VS Code it comes from the extension host as typed, validated messages.
  */
-const root = document.getElementById('app');
-if (root) {
-  const message = document.createElement('p');
-  message.textContent = 'Revision comparison is not available in this version yet.';
-  root.replaceChildren(message);
+import { isComparisonView, isHostToWebview, MAX_PANEL_RUNS, type RevisionChoice, type WebviewToHost } from '../src/protocol/webview';
+import { el, renderComparison } from './render';
+
+declare function acquireVsCodeApi(): { postMessage(message: WebviewToHost): void };
+
+const app = document.getElementById('app')!;
+const embedded = document.getElementById('report-data');
+
+function recordRenderTime(ms: number): void {
+  document.body.dataset.renderMs = ms.toFixed(1);
+}
+
+if (embedded) {
+  const data: unknown = JSON.parse(embedded.textContent ?? 'null');
+  if (isComparisonView(data)) recordRenderTime(renderComparison(app, data));
+  else app.textContent = 'This report holds no readable comparison.';
+} else {
+  startPanel();
+}
+
+function startPanel(): void {
+  const vscode = acquireVsCodeApi();
+  const picker = el('section', { className: 'picker', attrs: { 'aria-label': 'revisions' } });
+  const runs = el('input', { attrs: { type: 'number', min: '1', max: String(MAX_PANEL_RUNS), value: '10', id: 'runs' } });
+  const fresh = el('input', { attrs: { type: 'checkbox', id: 'fresh' } });
+  const compare = el('button', { text: 'Compare selected', attrs: { type: 'button' } });
+  const cancel = el('button', { text: 'Cancel', attrs: { type: 'button', disabled: '' } });
+  const progress = el('progress', { attrs: { max: '1', value: '0', 'aria-label': 'progress' } });
+  const status = el('p', { className: 'status', attrs: { role: 'status' } });
+  const results = el('div', { className: 'results', attrs: { 'aria-live': 'polite' } });
+  const controls = el('div', { className: 'controls' }, [
+    el('label', { text: 'runs per test case ', attrs: { for: 'runs' } }), runs,
+    el('label', { attrs: { for: 'fresh' } }, [fresh, document.createTextNode(' fresh runs (ignore stored runs)')]),
+    compare, cancel, progress,
+  ]);
+  app.replaceChildren(el('h2', { text: 'Compare prompt revisions' }), picker, controls, status, results);
+
+  compare.addEventListener('click', () => {
+    const revs = [...picker.querySelectorAll<HTMLInputElement>('input[type=checkbox]:checked')].map((c) => c.value);
+    // Oldest first, so the verdicts read "newer vs older".
+    const order = [...picker.querySelectorAll<HTMLInputElement>('input[type=checkbox]')].map((c) => c.value);
+    revs.sort((a, b) => order.indexOf(b) - order.indexOf(a));
+    const count = Number(runs.value);
+    if (revs.length < 2) return void (status.textContent = 'Pick at least two revisions.');
+    if (!Number.isInteger(count) || count < 1 || count > MAX_PANEL_RUNS) return void (status.textContent = `Runs must be 1–${MAX_PANEL_RUNS}.`);
+    compare.disabled = true;
+    cancel.disabled = false;
+    status.textContent = 'Running…';
+    vscode.postMessage({ type: 'compare', revs, runs: count, fresh: fresh.checked });
+  });
+  cancel.addEventListener('click', () => vscode.postMessage({ type: 'cancel' }));
+
+  window.addEventListener('message', (event: MessageEvent) => {
+    const message: unknown = event.data;
+    if (!isHostToWebview(message)) return;
+    switch (message.type) {
+      case 'history':
+        renderPicker(picker, message.revisions);
+        status.textContent = message.notice ?? `${message.revisions.length} revisions of ${message.file}`;
+        break;
+      case 'progress':
+        progress.max = Math.max(1, message.total);
+        progress.value = message.done;
+        status.textContent = `${message.done}/${message.total} runs · ${message.message}`;
+        break;
+      case 'result':
+        compare.disabled = false;
+        cancel.disabled = true;
+        status.textContent = message.result.cancelled ? 'Cancelled: partial results below.' : 'Done.';
+        recordRenderTime(renderComparison(results, message.result));
+        break;
+      case 'error':
+        compare.disabled = false;
+        cancel.disabled = true;
+        status.textContent = message.message;
+        break;
+    }
+  });
+  vscode.postMessage({ type: 'ready' });
+}
+
+function renderPicker(picker: HTMLElement, revisions: RevisionChoice[]): void {
+  const list = el('ul', { className: 'revisions' });
+  revisions.forEach((r, i) => {
+    const id = `rev-${i}`;
+    const box = el('input', { attrs: { type: 'checkbox', id, value: r.rev } });
+    if (i < 2) box.checked = true;
+    const when = r.date ? r.date.slice(0, 10) : '';
+    list.append(el('li', {}, [box, el('label', { attrs: { for: id } }, [el('code', { text: r.label }), document.createTextNode(` ${r.subject ?? ''} `), el('span', { className: 'meta', text: [r.author, when].filter(Boolean).join(' · ') })])]));
+  });
+  picker.replaceChildren(list);
 }

@@ -1,6 +1,4 @@
 import { readFile } from 'node:fs/promises';
-import { PROVIDER_KINDS, type EndpointConfig, type ProviderKind } from '../core/endpoint/types';
-import { httpTransport } from '../core/endpoint/transport';
 import { decodePromptBytes } from '../core/formats/decode';
 import { attributionHints } from '../core/metrics/attribution';
 import { formatMs } from '../core/metrics/format';
@@ -10,6 +8,7 @@ import { executePromptRuns, planPromptRun, PlanError } from '../core/run/promptR
 import { ResultsStore } from '../core/store/resultsStore';
 import { safeUrl } from '../core/store/runKey';
 import { numberFlag, parseArgs, stringFlag, UsageError } from './args';
+import { endpointTransport, ENDPOINT_FLAGS } from './endpointArgs';
 import type { CliIO } from './io';
 
 export const RUN_USAGE =
@@ -20,27 +19,17 @@ export const DEFAULT_STORE_PATH = '.prompt-insight/runs.jsonl';
 /** `prompt-insight run`: N measured runs of one prompt; exit 1 when any run failed, 130 when interrupted. */
 export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, {
-    valued: ['prompt', 'endpoint', 'model', 'provider', 'api-key-env', 'api-version', 'runs', 'concurrency', 'warmup', 'rate', 'timeout-ms', 'store'],
+    valued: ['prompt', ...ENDPOINT_FLAGS, 'model', 'runs', 'concurrency', 'warmup', 'rate', 'timeout-ms', 'store'],
     boolean: ['json', 'no-store'],
   });
   if (args.positionals.length !== 1) throw new UsageError(`give exactly one prompt file\nusage: ${RUN_USAGE}`);
   const file = args.positionals[0]!;
-  const baseUrl = stringFlag(args, 'endpoint');
-  if (!baseUrl) throw new UsageError(`--endpoint URL is required (e.g. http://127.0.0.1:8000/v1; \`prompt-insight sim\` starts a simulated one)\nusage: ${RUN_USAGE}`);
-  if (!/^https?:\/\//i.test(baseUrl) || !URL.canParse(baseUrl)) throw new UsageError(`--endpoint must be an http(s) URL (got '${baseUrl}')`);
-  const provider = (stringFlag(args, 'provider') ?? 'openai') as ProviderKind;
-  if (!PROVIDER_KINDS.includes(provider) || provider === 'vscode-lm') throw new UsageError('--provider must be openai, azure or anthropic (vscode-lm runs inside VS Code only)');
+  const transport = endpointTransport(args, '', RUN_USAGE)!;
   const runs = numberFlag(args, 'runs', { min: 1, max: 100_000, integer: true }, 1);
   const concurrency = numberFlag(args, 'concurrency', { min: 1, max: 1024, integer: true }, 1);
   const warmup = numberFlag(args, 'warmup', { min: 0, max: 1000, integer: true }, 0);
   const rate = numberFlag(args, 'rate', { min: 0.001 });
   const timeoutMs = numberFlag(args, 'timeout-ms', { min: 1 }, 60_000);
-  const keyVariable = stringFlag(args, 'api-key-env');
-  let apiKey: string | undefined;
-  if (keyVariable !== undefined) {
-    apiKey = process.env[keyVariable];
-    if (!apiKey) throw new UsageError(`--api-key-env ${keyVariable}: that environment variable is not set or empty`);
-  }
   if (args.flags.has('store') && args.flags.has('no-store')) throw new UsageError('--store and --no-store exclude each other');
   const store = args.flags.has('no-store') ? undefined : new ResultsStore(stringFlag(args, 'store') ?? DEFAULT_STORE_PATH);
 
@@ -63,12 +52,11 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
     return 1;
   }
   if (plan.unresolved.length > 0) io.stderr(`prompt-insight run: warning: no value for ${plan.unresolved.map((v) => `'${v}'`).join(', ')}; the placeholder text is sent as written.\n`);
-  const apiVersion = stringFlag(args, 'api-version');
-  const endpoint: EndpointConfig = { name: safeUrl(baseUrl), provider, baseUrl, ...(apiVersion ? { apiVersion } : {}) };
+  const baseUrl = transport.endpoint.baseUrl;
   const signal = io.interrupted();
   const json = args.flags.get('json') === true;
   if (!json) io.stderr(`Running '${plan.prompt.name}' on ${safeUrl(baseUrl)} (${plan.request.model}): ${runs} run${runs === 1 ? '' : 's'}, concurrency ${concurrency}${warmup ? `, ${warmup} warm-up` : ''}${rate ? `, ${rate}/s Poisson` : ''}\n`);
-  const { outcomes, summary } = await executePromptRuns(httpTransport(endpoint, apiKey), plan, {
+  const { outcomes, summary } = await executePromptRuns(transport, plan, {
     runs,
     concurrency,
     warmup,

@@ -144,10 +144,15 @@ function boundsOutcome(count: number, value: unknown, unit: string): Outcome {
 
 async function rubricOutcome(rubric: string, output: string, threshold: number, judge: Judge | undefined): Promise<Outcome> {
   if (!judge) return no('no judge endpoint is configured for llm-rubric');
-  const reply = await judge([
+  let reply: string;
+  try {
+    reply = await judge([
     { role: 'system', content: 'You grade an AI answer against a rubric. Reply with only a JSON object: {"pass": true or false, "score": a number from 0 to 1, "reason": "one sentence"}.' },
     { role: 'user', content: `Rubric:\n${rubric}\n\nAnswer to grade:\n${output}` },
-  ]);
+    ]);
+  } catch (error) {
+    return no(`the judge failed: ${(error as Error).message}`);
+  }
   const parsed = parseJudgeVerdict(reply);
   if (!parsed) return no(`the judge's reply could not be read as a verdict: ${reply.slice(0, 120)}`);
   const pass = parsed.pass && parsed.score >= threshold;
@@ -172,7 +177,12 @@ async function choiceOutcome(assertion: Assertion, output: string, vars: Record<
   const spec = assertion.judge!;
   if (!judge) return no('no judge endpoint is configured for the llm evaluator');
   const prompt = renderTemplate(spec.prompt, 'mustache', { ...vars, completion: output }).text;
-  const reply = (await judge([...(spec.systemPrompt ? [{ role: 'system', content: spec.systemPrompt }] : []), { role: 'user', content: prompt }])).trim();
+  let reply: string;
+  try {
+    reply = (await judge([...(spec.systemPrompt ? [{ role: 'system', content: spec.systemPrompt }] : []), { role: 'user', content: prompt }])).trim();
+  } catch (error) {
+    return no(`the judge failed: ${(error as Error).message}`);
+  }
   const exact = spec.choices.find((c) => c.choice.toLowerCase() === reply.toLowerCase());
   const mentioned = exact ?? [...spec.choices].sort((a, b) => b.choice.length - a.choice.length).find((c) => reply.toLowerCase().includes(c.choice.toLowerCase()));
   if (!mentioned) return no(`the judge answered none of the choices (${spec.choices.map((c) => c.choice).join(', ')}): ${reply.slice(0, 80)}`);

@@ -1,0 +1,98 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { compareRevisions, type ComparisonResult } from '../core/compare/compare';
+import { transportJudge } from '../core/compare/judge';
+import { renderReportHtml } from '../core/compare/report';
+import { comparisonView } from '../core/compare/view';
+import { loadRevisionSources } from '../core/compare/revisionSources';
+import { loadTestSuite } from '../core/adherence/testCases';
+import { detectFormat, parsePromptFile } from '../core/formats/detect';
+import { GitError } from '../core/history/git';
+import { ResultsStore } from '../core/store/resultsStore';
+import { numberFlag, parseArgs, stringFlag, UsageError } from './args';
+import { endpointTransport, ENDPOINT_FLAGS } from './endpointArgs';
+import type { CliIO } from './io';
+import { reportAssets } from './reportAssets';
+import { DEFAULT_STORE_PATH } from './runCommand';
+
+export const COMPARE_USAGE =
+  'prompt-insight compare FILE --base REV --head REV [--prompt NAME] [--runs N] --endpoint URL [--model ID] [--provider P] [--api-key-env VAR] [--judge-endpoint URL --judge-model ID] [--concurrency C] [--timeout-ms T] [--fresh] [--store PATH | --no-store] [--json] [--report out.html] [--fail-on-regression]';
+
+/** `prompt-insight compare`: base vs head on the file's test cases; exit 1 on a significant worsening with --fail-on-regression. */
+export async function compareCommand(argv: string[], io: CliIO): Promise<number> {
+  const args = parseArgs(argv, {
+    valued: ['base', 'head', 'prompt', 'runs', ...ENDPOINT_FLAGS, 'model', ...ENDPOINT_FLAGS.map((f) => `judge-${f}`), 'judge-model', 'concurrency', 'timeout-ms', 'store', 'report'],
+    boolean: ['json', 'fresh', 'no-store', 'fail-on-regression'],
+  });
+  if (args.positionals.length !== 1) throw new UsageError(`give exactly one prompt file\nusage: ${COMPARE_USAGE}`);
+  const file = args.positionals[0]!;
+  const base = stringFlag(args, 'base');
+  const head = stringFlag(args, 'head');
+  if (!base || !head) throw new UsageError(`--base and --head are required (commit ids, branches, HEAD~1, or 'working')\nusage: ${COMPARE_USAGE}`);
+  const transport = endpointTransport(args, '', COMPARE_USAGE)!;
+  const judgeTransport = endpointTransport(args, 'judge-');
+  const judgeModel = stringFlag(args, 'judge-model');
+  if (judgeTransport && !judgeModel) throw new UsageError('--judge-endpoint needs --judge-model');
+  const runsPerCase = numberFlag(args, 'runs', { min: 1, max: 10_000, integer: true }, 10);
+  const concurrency = numberFlag(args, 'concurrency', { min: 1, max: 256, integer: true }, 4);
+  const timeoutMs = numberFlag(args, 'timeout-ms', { min: 1 }, 60_000);
+  if (args.flags.has('store') && args.flags.has('no-store')) throw new UsageError('--store and --no-store exclude each other');
+  const store = args.flags.has('no-store') ? undefined : new ResultsStore(stringFlag(args, 'store') ?? DEFAULT_STORE_PATH);
+  const json = args.flags.get('json') === true;
+  const signal = io.interrupted();
+
+  let sources;
+  try {
+    sources = (await loadRevisionSources(file, [base, head])).sources;
+  } catch (error) {
+    io.stderr(`prompt-insight compare: ${error instanceof GitError ? error.message : (error as Error).message}\n`);
+    return 1;
+  }
+  // Every revision is scored by the current test cases (the working copy's), so the rules are the same for all.
+  const currentText = existsSync(file) ? readFileSync(file, 'utf8') : sources[sources.length - 1]!.text;
+  const format = detectFormat(file, currentText);
+  const promptName = stringFlag(args, 'prompt');
+  const doc = parsePromptFile(file, currentText, format);
+  const prompt = (promptName ? doc.prompts.find((p) => p.name === promptName) : doc.prompts[0]) ?? undefined;
+  if (!prompt) {
+    io.stderr(`prompt-insight compare: ${file} has no prompt${promptName ? ` named '${promptName}'` : ''} in its current version.\n`);
+    return 1;
+  }
+  const suite = loadTestSuite(file, currentText, format, prompt, (path) => (existsSync(path) ? readFileSync(path, 'utf8') : undefined));
+  for (const problem of suite.problems) io.stderr(`prompt-insight compare: ${problem}\n`);
+  if (suite.cases.length === 0) {
+    io.stderr('prompt-insight compare: no test cases to score, so adherence cannot be compared.\n');
+    return 1;
+  }
+  const model = stringFlag(args, 'model');
+  if (!json) io.stderr(`Comparing ${sources[0]!.label} → ${sources[1]!.label}: ${suite.cases.length} test case(s) × ${runsPerCase} runs each on ${transport.endpoint.name}\n`);
+  const result = await compareRevisions({
+    file, ...(promptName ? { promptName } : {}), revisions: sources, suite, runsPerCase, transport, ...(model ? { modelOverride: model } : {}),
+    ...(store ? { store } : {}), fresh: args.flags.get('fresh') === true, timeoutMs, concurrency, signal,
+    ...(judgeTransport && judgeModel ? { judge: transportJudge(judgeTransport, judgeModel, timeoutMs, signal) } : {}),
+    onProgress: (done, total) => !json && process.stderr.isTTY && io.stderr(`\r  ${done}/${total} runs`),
+  });
+  if (!json && process.stderr.isTTY) io.stderr('\n');
+  if (json) io.stdout(`${JSON.stringify(comparisonView(result), null, 2)}\n`);
+  else io.stdout(renderText(result));
+  const report = stringFlag(args, 'report');
+  if (report) {
+    await writeFile(report, renderReportHtml(result, reportAssets()));
+    if (!json) io.stderr(`Report written to ${report}\n`);
+  }
+  if (result.cancelled) return 130;
+  return args.flags.get('fail-on-regression') && !result.noRegression ? 1 : 0;
+}
+
+function renderText(result: ComparisonResult): string {
+  const pct = (v: number | null) => (v === null ? 'n/a' : `${Math.round(v * 100)}%`);
+  const ms = (v: number | null) => (v === null ? 'n/a' : `${Math.round(v)} ms`);
+  const lines = [`${result.prompt} on ${result.endpoint} (${result.model})${result.simulated ? ' · SIMULATED endpoint' : ''}`];
+  for (const r of result.revisions) {
+    const ci = r.adherence.ci95 ? ` [${pct(r.adherence.ci95[0])}–${pct(r.adherence.ci95[1])}]` : '';
+    lines.push(`  ${r.label.padEnd(14)} adherence ${r.adherence.passed}/${r.adherence.total} ${pct(r.adherence.rate)}${ci} · TTFT p50 ${ms(r.ttftMs.p50)} · E2E p50 ${ms(r.e2eMs.p50)} · ${r.tokens ?? '?'} tokens${r.runsReused ? ` · ${r.runsReused} runs reused` : ''}${r.error ? ` · ${r.error}` : ''}`);
+  }
+  for (const v of result.verdicts) lines.push(`  ${v.verdict.toUpperCase().padEnd(13)} ${v.summary}`);
+  lines.push(result.noRegression ? 'No regression: no significant worsening in adherence or latency.' : 'REGRESSION: a significant worsening (see above).');
+  return `${lines.join('\n')}\n`;
+}

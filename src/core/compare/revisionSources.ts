@@ -1,0 +1,55 @@
+/**
+ * Turns revision names (commit ids, branches, `HEAD~1`, `working`, `buffer`) into the prompt text at
+ * each, reading every committed revision in one `git cat-file --batch`.
+ */
+import { readFile } from 'node:fs/promises';
+import { git } from '../history/git';
+import { BUFFER_REVISION, contentsAt, fileHistory, resolveRevision, WORKING_REVISION, type FileHistory, type FileRevision } from '../history/fileHistory';
+import { GitError } from '../history/git';
+import type { RevisionSource } from './compare';
+
+export async function loadRevisionSources(file: string, revs: readonly string[], options: { bufferText?: string; history?: FileHistory } = {}): Promise<{ sources: RevisionSource[]; history?: FileHistory }> {
+  const needsGit = revs.some((r) => r !== WORKING_REVISION && r !== BUFFER_REVISION);
+  const history = options.history ?? (needsGit ? await fileHistory(file) : undefined);
+  const committed: { index: number; revision: FileRevision }[] = [];
+  const sources: (RevisionSource | undefined)[] = new Array(revs.length);
+  for (const [index, rev] of revs.entries()) {
+    if (rev === WORKING_REVISION) {
+      sources[index] = { rev, label: 'working copy', path: history?.path ?? file, text: await readWorking(file) };
+    } else if (rev === BUFFER_REVISION) {
+      if (options.bufferText === undefined) throw new GitError('bad-revision', 'There is no unsaved editor buffer to compare.');
+      sources[index] = { rev, label: 'unsaved buffer', path: history?.path ?? file, text: options.bufferText };
+    } else {
+      const id = await resolveRevision(history!.repoRoot, rev);
+      const revision = await revisionAt(history!, id);
+      if (revision.deleted) throw new GitError('bad-revision', `${history!.path} was deleted at ${id.slice(0, 8)} (${revision.subject}); pick an earlier revision.`);
+      committed.push({ index, revision });
+    }
+  }
+  const contents = await contentsAt(history?.repoRoot ?? '.', committed.map((c) => c.revision));
+  committed.forEach(({ index, revision }, i) => {
+    const content = contents[i]!;
+    if (!content.ok) throw new GitError('bad-revision', content.reason);
+    sources[index] = { rev: revision.rev, label: revision.rev.slice(0, 7), path: revision.path, text: content.text, date: revision.date, author: revision.author, subject: revision.subject };
+  });
+  return { sources: sources as RevisionSource[], ...(history ? { history } : {}) };
+}
+
+async function readWorking(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    throw new GitError('bad-revision', `The working copy of ${file} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}
+
+/** The file as of commit `id`: its own history entry, else the newest entry that is an ancestor of it. */
+async function revisionAt(history: FileHistory, id: string): Promise<FileRevision> {
+  const exact = history.revisions.find((r) => r.rev === id);
+  if (exact) return exact;
+  for (const candidate of history.revisions.slice(0, 500)) {
+    const isAncestor = await git(history.repoRoot, ['merge-base', '--is-ancestor', candidate.rev, id]).then(() => true, () => false);
+    if (isAncestor) return { ...candidate, rev: id };
+  }
+  throw new GitError('bad-revision', `${history.path} has no version at ${id.slice(0, 8)} (the file did not exist yet${history.shallow ? ', or the clone is shallow' : ''}).`);
+}

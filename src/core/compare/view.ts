@@ -1,0 +1,28 @@
+/** The JSON view of a comparison: what the CLI prints, the panel draws and the HTML report embeds. */
+import type { ComparisonResult } from './compare';
+
+export function comparisonView(result: ComparisonResult) {
+  return {
+    file: result.file,
+    prompt: result.prompt,
+    endpoint: result.endpoint,
+    model: result.model,
+    simulated: result.simulated,
+    runsPerCase: result.runsPerCase,
+    cases: result.cases,
+    suiteSource: result.suiteSource,
+    problems: result.problems,
+    revisions: result.revisions.map((r) => ({
+      rev: r.rev, label: r.label, path: r.path,
+      ...(r.date ? { date: r.date } : {}), ...(r.author ? { author: r.author } : {}), ...(r.subject ? { subject: r.subject } : {}),
+      tokens: r.tokens, adherence: r.adherence, ttftMs: r.ttftMs, e2eMs: r.e2eMs, perCase: r.perCase,
+      runsReused: r.runsReused, runsNew: r.runsNew, failedRuns: r.failedRuns, ...(r.error ? { error: r.error } : {}),
+    })),
+    verdicts: result.verdicts.map((v) => ({ metric: v.metric, base: v.base, head: v.head, verdict: v.verdict, pValue: v.pValue, difference: v.difference, ci95: v.ci95, test: v.test, summary: v.summary })),
+    noRegression: result.noRegression,
+    ...(result.diff ? { diff: result.diff } : {}),
+    cancelled: result.cancelled,
+  };
+}
+
+export type ComparisonView = ReturnType<typeof comparisonView>;

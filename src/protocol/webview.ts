@@ -1,0 +1,62 @@
+/**
+ * Messages between the comparison panel (webview) and the extension host: one typed definition
+ * each, validated on receipt on both sides. Imports nothing from vscode or node.
+ */
+import type { ComparisonView } from '../core/compare/view';
+
+export interface RevisionChoice {
+  rev: string;
+  label: string;
+  date?: string;
+  author?: string;
+  subject?: string;
+  path: string;
+}
+
+export type HostToWebview =
+  | { type: 'history'; file: string; prompt: string; revisions: RevisionChoice[]; notice?: string }
+  | { type: 'progress'; done: number; total: number; message: string }
+  | { type: 'result'; result: ComparisonView }
+  | { type: 'error'; message: string };
+
+export type WebviewToHost =
+  | { type: 'ready' }
+  | { type: 'compare'; revs: string[]; runs: number; fresh: boolean }
+  | { type: 'cancel' };
+
+export const MAX_PANEL_RUNS = 1000;
+const REV = /^(working|buffer|[0-9a-f]{7,64})$/;
+
+export function isWebviewToHost(value: unknown): value is WebviewToHost {
+  const v = value as { type?: unknown; revs?: unknown; runs?: unknown; fresh?: unknown } | null;
+  if (typeof v !== 'object' || v === null) return false;
+  if (v.type === 'ready' || v.type === 'cancel') return true;
+  return (
+    v.type === 'compare' &&
+    Array.isArray(v.revs) && v.revs.length >= 2 && v.revs.length <= 100 && v.revs.every((r) => typeof r === 'string' && REV.test(r)) &&
+    Number.isInteger(v.runs) && (v.runs as number) >= 1 && (v.runs as number) <= MAX_PANEL_RUNS &&
+    typeof v.fresh === 'boolean'
+  );
+}
+
+export function isHostToWebview(value: unknown): value is HostToWebview {
+  const v = value as { type?: unknown; revisions?: unknown; done?: unknown; total?: unknown; message?: unknown; result?: unknown } | null;
+  if (typeof v !== 'object' || v === null) return false;
+  switch (v.type) {
+    case 'history':
+      return Array.isArray(v.revisions) && v.revisions.every((r) => typeof (r as RevisionChoice)?.rev === 'string' && typeof (r as RevisionChoice)?.label === 'string');
+    case 'progress':
+      return typeof v.done === 'number' && typeof v.total === 'number' && typeof v.message === 'string';
+    case 'result':
+      return isComparisonView(v.result);
+    case 'error':
+      return typeof v.message === 'string';
+    default:
+      return false;
+  }
+}
+
+export function isComparisonView(value: unknown): value is ComparisonView {
+  const v = value as Partial<ComparisonView> | null;
+  return typeof v === 'object' && v !== null && Array.isArray(v.revisions) && Array.isArray(v.verdicts) && Array.isArray(v.cases) && typeof v.prompt === 'string';
+}

@@ -1,0 +1,98 @@
+/**
+ * The comparison charts (chart.js, bundled): adherence with 95% interval whiskers, TTFT and E2E
+ * percentiles, tokens per revision. Colours come from the VS Code theme's CSS variables.
+ */
+import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip, type ChartConfiguration, type Plugin } from 'chart.js';
+import type { ComparisonView } from '../src/core/compare/view';
+
+Chart.register(BarController, BarElement, CategoryScale, LinearScale, Tooltip, Legend);
+
+function themeColor(name: string, fallback: string): string {
+  const value = getComputedStyle(document.body).getPropertyValue(name).trim();
+  return value || fallback;
+}
+
+/** Draws each bar's 95% interval as a whisker (chart.js has no error bars). */
+const intervalWhiskers: Plugin<'bar'> = {
+  id: 'intervalWhiskers',
+  afterDatasetsDraw(chart) {
+    const intervals = (chart.options.plugins as { intervalWhiskers?: { intervals: ([number, number] | null)[] } }).intervalWhiskers?.intervals;
+    if (!intervals) return;
+    const meta = chart.getDatasetMeta(0);
+    const { ctx } = chart;
+    const y = chart.scales.y!;
+    ctx.save();
+    ctx.strokeStyle = themeColor('--vscode-foreground', '#ccc');
+    ctx.lineWidth = 1.5;
+    meta.data.forEach((bar, i) => {
+      const ci = intervals[i];
+      if (!ci) return;
+      const x = bar.x;
+      const top = y.getPixelForValue(ci[1] * 100);
+      const bottom = y.getPixelForValue(ci[0] * 100);
+      ctx.beginPath();
+      ctx.moveTo(x, top);
+      ctx.lineTo(x, bottom);
+      ctx.moveTo(x - 6, top);
+      ctx.lineTo(x + 6, top);
+      ctx.moveTo(x - 6, bottom);
+      ctx.lineTo(x + 6, bottom);
+      ctx.stroke();
+    });
+    ctx.restore();
+  },
+};
+
+const charts: Chart[] = [];
+
+export function destroyCharts(): void {
+  for (const chart of charts.splice(0)) chart.destroy();
+}
+
+function baseOptions(yTitle: string, max?: number): ChartConfiguration<'bar'>['options'] {
+  const foreground = themeColor('--vscode-foreground', '#ccc');
+  const grid = themeColor('--vscode-editorWidget-border', 'rgba(128,128,128,0.3)');
+  return {
+    responsive: true,
+    maintainAspectRatio: false,
+    animation: false,
+    plugins: { legend: { labels: { color: foreground } } },
+    scales: {
+      x: { ticks: { color: foreground, autoSkip: true, maxRotation: 60 }, grid: { color: grid } },
+      y: { beginAtZero: true, ...(max !== undefined ? { max } : {}), title: { display: true, text: yTitle, color: foreground }, ticks: { color: foreground }, grid: { color: grid } },
+    },
+  };
+}
+
+function palette(): string[] {
+  return [themeColor('--vscode-charts-blue', '#3794ff'), themeColor('--vscode-charts-orange', '#d18616'), themeColor('--vscode-charts-purple', '#b180d7'), themeColor('--vscode-charts-green', '#89d185')];
+}
+
+export function drawCharts(view: ComparisonView, canvases: { adherence: HTMLCanvasElement; ttft: HTMLCanvasElement; e2e: HTMLCanvasElement; tokens: HTMLCanvasElement }): void {
+  destroyCharts();
+  const labels = view.revisions.map((r) => r.label);
+  const [blue, orange, purple, green] = palette();
+  const adherenceOptions = baseOptions('adherence %', 100)!;
+  (adherenceOptions.plugins as Record<string, unknown>).intervalWhiskers = { intervals: view.revisions.map((r) => r.adherence.ci95) };
+  charts.push(
+    new Chart(canvases.adherence, {
+      type: 'bar',
+      data: { labels, datasets: [{ label: 'adherence (95% Wilson interval)', data: view.revisions.map((r) => (r.adherence.rate === null ? null : r.adherence.rate * 100)) as number[], backgroundColor: green }] },
+      options: adherenceOptions,
+      plugins: [intervalWhiskers],
+    }),
+  );
+  for (const [canvas, metric, title] of [[canvases.ttft, 'ttftMs', 'TTFT ms'], [canvases.e2e, 'e2eMs', 'E2E ms']] as const) {
+    charts.push(
+      new Chart(canvas, {
+        type: 'bar',
+        data: {
+          labels,
+          datasets: (['p50', 'p90', 'p99'] as const).map((p, i) => ({ label: p, data: view.revisions.map((r) => r[metric][p]) as number[], backgroundColor: [blue, orange, purple][i] })),
+        },
+        options: baseOptions(title),
+      }),
+    );
+  }
+  charts.push(new Chart(canvases.tokens, { type: 'bar', data: { labels, datasets: [{ label: 'prompt tokens', data: view.revisions.map((r) => r.tokens) as number[], backgroundColor: blue }] }, options: baseOptions('tokens') }));
+}

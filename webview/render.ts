@@ -1,0 +1,60 @@
+/** Renders a comparison into the page: verdict cards, charts, per-test matrix, prompt diff. No HTML strings from data. */
+import type { ComparisonView } from '../src/core/compare/view';
+import { drawCharts } from './charts';
+
+export function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: { className?: string; text?: string; attrs?: Record<string, string> } = {}, children: Node[] = []): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  if (props.className) node.className = props.className;
+  if (props.text !== undefined) node.textContent = props.text;
+  for (const [k, v] of Object.entries(props.attrs ?? {})) node.setAttribute(k, v);
+  node.append(...children);
+  return node;
+}
+
+const VERDICT_WORDS = { better: 'better', worse: 'worse', 'no-difference': 'no significant difference', insufficient: 'not enough runs' } as const;
+
+export function renderComparison(target: HTMLElement, view: ComparisonView): number {
+  const started = performance.now();
+  const labelOf = new Map(view.revisions.map((r) => [r.rev, r.label]));
+  const header = el('header', {}, [
+    el('h2', { text: `${view.prompt} — ${view.revisions.map((r) => r.label).join(' vs ')}` }),
+    el('p', { className: 'meta', text: `${view.endpoint} · ${view.model} · ${view.cases.length} test case(s) × ${view.runsPerCase} runs · tests from ${view.suiteSource}${view.cancelled ? ' · CANCELLED: partial results' : ''}` }),
+  ]);
+  if (view.simulated) header.append(el('p', { className: 'simulated', text: 'SIMULATED endpoint: answers and timings are scripted rehearsals, not a real model.' }));
+  const verdictCards = el('section', { className: 'verdicts', attrs: { 'aria-label': 'verdicts' } });
+  const byHead = new Map<string, ComparisonView['verdicts']>();
+  for (const v of view.verdicts) byHead.set(v.head, [...(byHead.get(v.head) ?? []), v]);
+  for (const [head, verdicts] of byHead) {
+    const card = el('article', { className: 'card', attrs: { tabindex: '0' } }, [el('h3', { text: `${labelOf.get(head) ?? head} vs ${labelOf.get(verdicts[0]!.base) ?? verdicts[0]!.base}` })]);
+    for (const v of verdicts) card.append(el('p', { className: `verdict ${v.verdict}`, text: `${v.summary} — ${VERDICT_WORDS[v.verdict]}` }));
+    const regression = verdicts.some((v) => v.verdict === 'worse');
+    card.append(el('p', { className: regression ? 'verdict worse' : 'verdict better', text: regression ? 'Regression: do not roll out.' : 'No regression in adherence or latency.' }));
+    verdictCards.append(card);
+  }
+  const canvas = (label: string) => el('canvas', { attrs: { role: 'img', 'aria-label': label } });
+  const canvases = { adherence: canvas('adherence per revision with 95% intervals'), ttft: canvas('TTFT percentiles per revision'), e2e: canvas('E2E percentiles per revision'), tokens: canvas('prompt tokens per revision') };
+  const chartGrid = el('section', { className: 'charts' }, Object.entries(canvases).map(([name, c]) => el('figure', { className: `chart ${name}` }, [el('div', { className: 'chart-box' }, [c])])));
+  const matrix = el('table', { className: 'matrix', attrs: { 'aria-label': 'pass rate per test case and revision' } });
+  matrix.append(el('thead', {}, [el('tr', {}, [el('th', { text: 'test case' }), ...view.revisions.map((r) => el('th', { text: r.label, attrs: { scope: 'col' } }))])]));
+  const body = el('tbody');
+  view.cases.forEach((description, i) => {
+    body.append(el('tr', {}, [el('th', { text: description, attrs: { scope: 'row' } }), ...view.revisions.map((r) => {
+      const cell = r.perCase[i];
+      const rate = cell && cell.total > 0 ? cell.passed / cell.total : null;
+      return el('td', { className: rate === null ? 'na' : rate >= 0.8 ? 'pass' : rate >= 0.5 ? 'mixed' : 'fail', text: cell ? `${cell.passed}/${cell.total}` : '—' });
+    })]));
+  });
+  matrix.append(body);
+  const sections: Node[] = [header, verdictCards, chartGrid, el('h3', { text: 'Per test case' }), matrix];
+  const errors = view.revisions.filter((r) => r.error).map((r) => el('li', { text: r.error! }));
+  if (errors.length || view.problems.length) sections.push(el('h3', { text: 'Problems' }), el('ul', { className: 'problems' }, [...errors, ...view.problems.map((p) => el('li', { text: p }))]));
+  if (view.diff) {
+    const pre = el('pre', { className: 'diff', attrs: { 'aria-label': `prompt diff ${view.diff.base} → ${view.diff.head}` } });
+    if (view.diff.lines) for (const line of view.diff.lines) pre.append(el('span', { className: line.kind, text: `${line.kind === 'added' ? '+ ' : line.kind === 'removed' ? '- ' : '  '}${line.text}\n` }));
+    else pre.textContent = 'The revisions are too large to diff here.';
+    sections.push(el('h3', { text: `Prompt diff ${view.diff.base} → ${view.diff.head}` }), pre);
+  }
+  target.replaceChildren(...sections);
+  drawCharts(view, canvases);
+  return performance.now() - started;
+}
