@@ -2,6 +2,8 @@
 import { cpus } from 'node:os';
 import { benchHover } from './hover';
 import { benchTokenizers } from './tokenizers';
+import { benchHistory } from './history';
+import { benchRender } from './render';
 import { benchTtft } from './ttft';
 
 async function main(): Promise<void> {
@@ -11,6 +13,8 @@ async function main(): Promise<void> {
   if (want('tokenizers')) console.log(`${await benchTokenizers()}\n`);
   if (want('hover')) console.log(`${await benchHover()}\n`);
   if (want('ttft')) console.log(`${await benchTtft()}\n`);
+  if (want('render')) console.log(`${await benchRender()}\n`);
+  if (want('history')) console.log(`${await benchHistory()}\n`);
 }
 
 main().catch((error) => {

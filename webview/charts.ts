@@ -12,6 +12,11 @@ function themeColor(name: string, fallback: string): string {
   return value || fallback;
 }
 
+/** Text colour: the theme's, or the page's own outside VS Code (the standalone report). */
+function foregroundColor(): string {
+  return themeColor('--vscode-foreground', getComputedStyle(document.body).color || '#333');
+}
+
 /** Draws each bar's 95% interval as a whisker (chart.js has no error bars). */
 const intervalWhiskers: Plugin<'bar'> = {
   id: 'intervalWhiskers',
@@ -22,7 +27,7 @@ const intervalWhiskers: Plugin<'bar'> = {
     const { ctx } = chart;
     const y = chart.scales.y!;
     ctx.save();
-    ctx.strokeStyle = themeColor('--vscode-foreground', '#ccc');
+    ctx.strokeStyle = foregroundColor();
     ctx.lineWidth = 1.5;
     meta.data.forEach((bar, i) => {
       const ci = intervals[i];
@@ -50,7 +55,7 @@ export function destroyCharts(): void {
 }
 
 function baseOptions(yTitle: string, max?: number): ChartConfiguration<'bar'>['options'] {
-  const foreground = themeColor('--vscode-foreground', '#ccc');
+  const foreground = foregroundColor();
   const grid = themeColor('--vscode-editorWidget-border', 'rgba(128,128,128,0.3)');
   return {
     responsive: true,

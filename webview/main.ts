@@ -85,10 +85,13 @@ function startPanel(): void {
 
 function renderPicker(picker: HTMLElement, revisions: RevisionChoice[]): void {
   const list = el('ul', { className: 'revisions' });
+  // Preselect the two newest commits (the change most likely under review), else the first two entries.
+  const commits = revisions.map((r, i) => (r.rev === 'working' || r.rev === 'buffer' ? -1 : i)).filter((i) => i >= 0);
+  const preselected = new Set(commits.length >= 2 ? commits.slice(0, 2) : [0, 1]);
   revisions.forEach((r, i) => {
     const id = `rev-${i}`;
     const box = el('input', { attrs: { type: 'checkbox', id, value: r.rev } });
-    if (i < 2) box.checked = true;
+    if (preselected.has(i)) box.checked = true;
     const when = r.date ? r.date.slice(0, 10) : '';
     list.append(el('li', {}, [box, el('label', { attrs: { for: id } }, [el('code', { text: r.label }), document.createTextNode(` ${r.subject ?? ''} `), el('span', { className: 'meta', text: [r.author, when].filter(Boolean).join(' · ') })])]));
   });

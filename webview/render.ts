@@ -11,7 +11,7 @@ export function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: { class
   return node;
 }
 
-const VERDICT_WORDS = { better: 'better', worse: 'worse', 'no-difference': 'no significant difference', insufficient: 'not enough runs' } as const;
+const VERDICT_WORDS = { better: 'better', worse: 'worse' } as const;
 
 export function renderComparison(target: HTMLElement, view: ComparisonView): number {
   const started = performance.now();
@@ -26,7 +26,7 @@ export function renderComparison(target: HTMLElement, view: ComparisonView): num
   for (const v of view.verdicts) byHead.set(v.head, [...(byHead.get(v.head) ?? []), v]);
   for (const [head, verdicts] of byHead) {
     const card = el('article', { className: 'card', attrs: { tabindex: '0' } }, [el('h3', { text: `${labelOf.get(head) ?? head} vs ${labelOf.get(verdicts[0]!.base) ?? verdicts[0]!.base}` })]);
-    for (const v of verdicts) card.append(el('p', { className: `verdict ${v.verdict}`, text: `${v.summary} — ${VERDICT_WORDS[v.verdict]}` }));
+    for (const v of verdicts) card.append(el('p', { className: `verdict ${v.verdict}`, text: v.verdict === 'better' || v.verdict === 'worse' ? `${v.summary} — ${VERDICT_WORDS[v.verdict]}` : v.summary }));
     const regression = verdicts.some((v) => v.verdict === 'worse');
     card.append(el('p', { className: regression ? 'verdict worse' : 'verdict better', text: regression ? 'Regression: do not roll out.' : 'No regression in adherence or latency.' }));
     verdictCards.append(card);

@@ -8,6 +8,7 @@ import type { LanguageClient } from 'vscode-languageclient/node';
 import { CLIENT_COMMANDS, isPromptCommandArgs, runsChangedNotification } from '../protocol/lsp';
 import { promptDocumentSelector } from './documentSelector';
 import { createLanguageClient } from './languageClient';
+import { ComparePanel } from './compare/comparePanel';
 import { BundledSimulator } from './runs/bundledSim';
 import { RunController } from './runs/runController';
 import { TokenStatusBar } from './statusBar';
@@ -70,9 +71,24 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('promptInsight.setApiKey', () => runs.setApiKey()),
     vscode.commands.registerCommand('promptInsight.clearApiKey', () => runs.clearApiKey()),
     vscode.commands.registerCommand('promptInsight.exportResults', () => runs.exportResults()),
-    vscode.commands.registerCommand(CLIENT_COMMANDS.compareRevisions, (args: unknown) => notYet(args, 'Comparing prompt revisions from git history')),
+    vscode.commands.registerCommand(CLIENT_COMMANDS.compareRevisions, (args: unknown) => openComparison(args)),
     { dispose: () => void client?.stop() },
   );
+
+  async function openComparison(args: unknown): Promise<void> {
+    if (!vscode.workspace.isTrusted) {
+      // git runs repository hooks and config; like VS Code's own git support, not in Restricted Mode.
+      void vscode.window.showWarningMessage('Prompt Insight compares revisions only in a trusted workspace (it runs git and sends prompts). Token counts work meanwhile.');
+      return;
+    }
+    const uri = isPromptCommandArgs(args) ? vscode.Uri.parse(args.uri) : vscode.window.activeTextEditor?.document.uri;
+    if (!uri || uri.scheme !== 'file') {
+      void vscode.window.showInformationMessage('Prompt Insight: open a prompt file saved on disk to compare its revisions.');
+      return;
+    }
+    const document = await vscode.workspace.openTextDocument(uri);
+    ComparePanel.show(context, document, isPromptCommandArgs(args) ? args.promptName : undefined, runs, log, (storePath) => void client?.sendNotification(runsChangedNotification, { storePath }).catch(() => undefined));
+  }
 
   async function restart(): Promise<void> {
     const previous = client;
@@ -87,10 +103,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   starting?.then(() => statusBar.schedule(), () => undefined);
 }
 
-function notYet(args: unknown, feature: string): void {
-  const prompt = isPromptCommandArgs(args) ? ` for '${args.promptName}'` : '';
-  void vscode.window.showInformationMessage(`Prompt Insight: ${feature}${prompt} is not available in this version yet. Token counts, hovers and diagnostics work now.`);
-}
 
 export async function deactivate(): Promise<void> {
   await client?.stop();

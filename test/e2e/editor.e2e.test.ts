@@ -3,6 +3,8 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScenario } from '../../src/core/sim/scenario';
 import { startSim, type RunningSim } from '../../src/core/sim/simServer';
+import { TestRepo } from '../fixtures/gitRepo';
+import { HOMES_WITHOUT_RULE, HOMES_WITH_RULE } from '../fixtures/homesRepo';
 import { startCodeServer, type RunningCodeServer } from './codeServer';
 
 const ARTIFACTS = 'test-artifacts/e2e';
@@ -26,7 +28,13 @@ beforeAll(async () => {
   }, {
     'promptInsight.endpoints': [{ name: 'E2E simulator', provider: 'openai', baseUrl: sim.url }],
     'promptInsight.run.endpoint': 'E2E simulator',
+    'promptInsight.run.concurrency': 4,
   });
+  // The workspace is a git repository with the homes case's two revisions: A without the rule, B with it.
+  const repo = new TestRepo(server.workspace);
+  repo.git('init', '-q', '-b', 'main');
+  repo.commit('Homes assistant: first version', { 'homes.prompty': HOMES_WITHOUT_RULE, 'homes.tests.yaml': example('homes.tests.yaml') });
+  repo.commit('Define "homes" as single-family houses', { 'homes.prompty': HOMES_WITH_RULE });
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
@@ -101,5 +109,25 @@ describe('Prompt Insight in a real VS Code (code-server 1.139 + Chromium)', () =
     const metricsLens = page.locator('.codelens-decoration', { hasText: /TTFT \d+ ms · E2E [\d.]+ m?s · [\d.]+ tok\/s · 1 run · simulated/ });
     await metricsLens.first().waitFor({ timeout: 30_000 });
     await page.screenshot({ path: `${ARTIFACTS}/run-lens.png` });
+  });
+
+  it('"Compare revisions" opens the panel: two revisions, charts and a verdict', async () => {
+    await openFile('homes.prompty');
+    await page.locator('.codelens-decoration a', { hasText: 'Compare revisions' }).first().click();
+    const panel = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+    await panel.locator('.revisions li').first().waitFor({ timeout: 30_000 });
+    expect(await panel.locator('.revisions input:checked').count()).toBe(2);
+    await expect.poll(async () => (await panel.locator('.revisions').textContent()) ?? '').toContain('Define "homes" as single-family houses');
+    await panel.locator('#runs').fill('24');
+    await panel.locator('button', { hasText: 'Compare selected' }).click();
+    const card = panel.locator('.card').first();
+    await card.waitFor({ timeout: 90_000 });
+    const text = (await card.textContent()) ?? '';
+    expect(text).toMatch(/adherence \+\d+ pts, p [=<] .*better/);
+    expect(text).toMatch(/TTFT .*no significant/);
+    expect(await panel.locator('canvas').count()).toBe(4);
+    expect(await panel.locator('.simulated').count()).toBe(1);
+    expect(await panel.locator('.diff .added').count()).toBeGreaterThan(0);
+    await page.screenshot({ path: `${ARTIFACTS}/compare-panel.png` });
   });
 });

@@ -68,7 +68,7 @@ describe('prompt-insight compare', () => {
 
   it('--fail-on-regression exits 1 when head is significantly worse', async () => {
     const { code, stdout } = await cli(['compare', 'homes.prompty', '--base', b, '--head', a, '--runs', '16', '--endpoint', sim.url, '--no-store', '--fail-on-regression'], repo.root);
-    expect(stdout).toMatch(/WORSE\s+adherence -\d+ pts, p = /);
+    expect(stdout).toMatch(/WORSE\s+adherence -\d+ pts, p [=<] /);
     expect(stdout).toContain('REGRESSION');
     expect(code).toBe(1);
   });

@@ -43,7 +43,7 @@ export function adherenceVerdict(base: { rev: string; passed: number; total: num
   const ci95 = newcombeDifferenceInterval(head.passed, head.total, base.passed, base.total);
   const verdict: VerdictKind = pValue < ALPHA ? (difference > 0 ? 'better' : 'worse') : 'no-difference';
   const points = `${difference >= 0 ? '+' : ''}${Math.round(difference * 100)} pts`;
-  const summary = verdict === 'no-difference' ? `adherence ${points}, no significant difference (p = ${formatP(pValue)})` : `adherence ${points}, p = ${formatP(pValue)}`;
+  const summary = verdict === 'no-difference' ? `adherence ${points}, no significant difference (${formatP(pValue)})` : `adherence ${points}, ${formatP(pValue)}`;
   return { ...common, verdict, pValue, difference, ci95, test, summary };
 }
 
@@ -63,13 +63,14 @@ export function latencyVerdict(metric: 'ttftMs' | 'e2eMs', base: { rev: string; 
   const summary =
     verdict === 'no-difference'
       ? `${name} ${change} (median), no significant change${excludesZero && !material ? ` beyond the ${Math.round(margin)} ms practical margin` : ''}`
-      : `${name} ${change} (median), p = ${formatP(result.pValue)}`;
+      : `${name} ${change} (median), ${formatP(result.pValue)}`;
   return { ...common, verdict, pValue: result.pValue, difference: result.difference, ci95: result.ci95, test: 'bootstrap-median', summary };
 }
 
+/** `p < 0.001`, `p = 0.004`, `p = 0.31`. */
 export function formatP(p: number): string {
-  if (p < 0.001) return '< 0.001';
-  return p < 0.01 ? p.toFixed(3) : p.toFixed(2);
+  if (p < 0.001) return 'p < 0.001';
+  return `p = ${p < 0.01 ? p.toFixed(3) : p.toFixed(2)}`;
 }
 
 /** The gradual-rollout rule: ship only without a significant worsening in adherence or latency. */

@@ -195,7 +195,8 @@ export class RunController implements vscode.Disposable {
     return { document: editor.document, promptIndex: 0 };
   }
 
-  private async transportFor(choice: EndpointChoice): Promise<ChatTransport> {
+  /** A transport for the endpoint: the bundled simulator started on demand, vscode.lm, or HTTP with its origin-checked key. */
+  async transportFor(choice: EndpointChoice): Promise<ChatTransport> {
     if (choice.bundledSim) {
       const scenario = vscode.workspace.getConfiguration('promptInsight').get<string>('simulator.scenario')?.trim();
       const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;

@@ -70,7 +70,7 @@ describe('verdicts', () => {
     const adherence = adherenceVerdict({ rev: 'A', passed: 12, total: 30 }, { rev: 'B', passed: 28, total: 30 });
     expect(adherence).toMatchObject({ verdict: 'better', test: 'fisher-exact' });
     expect(adherence.pValue!).toBeLessThan(0.001);
-    expect(adherence.summary).toBe('adherence +53 pts, p = < 0.001');
+    expect(adherence.summary).toBe('adherence +53 pts, p < 0.001');
     const base = Array.from({ length: 30 }, (_, i) => 300 + ((i * 7) % 11));
     const ttft = latencyVerdict('ttftMs', { rev: 'A', values: base }, { rev: 'B', values: base.map((v) => v + 2) });
     expect(ttft.verdict).toBe('no-difference');

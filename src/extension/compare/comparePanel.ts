@@ -1,0 +1,165 @@
+/**
+ * The revision comparison panel: lists the prompt file's revisions (unsaved buffer and working copy
+ * first), runs the chosen ones against the endpoint with progress and cancel, and shows the result
+ * drawn by the webview bundle. CSP `default-src 'none'` with a fresh nonce; only the bundle and CSS
+ * from the extension are loaded; every message from the webview is validated.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import * as vscode from 'vscode';
+import { loadTestSuite } from '../../core/adherence/testCases';
+import { compareRevisions } from '../../core/compare/compare';
+import { transportJudge } from '../../core/compare/judge';
+import { loadRevisionSources } from '../../core/compare/revisionSources';
+import { comparisonView } from '../../core/compare/view';
+import { detectFormat, parsePromptFile } from '../../core/formats/detect';
+import { BUFFER_REVISION, fileHistory, WORKING_REVISION, type FileHistory } from '../../core/history/fileHistory';
+import { ResultsStore } from '../../core/store/resultsStore';
+import { isWebviewToHost, type HostToWebview, type RevisionChoice } from '../../protocol/webview';
+import { chooseEndpoint, configuredEndpoints } from '../runs/endpoints';
+import type { RunController } from '../runs/runController';
+
+export class ComparePanel {
+  private static readonly panels = new Map<string, ComparePanel>();
+  private readonly disposables: vscode.Disposable[] = [];
+  private running: AbortController | undefined;
+  private history: FileHistory | undefined;
+
+  static show(context: vscode.ExtensionContext, document: vscode.TextDocument, promptName: string | undefined, runs: RunController, log: vscode.LogOutputChannel, onRunsStored: (path: string) => void): ComparePanel {
+    const key = document.uri.toString();
+    const existing = ComparePanel.panels.get(key);
+    if (existing) {
+      existing.panel.reveal();
+      return existing;
+    }
+    const panel = vscode.window.createWebviewPanel('promptInsight.compare', `Compare: ${vscode.workspace.asRelativePath(document.uri)}`, vscode.ViewColumn.Beside, {
+      enableScripts: true,
+      retainContextWhenHidden: true,
+      localResourceRoots: [vscode.Uri.joinPath(context.extensionUri, 'dist'), vscode.Uri.joinPath(context.extensionUri, 'media')],
+    });
+    const created = new ComparePanel(panel, context, document, promptName, runs, log, onRunsStored);
+    ComparePanel.panels.set(key, created);
+    return created;
+  }
+
+  private constructor(
+    readonly panel: vscode.WebviewPanel,
+    private readonly context: vscode.ExtensionContext,
+    private readonly document: vscode.TextDocument,
+    private readonly promptName: string | undefined,
+    private readonly runs: RunController,
+    private readonly log: vscode.LogOutputChannel,
+    private readonly onRunsStored: (path: string) => void,
+  ) {
+    panel.webview.html = this.html();
+    this.disposables.push(
+      panel.webview.onDidReceiveMessage((message: unknown) => void this.receive(message)),
+      panel.onDidDispose(() => this.dispose()),
+    );
+  }
+
+  private post(message: HostToWebview): void {
+    void this.panel.webview.postMessage(message);
+  }
+
+  private async receive(message: unknown): Promise<void> {
+    if (!isWebviewToHost(message)) {
+      this.log.warn('Comparison panel: ignored a malformed message from the webview.');
+      return;
+    }
+    if (message.type === 'ready') await this.sendHistory();
+    else if (message.type === 'cancel') this.running?.abort();
+    else if (message.type === 'compare') await this.compare(message.revs, message.runs, message.fresh);
+  }
+
+  private async sendHistory(): Promise<void> {
+    const file = this.document.uri.fsPath;
+    const choices: RevisionChoice[] = [];
+    if (this.document.isDirty) choices.push({ rev: BUFFER_REVISION, label: 'unsaved buffer', path: file });
+    choices.push({ rev: WORKING_REVISION, label: 'working copy', path: file });
+    let notice: string | undefined;
+    try {
+      this.history = await fileHistory(file, { maxCount: 500 });
+      for (const r of this.history.revisions) if (!r.deleted) choices.push({ rev: r.rev, label: r.rev.slice(0, 7), date: r.date, author: r.author, subject: r.subject, path: r.path });
+      if (this.history.shallow) notice = 'This is a shallow clone: older revisions are missing (git fetch --unshallow).';
+    } catch (error) {
+      notice = (error as Error).message;
+    }
+    this.post({ type: 'history', file: vscode.workspace.asRelativePath(this.document.uri), prompt: this.promptName ?? '', revisions: choices, ...(notice ? { notice } : {}) });
+  }
+
+  private async compare(revs: string[], runsPerCase: number, fresh: boolean): Promise<void> {
+    if (this.running) return this.post({ type: 'error', message: 'A comparison is already running.' });
+    const choice = await chooseEndpoint((m) => this.log.warn(m));
+    if (!choice) return this.post({ type: 'error', message: 'No endpoint chosen.' });
+    const controller = new AbortController();
+    this.running = controller;
+    try {
+      const file = this.document.uri.fsPath;
+      const { sources } = await loadRevisionSources(file, revs, { bufferText: this.document.getText(), ...(this.history ? { history: this.history } : {}) });
+      const currentText = this.document.getText();
+      const format = detectFormat(file, currentText);
+      const doc = parsePromptFile(file, currentText, format);
+      const prompt = (this.promptName ? doc.prompts.find((p) => p.name === this.promptName) : undefined) ?? doc.prompts[0];
+      if (!prompt) throw new Error('The current version of the file has no prompt.');
+      const suite = loadTestSuite(file, currentText, format, prompt, (path) => (existsSync(path) ? readFileSync(path, 'utf8') : undefined));
+      if (suite.cases.length === 0) throw new Error(suite.problems[0] ?? 'No test cases to score.');
+      const transport = await this.runs.transportFor(choice);
+      const settings = vscode.workspace.getConfiguration('promptInsight');
+      const judgeName = settings.get<string>('judge.endpoint')?.trim();
+      const judgeChoice = judgeName ? configuredEndpoints((m) => this.log.warn(m)).find((c) => c.config.name === judgeName) : undefined;
+      const judgeModel = settings.get<string>('judge.model')?.trim() || judgeChoice?.config.model;
+      const judge = judgeChoice && judgeModel ? transportJudge(await this.runs.transportFor(judgeChoice), judgeModel, settings.get<number>('run.timeoutMs', 60_000), controller.signal) : undefined;
+      const store = new ResultsStore(this.runs.storePath);
+      const result = await compareRevisions({
+        file: vscode.workspace.asRelativePath(this.document.uri, false),
+        ...(this.promptName ? { promptName: this.promptName } : {}),
+        revisions: sources,
+        suite,
+        runsPerCase,
+        transport,
+        store,
+        fresh,
+        timeoutMs: settings.get<number>('run.timeoutMs', 60_000),
+        concurrency: settings.get<number>('run.concurrency', 1),
+        signal: controller.signal,
+        ...(judge ? { judge } : {}),
+        onProgress: (done, total, message) => this.post({ type: 'progress', done, total, message }),
+      });
+      this.onRunsStored(store.path);
+      this.post({ type: 'result', result: comparisonView(result) });
+    } catch (error) {
+      this.post({ type: 'error', message: (error as Error).message });
+    } finally {
+      this.running = undefined;
+    }
+  }
+
+  private html(): string {
+    const webview = this.panel.webview;
+    const nonce = randomBytes(16).toString('base64');
+    const script = webview.asWebviewUri(vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'webview.js'));
+    const css = webview.asWebviewUri(vscode.Uri.joinPath(this.context.extensionUri, 'media', 'panel.css'));
+    return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ${webview.cspSource}; img-src ${webview.cspSource} data:; font-src ${webview.cspSource}; script-src 'nonce-${nonce}';">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="stylesheet" href="${css}">
+<title>Compare prompt revisions</title>
+</head>
+<body>
+<main id="app" aria-live="polite"></main>
+<script nonce="${nonce}" src="${script}"></script>
+</body>
+</html>`;
+  }
+
+  dispose(): void {
+    this.running?.abort();
+    ComparePanel.panels.delete(this.document.uri.toString());
+    for (const d of this.disposables) d.dispose();
+    this.panel.dispose();
+  }
+}

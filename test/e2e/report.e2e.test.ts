@@ -1,0 +1,49 @@
+/** The standalone HTML report (and so the panel's renderer) in headless Chromium: charts drawn, CSP clean. */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderReportHtml } from '../../src/core/compare/report';
+import { syntheticComparison } from '../fixtures/syntheticComparison';
+
+const ARTIFACTS = 'test-artifacts/e2e';
+let browser: Browser;
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+});
+afterAll(async () => browser?.close());
+
+describe('comparison report', () => {
+  it('renders verdict cards, four charts, the per-test matrix and the diff, offline and without CSP violations', async () => {
+    const html = renderReportHtml(syntheticComparison(3, 100), { script: readFileSync('dist/webview.js', 'utf8'), css: readFileSync('media/panel.css', 'utf8') });
+    const file = resolve(ARTIFACTS, 'report.html');
+    writeFileSync(file, html);
+    const page = await browser.newPage({ viewport: { width: 1200, height: 1400 } });
+    const problems: string[] = [];
+    page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
+    page.on('pageerror', (e) => problems.push(e.message));
+    page.on('request', (r) => !r.url().startsWith('file:') && !r.url().startsWith('data:') && problems.push(`network: ${r.url()}`));
+    await page.goto(`file://${file}`);
+    await page.waitForFunction(() => document.body.dataset.renderMs !== undefined);
+    expect(await page.locator('.card').count()).toBe(2);
+    expect(await page.locator('.card').first().textContent()).toMatch(/adherence [+-]\d+ pts/);
+    const sizes = await page.locator('canvas').evaluateAll((canvases) => canvases.map((c) => [(c as HTMLCanvasElement).width, (c as HTMLCanvasElement).height]));
+    expect(sizes).toHaveLength(4);
+    for (const [w, h] of sizes) expect(w! * h!).toBeGreaterThan(10_000);
+    // Something was drawn: the adherence chart is not a blank canvas.
+    const inked = await page.locator('canvas').first().evaluate((c) => {
+      const ctx = (c as HTMLCanvasElement).getContext('2d')!;
+      const data = ctx.getImageData(0, 0, (c as HTMLCanvasElement).width, (c as HTMLCanvasElement).height).data;
+      let n = 0;
+      for (let i = 3; i < data.length; i += 4) if (data[i]! > 0) n++;
+      return n;
+    });
+    expect(inked).toBeGreaterThan(1000);
+    expect(await page.locator('.matrix tbody tr').count()).toBe(4);
+    expect(await page.locator('.diff .added').count()).toBe(1);
+    expect(problems).toEqual([]);
+    await page.screenshot({ path: `${ARTIFACTS}/report.png`, fullPage: true });
+    await page.close();
+  });
+});
