@@ -18,7 +18,7 @@ let repo: TestRepo;
 let a: string;
 let b: string;
 beforeAll(async () => {
-  sim = await startSim({ ttftBaseMs: 40, decodeMsPerToken: 1, jitterMs: 3, scenario: parseScenario(readFileSync('examples/homes/homes.sim.yaml', 'utf8')) });
+  sim = await startSim({ ttftBaseMs: 150, decodeMsPerToken: 1, jitterMs: 3, scenario: parseScenario(readFileSync('examples/homes/homes.sim.yaml', 'utf8')) });
   ({ repo, a, b } = homesRepo());
 });
 afterAll(async () => sim.close());
@@ -35,18 +35,18 @@ describe('prompt-insight history', () => {
 
 describe('prompt-insight compare', () => {
   it('the homes case: adherence rises significantly, latency barely moves, no regression; runs are reused', async () => {
-    const args = ['compare', 'homes.prompty', '--base', a.slice(0, 8), '--head', 'HEAD', '--runs', '16', '--endpoint', sim.url, '--json', '--store', 'runs.jsonl', '--report', 'report.html', '--fail-on-regression'];
+    const args = ['compare', 'homes.prompty', '--base', a.slice(0, 8), '--head', 'HEAD', '--runs', '24', '--endpoint', sim.url, '--json', '--store', 'runs.jsonl', '--report', 'report.html', '--fail-on-regression'];
     const { code, stdout, stderr } = await cli(args, repo.root);
     expect(stderr).toBe('');
     expect(code).toBe(0);
     const json = JSON.parse(stdout);
     const [revA, revB] = json.revisions;
-    expect(revA).toMatchObject({ rev: a, path: 'homes.prompty', adherence: { total: 16 } });
-    expect(revB).toMatchObject({ rev: b, adherence: { total: 16 } });
+    expect(revA).toMatchObject({ rev: a, path: 'homes.prompty', adherence: { total: 24 } });
+    expect(revB).toMatchObject({ rev: b, adherence: { total: 24 } });
     expect(revB.adherence.rate).toBeGreaterThan(revA.adherence.rate);
     expect(revB.tokens).toBeGreaterThan(revA.tokens);
     expect(revA.adherence.ci95[0]).toBeLessThan(revA.adherence.rate);
-    expect(revA.ttftMs).toMatchObject({ n: 16, p99: null });
+    expect(revA.ttftMs).toMatchObject({ n: 24, p99: null });
     const byMetric = Object.fromEntries(json.verdicts.map((v: { metric: string }) => [v.metric, v]));
     expect(byMetric.adherence).toMatchObject({ base: a, head: b, verdict: 'better', test: 'fisher-exact' });
     expect(byMetric.adherence.pValue).toBeLessThan(0.05);
@@ -61,9 +61,9 @@ describe('prompt-insight compare', () => {
     const served = sim.served();
     const again = JSON.parse((await cli(args, repo.root)).stdout);
     expect(sim.served()).toBe(served);
-    expect(again.revisions[0].runsReused).toBe(16);
+    expect(again.revisions[0].runsReused).toBe(24);
     const fresh = JSON.parse((await cli([...args, '--fresh'], repo.root)).stdout);
-    expect(fresh.revisions[0].runsNew).toBe(16);
+    expect(fresh.revisions[0].runsNew).toBe(24);
   });
 
   it('--fail-on-regression exits 1 when head is significantly worse', async () => {
