@@ -26,7 +26,10 @@ const sharedRankTables = {
 const node = { ...shared, platform: 'node', format: 'cjs', target: 'node20', plugins: [sharedRankTables] };
 
 const builds = [
-  { ...node, entryPoints: { extension: 'src/extension/main.ts' }, outdir: 'dist', external: ['vscode'] },
+  // Banner and footer stamp the bundle's evaluation, so activation can report it beside activate().
+  { ...node, entryPoints: { extension: 'src/extension/main.ts' }, outdir: 'dist', external: ['vscode'], banner: { js: 'globalThis.__promptInsightLoadStart = performance.now();' }, footer: { js: 'globalThis.__promptInsightLoadEnd = performance.now();' } },
+  // Loaded by the extension on first use (language client; runs and comparisons), not at activation.
+  { ...node, entryPoints: { 'extension-client': 'src/extension/languageClient.ts', 'extension-features': 'src/extension/features.ts' }, outdir: 'dist', external: ['vscode'] },
   { ...node, entryPoints: { server: 'src/server/main.ts' }, outdir: 'dist' },
   { ...node, entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
   ...RANK_TABLES.map((table) => ({ ...shared, platform: 'node', format: 'esm', outExtension: { '.js': '.mjs' }, target: 'node20', sourcemap: false, entryPoints: { [`bpeRanks-${table}`]: `node_modules/gpt-tokenizer/esm/bpeRanks/${table}.js` }, outdir: 'dist' })),

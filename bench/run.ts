@@ -2,6 +2,7 @@
 import { cpus } from 'node:os';
 import { benchHover } from './hover';
 import { benchTokenizers } from './tokenizers';
+import { benchActivation } from './activation';
 import { benchHistory } from './history';
 import { benchRender } from './render';
 import { benchTtft } from './ttft';
@@ -15,6 +16,7 @@ async function main(): Promise<void> {
   if (want('ttft')) console.log(`${await benchTtft()}\n`);
   if (want('render')) console.log(`${await benchRender()}\n`);
   if (want('history')) console.log(`${await benchHistory()}\n`);
+  if (want('activation')) console.log(`${await benchActivation()}\n`);
 }
 
 main().catch((error) => {

@@ -3,7 +3,8 @@ import {
   CloseAction, ErrorAction, LanguageClient, TransportKind,
   type CloseHandlerResult, type ErrorHandler, type ErrorHandlerResult, type LanguageClientOptions, type ServerOptions,
 } from 'vscode-languageclient/node';
-import type { ServerInitOptions } from '../protocol/lsp';
+import { runsChangedNotification, tokenSummaryRequest, type ServerInitOptions } from '../protocol/lsp';
+import type { TokenSummaryRequester } from './statusBar';
 import { promptDocumentSelector } from './documentSelector';
 import { RestartPolicy } from './restartPolicy';
 
@@ -57,4 +58,13 @@ export function createLanguageClient(context: vscode.ExtensionContext, log: vsco
     errorHandler: new BoundedRestartHandler(log),
   };
   return new LanguageClient('promptInsight', 'Prompt Insight', serverOptions, clientOptions);
+}
+
+/** The status bar's request, bound to this client; undefined until it runs. */
+export function tokenSummaryRequester(client: LanguageClient): TokenSummaryRequester | undefined {
+  return client.isRunning() ? (params, token) => client.sendRequest(tokenSummaryRequest, params, token) : undefined;
+}
+
+export function notifyRunsChanged(client: LanguageClient, storePath: string): void {
+  void client.sendNotification(runsChangedNotification, { storePath }).catch(() => undefined);
 }

@@ -1,6 +1,8 @@
 import * as vscode from 'vscode';
-import type { LanguageClient } from 'vscode-languageclient/node';
-import { tokenSummaryRequest, type TokenSummary } from '../protocol/lsp';
+import type { TokenSummary, TokenSummaryParams } from '../protocol/lsp';
+
+/** Asks the running language server for the token summary; undefined while no server runs. */
+export type TokenSummaryRequester = (params: TokenSummaryParams, token: vscode.CancellationToken) => Promise<TokenSummary | null>;
 
 const UPDATE_DELAY_MS = 120;
 
@@ -11,7 +13,7 @@ export class TokenStatusBar implements vscode.Disposable {
   private timer: NodeJS.Timeout | undefined;
   private inFlight: vscode.CancellationTokenSource | undefined;
 
-  constructor(private readonly client: () => LanguageClient | undefined, private readonly isPromptDocument: (d: vscode.TextDocument) => boolean) {
+  constructor(private readonly requester: () => TokenSummaryRequester | undefined, private readonly isPromptDocument: (d: vscode.TextDocument) => boolean) {
     this.item.name = 'Prompt Insight: tokens';
     this.disposables.push(
       vscode.window.onDidChangeActiveTextEditor(() => this.schedule()),
@@ -30,16 +32,15 @@ export class TokenStatusBar implements vscode.Disposable {
 
   private async update(): Promise<void> {
     const editor = vscode.window.activeTextEditor;
-    const client = this.client();
-    if (!editor || !client?.isRunning() || !this.isPromptDocument(editor.document)) {
+    const request = this.requester();
+    if (!editor || !request || !this.isPromptDocument(editor.document)) {
       this.item.hide();
       return;
     }
     this.inFlight?.cancel();
     const source = (this.inFlight = new vscode.CancellationTokenSource());
     try {
-      const summary = await client.sendRequest(
-        tokenSummaryRequest,
+      const summary = await request(
         {
           uri: editor.document.uri.toString(),
           position: editor.selection.active,

@@ -4,6 +4,8 @@
  */
 import { NotificationType, RequestType } from 'vscode-languageserver-protocol';
 
+export { CLIENT_COMMANDS, isPromptCommandArgs, type PromptCommandArgs } from './commands';
+
 export interface WireRange {
   start: { line: number; character: number };
   end: { line: number; character: number };
@@ -62,20 +64,6 @@ export interface ServerSettings {
 
 export const DEFAULT_SERVER_SETTINGS: ServerSettings = { tokens: { defaultModel: 'gpt-4o', budget: 0 }, run: { repeats: 10 } };
 
-/** Commands the server's CodeLenses invoke; the extension registers them. */
-export const CLIENT_COMMANDS = {
-  runPrompt: 'promptInsight.runPrompt',
-  runPromptRepeated: 'promptInsight.runPromptRepeated',
-  showRuns: 'promptInsight.showRuns',
-  compareRevisions: 'promptInsight.compareRevisions',
-} as const;
-
-export interface PromptCommandArgs {
-  uri: string;
-  promptName: string;
-  promptIndex: number;
-}
-
 function isPosition(value: unknown): value is { line: number; character: number } {
   const v = value as { line?: unknown; character?: unknown } | null;
   return typeof v === 'object' && v !== null && Number.isInteger(v.line) && Number.isInteger(v.character) && (v.line as number) >= 0 && (v.character as number) >= 0;
@@ -91,10 +79,6 @@ export function isTokenSummaryParams(value: unknown): value is TokenSummaryParam
   return typeof v === 'object' && v !== null && typeof v.uri === 'string' && isPosition(v.position) && Array.isArray(v.selections) && v.selections.length <= 1000 && v.selections.every(isRange);
 }
 
-export function isPromptCommandArgs(value: unknown): value is PromptCommandArgs {
-  const v = value as Partial<PromptCommandArgs> | null;
-  return typeof v === 'object' && v !== null && typeof v.uri === 'string' && typeof v.promptName === 'string' && Number.isInteger(v.promptIndex);
-}
 
 /** Settings arrive from the user's configuration: take what is well-typed, default the rest. */
 export function readServerSettings(value: unknown): ServerSettings {

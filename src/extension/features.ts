@@ -1,0 +1,37 @@
+/**
+ * Everything that runs prompts or compares revisions, loaded on first use so that activation only
+ * registers commands: the run controller, the bundled simulator and the comparison panel.
+ */
+import * as vscode from 'vscode';
+import { isPromptCommandArgs } from '../protocol/commands';
+import { ComparePanel } from './compare/comparePanel';
+import { BundledSimulator } from './runs/bundledSim';
+import { RunController } from './runs/runController';
+
+export interface Features {
+  runs: RunController;
+  openComparison(args: unknown): Promise<void>;
+}
+
+export function createFeatures(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, onRunsStored: (storePath: string) => void): Features {
+  const simulator = new BundledSimulator(context.asAbsolutePath('dist/cli.js'), log);
+  const runs = new RunController({ context, log, simulator, onRunsStored });
+  context.subscriptions.push(simulator, runs);
+  return {
+    runs,
+    async openComparison(args) {
+      if (!vscode.workspace.isTrusted) {
+        // git runs repository hooks and config; like VS Code's own git support, not in Restricted Mode.
+        void vscode.window.showWarningMessage('Prompt Insight compares revisions only in a trusted workspace (it runs git and sends prompts). Token counts work meanwhile.');
+        return;
+      }
+      const uri = isPromptCommandArgs(args) ? vscode.Uri.parse(args.uri) : vscode.window.activeTextEditor?.document.uri;
+      if (!uri || uri.scheme !== 'file') {
+        void vscode.window.showInformationMessage('Prompt Insight: open a prompt file saved on disk to compare its revisions.');
+        return;
+      }
+      const document = await vscode.workspace.openTextDocument(uri);
+      ComparePanel.show(context, document, isPromptCommandArgs(args) ? args.promptName : undefined, runs, log, onRunsStored);
+    },
+  };
+}

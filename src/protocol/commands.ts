@@ -1,0 +1,21 @@
+/**
+ * Commands the server's CodeLenses invoke and the extension registers, with their argument type.
+ * No dependencies, so the extension can register them at activation without loading the LSP stack.
+ */
+export const CLIENT_COMMANDS = {
+  runPrompt: 'promptInsight.runPrompt',
+  runPromptRepeated: 'promptInsight.runPromptRepeated',
+  showRuns: 'promptInsight.showRuns',
+  compareRevisions: 'promptInsight.compareRevisions',
+} as const;
+
+export interface PromptCommandArgs {
+  uri: string;
+  promptName: string;
+  promptIndex: number;
+}
+
+export function isPromptCommandArgs(value: unknown): value is PromptCommandArgs {
+  const v = value as Partial<PromptCommandArgs> | null;
+  return typeof v === 'object' && v !== null && typeof v.uri === 'string' && typeof v.promptName === 'string' && Number.isInteger(v.promptIndex);
+}

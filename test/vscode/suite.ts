@@ -1,0 +1,123 @@
+/**
+ * Integration suite in the VS Code extension host, through the public API as other extensions see
+ * Prompt Insight: activation, CodeLens, hover, symbols, diagnostics and a real run against the
+ * simulator. `npm run test:vscode` runs it with @vscode/test-electron where VS Code can be
+ * downloaded; the e2e suite runs the same file inside code-server's extension host (see host/).
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as vscode from 'vscode';
+import { analyzePromptText } from '../../src/core/analysis';
+import { startSim } from '../../src/core/sim/simServer';
+import { TokenCounter } from '../../src/core/tokens/counter';
+
+export interface SuiteResult {
+  name: string;
+  ok: boolean;
+  error?: string;
+  ms: number;
+}
+
+const EXTENSION_ID = 'prompt-insight.prompt-insight';
+
+function workspaceFile(name: string): vscode.Uri {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  assert.ok(folder, 'the suite needs a workspace folder with the homes examples');
+  return vscode.Uri.joinPath(folder.uri, name);
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const tests: [string, () => Promise<void>][] = [
+  ['activates when a prompt file opens', async () => {
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(workspaceFile('homes.prompty')));
+    const extension = vscode.extensions.getExtension(EXTENSION_ID);
+    assert.ok(extension, `${EXTENSION_ID} is installed`);
+    await until('activation', () => extension.isActive || undefined);
+  }],
+  ['CodeLens shows the exact token total the engine computes', async () => {
+    const uri = workspaceFile('homes.prompty');
+    const text = readFileSync(uri.fsPath, 'utf8');
+    const expected = (await analyzePromptText('homes.prompty', text, new TokenCounter(), { defaultModel: 'gpt-4o' })).prompts[0]!.totalTokens;
+    const lenses = await until('code lenses', async () => {
+      const found = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri);
+      return found?.some((l) => /tokens/.test(l.command?.title ?? '')) ? found : undefined;
+    });
+    const titles = lenses.map((l) => l.command?.title ?? '');
+    assert.ok(titles.includes(`${expected} tokens · 2 messages`), `lens titles: ${titles.join(' | ')}`);
+    assert.ok(titles.includes('▶ Run') && titles.includes('Compare revisions'));
+  }],
+  ['hover on the system message shows its tokens and the encoding', async () => {
+    const uri = workspaceFile('homes.prompty');
+    const document = await vscode.workspace.openTextDocument(uri);
+    const line = document.getText().split('\n').findIndex((l) => l.startsWith('You are a real-estate assistant'));
+    const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', uri, new vscode.Position(line, 4));
+    const text = hovers.flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : c.value))).join('\n');
+    assert.match(text, /this message \(system\)/);
+    assert.match(text, /o200k_base · exact for gpt-4o-mini/);
+  }],
+  ['document symbols list the prompt and its messages', async () => {
+    const symbols = await vscode.commands.executeCommand<vscode.DocumentSymbol[]>('vscode.executeDocumentSymbolProvider', workspaceFile('homes.prompt.yml'));
+    assert.equal(symbols.length, 1);
+    assert.deepEqual(symbols[0]!.children.map((c) => c.name), ['system', 'user']);
+  }],
+  ['a broken file gets diagnostics', async () => {
+    const uri = workspaceFile('broken.prompty');
+    await vscode.workspace.openTextDocument(uri);
+    const diagnostics = await until('diagnostics', () => {
+      const found = vscode.languages.getDiagnostics(uri).filter((d) => d.source === 'Prompt Insight');
+      return found.length > 0 ? found : undefined;
+    });
+    assert.ok(diagnostics.some((d) => /did you mean 'system'/.test(d.message)), diagnostics.map((d) => d.message).join('\n'));
+  }],
+  ['▶ Run measures a run against the simulator and shows the metrics', async () => {
+    const sim = await startSim({ ttftBaseMs: 50, decodeMsPerToken: 2, jitterMs: 0 });
+    const settings = vscode.workspace.getConfiguration('promptInsight');
+    try {
+      await settings.update('endpoints', [{ name: 'Suite simulator', provider: 'openai', baseUrl: sim.url, model: 'sim-1' }], vscode.ConfigurationTarget.Global);
+      await settings.update('run.endpoint', 'Suite simulator', vscode.ConfigurationTarget.Global);
+      const uri = workspaceFile('homes.prompt.txt');
+      await vscode.commands.executeCommand('promptInsight.runPrompt', { uri: uri.toString(), promptName: 'homes', promptIndex: 0 });
+      const seen = vscode.workspace.getConfiguration('promptInsight').get('endpoints');
+      assert.ok(sim.served() >= 1, `the simulator received the request (endpoints setting: ${JSON.stringify(seen)}; open documents: ${vscode.workspace.textDocuments.map((d) => d.uri.toString()).join(', ')})`);
+      // The run document is a content provider's: its text follows the provider's change events.
+      const output = await until('a run document with metrics', () => vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'prompt-insight-run' && /## Metrics/.test(d.getText())), 10_000);
+      assert.match(output.getText(), /TTFT \d+ ms · E2E \d+ ms/);
+    } finally {
+      await settings.update('endpoints', undefined, vscode.ConfigurationTarget.Global);
+      await settings.update('run.endpoint', undefined, vscode.ConfigurationTarget.Global);
+      await sim.close();
+    }
+  }],
+];
+
+/** Runs every test; never throws for a failing test, so all results are reported. */
+export async function runSuite(): Promise<SuiteResult[]> {
+  const results: SuiteResult[] = [];
+  for (const [name, test] of tests) {
+    const started = Date.now();
+    try {
+      await test();
+      results.push({ name, ok: true, ms: Date.now() - started });
+    } catch (error) {
+      results.push({ name, ok: false, error: (error as Error)?.stack ?? String(error), ms: Date.now() - started });
+    }
+  }
+  return results;
+}
+
+/** @vscode/test-electron's entry: throws when any test failed. */
+export async function run(): Promise<void> {
+  const results = await runSuite();
+  for (const r of results) console.log(`${r.ok ? '✓' : '✗'} ${r.name} (${r.ms} ms)${r.error ? `\n${r.error}` : ''}`);
+  const failed = results.filter((r) => !r.ok);
+  if (failed.length > 0) throw new Error(`${failed.length} of ${results.length} integration tests failed`);
+}
