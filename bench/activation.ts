@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
+import { launchChromium, openWorkbench } from '../test/e2e/browser';
 import { startCodeServer } from '../test/e2e/codeServer';
 import { fmt, median, table } from './stats';
 
@@ -43,14 +43,12 @@ export async function benchActivation(): Promise<string> {
   const totals: number[] = [];
   const evaluations: number[] = [];
   const activates: number[] = [];
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  const browser = await launchChromium();
   try {
     for (let i = 0; i < 3; i++) {
       const server = await startCodeServer({ 'homes.prompty': readFileSync('examples/homes/homes.prompty', 'utf8') });
       try {
-        const page = await browser.newPage();
-        await page.goto(server.url);
-        await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+        const page = await openWorkbench(browser, server.url);
         const logs = join(server.workspace, '..', 'user-data', 'logs');
         const deadline = Date.now() + 60_000;
         let line: RegExpExecArray | null = null;

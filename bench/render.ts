@@ -5,7 +5,7 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../test/e2e/browser';
 import { renderReportHtml } from '../src/core/compare/report';
 import { syntheticComparison } from '../test/fixtures/syntheticComparison';
 import { fmt, median, table } from './stats';
@@ -16,7 +16,7 @@ export async function benchRender(): Promise<string> {
   if (!existsSync(CHROMIUM)) return '## Panel render\n\nskipped: /usr/bin/chromium is not installed (test/e2e/install-tools.sh installs it).';
   const assets = { script: readFileSync('dist/webview.js', 'utf8'), css: readFileSync('media/panel.css', 'utf8') };
   const dir = mkdtempSync(join(tmpdir(), 'pi-render-'));
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  const browser = await launchChromium();
   const rows: (string | number)[][] = [];
   try {
     for (const [revisions, runs] of [[2, 100], [50, 100]] as const) {

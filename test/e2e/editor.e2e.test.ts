@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium, openWorkbench } from './browser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScenario } from '../../src/core/sim/scenario';
 import { startSim, type RunningSim } from '../../src/core/sim/simServer';
@@ -35,13 +36,8 @@ beforeAll(async () => {
   repo.git('init', '-q', '-b', 'main');
   repo.commit('Homes assistant: first version', { 'homes.prompty': HOMES_WITHOUT_RULE, 'homes.tests.yaml': example('homes.tests.yaml') });
   repo.commit('Define "homes" as single-family houses', { 'homes.prompty': HOMES_WITH_RULE });
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-  });
-  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  await page.goto(server.url);
-  await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+  browser = await launchChromium();
+  page = await openWorkbench(browser, server.url);
 }, 180_000);
 
 afterAll(async () => {

@@ -1,7 +1,8 @@
 /** The standalone HTML report (and so the panel's renderer) in headless Chromium: charts drawn, CSP clean. */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from './browser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderReportHtml } from '../../src/core/compare/report';
 import { syntheticComparison } from '../fixtures/syntheticComparison';
@@ -10,7 +11,7 @@ const ARTIFACTS = 'test-artifacts/e2e';
 let browser: Browser;
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  browser = await launchChromium();
 });
 afterAll(async () => browser?.close());
 

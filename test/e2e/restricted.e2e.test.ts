@@ -1,6 +1,7 @@
 /** Restricted Mode (untrusted workspace): token counts work, nothing is sent to any endpoint. */
 import { mkdirSync, readFileSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium, openWorkbench } from './browser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSim, type RunningSim } from '../../src/core/sim/simServer';
 import { startCodeServer, type RunningCodeServer } from './codeServer';
@@ -25,10 +26,8 @@ beforeAll(async () => {
       'promptInsight.run.endpoint': 'E2E simulator',
     },
   );
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
-  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  await page.goto(server.url);
-  await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+  browser = await launchChromium();
+  page = await openWorkbench(browser, server.url);
 }, 180_000);
 
 afterAll(async () => {

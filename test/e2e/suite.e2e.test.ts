@@ -5,7 +5,8 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium, openWorkbench } from './browser';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildSuite } from '../vscode/buildSuite';
 import type { SuiteResult } from '../vscode/suite';
@@ -24,10 +25,8 @@ describe('integration suite inside code-server’s extension host', () => {
     const results = join(mkdtempSync(join(tmpdir(), 'pi-suite-')), 'results.json');
     const files = Object.fromEntries(readdirSync('examples/homes').map((n) => [n, readFileSync(join('examples/homes', n), 'utf8')]));
     server = await startCodeServer({ ...files, 'broken.prompty': readFileSync('test/vscode/broken.prompty', 'utf8') }, {}, { extraExtensions: [hostDir], env: { PI_SUITE_RESULTS: results } });
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'] });
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    await page.goto(server.url);
-    await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+    browser = await launchChromium();
+    await openWorkbench(browser, server.url);
     await expect.poll(() => existsSync(results), { timeout: 120_000, interval: 500 }).toBe(true);
     const report = JSON.parse(readFileSync(results, 'utf8')) as { results?: SuiteResult[]; error?: string };
     expect(report.error).toBeUndefined();

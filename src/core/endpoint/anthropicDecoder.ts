@@ -4,33 +4,20 @@
  * output usage), message_stop, ping (ignored), error (overloaded, rate limit…).
  */
 import { numberOf, record, stringOf } from './openaiDecoder';
-import { SseParser } from './sse';
+import { JsonBodyDecoder, SseStreamDecoder } from './decoderBase';
+import type { SseEvent } from './sse';
 import { EndpointError, type StreamDecoder, type TimedEvent } from './types';
 
 export function anthropicDecoder(contentType: string): StreamDecoder {
   return /application\/json/i.test(contentType) ? new AnthropicJsonDecoder() : new AnthropicStreamDecoder();
 }
 
-class AnthropicStreamDecoder implements StreamDecoder {
-  private readonly sse = new SseParser();
+class AnthropicStreamDecoder extends SseStreamDecoder {
+  protected readonly incompleteMessage = 'The stream ended before message_stop; the answer is incomplete.';
   private inputTokens: number | undefined;
   private stopReason: string | undefined;
-  private complete = false;
-  private failed = false;
 
-  feed(chunk: Uint8Array, t: number): TimedEvent[] {
-    return this.events(this.sse.feed(chunk, t));
-  }
-
-  end(t: number): TimedEvent[] {
-    const events = this.events(this.sse.end(t));
-    if (!this.complete && !this.failed) {
-      events.push({ kind: 'error', t, error: new EndpointError('connection_reset', 'The stream ended before message_stop; the answer is incomplete.') });
-    }
-    return events;
-  }
-
-  private events(sseEvents: { event: string; data: string; t: number }[]): TimedEvent[] {
+  protected events(sseEvents: SseEvent[]): TimedEvent[] {
     const out: TimedEvent[] = [];
     for (const { event, data, t } of sseEvents) {
       if (this.failed || this.complete) break;
@@ -42,14 +29,12 @@ class AnthropicStreamDecoder implements StreamDecoder {
         json = undefined;
       }
       if (!json) {
-        this.failed = true;
-        out.push({ kind: 'error', t, error: new EndpointError('malformed_stream', `The stream carried an event that is not a JSON object: ${data.slice(0, 120)}`) });
+        out.push(this.fail(t, new EndpointError('malformed_stream', `The stream carried an event that is not a JSON object: ${data.slice(0, 120)}`)));
         break;
       }
       const type = stringOf(json.type) ?? event;
       if (type === 'error') {
-        this.failed = true;
-        out.push({ kind: 'error', t, error: anthropicError(record(json.error)) });
+        out.push(this.fail(t, anthropicError(record(json.error))));
       } else if (type === 'message_start') {
         this.inputTokens = numberOf(record(record(json.message)?.usage)?.input_tokens);
       } else if (type === 'content_block_delta') {
@@ -71,23 +56,9 @@ class AnthropicStreamDecoder implements StreamDecoder {
   }
 }
 
-class AnthropicJsonDecoder implements StreamDecoder {
-  private readonly chunks: Uint8Array[] = [];
-
-  feed(chunk: Uint8Array): TimedEvent[] {
-    this.chunks.push(chunk);
-    return [];
-  }
-
-  end(t: number): TimedEvent[] {
-    const text = Buffer.concat(this.chunks).toString('utf8');
-    let json: Record<string, unknown> | undefined;
-    try {
-      json = record(JSON.parse(text));
-    } catch {
-      json = undefined;
-    }
-    if (!json) return [{ kind: 'error', t, error: new EndpointError('malformed_stream', `The answer is neither an event stream nor valid JSON: ${text.slice(0, 120)}`) }];
+class AnthropicJsonDecoder extends JsonBodyDecoder {
+  protected eventsOf(value: unknown, t: number): TimedEvent[] {
+    const json = record(value) ?? {};
     if (json.type === 'error') return [{ kind: 'error', t, error: anthropicError(record(json.error)) }];
     const out: TimedEvent[] = [];
     const blocks = Array.isArray(json.content) ? json.content : [];

@@ -3,31 +3,18 @@
  * Not tokens: a role-only delta, an empty content delta, keep-alive comments and the usage-only
  * chunk. Reasoning deltas (`reasoning_content`, `reasoning`) are tokens of kind reasoning.
  */
-import { SseParser } from './sse';
+import { JsonBodyDecoder, SseStreamDecoder } from './decoderBase';
+import type { SseEvent } from './sse';
 import { EndpointError, type ServerReported, type StreamDecoder, type TimedEvent } from './types';
 
 export function openAiDecoder(contentType: string): StreamDecoder {
   return /application\/json/i.test(contentType) ? new OpenAiJsonBodyDecoder() : new OpenAiStreamDecoder();
 }
 
-class OpenAiStreamDecoder implements StreamDecoder {
-  private readonly sse = new SseParser();
-  private complete = false;
-  private failed = false;
+class OpenAiStreamDecoder extends SseStreamDecoder {
+  protected readonly incompleteMessage = 'The stream ended before the answer was complete (no finish reason, no [DONE]).';
 
-  feed(chunk: Uint8Array, t: number): TimedEvent[] {
-    return this.events(this.sse.feed(chunk, t));
-  }
-
-  end(t: number): TimedEvent[] {
-    const events = this.events(this.sse.end(t));
-    if (!this.complete && !this.failed) {
-      events.push({ kind: 'error', t, error: new EndpointError('connection_reset', 'The stream ended before the answer was complete (no finish reason, no [DONE]).') });
-    }
-    return events;
-  }
-
-  private events(sseEvents: { event: string; data: string; t: number }[]): TimedEvent[] {
+  protected events(sseEvents: SseEvent[]): TimedEvent[] {
     const out: TimedEvent[] = [];
     for (const { data, t } of sseEvents) {
       if (this.failed) break;
@@ -40,14 +27,12 @@ class OpenAiStreamDecoder implements StreamDecoder {
       try {
         json = JSON.parse(data);
       } catch {
-        this.failed = true;
-        out.push({ kind: 'error', t, error: new EndpointError('malformed_stream', `The stream carried an event that is not JSON: ${data.slice(0, 120)}`) });
+        out.push(this.fail(t, new EndpointError('malformed_stream', `The stream carried an event that is not JSON: ${data.slice(0, 120)}`)));
         break;
       }
       const fault = streamErrorOf(json);
       if (fault) {
-        this.failed = true;
-        out.push({ kind: 'error', t, error: fault });
+        out.push(this.fail(t, fault));
         break;
       }
       this.complete = pushChunkEvents(json, t, out) || this.complete;
@@ -56,23 +41,8 @@ class OpenAiStreamDecoder implements StreamDecoder {
   }
 }
 
-/** Servers that ignore `stream: true` answer with one JSON body: every token arrives with its last byte. */
-class OpenAiJsonBodyDecoder implements StreamDecoder {
-  private readonly chunks: Uint8Array[] = [];
-
-  feed(chunk: Uint8Array): TimedEvent[] {
-    this.chunks.push(chunk);
-    return [];
-  }
-
-  end(t: number): TimedEvent[] {
-    const text = Buffer.concat(this.chunks).toString('utf8');
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      return [{ kind: 'error', t, error: new EndpointError('malformed_stream', `The answer is neither an event stream nor valid JSON: ${text.slice(0, 120)}`) }];
-    }
+class OpenAiJsonBodyDecoder extends JsonBodyDecoder {
+  protected eventsOf(json: unknown, t: number): TimedEvent[] {
     const fault = streamErrorOf(json);
     if (fault) return [{ kind: 'error', t, error: fault }];
     const out: TimedEvent[] = [];
