@@ -2,9 +2,8 @@
  * API keys in SecretStorage, each bound to the origin it was entered for. If settings later point the
  * endpoint elsewhere (a workspace setting can), the key is not sent until the user confirms the new origin.
  */
-import * as vscode from 'vscode';
+import type * as vscode from 'vscode';
 import type { EndpointConfig } from '../../core/endpoint/types';
-import { safeOrigin } from './endpoints';
 
 /** SecretStorage keys: one per endpoint name. */
 type SecretKey = `promptInsight.apiKey/${string}`;
@@ -14,6 +13,7 @@ interface StoredKey {
   origin: string;
 }
 
+/** No runtime vscode import: the origin rule is unit-tested with an in-memory SecretStorage. */
 export class ApiKeys {
   constructor(private readonly secrets: vscode.SecretStorage) {}
 
@@ -49,12 +49,11 @@ export class ApiKeys {
   }
 }
 
-export async function confirmOriginChange(endpointName: string, storedOrigin: string, newOrigin: string): Promise<boolean> {
-  const send = 'Send the key to the new origin';
-  const choice = await vscode.window.showWarningMessage(
-    `The API key of '${endpointName}' was saved for ${storedOrigin}, but the endpoint now points to ${newOrigin}. A workspace setting may have changed it. Send the key to ${newOrigin}?`,
-    { modal: true },
-    send,
-  );
-  return choice === send;
+/** `https://host:port` of a URL, or the text itself when it is not one. */
+export function safeOrigin(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
 }

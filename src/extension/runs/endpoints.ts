@@ -1,6 +1,7 @@
 /** Endpoints from settings (validated; a bad entry is reported, not used), plus the bundled simulator. */
 import * as vscode from 'vscode';
 import { PROVIDER_KINDS, type EndpointConfig, type ProviderKind } from '../../core/endpoint/types';
+import { safeOrigin } from './apiKeys';
 
 export const BUNDLED_SIM_NAME = 'Simulated endpoint (bundled)';
 
@@ -67,12 +68,4 @@ export async function chooseEndpoint(report: (message: string) => void): Promise
     { title: 'Prompt Insight: run against which endpoint?', placeHolder: 'Configure more in the promptInsight.endpoints setting' },
   );
   return picked?.choice;
-}
-
-export function safeOrigin(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return url;
-  }
 }

@@ -220,3 +220,14 @@ describe('providers', () => {
     expect(record.error!.message).toContain('Overloaded');
   });
 });
+
+describe('judge endpoint', () => {
+  it('asks at temperature 0 and returns the answer; a failing judge is an error', async () => {
+    const { transportJudge } = await import('../../../src/core/compare/judge');
+    server = await scriptedServer((_, i) => (i === 0 ? { steps: [{ write: delta({ content: '{"pass": true, "score": 1}' }, 'stop') }, { write: DONE }] } : { status: 500, steps: [{ write: '{"error":{"message":"judge down"}}' }] }));
+    const judge = transportJudge(httpTransport({ name: 'judge', provider: 'openai', baseUrl: server.url }, undefined), 'judge-model', 5000);
+    expect(await judge([{ role: 'user', content: 'grade this' }])).toBe('{"pass": true, "score": 1}');
+    expect(JSON.parse(server.requests[0]!.body)).toMatchObject({ model: 'judge-model', temperature: 0 });
+    await expect(judge([{ role: 'user', content: 'again' }])).rejects.toThrow('judge down');
+  });
+});

@@ -1,0 +1,47 @@
+/** Messages between processes are validated on receipt: malformed ones are refused. */
+import { describe, expect, it } from 'vitest';
+import { isRunsChangedParams, isTokenSummaryParams, readServerInitOptions, readServerSettings } from '../../../src/protocol/lsp';
+import { isHostToWebview, isWebviewToHost } from '../../../src/protocol/webview';
+import { comparisonView } from '../../../src/core/compare/view';
+import { syntheticComparison } from '../../fixtures/syntheticComparison';
+
+describe('webview → host', () => {
+  it.each([
+    [{ type: 'ready' }, true],
+    [{ type: 'cancel' }, true],
+    [{ type: 'compare', revs: ['working', 'a'.repeat(40)], runs: 10, fresh: false }, true],
+    [{ type: 'compare', revs: ['working'], runs: 10, fresh: false }, false],
+    [{ type: 'compare', revs: ['working', '--output=/tmp/x'], runs: 10, fresh: false }, false],
+    [{ type: 'compare', revs: ['working', 'HEAD; rm -rf /'], runs: 10, fresh: false }, false],
+    [{ type: 'compare', revs: ['working', 'buffer'], runs: 0, fresh: false }, false],
+    [{ type: 'compare', revs: ['working', 'buffer'], runs: 1e9, fresh: false }, false],
+    [{ type: 'compare', revs: ['working', 'buffer'], runs: 2.5, fresh: false }, false],
+    [{ type: 'compare', revs: ['working', 'buffer'], runs: 2, fresh: 'yes' }, false],
+    [{ type: 'run-shell', command: 'x' }, false],
+    [null, false],
+    ['ready', false],
+  ])('%j → %s', (message, ok) => expect(isWebviewToHost(message)).toBe(ok));
+});
+
+describe('host → webview', () => {
+  it('accepts the typed messages and refuses others', () => {
+    expect(isHostToWebview({ type: 'result', result: comparisonView(syntheticComparison(2, 20)) })).toBe(true);
+    expect(isHostToWebview({ type: 'progress', done: 1, total: 4, message: 'x' })).toBe(true);
+    expect(isHostToWebview({ type: 'history', file: 'f', prompt: 'p', revisions: [{ rev: 'working', label: 'working copy', path: 'f' }] })).toBe(true);
+    expect(isHostToWebview({ type: 'result', result: { revisions: 'no' } })).toBe(false);
+    expect(isHostToWebview({ type: 'progress', done: '1', total: 4, message: 'x' })).toBe(false);
+    expect(isHostToWebview({ type: 'eval', code: 'alert(1)' })).toBe(false);
+  });
+});
+
+describe('LSP custom messages and settings', () => {
+  it('validates params and reads settings defensively', () => {
+    expect(isRunsChangedParams({ storePath: '/tmp/runs.jsonl' })).toBe(true);
+    expect(isRunsChangedParams({ storePath: '' })).toBe(false);
+    expect(isTokenSummaryParams({ uri: 'file:///a', position: { line: 0, character: 0 }, selections: [] })).toBe(true);
+    expect(isTokenSummaryParams({ uri: 'file:///a', position: { line: -1, character: 0 }, selections: [] })).toBe(false);
+    expect(readServerSettings({ run: { repeats: 0 }, tokens: { budget: 'x' } })).toEqual({ tokens: { defaultModel: 'gpt-4o', budget: 0 }, run: { repeats: 10 } });
+    expect(readServerSettings({ run: { repeats: 25 } }).run.repeats).toBe(25);
+    expect(readServerInitOptions({ storePath: 42, workspaceFolders: ['/w', 7] })).toEqual({ settings: undefined, workspaceFolders: ['/w'] });
+  });
+});
