@@ -3,7 +3,7 @@
  * The working copy and the unsaved editor buffer are revisions too ('working', 'buffer').
  */
 import { realpathSync } from 'node:fs';
-import { dirname, relative, resolve, sep } from 'node:path';
+import { basename, dirname, relative, resolve, sep } from 'node:path';
 import { decodePromptBytes } from '../formats/decode';
 import { git, GitError, gitWithInput } from './git';
 
@@ -38,9 +38,15 @@ const FIELD = '\u001f';
 const COMMIT_ID = /^[0-9a-f]{7,64}$/;
 
 export async function repoRootOf(file: string): Promise<string> {
+  return (await repoFacts(file)).root;
+}
+
+/** The repository's root and whether it is a shallow clone, in one `git rev-parse`. */
+async function repoFacts(file: string): Promise<{ root: string; shallow: boolean }> {
   const absolute = resolve(file);
   try {
-    return realpathSync((await git(dirname(absolute), ['rev-parse', '--show-toplevel'])).trim());
+    const [root = '', shallow = ''] = (await git(dirname(absolute), ['rev-parse', '--show-toplevel', '--is-shallow-repository'])).trim().split('\n');
+    return { root: realpathSync(root.trim()), shallow: shallow.trim() === 'true' };
   } catch (error) {
     if (error instanceof GitError && error.kind === 'not-a-repo') throw new GitError('not-a-repo', `${file} is not inside a git repository: there is no history to compare. Run \`git init\` and commit the prompt, or compare the working copy with the buffer.`);
     throw error;
@@ -59,45 +65,56 @@ function repoPath(repoRoot: string, file: string): string {
 
 /** `git log --follow` of one file, newest first, with the path the file had at each revision. */
 export async function fileHistory(file: string, options: { maxCount?: number } = {}): Promise<FileHistory> {
-  const repoRoot = await repoRootOf(file);
-  const path = repoPath(repoRoot, file);
-  const tracked = await git(repoRoot, ['ls-files', '--', path]);
-  const shallow = (await git(repoRoot, ['rev-parse', '--is-shallow-repository'])).trim() === 'true';
-  if (!tracked.trim()) {
-    const everCommitted = await git(repoRoot, ['log', '-1', '--format=%H', '--', path]).catch(() => '');
-    if (!everCommitted.trim()) throw new GitError('untracked', `${path} is not tracked by git: commit it to compare its revisions (the working copy alone has nothing to compare with).`);
-  }
-  const args = ['log', '--follow', '-M', `--format=${RECORD}%H${FIELD}%aI${FIELD}%an${FIELD}%P${FIELD}%s`, '--name-status', '--no-color', '--no-ext-diff'];
+  const absolute = resolve(file);
+  const cwd = dirname(absolute);
+  const name = basename(absolute);
+  const args = ['log', '--follow', `--format=${RECORD}%H${FIELD}%aI${FIELD}%an${FIELD}%P${FIELD}%s`, '--name-status', '--no-color', '--no-ext-diff'];
   if (options.maxCount) args.push(`--max-count=${options.maxCount}`);
-  const output = await git(repoRoot, [...args, '--', path]);
+  // The log and the repository facts at once, from the file's folder (pathspecs are relative to it).
+  const [{ root: repoRoot, shallow }, output] = await Promise.all([repoFacts(file), git(cwd, [...args, '--', name]).catch(() => '')]);
+  const path = repoPath(repoRoot, file);
+  if (!output.trim() && !(await git(cwd, ['ls-files', '--', name])).trim()) throw new GitError('untracked', `${path} is not tracked by git: commit it to compare its revisions (the working copy alone has nothing to compare with).`);
   return { repoRoot, path, revisions: parseLog(output, path), shallow };
 }
 
-/** Parses log records newest → oldest, tracking the path back through renames. */
+/**
+ * Parses log records newest → oldest, tracking the path back through renames. One pass with
+ * indexOf: a 10,000-commit history is 1.5 MB of text.
+ */
 export function parseLog(output: string, currentPath: string): FileRevision[] {
   const revisions: FileRevision[] = [];
   let path = currentPath;
-  for (const record of output.split(RECORD)) {
-    if (!record.trim()) continue;
-    const [header = '', ...statusLines] = record.split('\n');
+  let at = output.indexOf(RECORD);
+  while (at >= 0) {
+    const next = output.indexOf(RECORD, at + 1);
+    const end = next < 0 ? output.length : next;
+    const headerEnd = output.indexOf('\n', at);
+    const header = output.slice(at + 1, headerEnd < 0 || headerEnd > end ? end : headerEnd);
     const [rev = '', date = '', author = '', parents = '', subject = ''] = header.split(FIELD);
+    at = next;
     if (!COMMIT_ID.test(rev)) continue;
     const revision: FileRevision = { rev, date, author, subject, path };
-    if (parents.trim().split(' ').length > 1) revision.merge = true;
+    if (parents.includes(' ')) revision.merge = true;
     let olderPath = path;
-    for (const line of statusLines) {
-      const parts = line.split('\t');
-      const status = parts[0] ?? '';
-      if (status.startsWith('R') || status.startsWith('C')) {
-        // Renamed (or copied) here: this revision has the new name, older ones the old name.
-        revision.path = parts[2] ?? path;
-        olderPath = parts[1] ?? path;
-      } else if (status === 'D') {
-        revision.deleted = true;
-        revision.path = parts[1] ?? path;
-      } else if (status === 'A' || status === 'M' || status.startsWith('T')) {
-        revision.path = parts[1] ?? path;
+    let lineStart = headerEnd < 0 ? end : headerEnd + 1;
+    while (lineStart < end) {
+      let lineEnd = output.indexOf('\n', lineStart);
+      if (lineEnd < 0 || lineEnd > end) lineEnd = end;
+      if (lineEnd > lineStart) {
+        const parts = output.slice(lineStart, lineEnd).split('\t');
+        const status = parts[0]!;
+        if (status.startsWith('R') || status.startsWith('C')) {
+          // Renamed (or copied) here: this revision has the new name, older ones the old name.
+          revision.path = parts[2] ?? path;
+          olderPath = parts[1] ?? path;
+        } else if (status === 'D') {
+          revision.deleted = true;
+          revision.path = parts[1] ?? path;
+        } else if (status === 'A' || status === 'M' || status.startsWith('T')) {
+          revision.path = parts[1] ?? path;
+        }
       }
+      lineStart = lineEnd + 1;
     }
     revisions.push(revision);
     path = olderPath;
