@@ -10,6 +10,7 @@
  * and by test.
  */
 import { isAsciiText } from './asciiPatterns';
+import { CharBoundaryCuts } from './charBoundaryCuts';
 import { CharLevelStart } from './charLevel';
 import { IntPairMemo, NONE } from './intPairMemo';
 
@@ -49,6 +50,7 @@ export interface RankTable {
   readonly byteRanks: Int32Array;
   readonly pairs: PairTable;
   readonly charLevel: CharLevelStart;
+  readonly cuts: CharBoundaryCuts;
   readonly splitPattern: RegExp;
   /** The same pattern for pure-ASCII text, without Unicode classes (see asciiPatterns.ts). */
   readonly asciiSplitPattern: RegExp;
@@ -79,7 +81,7 @@ export function buildRankTable(rankList: readonly (string | number[] | undefined
     byteRanks[b] = rank;
   }
   const pairs = new PairTable(bytesOf, binaryRanks);
-  return { textRanks, byteRanks, pairs, charLevel: new CharLevelStart(pairs, byteRanks), splitPattern: new RegExp(splitPattern.source, 'gu'), asciiSplitPattern };
+  return { textRanks, byteRanks, pairs, charLevel: new CharLevelStart(pairs, byteRanks), cuts: new CharBoundaryCuts(bytesOf), splitPattern: new RegExp(splitPattern.source, 'gu'), asciiSplitPattern };
 }
 
 const PIECE_CACHE_LIMIT = 100_000;
@@ -106,13 +108,53 @@ export class BpeEncoder {
       // Repeated pieces (most of any text) cost one lookup; single-token pieces are cached as 1.
       let count = cache.get(piece);
       if (count === undefined) {
-        count = textRanks.has(piece) ? 1 : this.merge(piece);
+        if (textRanks.has(piece)) count = 1;
+        else {
+          const parts = this.cutParts(piece);
+          count = parts ? parts.reduce((sum, part) => sum + this.countPart(part), 0) : this.merge(piece);
+        }
         if (cache.size >= PIECE_CACHE_LIMIT) cache.clear();
         cache.set(piece, count);
       }
       total += count;
     }
     return total;
+  }
+
+  /** A part between safe cuts counts like a piece of its own, through the same cache. */
+  private countPart(part: string): number {
+    let count = this.pieceCounts.get(part);
+    if (count === undefined) {
+      count = this.table.textRanks.has(part) ? 1 : this.merge(part);
+      this.pieceCounts.set(part, count);
+    }
+    return count;
+  }
+
+  /** `piece` split at boundaries no token spans (charBoundaryCuts.ts), or undefined when it has none. */
+  private cutParts(piece: string): string[] | undefined {
+    const { cuts } = this.table;
+    let parts: string[] | undefined;
+    let partStart = 0;
+    let previous = -1;
+    for (let i = 0; i < piece.length; i++) {
+      const at = i;
+      let cp = piece.charCodeAt(i);
+      if (cp >= 0xd800 && cp <= 0xdfff) {
+        const low = piece.charCodeAt(i + 1);
+        if (cp > 0xdbff || !(low >= 0xdc00 && low <= 0xdfff)) return undefined; // lone surrogate: no cutting
+        cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
+        i++;
+      }
+      if (previous >= 0 && (previous >= 0x80 || cp >= 0x80) && cuts.isCut(previous, cp)) {
+        (parts ??= []).push(piece.slice(partStart, at));
+        partStart = at;
+      }
+      previous = cp;
+    }
+    if (!parts) return undefined;
+    parts.push(piece.slice(partStart));
+    return parts;
   }
 
   encode(text: string): number[] {
@@ -129,8 +171,15 @@ export class BpeEncoder {
         out.push(rank);
         continue;
       }
-      const n = this.merge(piece);
-      for (let i = 0; i < n; i++) out.push(this.parts[i]!);
+      for (const part of this.cutParts(piece) ?? [piece]) {
+        const partRank = textRanks.get(part);
+        if (partRank !== undefined) {
+          out.push(partRank);
+          continue;
+        }
+        const n = this.merge(part);
+        for (let i = 0; i < n; i++) out.push(this.parts[i]!);
+      }
     }
     return out;
   }
