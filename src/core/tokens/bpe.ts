@@ -12,6 +12,7 @@
 import { isAsciiText } from './asciiPatterns';
 import { CharBoundaryCuts } from './charBoundaryCuts';
 import { CharLevelStart } from './charLevel';
+import { ideographPieceEnd } from './ideographRuns';
 import { IntPairMemo, NONE } from './intPairMemo';
 
 const UNKNOWN = -1;
@@ -96,13 +97,18 @@ export class BpeEncoder {
   count(text: string): number {
     const { textRanks } = this.table;
     const splitPattern = this.splitPatternFor(text);
+    const fastIdeographs = splitPattern !== this.table.asciiSplitPattern;
     const cache = this.pieceCounts;
     let total = 0;
     // test() + slice instead of exec(): no match array is allocated per piece.
     let start = 0;
-    splitPattern.lastIndex = 0;
-    while (splitPattern.test(text)) {
-      const end = splitPattern.lastIndex;
+    while (start < text.length) {
+      let end = fastIdeographs ? ideographPieceEnd(text, start) : -1;
+      if (end < 0) {
+        splitPattern.lastIndex = start;
+        if (!splitPattern.test(text)) break;
+        end = splitPattern.lastIndex;
+      }
       const piece = text.slice(start, end);
       start = end;
       // Repeated pieces (most of any text) cost one lookup; single-token pieces are cached as 1.
@@ -160,12 +166,18 @@ export class BpeEncoder {
   encode(text: string): number[] {
     const { textRanks } = this.table;
     const splitPattern = this.splitPatternFor(text);
+    const fastIdeographs = splitPattern !== this.table.asciiSplitPattern;
     const out: number[] = [];
     let start = 0;
-    splitPattern.lastIndex = 0;
-    while (splitPattern.test(text)) {
-      const piece = text.slice(start, splitPattern.lastIndex);
-      start = splitPattern.lastIndex;
+    while (start < text.length) {
+      let end = fastIdeographs ? ideographPieceEnd(text, start) : -1;
+      if (end < 0) {
+        splitPattern.lastIndex = start;
+        if (!splitPattern.test(text)) break;
+        end = splitPattern.lastIndex;
+      }
+      const piece = text.slice(start, end);
+      start = end;
       const rank = textRanks.get(piece);
       if (rank !== undefined) {
         out.push(rank);
