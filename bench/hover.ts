@@ -9,22 +9,12 @@ import { getEncoding } from 'js-tiktoken';
 import gptO200k from 'gpt-tokenizer/encoding/o200k_base';
 import { HoverRequest } from 'vscode-languageserver-protocol/node';
 import { LspHarness } from '../test/server/lspHarness';
+import { seededRandom } from '../src/core/stats/random';
 import { chineseCorpus } from '../test/fixtures/corpora.mjs';
 import { fmt, median, quantile, table } from './stats';
 
 const HOVERS = 200;
 const EDITS = 100;
-
-function mulberry32(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a |= 0;
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export async function benchHover(): Promise<string> {
   const starts: number[] = [];
@@ -45,7 +35,7 @@ export async function benchHover(): Promise<string> {
   const { uri } = await server.open('bench/big.prompty', text);
   const firstCountMs = performance.now() - t0;
 
-  const random = mulberry32(42);
+  const random = seededRandom(42);
   const randomPosition = () => {
     const line = 8 + Math.floor(random() * (lines.length - 12));
     return { line, character: Math.floor(random() * Math.max(1, lines[line]!.length)) };
