@@ -97,6 +97,20 @@ const tests: [string, () => Promise<void>][] = [
       await sim.close();
     }
   }],
+  ['the VS Code Language Model adapter reports a missing model clearly instead of failing silently', async () => {
+    const settings = vscode.workspace.getConfiguration('promptInsight');
+    try {
+      await settings.update('endpoints', [{ name: 'Editor models', provider: 'vscode-lm', model: 'no-such-model' }], vscode.ConfigurationTarget.Global);
+      await settings.update('run.endpoint', 'Editor models', vscode.ConfigurationTarget.Global);
+      const uri = workspaceFile('homes.prompty');
+      await vscode.commands.executeCommand('promptInsight.runPrompt', { uri: uri.toString(), promptName: 'homes-assistant', promptIndex: 0 });
+      const output = await until('a run document with the error', () => vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'prompt-insight-run' && /## Errors/.test(d.getText())), 10_000);
+      assert.match(output.getText(), /No VS Code language model 'no-such-model' is available/);
+    } finally {
+      await settings.update('endpoints', undefined, vscode.ConfigurationTarget.Global);
+      await settings.update('run.endpoint', undefined, vscode.ConfigurationTarget.Global);
+    }
+  }],
 ];
 
 /** Runs every test; never throws for a failing test, so all results are reported. */
