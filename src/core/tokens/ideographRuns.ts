@@ -17,14 +17,15 @@ function isIdeograph(c: number): boolean {
 const TABLE_RANGES: [number, number][] = [[0x0000, 0x007f], [0x2000, 0x206f], [0x3000, 0x303f], [0xff00, 0xffef]];
 const PREFIX = 1;
 const STOP = 2;
-const classes = new Map<number, number>();
+/** Per BMP code unit: PREFIX | STOP flags; 0 outside the tables (never fast). */
+const classes = new Uint8Array(0x10000);
 for (const [from, to] of TABLE_RANGES) {
   for (let c = from; c <= to; c++) {
     const ch = String.fromCharCode(c);
     let flags = 0;
     if (!/[\r\n\p{L}\p{N}]/u.test(ch)) flags |= PREFIX;
     if (!/[\p{L}\p{M}']/u.test(ch)) flags |= STOP;
-    classes.set(c, flags);
+    classes[c] = flags;
   }
 }
 
@@ -32,11 +33,11 @@ for (const [from, to] of TABLE_RANGES) {
 export function ideographPieceEnd(text: string, start: number): number {
   let i = start;
   if (!isIdeograph(text.charCodeAt(i))) {
-    if (((classes.get(text.charCodeAt(i)) ?? 0) & PREFIX) === 0) return -1;
+    if ((classes[text.charCodeAt(i)]! & PREFIX) === 0) return -1;
     i++;
     if (i >= text.length || !isIdeograph(text.charCodeAt(i))) return -1;
   }
   while (i < text.length && isIdeograph(text.charCodeAt(i))) i++;
-  if (i < text.length && ((classes.get(text.charCodeAt(i)) ?? 0) & STOP) === 0) return -1;
+  if (i < text.length && (classes[text.charCodeAt(i)]! & STOP) === 0) return -1;
   return i;
 }
