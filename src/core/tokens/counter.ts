@@ -1,3 +1,4 @@
+import { commonPrefixLength, commonSuffixLength } from './commonAffix';
 import type { EncodingName, TokenEncoder } from './engine';
 import { safeCuts } from './segments';
 
@@ -69,10 +70,8 @@ export class TokenCounter {
     if (previous.text === text) return previous;
     const old = previous.text;
     const limit = Math.min(old.length, text.length);
-    let prefix = 0;
-    while (prefix < limit && old.charCodeAt(prefix) === text.charCodeAt(prefix)) prefix++;
-    let suffix = 0;
-    while (suffix < limit - prefix && old.charCodeAt(old.length - 1 - suffix) === text.charCodeAt(text.length - 1 - suffix)) suffix++;
+    const prefix = commonPrefixLength(old, text);
+    const suffix = commonSuffixLength(old, text, limit - prefix);
     const delta = text.length - old.length;
     const { starts, counts } = previous;
     // A cut at i depends on the characters at i-1 and i only. Keep leading segments whose end cut
