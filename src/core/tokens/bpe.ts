@@ -90,6 +90,8 @@ const PIECE_CACHE_LIMIT = 100_000;
 export class BpeEncoder {
   private readonly pieceCounts = new Map<string, number>();
   private parts = new Int32Array(256);
+  /** Tokens of each BMP character on its own (0 = not yet known): the piece cache for one-character parts. */
+  private readonly singleCharCounts = new Uint8Array(0x10000);
   private pairRanks = new Int32Array(256);
 
   constructor(private readonly table: RankTable) {}
@@ -116,8 +118,8 @@ export class BpeEncoder {
       if (count === undefined) {
         if (textRanks.has(piece)) count = 1;
         else {
-          const parts = this.cutParts(piece);
-          count = parts ? parts.reduce((sum, part) => sum + this.countPart(part), 0) : this.merge(piece);
+          count = this.countByCuts(piece);
+          if (count < 0) count = this.merge(piece);
         }
         if (cache.size >= PIECE_CACHE_LIMIT) cache.clear();
         cache.set(piece, count);
@@ -125,6 +127,51 @@ export class BpeEncoder {
       total += count;
     }
     return total;
+  }
+
+  /**
+   * Sum of the counts of the parts of `piece` between safe cuts, or -1 when it has no cut. Parts of
+   * one BMP character (most of them in CJK text) are counted from a per-character memo, without a
+   * string or a cache lookup.
+   */
+  private countByCuts(piece: string): number {
+    const { cuts } = this.table;
+    let total = 0;
+    let partStart = 0;
+    let previous = -1;
+    let cutFound = false;
+    for (let i = 0; i < piece.length; i++) {
+      const at = i;
+      let cp = piece.charCodeAt(i);
+      if (cp >= 0xd800 && cp <= 0xdfff) {
+        const low = piece.charCodeAt(i + 1);
+        if (cp > 0xdbff || !(low >= 0xdc00 && low <= 0xdfff)) return -1; // lone surrogate: no cutting
+        cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
+        i++;
+      }
+      if (previous >= 0 && (previous >= 0x80 || cp >= 0x80) && cuts.isCut(previous, cp)) {
+        cutFound = true;
+        total += this.countRangeOf(piece, partStart, at, previous);
+        partStart = at;
+      }
+      previous = cp;
+    }
+    if (!cutFound) return -1;
+    return total + this.countRangeOf(piece, partStart, piece.length, previous);
+  }
+
+  /** Count of piece[from, to); `last` is its last code point (the whole part when it is one BMP character). */
+  private countRangeOf(piece: string, from: number, to: number, last: number): number {
+    if (to - from === 1) {
+      let count = this.singleCharCounts[last]!;
+      if (count === 0) {
+        const ch = piece[from]!;
+        count = this.table.textRanks.has(ch) ? 1 : this.merge(ch);
+        this.singleCharCounts[last] = count;
+      }
+      return count;
+    }
+    return this.countPart(piece.slice(from, to));
   }
 
   /** A part between safe cuts counts like a piece of its own, through the same cache. */
@@ -198,6 +245,7 @@ export class BpeEncoder {
 
   clearCache(): void {
     this.pieceCounts.clear();
+    this.singleCharCounts.fill(0);
   }
 
   private splitPatternFor(text: string): RegExp {
