@@ -98,29 +98,17 @@ export class BpeEncoder {
 
   count(text: string): number {
     const { textRanks } = this.table;
-    const splitPattern = this.splitPatternFor(text);
-    const fastIdeographs = splitPattern !== this.table.asciiSplitPattern;
     const cache = this.pieceCounts;
+    const splitPattern = this.splitPatternFor(text);
     let total = 0;
-    // test() + slice instead of exec(): no match array is allocated per piece.
-    let start = 0;
-    while (start < text.length) {
-      let end = fastIdeographs ? ideographPieceEnd(text, start) : -1;
-      if (end < 0) {
-        splitPattern.lastIndex = start;
-        if (!splitPattern.test(text)) break;
-        end = splitPattern.lastIndex;
-      }
+    for (let start = 0, end; start < text.length; start = end) {
+      end = this.pieceEnd(text, start, splitPattern);
+      if (end < 0) break;
       const piece = text.slice(start, end);
-      start = end;
       // Repeated pieces (most of any text) cost one lookup; single-token pieces are cached as 1.
       let count = cache.get(piece);
       if (count === undefined) {
-        if (textRanks.has(piece)) count = 1;
-        else {
-          count = this.countByCuts(piece);
-          if (count < 0) count = this.merge(piece);
-        }
+        count = textRanks.has(piece) ? 1 : this.countByCuts(piece);
         if (cache.size >= PIECE_CACHE_LIMIT) cache.clear();
         cache.set(piece, count);
       }
@@ -129,108 +117,22 @@ export class BpeEncoder {
     return total;
   }
 
-  /**
-   * Sum of the counts of the parts of `piece` between safe cuts, or -1 when it has no cut. Parts of
-   * one BMP character (most of them in CJK text) are counted from a per-character memo, without a
-   * string or a cache lookup.
-   */
-  private countByCuts(piece: string): number {
-    const { cuts } = this.table;
-    let total = 0;
-    let partStart = 0;
-    let previous = -1;
-    let cutFound = false;
-    for (let i = 0; i < piece.length; i++) {
-      const at = i;
-      let cp = piece.charCodeAt(i);
-      if (cp >= 0xd800 && cp <= 0xdfff) {
-        const low = piece.charCodeAt(i + 1);
-        if (cp > 0xdbff || !(low >= 0xdc00 && low <= 0xdfff)) return -1; // lone surrogate: no cutting
-        cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
-        i++;
-      }
-      if (previous >= 0 && (previous >= 0x80 || cp >= 0x80) && cuts.isCut(previous, cp)) {
-        cutFound = true;
-        total += this.countRangeOf(piece, partStart, at, previous);
-        partStart = at;
-      }
-      previous = cp;
-    }
-    if (!cutFound) return -1;
-    return total + this.countRangeOf(piece, partStart, piece.length, previous);
-  }
-
-  /** Count of piece[from, to); `last` is its last code point (the whole part when it is one BMP character). */
-  private countRangeOf(piece: string, from: number, to: number, last: number): number {
-    if (to - from === 1) {
-      let count = this.singleCharCounts[last]!;
-      if (count === 0) {
-        const ch = piece[from]!;
-        count = this.table.textRanks.has(ch) ? 1 : this.merge(ch);
-        this.singleCharCounts[last] = count;
-      }
-      return count;
-    }
-    return this.countPart(piece.slice(from, to));
-  }
-
-  /** A part between safe cuts counts like a piece of its own, through the same cache. */
-  private countPart(part: string): number {
-    let count = this.pieceCounts.get(part);
-    if (count === undefined) {
-      count = this.table.textRanks.has(part) ? 1 : this.merge(part);
-      this.pieceCounts.set(part, count);
-    }
-    return count;
-  }
-
-  /** `piece` split at boundaries no token spans (charBoundaryCuts.ts), or undefined when it has none. */
-  private cutParts(piece: string): string[] | undefined {
-    const { cuts } = this.table;
-    let parts: string[] | undefined;
-    let partStart = 0;
-    let previous = -1;
-    for (let i = 0; i < piece.length; i++) {
-      const at = i;
-      let cp = piece.charCodeAt(i);
-      if (cp >= 0xd800 && cp <= 0xdfff) {
-        const low = piece.charCodeAt(i + 1);
-        if (cp > 0xdbff || !(low >= 0xdc00 && low <= 0xdfff)) return undefined; // lone surrogate: no cutting
-        cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
-        i++;
-      }
-      if (previous >= 0 && (previous >= 0x80 || cp >= 0x80) && cuts.isCut(previous, cp)) {
-        (parts ??= []).push(piece.slice(partStart, at));
-        partStart = at;
-      }
-      previous = cp;
-    }
-    if (!parts) return undefined;
-    parts.push(piece.slice(partStart));
-    return parts;
-  }
-
   encode(text: string): number[] {
     const { textRanks } = this.table;
     const splitPattern = this.splitPatternFor(text);
-    const fastIdeographs = splitPattern !== this.table.asciiSplitPattern;
     const out: number[] = [];
-    let start = 0;
-    while (start < text.length) {
-      let end = fastIdeographs ? ideographPieceEnd(text, start) : -1;
-      if (end < 0) {
-        splitPattern.lastIndex = start;
-        if (!splitPattern.test(text)) break;
-        end = splitPattern.lastIndex;
-      }
+    for (let start = 0, end; start < text.length; start = end) {
+      end = this.pieceEnd(text, start, splitPattern);
+      if (end < 0) break;
       const piece = text.slice(start, end);
-      start = end;
       const rank = textRanks.get(piece);
       if (rank !== undefined) {
         out.push(rank);
         continue;
       }
-      for (const part of this.cutParts(piece) ?? [piece]) {
+      const cuts = this.cutOffsets(piece);
+      for (let k = 0; k <= cuts.length; k++) {
+        const part = cuts.length === 0 ? piece : piece.slice(k === 0 ? 0 : cuts[k - 1]!, k < cuts.length ? cuts[k]! : piece.length);
         const partRank = textRanks.get(part);
         if (partRank !== undefined) {
           out.push(partRank);
@@ -241,6 +143,77 @@ export class BpeEncoder {
       }
     }
     return out;
+  }
+
+  /**
+   * The pre-tokeniser: end of the piece that starts at `start`, or -1 past the last one. Runs of CJK
+   * ideographs take the fast path (ideographRuns.ts); everything else the split pattern, with
+   * test() + lastIndex so that no match array is allocated per piece.
+   */
+  private pieceEnd(text: string, start: number, splitPattern: RegExp): number {
+    if (splitPattern !== this.table.asciiSplitPattern) {
+      const end = ideographPieceEnd(text, start);
+      if (end >= 0) return end;
+    }
+    splitPattern.lastIndex = start;
+    return splitPattern.test(text) ? splitPattern.lastIndex : -1;
+  }
+
+  /**
+   * Tokens of `piece` as the sum of its parts between safe cuts. Parts of one BMP character (most
+   * of them in CJK text) are counted from a per-character memo, without a string or a cache lookup.
+   */
+  private countByCuts(piece: string): number {
+    const cuts = this.cutOffsets(piece);
+    if (cuts.length === 0) return this.merge(piece);
+    let total = 0;
+    let from = 0;
+    for (const to of cuts) {
+      total += this.countPartAt(piece, from, to);
+      from = to;
+    }
+    return total + this.countPartAt(piece, from, piece.length);
+  }
+
+  /** Tokens of piece[from, to), through the per-character memo or the piece cache. */
+  private countPartAt(piece: string, from: number, to: number): number {
+    if (to - from === 1) {
+      const code = piece.charCodeAt(from);
+      let count = this.singleCharCounts[code]!;
+      if (count === 0) {
+        const ch = piece[from]!;
+        count = this.table.textRanks.has(ch) ? 1 : this.merge(ch);
+        this.singleCharCounts[code] = count;
+      }
+      return count;
+    }
+    const part = piece.slice(from, to);
+    let count = this.pieceCounts.get(part);
+    if (count === undefined) {
+      count = this.table.textRanks.has(part) ? 1 : this.merge(part);
+      this.pieceCounts.set(part, count);
+    }
+    return count;
+  }
+
+  /** Offsets inside `piece` at boundaries no token spans (charBoundaryCuts.ts); none for a lone surrogate. */
+  private cutOffsets(piece: string): number[] {
+    const { cuts } = this.table;
+    const offsets: number[] = [];
+    let previous = -1;
+    for (let i = 0; i < piece.length; i++) {
+      const at = i;
+      let cp = piece.charCodeAt(i);
+      if (cp >= 0xd800 && cp <= 0xdfff) {
+        const low = piece.charCodeAt(i + 1);
+        if (cp > 0xdbff || !(low >= 0xdc00 && low <= 0xdfff)) return []; // lone surrogate: no cutting
+        cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
+        i++;
+      }
+      if (previous >= 0 && (previous >= 0x80 || cp >= 0x80) && cuts.isCut(previous, cp)) offsets.push(at);
+      previous = cp;
+    }
+    return offsets;
   }
 
   clearCache(): void {
