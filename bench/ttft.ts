@@ -5,26 +5,19 @@
  * endpoint is the reference (the simulator sends headers with the first token, so curl's first byte
  * is the first token).
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { resolve } from 'node:path';
+import { execFile } from 'node:child_process';
 import { batchRunner } from '../src/core/endpoint/batch';
 import { runOnce } from '../src/core/endpoint/runOnce';
 import { httpTransport } from '../src/core/endpoint/transport';
 import type { ChatRequest } from '../src/core/endpoint/types';
+import { startSimProcess, type SimProcess } from '../test/fixtures/simProcess';
 import { fmt, median, quantile, table } from './stats';
 
-const CLI = resolve('dist/cli.js');
 const TRUE_TTFT_MS = 100;
 
-function startSim(args: string[]): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [CLI, 'sim', '--port', '0', '--jitter-ms', '0', '--prefill-ms-per-token', '0', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((done, fail) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      const match = /listening on (\S+)/.exec(d.toString());
-      if (match) done({ url: match[1]!, child });
-    });
-    child.on('exit', (code) => fail(new Error(`sim exited ${code}`)));
-  });
+/** The simulator with scripted timings: no jitter, no prefill cost. */
+function startSim(args: string[]): Promise<SimProcess> {
+  return startSimProcess(['--jitter-ms', '0', '--prefill-ms-per-token', '0', ...args]);
 }
 
 const request: ChatRequest = { model: 'sim', messages: [{ role: 'user', content: 'Find homes nearby.' }], params: {} };

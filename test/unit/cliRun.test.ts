@@ -1,10 +1,11 @@
 /** `prompt-insight run | sim | export` as child processes against real loopback endpoints. */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { delta, DONE, scriptedServer, usage } from '../fixtures/scriptedServer';
+import { startSimProcess, type SimProcess } from '../fixtures/simProcess';
 
 const CLI = resolve('dist/cli.js');
 
@@ -14,19 +15,7 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: 
   });
 }
 
-/** Starts `prompt-insight sim` and resolves with its URL once it prints that it listens. */
-function startSimProcess(args: string[]): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [CLI, 'sim', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  return new Promise((done, fail) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      const match = /listening on (\S+)/.exec(d.toString());
-      if (match) done({ url: match[1]!, child });
-    });
-    child.on('exit', (code) => fail(new Error(`sim exited with ${code}`)));
-  });
-}
-
-let sim: { url: string; child: ChildProcess };
+let sim: SimProcess;
 let dir: string;
 beforeAll(async () => {
   sim = await startSimProcess(['--ttft-ms', '40', '--decode-ms-per-token', '2', '--output-tokens', '20']);
