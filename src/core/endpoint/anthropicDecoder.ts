@@ -3,7 +3,7 @@
  * (text_delta → answer token, thinking_delta → reasoning token), message_delta (stop reason,
  * output usage), message_stop, ping (ignored), error (overloaded, rate limit…).
  */
-import { numberOf, record, stringOf } from './openaiDecoder';
+import { numberOf, record, stringOf } from './jsonFields';
 import { JsonBodyDecoder, SseStreamDecoder } from './decoderBase';
 import type { SseEvent } from './sse';
 import { EndpointError, type StreamDecoder, type TimedEvent } from './types';

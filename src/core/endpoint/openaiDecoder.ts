@@ -4,6 +4,7 @@
  * chunk. Reasoning deltas (`reasoning_content`, `reasoning`) are tokens of kind reasoning.
  */
 import { JsonBodyDecoder, SseStreamDecoder } from './decoderBase';
+import { numberOf, record, stringOf } from './jsonFields';
 import type { SseEvent } from './sse';
 import { EndpointError, type ServerReported, type StreamDecoder, type TimedEvent } from './types';
 
@@ -115,16 +116,4 @@ export function openAiErrorMessage(body: string): string | undefined {
 function firstChoice(json: unknown): Record<string, unknown> | undefined {
   const choices = record(json)?.choices;
   return Array.isArray(choices) ? record(choices[0]) : undefined;
-}
-
-export function record(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-}
-
-export function stringOf(value: unknown): string | undefined {
-  return typeof value === 'string' && value.length > 0 ? value : undefined;
-}
-
-export function numberOf(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
 }
