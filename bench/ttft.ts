@@ -12,6 +12,7 @@ import { httpTransport } from '../src/core/endpoint/transport';
 import type { ChatRequest } from '../src/core/endpoint/types';
 import { startSimProcess, type SimProcess } from '../test/fixtures/simProcess';
 import { fmt, median, quantile, table } from './stats';
+import { startWireCapture, wireMarker } from './wireCapture';
 
 const TRUE_TTFT_MS = 100;
 
@@ -20,71 +21,132 @@ function startSim(args: string[]): Promise<SimProcess> {
   return startSimProcess(['--jitter-ms', '0', '--prefill-ms-per-token', '0', ...args]);
 }
 
-const request: ChatRequest = { model: 'sim', messages: [{ role: 'user', content: 'Find homes nearby.' }], params: {} };
+/** One request per marker, so the wire reference can tell requests apart. */
+const requestWith = (marker: string): ChatRequest => ({ model: 'sim', messages: [{ role: 'user', content: `Find homes nearby. ${marker}` }], params: {} });
+let nextMarker = 0;
 
-async function ours(url: string, runs: number, concurrency: number): Promise<{ errors: number[]; failed: number; cpuMsPerStream: number; tokens: number }> {
-  const transport = httpTransport({ name: 'sim', provider: 'openai', baseUrl: url }, undefined);
-  const cpu = process.cpuUsage();
-  const outcomes = await batchRunner(() => runOnce(transport, request, { timeoutMs: 60_000, countTokens: () => 1, inputTokensEstimate: null, maxRetries: 0 }), { runs, concurrency, warmup: 0 });
-  const used = process.cpuUsage(cpu);
-  const ok = outcomes.filter((o) => o.record.ok && o.record.server?.ttftMs !== undefined);
+/** Client-measured TTFT minus a reference, per request. */
+interface Errors {
+  /** vs the wire (packet capture); empty without a capture. */
+  wire: number[];
+  /** vs the simulator's own report of when it wrote the first token. */
+  simulator: number[];
+}
+
+interface Measured {
+  clientTtft: number;
+  simulatorTtft: number;
+  marker: string;
+}
+
+function errorsOf(measured: Measured[], wire: Map<string, number> | undefined): Errors {
   return {
-    errors: ok.map((o) => o.record.ttftMs! - o.record.server!.ttftMs!),
-    failed: outcomes.length - ok.length,
-    cpuMsPerStream: (used.user + used.system) / 1000 / outcomes.length,
-    tokens: ok.reduce((s, o) => s + (o.record.outputTokens ?? 0), 0),
+    wire: wire ? measured.filter((m) => wire.has(m.marker)).map((m) => m.clientTtft - wire.get(m.marker)!) : [],
+    simulator: measured.map((m) => m.clientTtft - m.simulatorTtft),
   };
 }
 
-/** curl, `perProcess` sequential requests per process, `processes` in parallel; error vs the server's own first-write time. */
-async function curl(url: string, processes: number, perProcess: number): Promise<number[]> {
-  const body = JSON.stringify({ ...request, stream: true, stream_options: { include_usage: true } });
-  const one = (): Promise<number[]> =>
+async function ours(url: string, runs: number, concurrency: number): Promise<{ measured: Measured[]; failed: number; cpuMsPerStream: number; tokens: number }> {
+  const transport = httpTransport({ name: 'sim', provider: 'openai', baseUrl: url }, undefined);
+  const cpu = process.cpuUsage();
+  const outcomes = await batchRunner(
+    () => {
+      const marker = wireMarker(nextMarker++);
+      return runOnce(transport, requestWith(marker), { timeoutMs: 60_000, countTokens: () => 1, inputTokensEstimate: null, maxRetries: 0 }).then((outcome) => ({ outcome, marker }));
+    },
+    { runs, concurrency, warmup: 0 },
+  );
+  const used = process.cpuUsage(cpu);
+  const ok = outcomes.filter(({ outcome: o }) => o.record.ok && o.record.server?.ttftMs !== undefined);
+  return {
+    measured: ok.map(({ outcome: o, marker }) => ({ clientTtft: o.record.ttftMs!, simulatorTtft: o.record.server!.ttftMs!, marker })),
+    failed: outcomes.length - ok.length,
+    cpuMsPerStream: (used.user + used.system) / 1000 / outcomes.length,
+    tokens: ok.reduce((s, { outcome: o }) => s + (o.record.outputTokens ?? 0), 0),
+  };
+}
+
+/** curl, `perProcess` sequential requests per process (one connection), `processes` in parallel. */
+async function curl(url: string, processes: number, perProcess: number): Promise<Measured[]> {
+  const one = (): Promise<Measured[]> =>
     new Promise((done, fail) => {
       const args: string[] = [];
-      for (let i = 0; i < perProcess; i++) args.push(...(i > 0 ? ['--next'] : []), '-s', '-N', '-H', 'content-type: application/json', '-d', body, '-w', '\n@@%{time_starttransfer}\n', `${url}/chat/completions`);
+      const markers: string[] = [];
+      for (let i = 0; i < perProcess; i++) {
+        const marker = wireMarker(nextMarker++);
+        markers.push(marker);
+        const body = JSON.stringify({ ...requestWith(marker), stream: true, stream_options: { include_usage: true } });
+        args.push(...(i > 0 ? ['--next'] : []), '-s', '-N', '-H', 'content-type: application/json', '-d', body, '-w', '\n@@%{time_starttransfer}\n', `${url}/chat/completions`);
+      }
       execFile('curl', args, { maxBuffer: 64 * 1024 * 1024 }, (error, stdout) => {
         if (error) return fail(error);
-        const errors: number[] = [];
+        const measured: Measured[] = [];
         let serverTtft: number | undefined;
+        let index = 0;
         for (const line of stdout.split('\n')) {
           const sim = /"x_sim":\{"ttft_ms":([\d.]+)/.exec(line);
           if (sim) serverTtft = Number(sim[1]);
           const timing = /^@@([\d.]+)$/.exec(line);
-          if (timing && serverTtft !== undefined) {
-            errors.push(Number(timing[1]) * 1000 - serverTtft);
+          if (timing) {
+            if (serverTtft !== undefined) measured.push({ clientTtft: Number(timing[1]) * 1000, simulatorTtft: serverTtft, marker: markers[index]! });
             serverTtft = undefined;
+            index++;
           }
         }
-        done(errors);
+        done(measured);
       });
     });
   return (await Promise.all(Array.from({ length: processes }, one))).flat();
 }
 
 export async function benchTtft(): Promise<string> {
-  const out: string[] = ['## TTFT accuracy (measured − true TTFT, ms) and load', '', `Simulator in its own process, scripted TTFT ${TRUE_TTFT_MS} ms, no jitter; true TTFT = when the simulator wrote the first token, which it reports in the stream.`, ''];
+  const out: string[] = [
+    '## TTFT accuracy (measured − true TTFT, ms) and load',
+    '',
+    `Simulator in its own process, scripted TTFT ${TRUE_TTFT_MS} ms, no jitter. True TTFT, two references: **wire** = a packet capture on lo (tcpdump, kernel timestamps) from the request's packet to the packet carrying its first content token; **simulator** = when the simulator wrote the first token by its own clock from when it had read the request, which its event loop (GC, a burst of arrivals) can stamp late, so that column counts the simulator's delays as client error.`,
+    '',
+  ];
   const sim = await startSim(['--ttft-ms', String(TRUE_TTFT_MS), '--decode-ms-per-token', '5', '--output-tokens', '20']);
   try {
     await ours(sim.url, 20, 4); // warm the JIT and the connection pool
-    const rows: (string | number)[][] = [];
+    const capture = await startWireCapture(Number(new URL(sim.url).port));
+    const rows: { client: string; measured: Measured[]; runs: number }[] = [];
     for (const [concurrency, runs] of [[1, 200], [64, 640]] as const) {
       const measured = await ours(sim.url, runs, concurrency);
-      rows.push([`Prompt Insight, concurrency ${concurrency}`, measured.errors.length, fmt(median(measured.errors), 2), fmt(quantile(measured.errors, 0.99), 2), fmt(Math.max(...measured.errors), 2), measured.failed]);
+      rows.push({ client: `Prompt Insight, concurrency ${concurrency}`, measured: measured.measured, runs });
       const reference = concurrency === 1 ? await curl(sim.url, 1, runs) : await curl(sim.url, concurrency, runs / concurrency);
-      rows.push([`curl time_starttransfer, ${concurrency === 1 ? 'sequential' : `${concurrency} processes`}`, reference.length, fmt(median(reference), 2), fmt(quantile(reference, 0.99), 2), fmt(Math.max(...reference), 2), runs - reference.length]);
+      rows.push({ client: `curl time_starttransfer, ${concurrency === 1 ? 'sequential' : `${concurrency} processes`}`, measured: reference, runs });
     }
-    out.push(table(['client', 'n', 'median', 'p99', 'max', 'failed'], rows), '', 'Bar: median ≤ 1 ms, p99 ≤ 5 ms at concurrency 1 and 64.', '');
+    const wire = typeof capture === 'string' ? undefined : await capture.stop();
+    const cells = (values: number[]): string[] => (values.length === 0 ? ['n/a', 'n/a', 'n/a'] : [fmt(median(values), 2), fmt(quantile(values, 0.99), 2), fmt(Math.max(...values), 2)]);
+    out.push(
+      table(
+        ['client', 'n', 'vs wire: median', 'p99', 'max', 'vs simulator: median', 'p99', 'max', 'failed'],
+        rows.map(({ client, measured, runs }) => {
+          const errors = errorsOf(measured, wire?.ttftByMarker);
+          return [client, measured.length, ...cells(errors.wire), ...cells(errors.simulator), runs - measured.length];
+        }),
+      ),
+      '',
+      typeof capture === 'string' ? `No wire reference: ${capture}.` : `Wire reference: ${wire!.ttftByMarker.size} requests captured, ${wire!.dropped} packets dropped by the kernel.`,
+      '',
+      'Bar: median ≤ 1 ms, p99 ≤ 5 ms at concurrency 1 and 64.',
+      '',
+    );
   } finally {
     sim.child.kill('SIGINT');
   }
   // Load: 256 concurrent streams of 200 tokens each (20 ms per token).
   const loaded = await startSim(['--ttft-ms', '200', '--decode-ms-per-token', '20', '--output-tokens', '200']);
   try {
+    const capture = await startWireCapture(Number(new URL(loaded.url).port));
     const load = await ours(loaded.url, 256, 256);
+    const wire = typeof capture === 'string' ? undefined : await capture.stop();
+    const errors = errorsOf(load.measured, wire?.ttftByMarker);
+    const ms = (values: number[], q: number): string => (values.length === 0 ? 'n/a' : `${fmt(quantile(values, q), 2)} ms`);
     out.push(
-      table(['load', 'streams', 'client errors', 'TTFT error median', 'TTFT error p99', 'client CPU per stream', 'client CPU per token'], [
-        ['256 concurrent streams', 256, load.failed, `${fmt(median(load.errors), 2)} ms`, `${fmt(quantile(load.errors, 0.99), 2)} ms`, `${fmt(load.cpuMsPerStream, 2)} ms`, `${fmt((load.cpuMsPerStream * 256 * 1000) / Math.max(1, load.tokens), 1)} µs`],
+      table(['load', 'streams', 'client errors', 'TTFT − wire: median', 'p99', 'TTFT − simulator: median', 'p99', 'client CPU per stream', 'client CPU per token'], [
+        ['256 concurrent streams', 256, load.failed, ms(errors.wire, 0.5), ms(errors.wire, 0.99), ms(errors.simulator, 0.5), ms(errors.simulator, 0.99), `${fmt(load.cpuMsPerStream, 2)} ms`, `${fmt((load.cpuMsPerStream * 256 * 1000) / Math.max(1, load.tokens), 1)} µs`],
       ]),
     );
   } finally {

@@ -86,21 +86,26 @@ export async function startSim(partial: Partial<SimOptions> = {}): Promise<Runni
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const arrivedAt = performance.now();
-      served++;
-      let body: ChatBody;
-      try {
-        body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatBody;
-      } catch {
-        json(res, 400, { error: { message: 'The request body is not JSON.' } });
-        return;
-      }
-      if (!Array.isArray(body.messages)) {
-        json(res, 400, { error: { message: '`messages` must be a list.' } });
-        return;
-      }
-      serveChat(res, body, arrivedAt, options, encoder, random);
+      // The answer is prepared after every request that is ready has been stamped: when many arrive
+      // at once, one request's preparation must not delay the next one's arrival time.
+      setImmediate(() => answer(res, chunks, arrivedAt));
     });
   });
+  const answer = (res: http.ServerResponse, chunks: Buffer[], arrivedAt: number): void => {
+    served++;
+    let body: ChatBody;
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatBody;
+    } catch {
+      json(res, 400, { error: { message: 'The request body is not JSON.' } });
+      return;
+    }
+    if (!Array.isArray(body.messages)) {
+      json(res, 400, { error: { message: '`messages` must be a list.' } });
+      return;
+    }
+    serveChat(res, body, arrivedAt, options, encoder, random);
+  };
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
