@@ -31,6 +31,8 @@ const builds = [
   // Loaded by the extension on first use (language client; runs and comparisons), not at activation.
   { ...node, entryPoints: { 'extension-client': 'src/extension/languageClient.ts', 'extension-features': 'src/extension/features.ts' }, outdir: 'dist', external: ['vscode'] },
   { ...node, entryPoints: { server: 'src/server/main.ts' }, outdir: 'dist' },
+  // The sockets of HTTP runs live in this worker thread (core/endpoint/workerWire.ts); found beside the bundles.
+  { ...node, entryPoints: { socketWorker: 'src/core/endpoint/socketWorker.ts' }, outdir: 'dist' },
   { ...node, entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
   ...RANK_TABLES.map((table) => ({ ...shared, platform: 'node', format: 'esm', outExtension: { '.js': '.mjs' }, target: 'node20', sourcemap: false, entryPoints: { [`bpeRanks-${table}`]: `node_modules/gpt-tokenizer/esm/bpeRanks/${table}.js` }, outdir: 'dist' })),
   { ...shared, entryPoints: { webview: 'webview/main.ts' }, outdir: 'dist', platform: 'browser', format: 'iife', target: 'chrome120' },

@@ -6,6 +6,11 @@
  * is the first token).
  */
 import { execFile } from 'node:child_process';
+import { resolve } from 'node:path';
+import { connections } from '../src/core/endpoint/connectionPool';
+import { socketWire } from '../src/core/endpoint/socketIo';
+import type { Wire } from '../src/core/endpoint/wire';
+import { workerWire } from '../src/core/endpoint/workerWire';
 import { batchRunner } from '../src/core/endpoint/batch';
 import { runOnce } from '../src/core/endpoint/runOnce';
 import { httpTransport } from '../src/core/endpoint/transport';
@@ -46,8 +51,13 @@ function errorsOf(measured: Measured[], wire: Map<string, number> | undefined): 
   };
 }
 
-async function ours(url: string, runs: number, concurrency: number): Promise<{ measured: Measured[]; failed: number; cpuMsPerStream: number; tokens: number }> {
-  const transport = httpTransport({ name: 'sim', provider: 'openai', baseUrl: url }, undefined);
+/** The two places the product's sockets can live: a worker thread (the default) and the decoding thread (the fallback). */
+const inThread = socketWire(connections, () => performance.now());
+const WIRES: Record<'worker' | 'thread', Wire> = { worker: workerWire(resolve('dist/socketWorker.js'), inThread), thread: inThread };
+const WIRE_LABEL = { worker: 'sockets in a worker', thread: 'sockets on the main thread' };
+
+async function ours(url: string, runs: number, concurrency: number, wire: keyof typeof WIRES = 'worker'): Promise<{ measured: Measured[]; failed: number; cpuMsPerStream: number; tokens: number }> {
+  const transport = httpTransport({ name: 'sim', provider: 'openai', baseUrl: url }, undefined, WIRES[wire]);
   const cpu = process.cpuUsage();
   const outcomes = await batchRunner(
     () => {
@@ -108,12 +118,14 @@ export async function benchTtft(): Promise<string> {
   ];
   const sim = await startSim(['--ttft-ms', String(TRUE_TTFT_MS), '--decode-ms-per-token', '5', '--output-tokens', '20']);
   try {
-    await ours(sim.url, 20, 4); // warm the JIT and the connection pool
+    for (const wire of ['worker', 'thread'] as const) await ours(sim.url, 20, 4, wire); // warm the JIT and the connection pools
     const capture = await startWireCapture(Number(new URL(sim.url).port));
     const rows: { client: string; measured: Measured[]; runs: number }[] = [];
     for (const [concurrency, runs] of [[1, 200], [64, 640]] as const) {
-      const measured = await ours(sim.url, runs, concurrency);
-      rows.push({ client: `Prompt Insight, concurrency ${concurrency}`, measured: measured.measured, runs });
+      for (const wire of ['worker', 'thread'] as const) {
+        const measured = await ours(sim.url, runs, concurrency, wire);
+        rows.push({ client: `Prompt Insight (${WIRE_LABEL[wire]}), concurrency ${concurrency}`, measured: measured.measured, runs });
+      }
       const reference = concurrency === 1 ? await curl(sim.url, 1, runs) : await curl(sim.url, concurrency, runs / concurrency);
       rows.push({ client: `curl time_starttransfer, ${concurrency === 1 ? 'sequential' : `${concurrency} processes`}`, measured: reference, runs });
     }

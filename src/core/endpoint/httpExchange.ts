@@ -7,12 +7,18 @@
  * through node:http: there every read runs the HTTP parser and the response stream machinery before
  * a listener sees it, and with 64 streams whose first tokens arrive in the same millisecond that
  * work, done one socket after another, delayed the last socket's timestamp by several ms (bench ttft).
+ * The sockets themselves live in a worker thread when one can start (wire.ts), so this thread's GC
+ * pauses and other work (the extension host's) do not delay the stamps either.
  */
-import type { Socket } from 'node:net';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { connections } from './connectionPool';
 import { RequestHeaderError, requestBytes } from './http1Request';
 import { Http1ResponseParser, HttpProtocolError, type ResponsePart } from './http1Response';
+import { socketWire } from './socketIo';
 import { EndpointError, type HttpRequestSpec, type StreamDecoder, type TimedEvent } from './types';
+import type { Wire, WireConnection } from './wire';
+import { workerWire } from './workerWire';
 
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 /** The simulator's self-label (core/sim); kept here so the engine does not depend on the simulator. */
@@ -27,6 +33,8 @@ export interface ExchangeOptions {
   /** Each event as it is decoded (after its timestamp was taken), e.g. to stream the answer to a view. */
   onEvent?: (event: TimedEvent) => void;
   now?: () => number;
+  /** Where the bytes go; by default a worker thread's sockets when available (see defaultWire). */
+  wire?: Wire;
 }
 
 export interface ExchangeResult {
@@ -44,6 +52,7 @@ export interface ExchangeResult {
 
 export function exchange(spec: HttpRequestSpec, options: ExchangeOptions): Promise<ExchangeResult> {
   const now = options.now ?? (() => performance.now());
+  const wire = options.wire ?? defaultWire();
   return new Promise((resolve) => {
     const events: TimedEvent[] = [];
     let status: number | null = null;
@@ -52,29 +61,17 @@ export function exchange(spec: HttpRequestSpec, options: ExchangeOptions): Promi
     let settled = false;
     let startedAt = now();
     const url = spec.url;
-    const isHttps = url.protocol === 'https:';
-    let socket: Socket | undefined;
-    /** Removes this exchange's listeners from the socket (before it is kept or destroyed). */
-    let detach = (): void => undefined;
-    /** Decodes reads that arrived but were not decoded yet (so a failing stream keeps its partial answer). */
-    let drainPending = (): void => undefined;
+    let connection: WireConnection | undefined;
 
     const finish = (error?: EndpointError, reusable = false): void => {
       if (settled) return;
-      if (error) {
-        drainPending();
-        if (settled) return;
-      }
       settled = true;
       const endedAt = now();
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
-      detach();
       if (error) events.push({ kind: 'error', t: endedAt, error });
-      if (socket) {
-        if (reusable && socket.writableLength === 0) connections.keep(url, socket);
-        else discard(socket);
-      }
+      if (reusable) connection?.keep();
+      else connection?.destroy();
       resolve({ startedAt, status, streamed, events, endedAt, simulated });
     };
     const onAbort = (): void => finish(new EndpointError('cancelled', 'The run was cancelled.'));
@@ -91,18 +88,15 @@ export function exchange(spec: HttpRequestSpec, options: ExchangeOptions): Promi
     }
 
     const attempt = (mayReuse: boolean): void => {
-      const pooled = mayReuse ? connections.take(url) : undefined;
-      const conn = pooled ?? connections.open(url);
-      socket = conn;
       const parser = new Http1ResponseParser();
-      let connected = pooled !== undefined;
+      let sent = false;
+      let reused = false;
       let bytesSeen = false;
+      let keepAlive = false;
       let decoder: StreamDecoder | undefined;
       let errorBody: Buffer[] | undefined;
       let errorBodySize = 0;
       let errorHeaders: ReadonlyMap<string, string> = new Map();
-      const pending: { chunk: Buffer; t: number }[] = [];
-      let drainScheduled = false;
 
       const deliver = (produced: TimedEvent[]): void => {
         for (const event of produced) {
@@ -110,16 +104,10 @@ export function exchange(spec: HttpRequestSpec, options: ExchangeOptions): Promi
           options.onEvent?.(event);
         }
       };
-      const endOfResponse = (t: number, keepAlive: boolean): void => {
-        if (errorBody) return finishWithHttpError();
-        deliver(decoder!.end(t));
-        finish(undefined, keepAlive && !parser.extraneous);
-      };
       const finishWithHttpError = (): void => {
         const text = Buffer.concat(errorBody!).subarray(0, MAX_ERROR_BODY_BYTES).toString('utf8');
         finish(httpError(status!, text, errorHeaders.get('retry-after'), options.errorMessage(text)));
       };
-      let keepAlive = false;
       const onParts = (parts: ResponsePart[], t: number): void => {
         for (const part of parts) {
           if (settled) return;
@@ -143,87 +131,62 @@ export function exchange(spec: HttpRequestSpec, options: ExchangeOptions): Promi
             } else {
               deliver(decoder!.feed(part.data, t));
             }
+          } else if (errorBody) {
+            return finishWithHttpError();
           } else {
-            endOfResponse(t, keepAlive);
+            deliver(decoder!.end(t));
+            return finish(undefined, keepAlive && !parser.extraneous);
           }
         }
       };
-      // The read handler only timestamps and queues; parsing and decoding run after the event loop
-      // has read every socket that is ready, so one stream's work never delays another's timestamp.
-      const drain = (): void => {
-        drainScheduled = false;
-        while (pending.length > 0 && !settled) {
-          const { chunk, t } = pending.shift()!;
+      connection = wire.send(url, bytes, mayReuse, {
+        // Request start is when the bytes go on the wire: at once on a pooled connection, else when the
+        // new connection (and TLS) is up. Earlier would count connection set-up and, under many
+        // concurrent starts, the client's own queue as model latency.
+        sent(t, wasReused) {
+          sent = true;
+          reused = wasReused;
+          startedAt = t;
+        },
+        data(chunk, t) {
+          if (settled) return;
+          bytesSeen = true;
           try {
             onParts(parser.feed(chunk), t);
           } catch (error) {
             if (!(error instanceof HttpProtocolError)) throw error;
             finish(new EndpointError('malformed_stream', `The response is not valid HTTP/1.1: ${error.message}.`, status ?? undefined));
           }
-        }
-      };
-      drainPending = drain;
-      const onData = (chunk: Buffer): void => {
-        pending.push({ chunk, t: now() });
-        bytesSeen = true;
-        if (!drainScheduled) {
-          drainScheduled = true;
-          setImmediate(drain);
-        }
-      };
-      /** The connection ended or failed: the end of a close-delimited body, a stale pooled socket, or a failure. */
-      const onClosed = (code: string | undefined): void => {
-        const t = now();
-        drain();
-        if (settled) return;
-        const closing = parser.close();
-        if (closing.length > 0) return onParts(closing, t);
-        if (!bytesSeen && pooled !== undefined) {
-          // The server closed the idle connection as we reused it; nothing was answered, so send again on a new one.
-          detach();
-          discard(conn);
-          return attempt(false);
-        }
-        if (!connected) return finish(new EndpointError('connection_failed', `Could not connect to ${url.origin}: ${code ?? 'connection closed'}.`));
-        if (errorBody && parser.headRead) return finishWithHttpError();
-        const how = code ? ` (${code})` : '';
-        if (!parser.headRead) return finish(new EndpointError('connection_reset', `The connection was reset before an answer${how}.`));
-        finish(new EndpointError('connection_reset', `The connection closed mid-stream${how}; the answer is incomplete.`, status ?? undefined));
-      };
-      const onEnd = (): void => onClosed(undefined);
-      const onError = (error: NodeJS.ErrnoException): void => onClosed(error.code ?? error.message);
-      const onClose = (): void => onClosed(undefined);
-      // Request start is when the bytes can go on the wire: at once on a pooled connection, else when
-      // the new connection (and TLS) is up. Taking it earlier would count connection set-up and, under
-      // many concurrent starts, the client's own queue as model latency.
-      const send = (): void => {
-        connected = true;
-        startedAt = now();
-        conn.write(bytes);
-      };
-      const readyEvent = isHttps ? 'secureConnect' : 'connect';
-      conn.on('data', onData);
-      conn.on('end', onEnd);
-      conn.on('error', onError);
-      conn.on('close', onClose);
-      if (!pooled) conn.once(readyEvent, send);
-      detach = () => {
-        conn.removeListener('data', onData);
-        conn.removeListener('end', onEnd);
-        conn.removeListener('error', onError);
-        conn.removeListener('close', onClose);
-        conn.removeListener(readyEvent, send);
-      };
-      if (pooled) send();
+        },
+        closed(t, code) {
+          if (settled) return;
+          const closing = parser.close();
+          if (closing.length > 0) return onParts(closing, t);
+          if (!bytesSeen && reused) {
+            // The server dropped the idle connection as it was reused; nothing was answered, so send again on a new one.
+            return attempt(false);
+          }
+          if (!sent) return finish(new EndpointError('connection_failed', `Could not connect to ${url.origin}: ${code ?? 'connection closed'}.`));
+          if (errorBody && parser.headRead) return finishWithHttpError();
+          const how = code ? ` (${code})` : '';
+          if (!parser.headRead) return finish(new EndpointError('connection_reset', `The connection was reset before an answer${how}.`));
+          finish(new EndpointError('connection_reset', `The connection closed mid-stream${how}; the answer is incomplete.`, status ?? undefined));
+        },
+      });
     };
     attempt(true);
   });
 }
 
-/** Destroys a connection nobody reads any more; an error it still reports has no one to go to. */
-function discard(socket: Socket): void {
-  socket.on('error', () => undefined);
-  socket.destroy();
+let sharedWire: Wire | undefined;
+
+/** Sockets in a worker thread when its bundle sits beside this one (dist/), else in this thread. */
+function defaultWire(): Wire {
+  if (sharedWire) return sharedWire;
+  const inThread = socketWire(connections, () => performance.now());
+  const script = join(__dirname, 'socketWorker.js');
+  sharedWire = process.env.PROMPT_INSIGHT_WIRE !== 'thread' && existsSync(script) ? workerWire(script, inThread) : inThread;
+  return sharedWire;
 }
 
 function httpError(status: number, body: string, retryAfter: string | undefined, serverMessage: string | undefined): EndpointError {

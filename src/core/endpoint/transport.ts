@@ -5,6 +5,7 @@
 import { exchange, type ExchangeResult } from './httpExchange';
 import { httpProvider } from './providers';
 import type { ChatRequest, EndpointConfig, TimedEvent } from './types';
+import type { Wire } from './wire';
 
 export interface SendOptions {
   timeoutMs: number;
@@ -17,14 +18,15 @@ export interface ChatTransport {
   send(request: ChatRequest, options: SendOptions): Promise<ExchangeResult>;
 }
 
-export function httpTransport(endpoint: EndpointConfig, apiKey: string | undefined): ChatTransport {
+/** `wire` is for tests and benchmarks; runs use the default (a worker thread's sockets when available). */
+export function httpTransport(endpoint: EndpointConfig, apiKey: string | undefined, wire?: Wire): ChatTransport {
   const provider = httpProvider(endpoint.provider);
   if (!provider) throw new Error(`Provider '${endpoint.provider}' is not an HTTP provider; it runs inside VS Code only.`);
   return {
     endpoint,
     send(request, options) {
       const spec = provider.buildRequest(endpoint, request, apiKey);
-      return exchange(spec, { ...options, decoderFor: provider.decoder, errorMessage: provider.errorMessage });
+      return exchange(spec, { ...options, decoderFor: provider.decoder, errorMessage: provider.errorMessage, ...(wire ? { wire } : {}) });
     },
   };
 }

@@ -11,6 +11,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connections } from '../../../src/core/endpoint/connectionPool';
+import { socketWire } from '../../../src/core/endpoint/socketIo';
+import type { Wire } from '../../../src/core/endpoint/wire';
+import { workerWire } from '../../../src/core/endpoint/workerWire';
 import { runOnce } from '../../../src/core/endpoint/runOnce';
 import { httpTransport } from '../../../src/core/endpoint/transport';
 import type { ChatRequest, EndpointConfig } from '../../../src/core/endpoint/types';
@@ -19,8 +22,8 @@ import { delta, DONE, scriptedServer, usage } from '../../fixtures/scriptedServe
 const request: ChatRequest = { model: 'm', messages: [{ role: 'user', content: 'find homes nearby' }], params: {} };
 const okStream = delta({ content: 'Detached' }, 'stop') + usage(3, 1) + DONE;
 
-function run(baseUrl: string, endpoint: Partial<EndpointConfig> = {}, timeoutMs = 3000) {
-  return runOnce(httpTransport({ name: 't', provider: 'openai', baseUrl, ...endpoint }, undefined), request, { timeoutMs, countTokens: (t) => t.length, inputTokensEstimate: null, maxRetries: 0 });
+function run(baseUrl: string, endpoint: Partial<EndpointConfig> = {}, timeoutMs = 3000, wire?: Wire) {
+  return runOnce(httpTransport({ name: 't', provider: 'openai', baseUrl, ...endpoint }, undefined, wire), request, { timeoutMs, countTokens: (t) => t.length, inputTokensEstimate: null, maxRetries: 0 });
 }
 
 /** A raw TCP server: `onRequest(socket, index on this connection, connection index)` answers each request head+body it reads. */
@@ -147,6 +150,53 @@ describe('connections', () => {
     expect(record.error).toMatchObject({ kind: 'connection_failed' });
     expect(record.error!.message).toContain("header 'x-team'");
     expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('sockets in a worker thread (dist/socketWorker.js, as the CLI and the extension run)', () => {
+  const inThread = socketWire(connections, () => performance.now());
+
+  it('streams, times on this thread\'s clock, and keeps its connection alive', async () => {
+    const wire = workerWire(resolve('dist/socketWorker.js'), inThread);
+    const server = await rawServer((socket) => {
+      socket.write(sseHead);
+      setTimeout(() => socket.write(chunk(okStream) + '0\r\n\r\n'), 120);
+    });
+    closeServer = server.close;
+    for (let i = 0; i < 3; i++) {
+      const { record, text } = await run(server.url, {}, 3000, wire);
+      expect(record.ok).toBe(true);
+      expect(text.answer).toBe('Detached');
+      expect(record.ttftMs!).toBeGreaterThanOrEqual(119);
+      expect(record.ttftMs!).toBeLessThan(120 + 60);
+    }
+    expect(server.connections()).toBe(1);
+  });
+
+  it('retries a reused connection reset before any answer, as in this thread', async () => {
+    const wire = workerWire(resolve('dist/socketWorker.js'), inThread);
+    const server = await rawServer((socket, onConnection, connection) => {
+      if (connection === 0 && onConnection === 1) socket.resetAndDestroy();
+      else socket.write(sseHead + chunk(okStream) + '0\r\n\r\n');
+    });
+    closeServer = server.close;
+    expect((await run(server.url, {}, 3000, wire)).record.ok).toBe(true);
+    expect((await run(server.url, {}, 3000, wire)).record.ok).toBe(true);
+    expect(server.connections()).toBe(2);
+  });
+
+  it('a worker that dies fails the runs it carried; later runs go out on this thread', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pi-worker-'));
+    const dying = join(dir, 'dying.js');
+    writeFileSync(dying, 'setTimeout(() => process.exit(3), 20); require("node:worker_threads").parentPort.on("message", () => {});');
+    const wire = workerWire(dying, inThread);
+    const server = await rawServer((socket) => setTimeout(() => socket.write(sseHead + chunk(okStream) + '0\r\n\r\n'), 100));
+    closeServer = server.close;
+    const first = await run(server.url, {}, 3000, wire);
+    expect(first.record.ok).toBe(false);
+    expect(first.record.error!.message).toContain('ERR_WORKER_EXITED');
+    const second = await run(server.url, {}, 3000, wire);
+    expect(second.record.ok).toBe(true);
   });
 });
 
