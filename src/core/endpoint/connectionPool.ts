@@ -1,10 +1,11 @@
 /**
- * Keep-alive connections per origin (plain TCP or TLS), so repeated runs measure the model rather
- * than connection set-up. An idle connection is dropped when the server closes it, sends anything
+ * Keep-alive connections per origin (plain TCP or TLS, direct or through an HTTP proxy's CONNECT
+ * tunnel), so repeated runs measure the model rather than connection set-up. An idle connection is dropped when the server closes it, sends anything
  * unasked, or after IDLE_MS; idle sockets do not keep the process alive.
  */
 import net from 'node:net';
 import tls from 'node:tls';
+import { proxyFor, proxySettingsFromEnv, type ProxySettings } from './proxy';
 
 /** Below the 5 s keep-alive timeout of Node, uvicorn and others, so a reused socket is rarely stale. */
 const IDLE_MS = 4000;
@@ -15,17 +16,81 @@ interface IdleSocket {
   drop: () => void;
 }
 
+export type ConnectOutcome = { socket: net.Socket } | { code: string };
+
 export class ConnectionPool {
   private readonly idle = new Map<string, IdleSocket[]>();
 
-  /** A new connection; it is connecting until 'connect' (TCP) or 'secureConnect' (TLS). */
-  open(url: URL): net.Socket {
+  constructor(private proxy: ProxySettings = proxySettingsFromEnv(process.env)) {}
+
+  /** New proxy settings; idle connections made under the old ones are closed. */
+  setProxy(settings: ProxySettings): void {
+    this.proxy = settings;
+    this.clear();
+  }
+
+  /**
+   * A new connection, direct or tunnelled through the proxy (CONNECT), ready for a request once
+   * `done` gets it (TCP connected, TLS established); `code` says why not. Returns a cancel function.
+   */
+  connect(url: URL, done: (outcome: ConnectOutcome) => void): () => void {
     const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
     const secure = url.protocol === 'https:';
     const port = Number(url.port || (secure ? 443 : 80));
-    const socket = secure ? tls.connect({ host, port, ALPNProtocols: ['http/1.1'], ...(net.isIP(host) ? {} : { servername: host }) }) : net.connect({ host, port });
-    socket.setNoDelay(true);
-    return socket;
+    let current: net.Socket | undefined;
+    let finished = false;
+    const onError = (error: NodeJS.ErrnoException): void => fail(error.code ?? error.message);
+    const settle = (outcome: ConnectOutcome): void => {
+      if (finished) return;
+      finished = true;
+      current?.removeListener('error', onError);
+      if ('socket' in outcome) outcome.socket.setNoDelay(true);
+      done(outcome);
+    };
+    const fail = (code: string): void => {
+      current?.destroy();
+      settle({ code });
+    };
+    /** The tunnel is up: plain HTTP goes on as is, HTTPS starts TLS inside it. */
+    const tunnelled = (socket: net.Socket): void => {
+      if (!secure) return settle({ socket });
+      const tlsSocket = tls.connect({ socket, ALPNProtocols: ['http/1.1'], ...(net.isIP(host) ? {} : { servername: host }) });
+      current?.removeListener('error', onError);
+      current = tlsSocket;
+      tlsSocket.on('error', onError);
+      tlsSocket.once('secureConnect', () => settle({ socket: tlsSocket }));
+    };
+    let proxy: URL | undefined;
+    try {
+      proxy = proxyFor(url, this.proxy);
+    } catch (error) {
+      setImmediate(() => settle({ code: (error as Error).message }));
+      return () => undefined;
+    }
+    if (!proxy) {
+      if (secure) {
+        const tlsSocket = tls.connect({ host, port, ALPNProtocols: ['http/1.1'], ...(net.isIP(host) ? {} : { servername: host }) });
+        current = tlsSocket;
+        tlsSocket.on('error', onError);
+        tlsSocket.once('secureConnect', () => settle({ socket: tlsSocket }));
+      } else {
+        const socket = net.connect({ host, port });
+        current = socket;
+        socket.on('error', onError);
+        socket.once('connect', () => settle({ socket }));
+      }
+    } else {
+      const via = proxy;
+      const socket = net.connect({ host: via.hostname.replace(/^\[(.*)\]$/, '$1'), port: Number(via.port || 80) });
+      current = socket;
+      socket.on('error', onError);
+      socket.once('connect', () => tunnel(socket, via, `${net.isIPv6(host) ? `[${host}]` : host}:${port}`, (code) => (code ? fail(code) : tunnelled(socket))));
+    }
+    return () => {
+      if (finished) return;
+      finished = true;
+      current?.destroy();
+    };
   }
 
   /** The most recently used live idle connection to the URL's origin, if any. */
@@ -80,6 +145,36 @@ export class ConnectionPool {
     }
     this.idle.clear();
   }
+}
+
+const MAX_PROXY_HEAD_BYTES = 16 * 1024;
+
+/** Asks the proxy for a tunnel to `authority`; `done()` when it answered 2xx, else `done(reason)`. */
+function tunnel(socket: net.Socket, proxy: URL, authority: string, done: (code?: string) => void): void {
+  const credentials = proxy.username ? `proxy-authorization: Basic ${Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`).toString('base64')}\r\n` : '';
+  socket.write(`CONNECT ${authority} HTTP/1.1\r\nhost: ${authority}\r\n${credentials}\r\n`);
+  let head = '';
+  const onData = (data: Buffer): void => {
+    head += data.toString('latin1');
+    const end = head.indexOf('\r\n\r\n');
+    if (end < 0) {
+      if (head.length > MAX_PROXY_HEAD_BYTES) finish('the proxy sent an endless answer to CONNECT');
+      return;
+    }
+    const statusLine = head.slice(0, head.indexOf('\r\n'));
+    const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine)?.[1]);
+    if (end + 4 !== head.length) finish('the proxy sent bytes after its answer to CONNECT');
+    else if (status >= 200 && status < 300) finish();
+    else finish(`the proxy ${proxy.host} answered CONNECT ${authority} with ${JSON.stringify(statusLine.slice(0, 80))}${status === 407 ? ' (proxy credentials go in the proxy URL: http://user:pass@host:port)' : ''}`);
+  };
+  const onEnd = (): void => finish(`the proxy ${proxy.host} closed the connection instead of answering CONNECT`);
+  const finish = (code?: string): void => {
+    socket.removeListener('data', onData);
+    socket.removeListener('end', onEnd);
+    done(code);
+  };
+  socket.on('data', onData);
+  socket.on('end', onEnd);
 }
 
 /** The pool every HTTP run shares. */

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { connections } from './connectionPool';
 import { RequestHeaderError, requestBytes } from './http1Request';
 import { Http1ResponseParser, HttpProtocolError, type ResponsePart } from './http1Response';
+import type { ProxySettings } from './proxy';
 import { socketWire } from './socketIo';
 import { EndpointError, type HttpRequestSpec, type StreamDecoder, type TimedEvent } from './types';
 import type { Wire, WireConnection } from './wire';
@@ -179,6 +180,11 @@ export function exchange(spec: HttpRequestSpec, options: ExchangeOptions): Promi
 }
 
 let sharedWire: Wire | undefined;
+
+/** Proxy settings for every later run (the extension passes VS Code's `http.proxy`; the CLI uses the environment). */
+export function configureProxy(settings: ProxySettings): void {
+  defaultWire().configure(settings);
+}
 
 /** Sockets in a worker thread when its bundle sits beside this one (dist/), else in this thread. */
 function defaultWire(): Wire {

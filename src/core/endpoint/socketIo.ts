@@ -9,24 +9,19 @@ import type { Wire, WireConnection, WireHandlers } from './wire';
 
 export function socketWire(pool: ConnectionPool, now: () => number): Wire {
   return {
+    configure: (proxy) => pool.setProxy(proxy),
     send(url, bytes, mayReuse, handlers): WireConnection {
-      const pooled = mayReuse ? pool.take(url) : undefined;
-      const socket = pooled ?? pool.open(url);
       const pending: { chunk: Buffer; t: number }[] = [];
       let scheduled = false;
       let closed = false;
+      let socket: Socket | undefined;
+      let cancelConnect = (): void => undefined;
+      let detach = (): void => undefined;
       const deliver = (): void => {
         scheduled = false;
         while (pending.length > 0 && !closed) {
           const { chunk, t } = pending.shift()!;
           handlers.data(chunk, t);
-        }
-      };
-      const onData = (chunk: Buffer): void => {
-        pending.push({ chunk, t: now() });
-        if (!scheduled) {
-          scheduled = true;
-          setImmediate(deliver);
         }
       };
       const onClosed = (code: string | undefined): void => {
@@ -37,42 +32,56 @@ export function socketWire(pool: ConnectionPool, now: () => number): Wire {
         detach();
         handlers.closed(t, code);
       };
-      const onEnd = (): void => onClosed(undefined);
-      const onClose = (): void => onClosed(undefined);
-      const onError = (error: NodeJS.ErrnoException): void => onClosed(error.code ?? error.message);
-      const readyEvent = url.protocol === 'https:' ? 'secureConnect' : 'connect';
-      const send = (): void => {
-        handlers.sent(now(), pooled !== undefined);
-        socket.write(bytes);
+      const attach = (ready: Socket, reused: boolean): void => {
+        socket = ready;
+        const onData = (chunk: Buffer): void => {
+          pending.push({ chunk, t: now() });
+          if (!scheduled) {
+            scheduled = true;
+            setImmediate(deliver);
+          }
+        };
+        const onEnd = (): void => onClosed(undefined);
+        const onError = (error: NodeJS.ErrnoException): void => onClosed(error.code ?? error.message);
+        ready.on('data', onData);
+        ready.on('end', onEnd);
+        ready.on('close', onEnd);
+        ready.on('error', onError);
+        detach = () => {
+          ready.removeListener('data', onData);
+          ready.removeListener('end', onEnd);
+          ready.removeListener('close', onEnd);
+          ready.removeListener('error', onError);
+        };
+        handlers.sent(now(), reused);
+        ready.write(bytes);
       };
-      const detach = (): void => {
-        socket.removeListener('data', onData);
-        socket.removeListener('end', onEnd);
-        socket.removeListener('close', onClose);
-        socket.removeListener('error', onError);
-        socket.removeListener(readyEvent, send);
+      const pooled = mayReuse ? pool.take(url) : undefined;
+      if (pooled) {
+        attach(pooled, true);
+      } else {
+        cancelConnect = pool.connect(url, (outcome) => {
+          if ('code' in outcome) {
+            if (closed) return;
+            closed = true;
+            handlers.closed(now(), outcome.code);
+          } else if (closed) {
+            discard(outcome.socket);
+          } else {
+            attach(outcome.socket, false);
+          }
+        });
+      }
+      const close = (keep: boolean): void => {
+        if (closed) return;
+        closed = true;
+        cancelConnect();
+        detach();
+        if (!socket) return;
+        if (keep && socket.writableLength === 0 && pending.length === 0) pool.keep(url, socket);
+        else discard(socket);
       };
-      socket.on('data', onData);
-      socket.on('end', onEnd);
-      socket.on('close', onClose);
-      socket.on('error', onError);
-      if (pooled) send();
-      else socket.once(readyEvent, send);
-      return {
-        keep() {
-          if (closed) return;
-          closed = true;
-          detach();
-          if (socket.writableLength === 0 && pending.length === 0) pool.keep(url, socket);
-          else discard(socket);
-        },
-        destroy() {
-          if (closed) return;
-          closed = true;
-          detach();
-          discard(socket);
-        },
-      };
+      return { keep: () => close(true), destroy: () => close(false) };
     },
   };
 }

@@ -29,6 +29,8 @@ port.on('message', (command: WireCommand) => {
         },
       }),
     );
+  } else if (command.op === 'proxy') {
+    wire.configure(command.settings);
   } else {
     const connection = open.get(command.id);
     open.delete(command.id);

@@ -1,3 +1,5 @@
+import type { ProxySettings } from './proxy';
+
 /**
  * Raw request/response bytes on a socket, timestamped where they are read. Two implementations:
  * in this thread (socketIo) and in a worker thread (workerWire), which keeps the timestamps free of
@@ -21,6 +23,8 @@ export interface WireConnection {
 }
 
 export interface Wire {
+  /** Proxy settings for connections made from now on. */
+  configure(proxy: ProxySettings): void;
   /** Writes `bytes` on a pooled connection to the URL's origin if `mayReuse` and one is idle, else on a new one. */
   send(url: URL, bytes: Uint8Array, mayReuse: boolean, handlers: WireHandlers): WireConnection;
 }

@@ -4,9 +4,14 @@
  * or dies, its open connections are reported closed and later requests use the fallback wire.
  */
 import { Worker } from 'node:worker_threads';
+import type { ProxySettings } from './proxy';
 import type { Wire, WireHandlers } from './wire';
 
-export type WireCommand = { op: 'send'; id: number; url: string; bytes: Uint8Array; mayReuse: boolean } | { op: 'keep'; id: number } | { op: 'destroy'; id: number };
+export type WireCommand =
+  | { op: 'send'; id: number; url: string; bytes: Uint8Array; mayReuse: boolean }
+  | { op: 'keep'; id: number }
+  | { op: 'destroy'; id: number }
+  | { op: 'proxy'; settings: ProxySettings };
 export type WireReport = { ev: 'sent'; id: number; t: number; reused: boolean } | { ev: 'data'; id: number; t: number; chunk: Uint8Array } | { ev: 'closed'; id: number; t: number; code: string | undefined };
 
 /** hrtime (ms) − performance.now(): constant, both count from the same monotonic clock. */
@@ -27,6 +32,7 @@ export function workerWire(script: string, fallback: Wire): Wire {
   let nextId = 1;
   let worker: Worker | undefined;
   let failed = false;
+  let proxy: ProxySettings | undefined;
   const fail = (): void => {
     failed = true;
     const t = performance.now();
@@ -52,6 +58,7 @@ export function workerWire(script: string, fallback: Wire): Wire {
       // After the listeners (a 'message' listener refs the port again): idle pooled connections must
       // not keep the process alive; a run in flight is kept alive by its own timeout timer.
       started.unref();
+      if (proxy) started.postMessage({ op: 'proxy', settings: proxy } satisfies WireCommand);
       return started;
     } catch {
       failed = true;
@@ -59,6 +66,11 @@ export function workerWire(script: string, fallback: Wire): Wire {
     }
   };
   return {
+    configure(settings) {
+      proxy = settings;
+      fallback.configure(settings);
+      if (worker && !failed) worker.postMessage({ op: 'proxy', settings } satisfies WireCommand);
+    },
     send(url, bytes, mayReuse, handlers) {
       worker ??= failed ? undefined : start();
       if (!worker || failed) return fallback.send(url, bytes, mayReuse, handlers);

@@ -5,6 +5,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { configureProxy } from '../../core/endpoint/httpExchange';
 import { httpTransport, type ChatTransport } from '../../core/endpoint/transport';
 import { attributionHints } from '../../core/metrics/attribution';
 import { formatMs, runSummaryLine } from '../../core/metrics/format';
@@ -15,6 +16,7 @@ import { runsToCsv, runsToJson } from '../../core/store/export';
 import { ResultsStore } from '../../core/store/resultsStore';
 import { isPromptCommandArgs, type PromptCommandArgs } from '../../protocol/lsp';
 import { ApiKeys } from './apiKeys';
+import { vscodeProxySettings } from './proxySettings';
 import { confirmOriginChange } from './confirmOrigin';
 import type { BundledSimulator } from './bundledSim';
 import { chooseEndpoint, configuredEndpoints, type EndpointChoice } from './endpoints';
@@ -206,6 +208,7 @@ export class RunController implements vscode.Disposable {
     }
     if (choice.config.provider === 'vscode-lm') return languageModelTransport(choice.config);
     const key = await this.keys.get(choice.config, (stored, now) => confirmOriginChange(choice.config.name, stored, now));
+    configureProxy(vscodeProxySettings());
     return httpTransport(choice.config, key);
   }
 

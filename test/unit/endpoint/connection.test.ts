@@ -10,7 +10,7 @@ import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connections } from '../../../src/core/endpoint/connectionPool';
+import { ConnectionPool, connections } from '../../../src/core/endpoint/connectionPool';
 import { socketWire } from '../../../src/core/endpoint/socketIo';
 import type { Wire } from '../../../src/core/endpoint/wire';
 import { workerWire } from '../../../src/core/endpoint/workerWire';
@@ -200,9 +200,75 @@ describe('sockets in a worker thread (dist/socketWorker.js, as the CLI and the e
   });
 });
 
+/** A CONNECT proxy on loopback that sends every tunnel to `target` (so the endpoint's host name need not resolve). */
+async function connectProxy(target: () => number, answer = 'HTTP/1.1 200 Connection established') {
+  const seen: string[] = [];
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    sockets.add(client);
+    client.on('error', () => undefined);
+    let head = '';
+    const onData = (data: Buffer): void => {
+      head += data.toString('latin1');
+      if (!head.includes('\r\n\r\n')) return;
+      client.removeListener('data', onData);
+      seen.push(head.slice(0, head.indexOf('\r\n\r\n')));
+      if (!answer.includes(' 200 ')) return void client.end(`${answer}\r\ncontent-length: 0\r\n\r\n`);
+      const upstream = net.connect(target(), '127.0.0.1', () => {
+        client.write(`${answer}\r\n\r\n`);
+        client.pipe(upstream).pipe(client);
+      });
+      sockets.add(upstream);
+      upstream.on('error', () => client.destroy());
+    };
+    client.on('data', onData);
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    seen,
+    close: () => new Promise<void>((done) => {
+      for (const s of sockets) s.destroy();
+      server.close(() => done());
+    }),
+  };
+}
+
+describe('through an HTTP proxy (CONNECT tunnel)', () => {
+  it('tunnels to the endpoint with the proxy credentials; the endpoint sees the request, the proxy only CONNECT', async () => {
+    const server = await rawServer((socket) => socket.write(sseHead + chunk(okStream) + '0\r\n\r\n'));
+    const port = Number(new URL(server.url).port);
+    const proxy = await connectProxy(() => port);
+    closeServer = async () => {
+      await proxy.close();
+      await server.close();
+    };
+    const pool = new ConnectionPool({ httpProxy: proxy.url.replace('//', '//team%40corp:s3cret@') });
+    const wire = socketWire(pool, () => performance.now());
+    const first = await run(`http://models.test:${port}/v1`, {}, 3000, wire);
+    expect(first.record).toMatchObject({ ok: true, error: null });
+    expect((await run(`http://models.test:${port}/v1`, {}, 3000, wire)).record.ok).toBe(true);
+    expect(proxy.seen).toHaveLength(1); // the tunnel is kept alive like any connection
+    expect(proxy.seen[0]).toContain(`CONNECT models.test:${port} HTTP/1.1`);
+    expect(proxy.seen[0]).toContain(`proxy-authorization: Basic ${Buffer.from('team@corp:s3cret').toString('base64')}`);
+    expect(server.requests()).toBe(2);
+    pool.clear();
+  });
+
+  it('a proxy that refuses the tunnel is connection_failed with its answer and a hint', async () => {
+    const proxy = await connectProxy(() => 1, 'HTTP/1.1 407 Proxy Authentication Required');
+    closeServer = proxy.close;
+    const wire = socketWire(new ConnectionPool({ httpsProxy: proxy.url }), () => performance.now());
+    const { record } = await run('https://api.example.invalid/v1', {}, 3000, wire);
+    expect(record.error).toMatchObject({ kind: 'connection_failed' });
+    expect(record.error!.message).toContain('407 Proxy Authentication Required');
+    expect(record.error!.message).toContain('http://user:pass@host:port');
+  });
+});
+
 describe('TLS', () => {
   const dir = mkdtempSync(join(tmpdir(), 'pi-tls-'));
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:models.test'], { stdio: 'ignore' });
   writeFileSync(join(dir, 'homes.prompt.md'), '---\nmodel: m\n---\nFind homes nearby.\n');
 
   function cliRun(url: string, env: Record<string, string>): Promise<{ code: number; stdout: string }> {
@@ -238,5 +304,17 @@ describe('TLS', () => {
     const ok = JSON.parse(trusted.stdout);
     expect(ok.runs.map((r: { ok: boolean }) => r.ok)).toEqual([true, true]);
     expect(served).toBe(2);
+
+    // The CLI takes HTTPS_PROXY from its environment: TLS to models.test inside the proxy's tunnel.
+    const proxy = await connectProxy(() => Number(new URL(url).port));
+    try {
+      const proxied = await cliRun(`https://models.test:${new URL(url).port}/v1`, { NODE_EXTRA_CA_CERTS: join(dir, 'cert.pem'), HTTPS_PROXY: proxy.url });
+      expect(JSON.parse(proxied.stdout).runs.map((r: { ok: boolean }) => r.ok)).toEqual([true, true]);
+      expect(proxy.seen).toHaveLength(1);
+      expect(proxy.seen[0]).toContain('CONNECT models.test:');
+      expect(served).toBe(4);
+    } finally {
+      await proxy.close();
+    }
   });
 });
