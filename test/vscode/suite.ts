@@ -8,7 +8,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
 import { analyzePromptText } from '../../src/core/analysis';
+import { runOnce } from '../../src/core/endpoint/runOnce';
 import { startSim } from '../../src/core/sim/simServer';
+import { languageModelTransport } from '../../src/extension/runs/lmTransport';
 import { TokenCounter } from '../../src/core/tokens/counter';
 
 export interface SuiteResult {
@@ -109,6 +111,43 @@ const tests: [string, () => Promise<void>][] = [
     } finally {
       await settings.update('endpoints', undefined, vscode.ConfigurationTarget.Global);
       await settings.update('run.endpoint', undefined, vscode.ConfigurationTarget.Global);
+    }
+  }],
+  ['▶ Run on a VS Code language model registered in this host: the answer, its metrics and the adapter timing', async () => {
+    // lm.registerLanguageModelChatProvider is newer than the @types/vscode the extension builds against (1.95).
+    const lm = vscode.lm as unknown as { registerLanguageModelChatProvider?: (vendor: string, provider: unknown) => vscode.Disposable };
+    assert.ok(typeof lm.registerLanguageModelChatProvider === 'function', `this VS Code (${vscode.version}) cannot register a language model`);
+    const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    const registration = lm.registerLanguageModelChatProvider('pi-suite', {
+      provideLanguageModelChatInformation: () => [{ id: 'pi-suite-model', name: 'Suite model', family: 'pi-suite', version: '1', maxInputTokens: 8000, maxOutputTokens: 1000, capabilities: {} }],
+      async provideLanguageModelChatResponse(_model: unknown, _messages: unknown, _options: unknown, progress: vscode.Progress<unknown>) {
+        await pause(150);
+        progress.report(new vscode.LanguageModelTextPart('Detached'));
+        await pause(60);
+        progress.report(new vscode.LanguageModelTextPart(' houses only.'));
+      },
+      provideTokenCount: async (_model: unknown, text: unknown) => String(text).length,
+    });
+    const settings = vscode.workspace.getConfiguration('promptInsight');
+    try {
+      await settings.update('endpoints', [{ name: 'Editor models', provider: 'vscode-lm', model: 'pi-suite-model' }], vscode.ConfigurationTarget.Global);
+      await settings.update('run.endpoint', 'Editor models', vscode.ConfigurationTarget.Global);
+      await vscode.commands.executeCommand('promptInsight.runPrompt', { uri: workspaceFile('homes.prompty').toString(), promptName: 'homes-assistant', promptIndex: 0 });
+      const output = await until('a run document from the editor model', () => vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'prompt-insight-run' && /## Metrics/.test(d.getText()) && /Detached houses only/.test(d.getText())), 15_000);
+      assert.match(output.getText(), /TTFT \d+ ms/);
+      const transport = languageModelTransport({ name: 'Editor models', provider: 'vscode-lm', baseUrl: '', model: 'pi-suite-model' });
+      const { record, text } = await runOnce(transport, { model: 'pi-suite-model', messages: [{ role: 'user', content: 'Find homes nearby.' }], params: {} }, { timeoutMs: 10_000, countTokens: (t) => t.split(' ').length, inputTokensEstimate: 4 });
+      assert.equal(record.error, null, JSON.stringify(record.error));
+      assert.equal(text.answer, 'Detached houses only.');
+      assert.ok(record.ttftMs! >= 149 && record.ttftMs! < 150 + 100, `TTFT ${record.ttftMs} ms for a model that answers after 150 ms`);
+      // The parts travel provider → workbench → consumer, so the first may arrive late; the last cannot arrive early.
+      assert.ok(record.e2eMs! >= 209, `E2E ${record.e2eMs} ms for parts reported at 150 and 210 ms`);
+      assert.equal(record.itlMs.length, 1, `two arrivals, one gap: ${JSON.stringify(record.itlMs)}`);
+      assert.equal(record.outputTokensSource, 'estimate');
+    } finally {
+      await settings.update('endpoints', undefined, vscode.ConfigurationTarget.Global);
+      await settings.update('run.endpoint', undefined, vscode.ConfigurationTarget.Global);
+      registration.dispose();
     }
   }],
 ];
