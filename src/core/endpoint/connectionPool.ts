@@ -51,15 +51,16 @@ export class ConnectionPool {
       current?.destroy();
       settle({ code });
     };
-    /** The tunnel is up: plain HTTP goes on as is, HTTPS starts TLS inside it. */
-    const tunnelled = (socket: net.Socket): void => {
-      if (!secure) return settle({ socket });
-      const tlsSocket = tls.connect({ socket, ALPNProtocols: ['http/1.1'], ...(net.isIP(host) ? {} : { servername: host }) });
+    /** TLS to the endpoint, on a new TCP connection or inside a proxy's tunnel; ready once the handshake is done. */
+    const startTls = (connection: { host: string; port: number } | { socket: net.Socket }): void => {
+      const tlsSocket = tls.connect({ ...connection, ALPNProtocols: ['http/1.1'], ...(net.isIP(host) ? {} : { servername: host }) });
       current?.removeListener('error', onError);
       current = tlsSocket;
       tlsSocket.on('error', onError);
       tlsSocket.once('secureConnect', () => settle({ socket: tlsSocket }));
     };
+    /** The tunnel is up: plain HTTP goes on as is, HTTPS starts TLS inside it. */
+    const tunnelled = (socket: net.Socket): void => (secure ? startTls({ socket }) : settle({ socket }));
     let proxy: URL | undefined;
     try {
       proxy = proxyFor(url, this.proxy);
@@ -69,10 +70,7 @@ export class ConnectionPool {
     }
     if (!proxy) {
       if (secure) {
-        const tlsSocket = tls.connect({ host, port, ALPNProtocols: ['http/1.1'], ...(net.isIP(host) ? {} : { servername: host }) });
-        current = tlsSocket;
-        tlsSocket.on('error', onError);
-        tlsSocket.once('secureConnect', () => settle({ socket: tlsSocket }));
+        startTls({ host, port });
       } else {
         const socket = net.connect({ host, port });
         current = socket;

@@ -33,7 +33,6 @@ export interface ExchangeOptions {
   errorMessage(body: string): string | undefined;
   /** Each event as it is decoded (after its timestamp was taken), e.g. to stream the answer to a view. */
   onEvent?: (event: TimedEvent) => void;
-  now?: () => number;
   /** Where the bytes go; by default a worker thread's sockets when available (see defaultWire). */
   wire?: Wire;
 }
@@ -52,7 +51,8 @@ export interface ExchangeResult {
 }
 
 export function exchange(spec: HttpRequestSpec, options: ExchangeOptions): Promise<ExchangeResult> {
-  const now = options.now ?? (() => performance.now());
+  // The wires stamp reads on this thread's performance.now(); so does everything else here.
+  const now = (): number => performance.now();
   const wire = options.wire ?? defaultWire();
   return new Promise((resolve) => {
     const events: TimedEvent[] = [];
