@@ -6,9 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import * as vscode from 'vscode';
 import { analyzePromptText } from '../../src/core/analysis';
 import { runOnce } from '../../src/core/endpoint/runOnce';
+import { httpTransport } from '../../src/core/endpoint/transport';
+import type { Wire } from '../../src/core/endpoint/wire';
+import { workerWire } from '../../src/core/endpoint/workerWire';
 import { startSim } from '../../src/core/sim/simServer';
 import { languageModelTransport } from '../../src/extension/runs/lmTransport';
 import { TokenCounter } from '../../src/core/tokens/counter';
@@ -96,6 +100,27 @@ const tests: [string, () => Promise<void>][] = [
     } finally {
       await settings.update('endpoints', undefined, vscode.ConfigurationTarget.Global);
       await settings.update('run.endpoint', undefined, vscode.ConfigurationTarget.Global);
+      await sim.close();
+    }
+  }],
+  ['HTTP runs read their sockets in a worker thread inside this host, from the installed dist/socketWorker.js', async () => {
+    const extension = vscode.extensions.getExtension(EXTENSION_ID);
+    assert.ok(extension, 'the extension is installed');
+    const script = path.join(extension.extensionPath, 'dist', 'socketWorker.js');
+    const noFallback: Wire = {
+      configure: () => undefined,
+      send: () => {
+        throw new Error('the worker did not start, the in-thread fallback was used');
+      },
+    };
+    const sim = await startSim({ ttftBaseMs: 80, decodeMsPerToken: 2, jitterMs: 0, outputTokens: 10 });
+    try {
+      const transport = httpTransport({ name: 'sim', provider: 'openai', baseUrl: sim.url }, undefined, workerWire(script, noFallback));
+      const { record } = await runOnce(transport, { model: 'sim-1', messages: [{ role: 'user', content: 'Find homes nearby.' }], params: {} }, { timeoutMs: 10_000, countTokens: () => 1, inputTokensEstimate: null });
+      assert.equal(record.error, null, JSON.stringify(record.error));
+      assert.ok(record.ttftMs! >= 79 && record.ttftMs! < 80 + 50, `TTFT ${record.ttftMs} ms for a scripted 80 ms`);
+      assert.ok(Math.abs(record.ttftMs! - record.server!.ttftMs!) < 5, `measured ${record.ttftMs} ms vs the simulator's ${record.server!.ttftMs} ms`);
+    } finally {
       await sim.close();
     }
   }],
