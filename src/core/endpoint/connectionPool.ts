@@ -1,7 +1,8 @@
 /**
  * Keep-alive connections per origin (plain TCP or TLS, direct or through an HTTP proxy's CONNECT
- * tunnel), so repeated runs measure the model rather than connection set-up. An idle connection is dropped when the server closes it, sends anything
- * unasked, or after IDLE_MS; idle sockets do not keep the process alive.
+ * tunnel), so repeated runs measure the model rather than connection set-up. An idle connection is
+ * dropped when the server closes it, sends anything unasked, or after IDLE_MS; idle sockets do not
+ * keep the process alive.
  */
 import net from 'node:net';
 import tls from 'node:tls';
@@ -60,7 +61,13 @@ export class ConnectionPool {
       tlsSocket.once('secureConnect', () => settle({ socket: tlsSocket }));
     };
     /** The tunnel is up: plain HTTP goes on as is, HTTPS starts TLS inside it. */
-    const tunnelled = (socket: net.Socket): void => (secure ? startTls({ socket }) : settle({ socket }));
+    const tunnelled = (socket: net.Socket): void => {
+      if (!secure) return settle({ socket });
+      startTls({ socket });
+      // The tunnel's own failures surface on the TLS socket that runs inside it.
+      const tlsSocket = current!;
+      socket.on('error', (error) => tlsSocket.destroy(error));
+    };
     let proxy: URL | undefined;
     try {
       proxy = proxyFor(url, this.proxy);
