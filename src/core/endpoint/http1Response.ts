@@ -98,7 +98,8 @@ export class Http1ResponseParser {
   private keepPartialLine(bytes: Uint8Array, limit: number): void {
     this.partialLine.push(bytes);
     this.partialLineBytes += bytes.length;
-    if (this.partialLineBytes + this.headBytes > limit) throw new HttpProtocolError(this.headRead ? 'a chunk-size line is too long' : 'the response head is larger than 64 KB');
+    // The head's bound counts the whole head; a chunk-size line's counts that line alone.
+    if (this.partialLineBytes + (this.headRead ? 0 : this.headBytes) > limit) throw new HttpProtocolError(this.headRead ? 'a chunk-size line is too long' : 'the response head is larger than 64 KB');
   }
 
   private takeLine(bytes: Uint8Array, limit: number): string {

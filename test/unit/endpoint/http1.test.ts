@@ -115,6 +115,12 @@ describe('Http1ResponseParser', () => {
     expect(() => parse(endlessSize, [60, 1000, 3000])).toThrow(/chunk-size line/);
   });
 
+  it('after a head larger than 4 KB, a chunk-size line split across reads is still read', () => {
+    const head = `HTTP/1.1 200 OK\r\nx-big: ${'a'.repeat(5000)}\r\ntransfer-encoding: chunked\r\n\r\n`;
+    const wire = `${head}1c\r\ndata: {"content":"Detached"}\r\n0\r\n\r\n`;
+    expect(parse(wire, [head.length + 1])).toMatchObject({ body: 'data: {"content":"Detached"}', ended: true });
+  });
+
   it('a chunked transfer coding that is not last reads until the close', () => {
     expect(parse('HTTP/1.1 200 OK\r\ntransfer-encoding: chunked, gzip\r\n\r\nraw', [], true)).toMatchObject({ body: 'raw', ended: true, keepAlive: false });
   });
