@@ -1,9 +1,8 @@
 /**
  * TTFT accuracy and load, against the simulator with scripted timings running in its own process.
- * The simulator reports, per request, when it actually wrote the first token (from the end of the
- * request body); measured − true is the client's error. curl's time_starttransfer on the same
- * endpoint is the reference (the simulator sends headers with the first token, so curl's first byte
- * is the first token).
+ * Two references for true TTFT: the wire (a packet capture, wireCapture.ts) and the simulator's own
+ * report of when it wrote the first token. curl's time_starttransfer on the same endpoint is the
+ * peer (the simulator sends headers with the first token, so curl's first byte is the first token).
  */
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';

@@ -32,10 +32,6 @@ export class Http1ResponseParser {
   /** Bytes arrived after the response was complete: the connection cannot be reused. */
   extraneous = false;
 
-  get complete(): boolean {
-    return this.state === 'done';
-  }
-
   /** Parts found in one read. Throws HttpProtocolError when the bytes are not HTTP/1.1. */
   feed(chunk: Uint8Array): ResponsePart[] {
     const parts: ResponsePart[] = [];

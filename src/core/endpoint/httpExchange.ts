@@ -1,14 +1,14 @@
 /**
- * The one place where response bytes are read from the socket and timestamped (monotonic clock).
- * Request start is taken just before the request is written; every read is handed to the decoder
- * with its own timestamp, so event times never include the decoder's or the caller's work.
+ * One HTTP exchange: writes the request, parses the response (HTTP/1.1, http1Response) and hands
+ * every read to the decoder with the timestamp the wire took when the bytes were read, so event
+ * times never include the parser's, the decoder's or the caller's work.
  *
- * HTTP/1.1 is spoken directly on the socket (http1Request/http1Response, connectionPool) rather than
- * through node:http: there every read runs the HTTP parser and the response stream machinery before
- * a listener sees it, and with 64 streams whose first tokens arrive in the same millisecond that
- * work, done one socket after another, delayed the last socket's timestamp by several ms (bench ttft).
- * The sockets themselves live in a worker thread when one can start (wire.ts), so this thread's GC
- * pauses and other work (the extension host's) do not delay the stamps either.
+ * HTTP/1.1 is spoken directly on the socket rather than through node:http: there every read runs
+ * the HTTP parser and the response stream machinery before a listener sees it, and with 64 streams
+ * whose first tokens arrive in the same millisecond that work, done one socket after another,
+ * delayed the last socket's timestamp by several ms (bench ttft). The sockets themselves live in a
+ * worker thread when one can start (wire.ts), so this thread's GC pauses and other work (the
+ * extension host's) do not delay the stamps either.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -95,7 +95,7 @@ export function exchange(spec: HttpRequestSpec, options: ExchangeOptions): Promi
       let bytesSeen = false;
       let keepAlive = false;
       let decoder: StreamDecoder | undefined;
-      let errorBody: Buffer[] | undefined;
+      let errorBody: Uint8Array[] | undefined;
       let errorBodySize = 0;
       let errorHeaders: ReadonlyMap<string, string> = new Map();
 
@@ -126,7 +126,7 @@ export function exchange(spec: HttpRequestSpec, options: ExchangeOptions): Promi
             }
           } else if (part.kind === 'body') {
             if (errorBody) {
-              errorBody.push(Buffer.from(part.data));
+              errorBody.push(part.data);
               errorBodySize += part.data.length;
               if (errorBodySize >= MAX_ERROR_BODY_BYTES) return finishWithHttpError();
             } else {
@@ -168,7 +168,7 @@ export function exchange(spec: HttpRequestSpec, options: ExchangeOptions): Promi
             return attempt(false);
           }
           if (!sent) return finish(new EndpointError('connection_failed', `Could not connect to ${url.origin}: ${code ?? 'connection closed'}.`));
-          if (errorBody && parser.headRead) return finishWithHttpError();
+          if (errorBody) return finishWithHttpError();
           const how = code ? ` (${code})` : '';
           if (!parser.headRead) return finish(new EndpointError('connection_reset', `The connection was reset before an answer${how}.`));
           finish(new EndpointError('connection_reset', `The connection closed mid-stream${how}; the answer is incomplete.`, status ?? undefined));
@@ -204,8 +204,7 @@ function httpError(status: number, body: string, retryAfter: string | undefined,
 }
 
 /** Retry-After as seconds or an HTTP date; undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | string[] | undefined, nowMs = Date.now()): number | undefined {
-  const text = Array.isArray(value) ? value[0] : value;
+function parseRetryAfter(text: string | undefined, nowMs = Date.now()): number | undefined {
   if (!text) return undefined;
   if (/^\s*\d+(\.\d+)?\s*$/.test(text)) return Number(text);
   const date = Date.parse(text);

@@ -62,9 +62,7 @@ export function socketWire(pool: ConnectionPool, now: () => number): Wire {
       } else {
         cancelConnect = pool.connect(url, (outcome) => {
           if ('code' in outcome) {
-            if (closed) return;
-            closed = true;
-            handlers.closed(now(), outcome.code);
+            onClosed(outcome.code);
           } else if (closed) {
             discard(outcome.socket);
           } else {
