@@ -6,11 +6,13 @@
  */
 import net from 'node:net';
 import tls from 'node:tls';
-import { proxyFor, proxySettingsFromEnv, type ProxySettings } from './proxy';
+import { addressOf, proxyFor, proxySettingsFromEnv, type ProxySettings } from './proxy';
 
 /** Below the 5 s keep-alive timeout of Node, uvicorn and others, so a reused socket is rarely stale. */
 const IDLE_MS = 4000;
 const MAX_IDLE_PER_ORIGIN = 256;
+/** Anything an idle connection does ends it: the server closing, failing, or sending unasked. */
+const IDLE_ENDS = ['data', 'end', 'close', 'error'] as const;
 
 interface IdleSocket {
   socket: net.Socket;
@@ -35,9 +37,8 @@ export class ConnectionPool {
    * `done` gets it (TCP connected, TLS established); `code` says why not. Returns a cancel function.
    */
   connect(url: URL, done: (outcome: ConnectOutcome) => void): () => void {
-    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    const { host, port } = addressOf(url);
     const secure = url.protocol === 'https:';
-    const port = Number(url.port || (secure ? 443 : 80));
     let current: net.Socket | undefined;
     let finished = false;
     const onError = (error: NodeJS.ErrnoException): void => fail(error.code ?? error.message);
@@ -51,6 +52,13 @@ export class ConnectionPool {
     const fail = (code: string): void => {
       current?.destroy();
       settle({ code });
+    };
+    /** A TCP connection to `to`; `ready` once it is connected. */
+    const startTcp = (to: { host: string; port: number }, ready: (socket: net.Socket) => void): void => {
+      const socket = net.connect(to);
+      current = socket;
+      socket.on('error', onError);
+      socket.once('connect', () => ready(socket));
     };
     /** TLS to the endpoint, on a new TCP connection or inside a proxy's tunnel; ready once the handshake is done. */
     const startTls = (connection: { host: string; port: number } | { socket: net.Socket }): void => {
@@ -76,20 +84,12 @@ export class ConnectionPool {
       return () => undefined;
     }
     if (!proxy) {
-      if (secure) {
-        startTls({ host, port });
-      } else {
-        const socket = net.connect({ host, port });
-        current = socket;
-        socket.on('error', onError);
-        socket.once('connect', () => settle({ socket }));
-      }
+      if (secure) startTls({ host, port });
+      else startTcp({ host, port }, (socket) => settle({ socket }));
     } else {
       const via = proxy;
-      const socket = net.connect({ host: via.hostname.replace(/^\[(.*)\]$/, '$1'), port: Number(via.port || 80) });
-      current = socket;
-      socket.on('error', onError);
-      socket.once('connect', () => tunnel(socket, via, `${net.isIPv6(host) ? `[${host}]` : host}:${port}`, (code) => (code ? fail(code) : tunnelled(socket))));
+      const authority = `${net.isIPv6(host) ? `[${host}]` : host}:${port}`;
+      startTcp(addressOf(via), (socket) => tunnel(socket, via, authority, (code) => (code ? fail(code) : tunnelled(socket))));
     }
     return () => {
       if (finished) return;
@@ -133,10 +133,10 @@ export class ConnectionPool {
       socket,
       drop: () => {
         clearTimeout(timer);
-        for (const event of ['data', 'end', 'close', 'error', 'timeout'] as const) socket.removeListener(event, close);
+        for (const event of IDLE_ENDS) socket.removeListener(event, close);
       },
     };
-    for (const event of ['data', 'end', 'close', 'error', 'timeout'] as const) socket.on(event, close);
+    for (const event of IDLE_ENDS) socket.on(event, close);
     socket.unref();
     list.push(entry);
     this.idle.set(origin, list);

@@ -22,14 +22,19 @@ export function proxySettingsFromEnv(env: NodeJS.ProcessEnv): ProxySettings {
   return { ...(httpsProxy ? { httpsProxy } : {}), ...(httpProxy ? { httpProxy } : {}), ...(noProxy ? { noProxy } : {}) };
 }
 
+/** A URL's host (an IPv6 address without its brackets) and port (the scheme's default when absent): what a socket connects to. */
+export function addressOf(url: URL): { host: string; port: number } {
+  return { host: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)) };
+}
+
 const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[?::1\]?)$/i;
 
 /** The proxy for `target`, or undefined to connect directly. Throws on a proxy URL that cannot be used. */
 export function proxyFor(target: URL, settings: ProxySettings): URL | undefined {
   const configured = target.protocol === 'https:' ? settings.httpsProxy : settings.httpProxy;
   if (!configured) return undefined;
-  const host = target.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
-  if (LOOPBACK.test(host) || bypassed(host, target.port || (target.protocol === 'https:' ? '443' : '80'), settings.noProxy)) return undefined;
+  const { host, port } = addressOf(target);
+  if (LOOPBACK.test(host) || bypassed(host.toLowerCase(), String(port), settings.noProxy)) return undefined;
   let proxy: URL;
   try {
     proxy = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(configured) ? configured : `http://${configured}`);
