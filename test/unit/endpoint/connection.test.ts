@@ -4,7 +4,7 @@
  * made by openssl for the test, trusted only through NODE_EXTRA_CA_CERTS).
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -279,7 +279,7 @@ describe('TLS', () => {
 
   it('streams over TLS from a server whose certificate is trusted, and refuses one that is not', async () => {
     let served = 0;
-    const server = https.createServer({ key: execFileSync('cat', [join(dir, 'key.pem')]), cert: execFileSync('cat', [join(dir, 'cert.pem')]) }, (req, res) => {
+    const server = https.createServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (req, res) => {
       served++;
       req.resume();
       req.on('end', () => {
