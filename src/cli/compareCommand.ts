@@ -43,7 +43,7 @@ export async function compareCommand(argv: string[], io: CliIO): Promise<number>
 
   let sources;
   try {
-    sources = (await loadRevisionSources(file, [base, head])).sources;
+    sources = (await loadRevisionSources(file, [base, head], { signal })).sources;
   } catch (error) {
     io.stderr(`prompt-insight compare: ${error instanceof GitError ? error.message : (error as Error).message}\n`);
     return 1;

@@ -12,7 +12,7 @@ export async function historyCommand(argv: string[], io: CliIO): Promise<number>
   const file = args.positionals[0]!;
   let history;
   try {
-    history = await fileHistory(file);
+    history = await fileHistory(file, { signal: io.interrupted() });
   } catch (error) {
     io.stderr(`prompt-insight history: ${error instanceof GitError ? error.message : (error as Error).message}\n`);
     return 1;

@@ -3,14 +3,14 @@
  * each, reading every committed revision in one `git cat-file --batch`.
  */
 import { readFile } from 'node:fs/promises';
-import { git } from '../history/git';
 import { BUFFER_REVISION, contentsAt, fileHistory, resolveRevision, WORKING_REVISION, type FileHistory, type FileRevision } from '../history/fileHistory';
-import { GitError } from '../history/git';
+import { git, GitError } from '../history/git';
 import type { RevisionSource } from './compare';
 
-export async function loadRevisionSources(file: string, revs: readonly string[], options: { bufferText?: string; history?: FileHistory } = {}): Promise<{ sources: RevisionSource[]; history?: FileHistory }> {
+export async function loadRevisionSources(file: string, revs: readonly string[], options: { bufferText?: string; history?: FileHistory; signal?: AbortSignal } = {}): Promise<{ sources: RevisionSource[]; history?: FileHistory }> {
   const needsGit = revs.some((r) => r !== WORKING_REVISION && r !== BUFFER_REVISION);
-  const history = options.history ?? (needsGit ? await fileHistory(file) : undefined);
+  const call = options.signal ? { signal: options.signal } : {};
+  const history = options.history ?? (needsGit ? await fileHistory(file, call) : undefined);
   const committed: { index: number; revision: FileRevision }[] = [];
   const sources: (RevisionSource | undefined)[] = new Array(revs.length);
   for (const [index, rev] of revs.entries()) {
@@ -20,13 +20,13 @@ export async function loadRevisionSources(file: string, revs: readonly string[],
       if (options.bufferText === undefined) throw new GitError('bad-revision', 'There is no unsaved editor buffer to compare.');
       sources[index] = { rev, label: 'unsaved buffer', path: history?.path ?? file, text: options.bufferText };
     } else {
-      const id = await resolveRevision(history!.repoRoot, rev);
-      const revision = await revisionAt(history!, id);
+      const id = await resolveRevision(history!.repoRoot, rev, call);
+      const revision = await revisionAt(history!, id, call);
       if (revision.deleted) throw new GitError('bad-revision', `${history!.path} was deleted at ${id.slice(0, 8)} (${revision.subject}); pick an earlier revision.`);
       committed.push({ index, revision });
     }
   }
-  const contents = await contentsAt(history?.repoRoot ?? '.', committed.map((c) => c.revision));
+  const contents = await contentsAt(history?.repoRoot ?? '.', committed.map((c) => c.revision), call);
   committed.forEach(({ index, revision }, i) => {
     const content = contents[i]!;
     if (!content.ok) throw new GitError('bad-revision', content.reason);
@@ -44,11 +44,17 @@ async function readWorking(file: string): Promise<string> {
 }
 
 /** The file as of commit `id`: its own history entry, else the newest entry that is an ancestor of it. */
-async function revisionAt(history: FileHistory, id: string): Promise<FileRevision> {
+async function revisionAt(history: FileHistory, id: string, call: { signal?: AbortSignal }): Promise<FileRevision> {
   const exact = history.revisions.find((r) => r.rev === id);
   if (exact) return exact;
   for (const candidate of history.revisions.slice(0, 500)) {
-    const isAncestor = await git(history.repoRoot, ['merge-base', '--is-ancestor', candidate.rev, id]).then(() => true, () => false);
+    const isAncestor = await git(history.repoRoot, ['merge-base', '--is-ancestor', candidate.rev, id], call).then(
+      () => true,
+      (error: unknown) => {
+        if (error instanceof GitError && (error.kind === 'timeout' || error.kind === 'cancelled')) throw error;
+        return false;
+      },
+    );
     if (isAncestor) return { ...candidate, rev: id };
   }
   throw new GitError('bad-revision', `${history.path} has no version at ${id.slice(0, 8)} (the file did not exist yet${history.shallow ? ', or the clone is shallow' : ''}).`);

@@ -5,7 +5,7 @@
 import { realpathSync } from 'node:fs';
 import { basename, dirname, relative, resolve, sep } from 'node:path';
 import { decodePromptBytes } from '../formats/decode';
-import { git, GitError, gitWithInput } from './git';
+import { git, gitBytes, GitError } from './git';
 
 export interface FileRevision {
   /** Full commit id. */
@@ -33,19 +33,24 @@ export interface FileHistory {
 export const WORKING_REVISION = 'working';
 export const BUFFER_REVISION = 'buffer';
 
-const RECORD = '\u001e';
-const FIELD = '\u001f';
+/** Starts a commit in `git log -z` output: fields are NUL-separated, and no field can hold a NUL. */
+const COMMIT_MARK = '\u0001commit';
 const COMMIT_ID = /^[0-9a-f]{7,64}$/;
 
-export async function repoRootOf(file: string): Promise<string> {
-  return (await repoFacts(file)).root;
+export interface GitCallOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+export async function repoRootOf(file: string, options: GitCallOptions = {}): Promise<string> {
+  return (await repoFacts(file, options)).root;
 }
 
 /** The repository's root and whether it is a shallow clone, in one `git rev-parse`. */
-async function repoFacts(file: string): Promise<{ root: string; shallow: boolean }> {
+async function repoFacts(file: string, options: GitCallOptions): Promise<{ root: string; shallow: boolean }> {
   const absolute = resolve(file);
   try {
-    const [root = '', shallow = ''] = (await git(dirname(absolute), ['rev-parse', '--show-toplevel', '--is-shallow-repository'])).trim().split('\n');
+    const [root = '', shallow = ''] = (await git(dirname(absolute), ['rev-parse', '--show-toplevel', '--is-shallow-repository'], options)).trim().split('\n');
     return { root: realpathSync(root.trim()), shallow: shallow.trim() === 'true' };
   } catch (error) {
     if (error instanceof GitError && error.kind === 'not-a-repo') throw new GitError('not-a-repo', `${file} is not inside a git repository: there is no history to compare. Run \`git init\` and commit the prompt, or compare the working copy with the buffer.`);
@@ -64,74 +69,86 @@ function repoPath(repoRoot: string, file: string): string {
 }
 
 /** `git log --follow` of one file, newest first, with the path the file had at each revision. */
-export async function fileHistory(file: string, options: { maxCount?: number } = {}): Promise<FileHistory> {
+export async function fileHistory(file: string, options: { maxCount?: number } & GitCallOptions = {}): Promise<FileHistory> {
   const absolute = resolve(file);
   const cwd = dirname(absolute);
   const name = basename(absolute);
-  const args = ['log', '--follow', `--format=${RECORD}%H${FIELD}%aI${FIELD}%an${FIELD}%P${FIELD}%s`, '--name-status', '--no-color', '--no-ext-diff'];
+  const call: GitCallOptions = { ...(options.signal ? { signal: options.signal } : {}), ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) };
+  const args = ['log', '--follow', '-z', '--no-show-signature', `--format=${COMMIT_MARK}%x00%H%x00%aI%x00%an%x00%P%x00%s%x00`, '--name-status', '--no-color', '--no-ext-diff', '--no-textconv'];
   if (options.maxCount) args.push(`--max-count=${options.maxCount}`);
-  // The log and the repository facts at once, from the file's folder (pathspecs are relative to it).
-  const [{ root: repoRoot, shallow }, output] = await Promise.all([repoFacts(file), git(cwd, [...args, '--', name]).catch(() => '')]);
+  // The log and the repository facts at once, from the file's folder (pathspecs are relative to it;
+  // `:(literal)` so that a name with * or ? is itself, not a pattern).
+  const spec = `:(literal)${name}`;
+  const [{ root: repoRoot, shallow }, output] = await Promise.all([repoFacts(file, call), git(cwd, [...args, '--', spec], call).catch(rethrowStops)]);
   const path = repoPath(repoRoot, file);
-  if (!output.trim() && !(await git(cwd, ['ls-files', '--', name])).trim()) throw new GitError('untracked', `${path} is not tracked by git: commit it to compare its revisions (the working copy alone has nothing to compare with).`);
+  if (!output.trim() && !(await git(cwd, ['ls-files', '-z', '--', spec], call)).length) throw new GitError('untracked', `${path} is not tracked by git: commit it to compare its revisions (the working copy alone has nothing to compare with).`);
   return { repoRoot, path, revisions: parseLog(output, path), shallow };
 }
 
+/** A failed log reads as "no history"; a timeout or a cancel is the caller's to see. */
+function rethrowStops(error: unknown): string {
+  if (error instanceof GitError && (error.kind === 'timeout' || error.kind === 'cancelled' || error.kind === 'git-missing')) throw error;
+  return '';
+}
+
 /**
- * Parses log records newest → oldest, tracking the path back through renames. One pass with
- * indexOf: a 10,000-commit history is 1.5 MB of text.
+ * Parses `git log -z` records newest → oldest, tracking the path back through renames. Every
+ * field is a NUL-separated token read by position, so no subject, author or path — whatever
+ * characters it holds — can be taken for another field or another commit.
  */
 export function parseLog(output: string, currentPath: string): FileRevision[] {
+  const tokens = output.split('\0');
   const revisions: FileRevision[] = [];
   let path = currentPath;
-  let at = output.indexOf(RECORD);
-  while (at >= 0) {
-    const next = output.indexOf(RECORD, at + 1);
-    const end = next < 0 ? output.length : next;
-    const headerEnd = output.indexOf('\n', at);
-    const header = output.slice(at + 1, headerEnd < 0 || headerEnd > end ? end : headerEnd);
-    const [rev = '', date = '', author = '', parents = '', subject = ''] = header.split(FIELD);
-    at = next;
-    if (!COMMIT_ID.test(rev)) continue;
-    const revision: FileRevision = { rev, date, author, subject, path };
+  let i = 0;
+  while (i < tokens.length) {
+    if (tokens[i] !== COMMIT_MARK) {
+      i++;
+      continue;
+    }
+    const [rev = '', date = '', author = '', parents = '', subject = ''] = tokens.slice(i + 1, i + 6);
+    i += 6;
+    const revision: FileRevision = { rev, date, author: printable(author), subject: printable(subject), path };
     if (parents.includes(' ')) revision.merge = true;
     let olderPath = path;
-    let lineStart = headerEnd < 0 ? end : headerEnd + 1;
-    while (lineStart < end) {
-      let lineEnd = output.indexOf('\n', lineStart);
-      if (lineEnd < 0 || lineEnd > end) lineEnd = end;
-      if (lineEnd > lineStart) {
-        const parts = output.slice(lineStart, lineEnd).split('\t');
-        const status = parts[0]!;
-        if (status.startsWith('R') || status.startsWith('C')) {
-          // Renamed (or copied) here: this revision has the new name, older ones the old name.
-          revision.path = parts[2] ?? path;
-          olderPath = parts[1] ?? path;
-        } else if (status === 'D') {
-          revision.deleted = true;
-          revision.path = parts[1] ?? path;
-        } else if (status === 'A' || status === 'M' || status.startsWith('T')) {
-          revision.path = parts[1] ?? path;
-        }
+    // Name-status entries until the next commit: a status token, then one path (two for R and C).
+    while (i < tokens.length && tokens[i] !== COMMIT_MARK) {
+      const status = tokens[i]!.trim();
+      i++;
+      if (!status) continue;
+      if (status.startsWith('R') || status.startsWith('C')) {
+        // Renamed (or copied) here: this revision has the new name, older ones the old name.
+        olderPath = tokens[i] ?? path;
+        revision.path = tokens[i + 1] ?? path;
+        i += 2;
+      } else {
+        if (status === 'D') revision.deleted = true;
+        if (/^[ADMTU]/.test(status)) revision.path = tokens[i] ?? path;
+        i += 1;
       }
-      lineStart = lineEnd + 1;
     }
+    if (!COMMIT_ID.test(rev)) continue;
     revisions.push(revision);
     path = olderPath;
   }
   return revisions;
 }
 
+/** Text from a commit for display: control characters (terminal escapes, fake line breaks) made visible. */
+export function printable(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '\ufffd');
+}
+
 export type RevisionContent = { ok: true; text: string } | { ok: false; reason: string };
 
 /** Contents of many `rev:path` pairs in one `git cat-file --batch` process. */
-export async function contentsAt(repoRoot: string, wanted: readonly { rev: string; path: string }[]): Promise<RevisionContent[]> {
+export async function contentsAt(repoRoot: string, wanted: readonly { rev: string; path: string }[], options: GitCallOptions = {}): Promise<RevisionContent[]> {
   for (const w of wanted) {
     if (!COMMIT_ID.test(w.rev)) throw new GitError('bad-revision', `'${w.rev}' is not a commit id.`);
-    if (/[\n\r]/.test(w.path)) throw new GitError('bad-revision', 'A path with a line break cannot be read.');
   }
   if (wanted.length === 0) return [];
-  const output = await gitWithInput(repoRoot, ['cat-file', '--batch'], wanted.map((w) => `${w.rev}:${w.path}\n`).join(''));
+  const objectNames = await Promise.all(wanted.map((w) => batchObjectName(repoRoot, w, options)));
+  const output = await gitBytes(repoRoot, ['cat-file', '--batch'], { ...options, input: objectNames.map((name) => `${name}\n`).join('') });
   const results: RevisionContent[] = [];
   let at = 0;
   for (const w of wanted) {
@@ -157,12 +174,24 @@ export async function contentsAt(repoRoot: string, wanted: readonly { rev: strin
   return results;
 }
 
+/**
+ * The name `cat-file --batch` reads for one file at one commit. Its input is line-based, so a path
+ * holding a line break is first resolved to its blob id with `ls-tree -z`.
+ */
+async function batchObjectName(repoRoot: string, wanted: { rev: string; path: string }, options: GitCallOptions): Promise<string> {
+  if (!/[\n\r]/.test(wanted.path)) return `${wanted.rev}:${wanted.path}`;
+  const entry = (await git(repoRoot, ['ls-tree', '-z', '--full-tree', wanted.rev, '--', `:(literal)${wanted.path}`], options)).split('\0')[0] ?? '';
+  const objectId = /^\d+ \w+ ([0-9a-f]{40,64})\t/.exec(entry)?.[1];
+  return objectId ?? `${wanted.rev}:missing-path`;
+}
+
 /** Resolves a user-given revision (commit id, branch, tag, HEAD~2) to a commit id; never passes options through. */
-export async function resolveRevision(repoRoot: string, rev: string): Promise<string> {
+export async function resolveRevision(repoRoot: string, rev: string, options: GitCallOptions = {}): Promise<string> {
   if (!/^[\w./~^@{}-]+$/.test(rev) || rev.startsWith('-') || rev.length > 200) throw new GitError('bad-revision', `'${rev}' is not a revision name.`);
   try {
-    return (await git(repoRoot, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`])).trim();
-  } catch {
+    return (await git(repoRoot, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`], options)).trim();
+  } catch (error) {
+    if (error instanceof GitError && (error.kind === 'timeout' || error.kind === 'cancelled')) throw error;
     throw new GitError('bad-revision', `'${rev}' is not a commit in ${repoRoot}.`);
   }
 }

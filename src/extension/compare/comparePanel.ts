@@ -96,7 +96,7 @@ export class ComparePanel {
     this.running = controller;
     try {
       const file = this.document.uri.fsPath;
-      const { sources } = await loadRevisionSources(file, revs, { bufferText: this.document.getText(), ...(this.history ? { history: this.history } : {}) });
+      const { sources } = await loadRevisionSources(file, revs, { bufferText: this.document.getText(), signal: controller.signal, ...(this.history ? { history: this.history } : {}) });
       const currentText = this.document.getText();
       const format = detectFormat(file, currentText);
       const doc = parsePromptFile(file, currentText, format);
