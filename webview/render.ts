@@ -5,10 +5,19 @@ import { drawCharts } from './charts';
 export function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: { className?: string; text?: string; attrs?: Record<string, string> } = {}, children: Node[] = []): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   if (props.className) node.className = props.className;
-  if (props.text !== undefined) node.textContent = props.text;
+  if (props.text !== undefined) node.textContent = visibleControls(props.text);
   for (const [k, v] of Object.entries(props.attrs ?? {})) node.setAttribute(k, v);
   node.append(...children);
   return node;
+}
+
+/**
+ * Test names, authors, subjects and answers come from repositories we do not trust: a bidi override
+ * (U+202E) would show "fail" as "liaf" or reorder a row, and other controls hide text. They are
+ * shown as their code points instead of taking effect.
+ */
+export function visibleControls(text: string): string {
+  return text.replace(/[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `⟨U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`);
 }
 
 const VERDICT_WORDS = { better: 'better', worse: 'worse' } as const;
@@ -28,7 +37,10 @@ export function renderComparison(target: HTMLElement, view: ComparisonView): num
     const card = el('article', { className: 'card', attrs: { tabindex: '0' } }, [el('h3', { text: `${labelOf.get(head) ?? head} vs ${labelOf.get(verdicts[0]!.base) ?? verdicts[0]!.base}` })]);
     for (const v of verdicts) card.append(el('p', { className: `verdict ${v.verdict}`, text: v.verdict === 'better' || v.verdict === 'worse' ? `${v.summary} — ${VERDICT_WORDS[v.verdict]}` : v.summary }));
     const regression = verdicts.some((v) => v.verdict === 'worse');
-    card.append(el('p', { className: regression ? 'verdict worse' : 'verdict better', text: regression ? 'Regression: do not roll out.' : 'No regression in adherence or latency.' }));
+    const evidence = view.evidence;
+    if (regression) card.append(el('p', { className: 'verdict worse', text: 'Regression: do not roll out.' }));
+    else if (!evidence.sufficient) card.append(el('p', { className: 'verdict insufficient', text: `Not enough evidence to roll out: ${evidence.reasons.join('; ')}` }));
+    else card.append(el('p', { className: 'verdict better', text: 'No regression in adherence or latency.' }));
     verdictCards.append(card);
   }
   const canvas = (label: string) => el('canvas', { attrs: { role: 'img', 'aria-label': label } });

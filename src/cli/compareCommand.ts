@@ -16,13 +16,13 @@ import { reportAssets } from './reportAssets';
 import { DEFAULT_STORE_PATH } from './runCommand';
 
 export const COMPARE_USAGE =
-  'prompt-insight compare FILE --base REV --head REV [--prompt NAME] [--runs N] --endpoint URL [--model ID] [--provider P] [--api-key-env VAR] [--judge-endpoint URL --judge-model ID] [--concurrency C] [--timeout-ms T] [--fresh] [--store PATH | --no-store] [--json] [--report out.html] [--fail-on-regression]';
+  'prompt-insight compare FILE --base REV --head REV [--prompt NAME] [--runs N] --endpoint URL [--model ID] [--provider P] [--api-key-env VAR] [--judge-endpoint URL --judge-model ID] [--concurrency C] [--timeout-ms T] [--fresh | --reuse-stored] [--store PATH | --no-store] [--json] [--report out.html] [--fail-on-regression]';
 
 /** `prompt-insight compare`: base vs head on the file's test cases; exit 1 on a significant worsening with --fail-on-regression. */
 export async function compareCommand(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, {
     valued: ['base', 'head', 'prompt', 'runs', ...ENDPOINT_FLAGS, 'model', ...ENDPOINT_FLAGS.map((f) => `judge-${f}`), 'judge-model', 'concurrency', 'timeout-ms', 'store', 'report'],
-    boolean: ['json', 'fresh', 'no-store', 'fail-on-regression'],
+    boolean: ['json', 'fresh', 'reuse-stored', 'no-store', 'fail-on-regression'],
   });
   if (args.positionals.length !== 1) throw new UsageError(`give exactly one prompt file\nusage: ${COMPARE_USAGE}`);
   const file = args.positionals[0]!;
@@ -39,6 +39,15 @@ export async function compareCommand(argv: string[], io: CliIO): Promise<number>
   if (args.flags.has('store') && args.flags.has('no-store')) throw new UsageError('--store and --no-store exclude each other');
   const store = args.flags.has('no-store') ? undefined : new ResultsStore(stringFlag(args, 'store') ?? DEFAULT_STORE_PATH);
   const json = args.flags.get('json') === true;
+  if (args.flags.has('fresh') && args.flags.has('reuse-stored')) throw new UsageError('--fresh and --reuse-stored exclude each other');
+  // A gate decides on runs made now, unless told to trust this machine's stored runs.
+  const fresh = args.flags.get('fresh') === true || (args.flags.get('fail-on-regression') === true && args.flags.get('reuse-stored') !== true);
+  try {
+    store?.check();
+  } catch (error) {
+    io.stderr(`prompt-insight compare: ${(error as Error).message}\n`);
+    return 1;
+  }
   const signal = io.interrupted();
 
   let sources;
@@ -68,7 +77,7 @@ export async function compareCommand(argv: string[], io: CliIO): Promise<number>
   if (!json) io.stderr(`Comparing ${sources[0]!.label} → ${sources[1]!.label}: ${suite.cases.length} test case(s) × ${runsPerCase} runs each on ${transport.endpoint.name}\n`);
   const result = await compareRevisions({
     file, ...(promptName ? { promptName } : {}), revisions: sources, suite, runsPerCase, transport, ...(model ? { modelOverride: model } : {}),
-    ...(store ? { store } : {}), fresh: args.flags.get('fresh') === true, timeoutMs, concurrency, signal,
+    ...(store ? { store } : {}), fresh, timeoutMs, concurrency, signal,
     ...(judgeTransport && judgeModel ? { judge: transportJudge(judgeTransport, judgeModel, timeoutMs, signal) } : {}),
     onProgress: (done, total) => !json && process.stderr.isTTY && io.stderr(`\r  ${done}/${total} runs`),
   });
@@ -81,7 +90,10 @@ export async function compareCommand(argv: string[], io: CliIO): Promise<number>
     if (!json) io.stderr(`Report written to ${report}\n`);
   }
   if (result.cancelled) return 130;
-  return args.flags.get('fail-on-regression') && !result.noRegression ? 1 : 0;
+  if (!args.flags.get('fail-on-regression')) return 0;
+  // The gate fails closed: a regression, or no evidence either way, stops the pipeline.
+  if (!result.evidence.sufficient && !json) io.stderr(`prompt-insight compare: --fail-on-regression: not enough evidence to pass the gate: ${result.evidence.reasons.join('; ')}\n`);
+  return result.noRegression && result.evidence.sufficient ? 0 : 1;
 }
 
 function renderText(result: ComparisonResult): string {
@@ -93,6 +105,8 @@ function renderText(result: ComparisonResult): string {
     lines.push(`  ${r.label.padEnd(14)} adherence ${r.adherence.passed}/${r.adherence.total} ${pct(r.adherence.rate)}${ci} · TTFT p50 ${ms(r.ttftMs.p50)} · E2E p50 ${ms(r.e2eMs.p50)} · ${r.tokens ?? '?'} tokens${r.runsReused ? ` · ${r.runsReused} runs reused` : ''}${r.error ? ` · ${r.error}` : ''}`);
   }
   for (const v of result.verdicts) lines.push(`  ${v.verdict.toUpperCase().padEnd(13)} ${v.summary}`);
-  lines.push(result.noRegression ? 'No regression: no significant worsening in adherence or latency.' : 'REGRESSION: a significant worsening (see above).');
+  if (!result.noRegression) lines.push('REGRESSION: a significant worsening (see above).');
+  else if (!result.evidence.sufficient) lines.push(`INSUFFICIENT EVIDENCE: ${result.evidence.reasons.join('; ')}`);
+  else lines.push('No regression: no significant worsening in adherence or latency.');
   return `${lines.join('\n')}\n`;
 }

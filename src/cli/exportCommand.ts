@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { runsToCsv, runsToJson } from '../core/store/export';
-import { ResultsStore } from '../core/store/resultsStore';
+import { ResultsStore, storeNotice } from '../core/store/resultsStore';
 import { parseArgs, stringFlag, UsageError } from './args';
 import type { CliIO } from './io';
 import { DEFAULT_STORE_PATH } from './runCommand';
@@ -14,8 +14,16 @@ export async function exportCommand(argv: string[], io: CliIO): Promise<number> 
   const format = stringFlag(args, 'format') ?? 'json';
   if (format !== 'json' && format !== 'csv') throw new UsageError('--format must be json or csv');
   const store = new ResultsStore(stringFlag(args, 'store') ?? DEFAULT_STORE_PATH);
-  const { records, skippedLines } = store.read();
-  if (skippedLines > 0) io.stderr(`prompt-insight export: skipped ${skippedLines} unreadable line${skippedLines === 1 ? '' : 's'} in ${store.path} (a record cut by a crash, or edited by hand)\n`);
+  let contents;
+  try {
+    contents = store.read();
+  } catch (error) {
+    io.stderr(`prompt-insight export: ${(error as Error).message}\n`);
+    return 1;
+  }
+  const { records } = contents;
+  const notice = storeNotice(store.path, contents);
+  if (notice) io.stderr(`prompt-insight export: ${notice}\n`);
   const text = format === 'csv' ? runsToCsv(records) : runsToJson(records);
   const out = stringFlag(args, 'out');
   if (out) await writeFile(out, text);

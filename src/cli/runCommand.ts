@@ -32,6 +32,12 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const timeoutMs = numberFlag(args, 'timeout-ms', { min: 1 }, 60_000);
   if (args.flags.has('store') && args.flags.has('no-store')) throw new UsageError('--store and --no-store exclude each other');
   const store = args.flags.has('no-store') ? undefined : new ResultsStore(stringFlag(args, 'store') ?? DEFAULT_STORE_PATH);
+  try {
+    store?.check(); // before any run: a store that cannot take the runs would lose them
+  } catch (error) {
+    io.stderr(`prompt-insight run: ${(error as Error).message}\n`);
+    return 1;
+  }
 
   let text: string;
   try {

@@ -1,6 +1,6 @@
 /** The results store as the server sees it: re-read only when the file changed (size or mtime). */
 import { statSync } from 'node:fs';
-import { ResultsStore, type StoredRun } from '../core/store/resultsStore';
+import { ResultsStore, storeNotice, type StoredRun } from '../core/store/resultsStore';
 
 export class RunHistory {
   private store: ResultsStore | undefined;
@@ -30,7 +30,8 @@ export class RunHistory {
       try {
         const contents = this.store.read();
         this.records = contents.records;
-        if (contents.skippedLines > 0) this.onError(`Results store ${this.store.path}: skipped ${contents.skippedLines} unreadable line(s).`);
+        const notice = storeNotice(this.store.path, contents);
+        if (notice) this.onError(notice);
       } catch (error) {
         this.records = [];
         this.onError(`Could not read the results store ${this.store.path}: ${(error as Error).message}`);

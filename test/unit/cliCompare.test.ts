@@ -57,13 +57,16 @@ describe('prompt-insight compare', () => {
     const report = readFileSync(join(repo.root, 'report.html'), 'utf8');
     expect(report).toContain("default-src 'none'");
     expect(report).toContain('"noRegression":true');
-    // Same key (content, endpoint, model, parameters): the second comparison reuses every run.
+    // Same key (content, endpoint, model, parameters): told to, the second comparison reuses every run.
     const served = sim.served();
-    const again = JSON.parse((await cli(args, repo.root)).stdout);
+    const again = JSON.parse((await cli([...args, '--reuse-stored'], repo.root)).stdout);
     expect(sim.served()).toBe(served);
     expect(again.revisions[0].runsReused).toBe(24);
-    const fresh = JSON.parse((await cli([...args, '--fresh'], repo.root)).stdout);
-    expect(fresh.revisions[0].runsNew).toBe(24);
+    // A gate (--fail-on-regression) decides on fresh runs unless told otherwise.
+    const gate = JSON.parse((await cli(args, repo.root)).stdout);
+    expect(gate.revisions[0]).toMatchObject({ runsNew: 24, runsReused: 0 });
+    const withoutGate = args.filter((a) => a !== '--fail-on-regression');
+    expect(JSON.parse((await cli(withoutGate, repo.root)).stdout).revisions[0].runsReused).toBe(24);
   });
 
   it('--fail-on-regression exits 1 when head is significantly worse', async () => {

@@ -164,7 +164,8 @@ const tests: [string, () => Promise<void>][] = [
       const { record, text } = await runOnce(transport, { model: 'pi-suite-model', messages: [{ role: 'user', content: 'Find homes nearby.' }], params: {} }, { timeoutMs: 10_000, countTokens: (t) => t.split(' ').length, inputTokensEstimate: 4 });
       assert.equal(record.error, null, JSON.stringify(record.error));
       assert.equal(text.answer, 'Detached houses only.');
-      assert.ok(record.ttftMs! >= 149 && record.ttftMs! < 150 + 100, `TTFT ${record.ttftMs} ms for a model that answers after 150 ms`);
+      // Not early; and the first part, not the whole answer (a busy host delays both, so no upper bound in ms).
+      assert.ok(record.ttftMs! >= 149 && record.ttftMs! <= record.e2eMs!, `TTFT ${record.ttftMs} ms for a model that answers after 150 ms (E2E ${record.e2eMs} ms)`);
       // The parts travel provider → workbench → consumer, so the first may arrive late; the last cannot arrive early.
       assert.ok(record.e2eMs! >= 209, `E2E ${record.e2eMs} ms for parts reported at 150 and 210 ms`);
       assert.equal(record.itlMs.length, 1, `two arrivals, one gap: ${JSON.stringify(record.itlMs)}`);

@@ -12,11 +12,11 @@ import type { ChatTransport } from '../endpoint/transport';
 import { summarize } from '../metrics/summary';
 import type { RunRecord } from '../metrics/runRecord';
 import { executePromptRuns, planPromptRun } from '../run/promptRun';
-import type { ResultsStore, StoredRun } from '../store/resultsStore';
+import { storeNotice, type ResultsStore, type StoredRun } from '../store/resultsStore';
 import { runKeyOf, runKeyString, safeUrl } from '../store/runKey';
 import { wilsonInterval } from '../stats/proportions';
 import { lineDiff, type DiffLine } from './lineDiff';
-import { adherenceVerdict, latencyVerdict, noRegression, type Verdict } from './verdicts';
+import { adherenceVerdict, latencyVerdict, MIN_RUNS_FOR_CLAIM, noRegression, type Verdict } from './verdicts';
 
 export interface RevisionSource {
   rev: string;
@@ -68,6 +68,8 @@ export interface RevisionResult {
   runsReused: number;
   runsNew: number;
   failedRuns: number;
+  /** What the first failed run said, for the evidence reasons. */
+  failureSample?: string;
   /** Why this revision could not be measured (no prompt at it, cancelled…). */
   error?: string;
   /** Raw latencies, for the verdicts (not part of the CLI JSON). */
@@ -88,6 +90,11 @@ export interface ComparisonResult {
   revisions: RevisionResult[];
   verdicts: Verdict[];
   noRegression: boolean;
+  /**
+   * Whether the runs can carry a decision at all. A gate fails closed: when every run of a revision
+   * failed (a 401, a dead endpoint), "no significant difference" is no evidence of no regression.
+   */
+  evidence: Evidence;
   /** Prompt diff between the first and the last revision. */
   diff?: { base: string; head: string; lines: DiffLine[] | null };
   cancelled: boolean;
@@ -100,7 +107,9 @@ export async function compareRevisions(options: CompareOptions): Promise<Compari
   let model = options.modelOverride ?? options.transport.endpoint.model ?? '';
   let promptName = options.promptName ?? '';
   let simulated = options.transport.endpoint.simulated === true;
-  const stored = options.store && !options.fresh ? indexStore(options.store.read().records) : new Map<string, StoredRun[]>();
+  const storeContents = options.store && !options.fresh ? options.store.read((r) => r.run.error?.kind !== 'cancelled') : undefined;
+  const stored = storeContents ? indexStore(storeContents.records) : new Map<string, StoredRun[]>();
+  const storeProblem = storeContents && options.store ? storeNotice(options.store.path, storeContents) : undefined;
   const judgeCache = new Map<string, Promise<string>>();
   const judge: Judge | undefined = options.judge
     ? (messages) => {
@@ -174,6 +183,8 @@ export async function compareRevisions(options: CompareOptions): Promise<Compari
     result.adherence = { passed, total: totalRuns, rate: totalRuns > 0 ? passed / totalRuns : null, ci95: totalRuns > 0 ? wilsonInterval(passed, totalRuns) : null };
     const ok = records.filter((r) => r.ok);
     result.failedRuns = records.length - ok.length;
+    const firstFailure = records.find((r) => !r.ok)?.error;
+    if (firstFailure) result.failureSample = `${firstFailure.kind}: ${firstFailure.message}`;
     result.ttftValues = ok.map((r) => r.ttftMs!).filter((v) => v !== null);
     result.e2eValues = ok.map((r) => r.e2eMs!).filter((v) => v !== null);
     result.ttftMs = triple(result.ttftValues);
@@ -199,13 +210,32 @@ export async function compareRevisions(options: CompareOptions): Promise<Compari
     runsPerCase,
     cases: suite.cases.map((c) => c.description),
     suiteSource: suite.source,
-    problems: suite.problems,
+    problems: storeProblem ? [...suite.problems, storeProblem] : suite.problems,
     revisions,
     verdicts,
     noRegression: noRegression(verdicts),
+    evidence: judgeEvidence(revisions, verdicts, options.signal?.aborted === true),
     ...(first && last && first !== last ? { diff: { base: first.label, head: last.label, lines: lineDiff(first.text, last.text) ?? null } } : {}),
     cancelled: options.signal?.aborted === true,
   };
+}
+
+export interface Evidence {
+  sufficient: boolean;
+  reasons: string[];
+}
+
+function judgeEvidence(revisions: readonly RevisionResult[], verdicts: readonly Verdict[], cancelled: boolean): Evidence {
+  const reasons: string[] = [];
+  if (cancelled) reasons.push('the comparison was cancelled before all runs finished');
+  for (const r of revisions) {
+    if (r.error) reasons.push(r.error);
+    const total = r.runsNew + r.runsReused;
+    const succeeded = total - r.failedRuns;
+    if (succeeded < MIN_RUNS_FOR_CLAIM) reasons.push(`${r.label}: ${succeeded} of ${total} runs succeeded (${MIN_RUNS_FOR_CLAIM} needed)${r.failureSample ? `; the first failure: ${r.failureSample}` : ''}`);
+  }
+  for (const v of verdicts) if (v.metric === 'adherence' && v.verdict === 'insufficient') reasons.push(v.summary);
+  return { sufficient: reasons.length === 0, reasons: [...new Set(reasons)] };
 }
 
 function triple(values: number[]): PercentileTriple {

@@ -20,6 +20,7 @@ export function comparisonView(result: ComparisonResult) {
     })),
     verdicts: result.verdicts.map((v) => ({ metric: v.metric, base: v.base, head: v.head, verdict: v.verdict, pValue: v.pValue, difference: v.difference, ci95: v.ci95, test: v.test, summary: v.summary })),
     noRegression: result.noRegression,
+    evidence: result.evidence,
     ...(result.diff ? { diff: result.diff } : {}),
     cancelled: result.cancelled,
   };

@@ -3,12 +3,17 @@
  * write of one line; a line cut by a kill fails to parse and is skipped on read, every earlier line
  * stays readable, and the next append first ends the torn line so it cannot swallow a good record.
  * Nothing secret is written: no headers, no keys, endpoint URLs without user info or query.
+ * Hostile stores (storeFile.ts, runSeal.ts, storedRunSchema.ts): never written through a link,
+ * read line by line, every record checked against a schema, and only records sealed by this
+ * machine count as runs.
  */
 import { randomUUID } from 'node:crypto';
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { closeSync, fstatSync, readSync, writeSync } from 'node:fs';
 import type { RunRecord } from '../metrics/runRecord';
 import type { RunKey } from './runKey';
+import { checkSeal, machineKey, sealLine } from './runSeal';
+import { checkStorePath, forEachLine, openStoreForAppend, openStoreForRead } from './storeFile';
+import { isValidStoredRun } from './storedRunSchema';
 
 export const STORE_VERSION = 1;
 /** Answers are kept for adherence scoring and review, up to this many characters. */
@@ -37,23 +42,31 @@ export interface StoredRun {
 export type NewRun = Omit<StoredRun, 'v' | 'id' | 'at' | 'answerTruncated'> & { at?: string };
 
 export interface StoreContents {
+  /** Valid records this machine wrote. */
   records: StoredRun[];
-  /** Lines that could not be read (torn by a crash or edited by hand). */
+  /** Lines that could not be read (torn by a crash, edited by hand, wrong types or values). */
   skippedLines: number;
+  /** Valid records not sealed by this machine (committed to a repository, copied, forged): never used. */
+  foreignRecords: number;
 }
 
 export class ResultsStore {
   constructor(readonly path: string) {}
 
+  /** Throws a StoreError with what to do when the store cannot be written (a link, a directory). */
+  check(): void {
+    checkStorePath(this.path);
+  }
+
   append(runs: NewRun[]): StoredRun[] {
     if (runs.length === 0) return [];
-    mkdirSync(dirname(this.path), { recursive: true });
-    const fd = openSync(this.path, 'a+');
+    const key = machineKey();
+    const fd = openStoreForAppend(this.path);
     try {
       if (endsInsideALine(fd)) writeSync(fd, '\n');
       return runs.map((run) => {
         const stored = toStored(run);
-        writeSync(fd, `${JSON.stringify(stored)}\n`);
+        writeSync(fd, `${sealLine(JSON.stringify(stored), key)}\n`);
         return stored;
       });
     } finally {
@@ -61,18 +74,37 @@ export class ResultsStore {
     }
   }
 
-  read(): StoreContents {
-    if (!existsSync(this.path)) return { records: [], skippedLines: 0 };
+  /** Reads the store; `keep` filters records as they are read, so a large store need not fit in memory. */
+  read(keep?: (record: StoredRun) => boolean): StoreContents {
+    const fd = openStoreForRead(this.path);
+    if (fd === undefined) return { records: [], skippedLines: 0, foreignRecords: 0 };
+    const key = machineKey();
     const records: StoredRun[] = [];
     let skippedLines = 0;
-    for (const line of readFileSync(this.path, 'utf8').split('\n')) {
-      if (line.trim() === '') continue;
-      const record = parseStoredRun(line);
-      if (record) records.push(record);
-      else skippedLines++;
+    let foreignRecords = 0;
+    try {
+      const { overlongLines } = forEachLine(fd, (line) => {
+        if (line.trim() === '') return;
+        const { sealed, json } = checkSeal(line, key);
+        const record = parseStoredRun(json);
+        if (!record) skippedLines++;
+        else if (!sealed) foreignRecords++;
+        else if (!keep || keep(record)) records.push(record);
+      });
+      skippedLines += overlongLines;
+    } finally {
+      closeSync(fd);
     }
-    return { records, skippedLines };
+    return { records, skippedLines, foreignRecords };
   }
+}
+
+/** A sentence on records the reader left out, or undefined when none were. */
+export function storeNotice(path: string, contents: StoreContents): string | undefined {
+  const parts: string[] = [];
+  if (contents.foreignRecords > 0) parts.push(`ignored ${contents.foreignRecords} record(s) not written on this machine (a store committed to a repository or copied from elsewhere is never reused)`);
+  if (contents.skippedLines > 0) parts.push(`skipped ${contents.skippedLines} unreadable or invalid line(s)`);
+  return parts.length ? `Results store ${path}: ${parts.join('; ')}.` : undefined;
 }
 
 function toStored(run: NewRun): StoredRun {
@@ -102,13 +134,5 @@ function parseStoredRun(line: string): StoredRun | undefined {
   } catch {
     return undefined;
   }
-  const record = value as Partial<StoredRun> | null;
-  if (!record || typeof record !== 'object' || record.v !== STORE_VERSION) return undefined;
-  if (typeof record.id !== 'string' || typeof record.at !== 'string' || typeof record.file !== 'string' || typeof record.prompt !== 'string') return undefined;
-  const key = record.key;
-  if (!key || typeof key.promptHash !== 'string' || typeof key.endpoint !== 'string' || typeof key.model !== 'string' || typeof key.paramsHash !== 'string') return undefined;
-  const run = record.run;
-  if (!run || typeof run.ok !== 'boolean' || typeof run.streamEndMs !== 'number' || !Array.isArray(run.itlMs)) return undefined;
-  if (typeof record.answer !== 'string') return undefined;
-  return record as StoredRun;
+  return isValidStoredRun(value) ? (value as StoredRun) : undefined;
 }

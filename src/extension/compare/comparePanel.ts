@@ -111,6 +111,7 @@ export class ComparePanel {
       const judgeModel = settings.get<string>('judge.model')?.trim() || judgeChoice?.config.model;
       const judge = judgeChoice && judgeModel ? transportJudge(await this.runs.transportFor(judgeChoice), judgeModel, settings.get<number>('run.timeoutMs', 60_000), controller.signal) : undefined;
       const store = new ResultsStore(this.runs.storePath);
+      store.check(); // before any run: a store that cannot take the runs would lose them
       const result = await compareRevisions({
         file: vscode.workspace.asRelativePath(this.document.uri, false),
         ...(this.promptName ? { promptName: this.promptName } : {}),

@@ -13,7 +13,7 @@ import { fitLatency } from '../../core/metrics/latencyModel';
 import type { RunSummary } from '../../core/metrics/summary';
 import { executePromptRuns, planPromptRun } from '../../core/run/promptRun';
 import { runsToCsv, runsToJson } from '../../core/store/export';
-import { ResultsStore } from '../../core/store/resultsStore';
+import { ResultsStore, storeNotice } from '../../core/store/resultsStore';
 import { isPromptCommandArgs, type PromptCommandArgs } from '../../protocol/lsp';
 import { ApiKeys } from './apiKeys';
 import { vscodeProxySettings } from './proxySettings';
@@ -89,6 +89,12 @@ export class RunController implements vscode.Disposable {
     await vscode.window.showTextDocument(shown, { viewColumn: vscode.ViewColumn.Beside, preview: true, preserveFocus: true });
 
     const store = new ResultsStore(this.storePath);
+    try {
+      store.check(); // before any run: a store that cannot take the runs would lose them
+    } catch (error) {
+      void vscode.window.showErrorMessage(`Prompt Insight: ${(error as Error).message}`);
+      return;
+    }
     const controller = new AbortController();
     let reasoningOpen = false;
     const result = await vscode.window.withProgress(
@@ -160,7 +166,15 @@ export class RunController implements vscode.Disposable {
   }
 
   async exportResults(): Promise<void> {
-    const { records, skippedLines } = new ResultsStore(this.storePath).read();
+    let contents;
+    try {
+      contents = new ResultsStore(this.storePath).read();
+    } catch (error) {
+      void vscode.window.showErrorMessage(`Prompt Insight: ${(error as Error).message}`);
+      return;
+    }
+    const { records } = contents;
+    const notice = storeNotice(this.storePath, contents);
     if (records.length === 0) {
       void vscode.window.showInformationMessage('Prompt Insight: no runs stored in this workspace yet.');
       return;
@@ -169,7 +183,7 @@ export class RunController implements vscode.Disposable {
     if (!target) return;
     const text = target.path.endsWith('.json') ? runsToJson(records) : runsToCsv(records);
     await vscode.workspace.fs.writeFile(target, Buffer.from(text, 'utf8'));
-    void vscode.window.showInformationMessage(`Prompt Insight: exported ${records.length} runs to ${target.fsPath}${skippedLines ? ` (${skippedLines} unreadable lines skipped)` : ''}.`);
+    void vscode.window.showInformationMessage(`Prompt Insight: exported ${records.length} runs to ${target.fsPath}${notice ? ` (${notice})` : ''}.`);
   }
 
   async showRuns(args: unknown): Promise<void> {
@@ -177,7 +191,13 @@ export class RunController implements vscode.Disposable {
     if (!target) return;
     const file = vscode.workspace.asRelativePath(target.document.uri, false);
     const name = isPromptCommandArgs(args) ? args.promptName : undefined;
-    const records = new ResultsStore(this.storePath).read().records.filter((r) => r.file === file && (name === undefined || r.prompt === name));
+    let records;
+    try {
+      records = new ResultsStore(this.storePath).read((r) => r.file === file && (name === undefined || r.prompt === name)).records;
+    } catch (error) {
+      void vscode.window.showErrorMessage(`Prompt Insight: ${(error as Error).message}`);
+      return;
+    }
     const rows = records.slice(-50).reverse().map((r) => `| ${r.at.replace('T', ' ').slice(0, 19)} | ${r.endpointName}${r.simulated ? ' (sim)' : ''} | ${r.key.promptHash.slice(0, 8)} | ${r.run.ok ? 'ok' : r.run.error?.kind ?? 'failed'} | ${r.run.ttftMs === null ? '' : formatMs(r.run.ttftMs)} | ${r.run.e2eMs === null ? '' : formatMs(r.run.e2eMs)} | ${r.run.outputTokens ?? ''} |`);
     const uri = this.documents.create(`${name ?? file} runs`, `# Runs of ${name ?? file} (latest ${rows.length} of ${records.length})\n\n| finished | endpoint | content | result | TTFT | E2E | output tokens |\n|---|---|---|---|---:|---:|---:|\n${rows.join('\n')}\n`);
     await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri), { preview: true });

@@ -1,0 +1,68 @@
+/**
+ * The JSON Schema of one stored run, checked on every read: a line that parses but has the wrong
+ * types or impossible values (`ttftMs: "abc"`, `e2eMs: -1e308`) is skipped and counted, never
+ * summarised into "TTFT NaN ms". Validated with @cfworker/json-schema (interpreted, no code
+ * generation: it loads in a few milliseconds, which the language server's start needs).
+ */
+import { Validator, type Schema } from '@cfworker/json-schema';
+
+/** Longest duration accepted in a record: a day. */
+const MAX_MS = 86_400_000;
+const ms: Schema = { type: 'number', minimum: 0, maximum: MAX_MS };
+const msOrNull: Schema = { type: ['number', 'null'], minimum: 0, maximum: MAX_MS };
+const count: Schema = { type: ['integer', 'null'], minimum: 0, maximum: 1e9 };
+const text: Schema = { type: 'string', maxLength: 1_000_000 };
+
+export const STORED_RUN_SCHEMA: Schema = {
+  type: 'object',
+  required: ['v', 'id', 'at', 'key', 'file', 'prompt', 'endpointName', 'simulated', 'run', 'answer'],
+  properties: {
+    v: { const: 1 },
+    id: { type: 'string', maxLength: 100 },
+    at: { type: 'string', format: 'date-time' },
+    key: {
+      type: 'object',
+      required: ['promptHash', 'endpoint', 'model', 'paramsHash'],
+      properties: { promptHash: { type: 'string' }, endpoint: { type: 'string' }, model: { type: 'string' }, paramsHash: { type: 'string' } },
+    },
+    file: text,
+    prompt: text,
+    endpointName: text,
+    simulated: { type: 'boolean' },
+    revision: { type: 'string' },
+    testCase: { type: 'integer', minimum: 0 },
+    answer: { type: 'string' },
+    answerTruncated: { type: 'boolean' },
+    run: {
+      type: 'object',
+      required: ['ok', 'status', 'error', 'ttftMs', 'firstAnswerMs', 'e2eMs', 'streamEndMs', 'outputTokens', 'inputTokens', 'tpotMs', 'itlMs', 'finishReason', 'streamed', 'retries'],
+      properties: {
+        ok: { type: 'boolean' },
+        status: { type: ['integer', 'null'], minimum: 0, maximum: 999 },
+        error: { anyOf: [{ type: 'null' }, { type: 'object', required: ['kind', 'message'], properties: { kind: { type: 'string' }, message: text } }] },
+        ttftMs: msOrNull,
+        firstAnswerMs: msOrNull,
+        e2eMs: msOrNull,
+        streamEndMs: ms,
+        outputTokens: count,
+        outputTokensSource: { enum: ['usage', 'estimate', null] },
+        inputTokens: count,
+        inputTokensSource: { enum: ['usage', 'estimate', null] },
+        tpotMs: msOrNull,
+        itlMs: { type: 'array', items: ms },
+        finishReason: { type: ['string', 'null'] },
+        streamed: { type: 'boolean' },
+        retries: { type: 'integer', minimum: 0 },
+        server: { type: 'object', properties: { ttftMs: ms, e2eMs: ms } },
+        simulated: { const: true },
+      },
+    },
+  },
+};
+
+let validator: Validator | undefined;
+
+export function isValidStoredRun(value: unknown): boolean {
+  validator ??= new Validator(STORED_RUN_SCHEMA, '2020-12', false);
+  return validator.validate(value).valid;
+}
