@@ -1,4 +1,5 @@
 import { writeFile } from 'node:fs/promises';
+import { scrubSecrets } from '../core/endpoint/secrets';
 import { runsToCsv, runsToJson } from '../core/store/export';
 import { ResultsStore, storeNotice } from '../core/store/resultsStore';
 import { parseArgs, stringFlag, UsageError } from './args';
@@ -26,7 +27,7 @@ export async function exportCommand(argv: string[], io: CliIO): Promise<number> 
   if (notice) io.stderr(`prompt-insight export: ${notice}\n`);
   const text = format === 'csv' ? runsToCsv(records) : runsToJson(records);
   const out = stringFlag(args, 'out');
-  if (out) await writeFile(out, text);
+  if (out) await writeFile(out, scrubSecrets(text));
   else io.stdout(text);
   return 0;
 }

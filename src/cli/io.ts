@@ -1,3 +1,5 @@
+import { scrubSecrets } from '../core/endpoint/secrets';
+
 /** Where CLI commands write, and the signal that Ctrl-C raises; tests pass their own. */
 export interface CliIO {
   stdout(text: string): void;
@@ -9,8 +11,9 @@ export interface CliIO {
 let interruption: AbortController | undefined;
 
 export const processIO: CliIO = {
-  stdout: (text) => void process.stdout.write(text),
-  stderr: (text) => void process.stderr.write(text),
+  // Nothing the CLI prints carries a credential, whatever a server echoed into it.
+  stdout: (text) => void process.stdout.write(scrubSecrets(text)),
+  stderr: (text) => void process.stderr.write(scrubSecrets(text)),
   interrupted() {
     if (!interruption) {
       const controller = new AbortController();

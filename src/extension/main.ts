@@ -12,6 +12,7 @@ import { CLIENT_COMMANDS } from '../protocol/commands';
 import { promptDocumentSelector } from './documentSelector';
 import type { Features } from './features';
 import { storePathOf } from './runs/storePath';
+import { scrubbedLog } from './scrubbedLog';
 import { TokenStatusBar } from './statusBar';
 
 type ClientModule = typeof import('./languageClient');
@@ -28,9 +29,11 @@ let starting: Promise<void> | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const activateStart = performance.now();
-  const log = vscode.window.createOutputChannel('Prompt Insight', { log: true });
-  const trace = vscode.window.createOutputChannel('Prompt Insight LSP Trace', { log: true });
-  context.subscriptions.push(log, trace);
+  const logChannel = vscode.window.createOutputChannel('Prompt Insight', { log: true });
+  const traceChannel = vscode.window.createOutputChannel('Prompt Insight LSP Trace', { log: true });
+  context.subscriptions.push(logChannel, traceChannel);
+  const log = scrubbedLog(logChannel);
+  const trace = scrubbedLog(traceChannel);
 
   const isPromptDocument = (document: vscode.TextDocument): boolean => {
     const globs = vscode.workspace.getConfiguration('promptInsight').get<string[]>('files.include') ?? [];

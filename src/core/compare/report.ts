@@ -3,13 +3,14 @@
  * the comparison as JSON, under a CSP that allows nothing but them. Works offline.
  */
 import { randomBytes } from 'node:crypto';
+import { scrubSecrets } from '../endpoint/secrets';
 import type { ComparisonResult } from './compare';
 import { comparisonView } from './view';
 
 export function renderReportHtml(result: ComparisonResult, assets: { script: string; css: string }): string {
   const nonce = randomBytes(16).toString('base64');
   // `<` escaped so no string inside the data can close the script element.
-  const data = JSON.stringify(comparisonView(result)).replace(/</g, '\\u003c');
+  const data = scrubSecrets(JSON.stringify(comparisonView(result))).replace(/</g, '\\u003c');
   const title = `Prompt Insight: ${result.prompt || result.file}`.replace(/[<>&"]/g, (c) => `&#${c.charCodeAt(0)};`);
   return `<!DOCTYPE html>
 <html lang="en">

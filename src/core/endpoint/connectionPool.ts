@@ -6,7 +6,7 @@
  */
 import net from 'node:net';
 import tls from 'node:tls';
-import { addressOf, proxyFor, proxySettingsFromEnv, type ProxySettings } from './proxy';
+import { addressOf, proxyCredentials, proxyFor, proxySettingsFromEnv, type ProxySettings } from './proxy';
 
 /** Below the 5 s keep-alive timeout of Node, uvicorn and others, so a reused socket is rarely stale. */
 const IDLE_MS = 4000;
@@ -156,7 +156,8 @@ const MAX_PROXY_HEAD_BYTES = 16 * 1024;
 
 /** Asks the proxy for a tunnel to `authority`; `done()` when it answered 2xx, else `done(reason)`. */
 function tunnel(socket: net.Socket, proxy: URL, authority: string, done: (code?: string) => void): void {
-  const credentials = proxy.username ? `proxy-authorization: Basic ${Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`).toString('base64')}\r\n` : '';
+  const login = proxyCredentials(proxy);
+  const credentials = login ? `proxy-authorization: Basic ${Buffer.from(`${login.user}:${login.password}`).toString('base64')}\r\n` : '';
   socket.write(`CONNECT ${authority} HTTP/1.1\r\nhost: ${authority}\r\n${credentials}\r\n`);
   let head = '';
   const onData = (data: Buffer): void => {

@@ -15,7 +15,8 @@ import { join } from 'node:path';
 import { connections } from './connectionPool';
 import { RequestHeaderError, requestBytes } from './http1Request';
 import { Http1ResponseParser, HttpProtocolError, type ResponsePart } from './http1Response';
-import type { ProxySettings } from './proxy';
+import { proxySettingsFromEnv, type ProxySettings } from './proxy';
+import { registerUrlSecrets } from './secrets';
 import { socketWire } from './socketIo';
 import { EndpointError, type HttpRequestSpec, type StreamDecoder, type TimedEvent } from './types';
 import type { Wire, WireConnection } from './wire';
@@ -181,14 +182,21 @@ export function exchange(spec: HttpRequestSpec, options: ExchangeOptions): Promi
 
 let sharedWire: Wire | undefined;
 
+function registerProxySecrets(settings: ProxySettings): void {
+  registerUrlSecrets(settings.httpProxy);
+  registerUrlSecrets(settings.httpsProxy);
+}
+
 /** Proxy settings for every later run (the extension passes VS Code's `http.proxy`; the CLI uses the environment). */
 export function configureProxy(settings: ProxySettings): void {
+  registerProxySecrets(settings);
   defaultWire().configure(settings);
 }
 
 /** Sockets in a worker thread when its bundle sits beside this one (dist/), else in this thread. */
 function defaultWire(): Wire {
   if (sharedWire) return sharedWire;
+  registerProxySecrets(proxySettingsFromEnv(process.env)); // the wire's proxies until configureProxy says otherwise
   const inThread = socketWire(connections, () => performance.now());
   const script = join(__dirname, 'socketWorker.js');
   sharedWire = process.env.PROMPT_INSIGHT_WIRE !== 'thread' && existsSync(script) ? workerWire(script, inThread) : inThread;

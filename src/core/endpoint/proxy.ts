@@ -39,10 +39,27 @@ export function proxyFor(target: URL, settings: ProxySettings): URL | undefined 
   try {
     proxy = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(configured) ? configured : `http://${configured}`);
   } catch {
-    throw new Error(`The proxy setting ${JSON.stringify(configured)} is not a URL.`);
+    throw new Error(`The proxy setting ${JSON.stringify(withoutPassword(configured))} is not a URL.`);
   }
   if (proxy.protocol !== 'http:') throw new Error(`Only http:// proxies are supported, not ${proxy.protocol}// (${proxy.host}).`);
+  try {
+    decodeURIComponent(proxy.username);
+    decodeURIComponent(proxy.password);
+  } catch {
+    throw new Error(`The proxy URL ${withoutPassword(configured)} has a user name or password that is not valid percent-encoding: write a literal % as %25 (e.g. http://user:50%25off@host:3128).`);
+  }
   return proxy;
+}
+
+/** The proxy's user name and password for Basic authentication (proxyFor has checked they decode). */
+export function proxyCredentials(proxy: URL): { user: string; password: string } | undefined {
+  if (!proxy.username) return undefined;
+  return { user: decodeURIComponent(proxy.username), password: decodeURIComponent(proxy.password) };
+}
+
+/** A URL or setting as it may be shown: the password of any `scheme://user:password@` replaced. */
+export function withoutPassword(text: string): string {
+  return text.replace(/(\/\/[^:/@\s]*):[^/@\s]*@/g, '$1:***@');
 }
 
 function bypassed(host: string, port: string, noProxy: string | undefined): boolean {

@@ -4,6 +4,7 @@
  */
 import { exchange, type ExchangeResult } from './httpExchange';
 import { httpProvider } from './providers';
+import { registerSecret, registerUrlSecrets } from './secrets';
 import type { ChatRequest, EndpointConfig, TimedEvent } from './types';
 import type { Wire } from './wire';
 
@@ -22,6 +23,10 @@ export interface ChatTransport {
 export function httpTransport(endpoint: EndpointConfig, apiKey: string | undefined, wire?: Wire): ChatTransport {
   const provider = httpProvider(endpoint.provider);
   if (!provider) throw new Error(`Provider '${endpoint.provider}' is not an HTTP provider; it runs inside VS Code only.`);
+  // Whatever could carry a credential is scrubbed from every text that leaves the process.
+  registerSecret(apiKey);
+  for (const value of Object.values(endpoint.headers ?? {})) registerSecret(value);
+  registerUrlSecrets(endpoint.baseUrl);
   return {
     endpoint,
     send(request, options) {

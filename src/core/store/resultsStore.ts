@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { closeSync, fstatSync, readSync, writeSync } from 'node:fs';
+import { scrubSecrets } from '../endpoint/secrets';
 import type { RunRecord } from '../metrics/runRecord';
 import type { RunKey } from './runKey';
 import { checkSeal, machineKey, sealLine } from './runSeal';
@@ -66,7 +67,7 @@ export class ResultsStore {
       if (endsInsideALine(fd)) writeSync(fd, '\n');
       return runs.map((run) => {
         const stored = toStored(run);
-        writeSync(fd, `${sealLine(JSON.stringify(stored), key)}\n`);
+        writeSync(fd, `${sealLine(scrubSecrets(JSON.stringify(stored)), key)}\n`);
         return stored;
       });
     } finally {

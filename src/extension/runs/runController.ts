@@ -6,6 +6,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { configureProxy } from '../../core/endpoint/httpExchange';
+import { scrubSecrets } from '../../core/endpoint/secrets';
 import { httpTransport, type ChatTransport } from '../../core/endpoint/transport';
 import { attributionHints } from '../../core/metrics/attribution';
 import { formatMs, runSummaryLine } from '../../core/metrics/format';
@@ -182,7 +183,7 @@ export class RunController implements vscode.Disposable {
     const target = await vscode.window.showSaveDialog({ title: 'Export Prompt Insight runs', filters: { CSV: ['csv'], JSON: ['json'] }, defaultUri: vscode.Uri.file(path.join(vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '', 'prompt-insight-runs.csv')) });
     if (!target) return;
     const text = target.path.endsWith('.json') ? runsToJson(records) : runsToCsv(records);
-    await vscode.workspace.fs.writeFile(target, Buffer.from(text, 'utf8'));
+    await vscode.workspace.fs.writeFile(target, Buffer.from(scrubSecrets(text), 'utf8'));
     void vscode.window.showInformationMessage(`Prompt Insight: exported ${records.length} runs to ${target.fsPath}${notice ? ` (${notice})` : ''}.`);
   }
 

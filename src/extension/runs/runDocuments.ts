@@ -3,6 +3,7 @@
  * content grows with each delta (change events throttled so the editor is not flooded).
  */
 import * as vscode from 'vscode';
+import { scrubSecrets } from '../../core/endpoint/secrets';
 
 export const RUN_SCHEME = 'prompt-insight-run';
 const REFRESH_MS = 80;
@@ -15,7 +16,7 @@ export class RunDocuments implements vscode.TextDocumentContentProvider, vscode.
   private counter = 0;
 
   provideTextDocumentContent(uri: vscode.Uri): string {
-    return this.contents.get(uri.toString()) ?? '';
+    return scrubSecrets(this.contents.get(uri.toString()) ?? '');
   }
 
   create(title: string, initial: string): vscode.Uri {
@@ -42,7 +43,7 @@ export class RunDocuments implements vscode.TextDocumentContentProvider, vscode.
   }
 
   text(uri: vscode.Uri): string {
-    return this.contents.get(uri.toString()) ?? '';
+    return scrubSecrets(this.contents.get(uri.toString()) ?? '');
   }
 
   dispose(): void {
