@@ -131,7 +131,11 @@ export function exchange(spec: HttpRequestSpec, options: ExchangeOptions): Promi
               errorBodySize += part.data.length;
               if (errorBodySize >= MAX_ERROR_BODY_BYTES) return finishWithHttpError();
             } else {
-              deliver(decoder!.feed(part.data, t));
+              const produced = decoder!.feed(part.data, t);
+              deliver(produced);
+              // A decoder that failed reads nothing more: end the exchange rather than wait for the rest.
+              const failure = produced.find((e) => e.kind === 'error');
+              if (failure) return finish();
             }
           } else if (errorBody) {
             return finishWithHttpError();
