@@ -4,6 +4,7 @@
  * A run that failed (error, partial stream) scores 0: a broken answer never counts as adherent.
  */
 import Ajv, { type ValidateFunction } from 'ajv';
+import { testRegex } from './boundedRegex';
 import { renderTemplate } from '../formats/template';
 import type { Assertion, TestCase } from './testCases';
 
@@ -43,10 +44,11 @@ export async function scoreRun(testCase: TestCase, run: ScoredRun, judge?: Judge
   const results: AssertionResult[] = [];
   for (const assertion of testCase.assertions) {
     const outcome = await evaluate(assertion, run, testCase.vars, judge);
-    const pass = assertion.negate ? !outcome.pass : outcome.pass;
+    // An assertion that could not decide (a regex stopped at its deadline) fails, negated or not.
+    const pass = outcome.undecided ? false : assertion.negate ? !outcome.pass : outcome.pass;
     // Judges grade on a scale; every other assertion is all or nothing.
     const graded = assertion.type === 'llm-rubric' || assertion.type === 'llm-choice';
-    const score = graded ? (assertion.negate ? 1 - outcome.score : outcome.score) : pass ? 1 : 0;
+    const score = outcome.undecided ? 0 : graded ? (assertion.negate ? 1 - outcome.score : outcome.score) : pass ? 1 : 0;
     results.push({ label: assertion.label, pass, score, weight: assertion.weight, reason: `${assertion.negate ? 'not: ' : ''}${outcome.reason}` });
   }
   const totalWeight = results.reduce((s, r) => s + r.weight, 0);
@@ -58,6 +60,7 @@ interface Outcome {
   pass: boolean;
   score: number;
   reason: string;
+  undecided?: true;
 }
 
 const yes = (reason: string): Outcome => ({ pass: true, score: 1, reason });
@@ -88,8 +91,10 @@ async function evaluate(assertion: Assertion, run: ScoredRun, vars: Record<strin
       return verdict(output.trimStart().startsWith(String(value)), `starts with ${JSON.stringify(value)}`);
     case 'ends-with':
       return verdict(output.trimEnd().endsWith(String(value)), `ends with ${JSON.stringify(value)}`);
-    case 'regex':
-      return verdict(new RegExp(String(value)).test(output), `matches /${String(value)}/`);
+    case 'regex': {
+      const outcome = await testRegex(String(value), output);
+      return 'error' in outcome ? { ...no(`regex /${String(value)}/: ${outcome.error}`), undecided: true } : verdict(outcome.matched, `matches /${String(value)}/`);
+    }
     case 'is-json': {
       const parsed = safeJson(stripFence(output));
       if (parsed === undefined) return no('is not valid JSON');

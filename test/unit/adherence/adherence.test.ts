@@ -132,3 +132,28 @@ evaluators:
     expect(bad.pass).toBe(false);
   });
 });
+
+describe('regex assertions from untrusted test files run in bounded time', () => {
+  it('a catastrophic pattern (nested quantifiers) decides at once on RE2, as a JavaScript regex would', async () => {
+    const started = performance.now();
+    expect(await passes({ type: 'regex', value: '^(a+)+$' }, `${'a'.repeat(29)}!`)).toBe(false);
+    expect(await passes({ type: 'regex', value: '^(a+)+$' }, 'a'.repeat(29))).toBe(true);
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+
+  it('a pattern RE2 cannot run (backreference) that backtracks forever is stopped and fails with the reason, negated or not', async () => {
+    const evil = '^(a+)+\\1$';
+    const text = `${'a'.repeat(40)}!`;
+    for (const negate of [false, true]) {
+      const result = await scoreRun(one({ type: 'regex', value: evil, negate }), answer(text));
+      expect(result.pass).toBe(false);
+      expect(result.results[0]!.reason).toMatch(/did not finish within 1000 ms/);
+    }
+  });
+
+  it('lookaround and backreferences still work where they finish', async () => {
+    expect(await passes({ type: 'regex', value: '(?<=\\$)\\d+' }, 'costs $42')).toBe(true);
+    expect(await passes({ type: 'regex', value: '(\\w)\\1' }, 'tall')).toBe(true);
+    expect(await passes({ type: 'regex', value: '(\\w)\\1' }, 'tal')).toBe(false);
+  });
+});
