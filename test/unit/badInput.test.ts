@@ -99,3 +99,19 @@ describe('hostile files get a diagnostic, never a crash or a hang', () => {
     expect(decodePromptBytes(new TextEncoder().encode('\uFEFFhello'))).toEqual({ ok: true, text: '\uFEFFhello' });
   });
 });
+
+describe('file bytes: NUL anywhere, UTF-16 with a byte-order mark', () => {
+  it('a NUL byte past the first 8 KB still marks the file binary', () => {
+    const bytes = Buffer.concat([Buffer.from('system:\n'), Buffer.alloc(20_000, 0x61), Buffer.from([0]), Buffer.from('tail')]);
+    expect(decodePromptBytes(bytes)).toEqual({ ok: false, reason: expect.stringContaining('binary') });
+  });
+
+  it('UTF-16 LE and BE with a BOM decode to their text; UTF-16 holding a NUL character is binary', () => {
+    const text = 'system:\n房产助手: find homes\n';
+    const le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
+    const be = Buffer.from(le.subarray(2)).swap16();
+    expect(decodePromptBytes(le)).toEqual({ ok: true, text });
+    expect(decodePromptBytes(Buffer.concat([Buffer.from([0xfe, 0xff]), be]))).toEqual({ ok: true, text });
+    expect(decodePromptBytes(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('a\u0000b', 'utf16le')]))).toMatchObject({ ok: false, reason: expect.stringContaining('binary') });
+  });
+});

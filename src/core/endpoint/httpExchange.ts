@@ -106,9 +106,11 @@ export function exchange(spec: HttpRequestSpec, options: ExchangeOptions): Promi
           options.onEvent?.(event);
         }
       };
+      let unexpectedBody: string | undefined;
       const finishWithHttpError = (): void => {
         const text = Buffer.concat(errorBody!).subarray(0, MAX_ERROR_BODY_BYTES).toString('utf8');
-        finish(httpError(status!, text, errorHeaders.get('retry-after'), options.errorMessage(text)));
+        if (unexpectedBody) return finish(new EndpointError('unexpected_response', `${unexpectedBody}: ${text.trim().slice(0, 200) || '(empty body)'}`, status ?? undefined));
+        finish(httpError(status!, text, errorHeaders, options.errorMessage(text)));
       };
       const onParts = (parts: ResponsePart[], t: number): void => {
         for (const part of parts) {
@@ -118,9 +120,15 @@ export function exchange(spec: HttpRequestSpec, options: ExchangeOptions): Promi
             keepAlive = part.keepAlive;
             simulated = part.headers.get(SIMULATED_HEADER) === 'prompt-insight';
             const contentType = part.headers.get('content-type') ?? '';
-            if (status < 200 || status >= 300) {
+            const encoding = part.headers.get('content-encoding')?.trim().toLowerCase();
+            if (status >= 200 && status < 300 && encoding && encoding !== 'identity') {
+              return finish(new EndpointError('unexpected_response', `The server sent a ${encoding}-encoded body (HTTP ${status}, ${contentType || 'no content type'}), which is not decompressed: Prompt Insight asks for none. A proxy or gateway in front of the endpoint may be compressing it.`, status));
+            }
+            const unexpectedType = status >= 200 && status < 300 && /text\/html|xml/i.test(contentType);
+            if (status < 200 || status >= 300 || unexpectedType) {
               errorBody = [];
               errorHeaders = part.headers;
+              if (unexpectedType) unexpectedBody = `The server answered HTTP ${status} with ${contentType}, not an event stream or JSON (a login page or a gateway in front of the endpoint?)`;
             } else {
               streamed = !/application\/json/i.test(contentType);
               decoder = options.decoderFor(contentType);
@@ -207,8 +215,14 @@ function defaultWire(): Wire {
   return sharedWire;
 }
 
-function httpError(status: number, body: string, retryAfter: string | undefined, serverMessage: string | undefined): EndpointError {
+function httpError(status: number, body: string, headers: ReadonlyMap<string, string>, serverMessage: string | undefined): EndpointError {
   const detail = serverMessage ?? (body.trim().slice(0, 300) || '(empty body)');
+  const retryAfter = headers.get('retry-after');
+  if (status < 100 || status > 599) return new EndpointError('unexpected_response', `The server answered with status ${status}, which HTTP does not define: ${detail}`, status);
+  if (status >= 300 && status < 400) {
+    const location = headers.get('location');
+    return new EndpointError('http_redirect', `The server redirected (HTTP ${status})${location ? ` to ${location.slice(0, 300)}` : ''}; redirects are not followed (the request and its key must not travel to another address). Configure the final URL as the endpoint.`, status);
+  }
   if (status === 429) return new EndpointError('rate_limited', `Rate limited (HTTP 429): ${detail}`, status, parseRetryAfter(retryAfter));
   if (status >= 500) return new EndpointError('http_5xx', `Server error (HTTP ${status}): ${detail}`, status, parseRetryAfter(retryAfter));
   const hint = status === 401 || status === 403 ? ' Check the API key (Prompt Insight: Set API Key) and the endpoint URL.' : status === 404 ? ' Check the endpoint URL and the model or deployment name.' : '';

@@ -8,8 +8,15 @@ const DEFAULT_AZURE_API_VERSION = '2024-10-21';
 const ANTHROPIC_VERSION = '2023-06-01';
 const ANTHROPIC_DEFAULT_MAX_TOKENS = 1024;
 
-function trimSlash(url: string): string {
-  return url.replace(/\/+$/, '');
+/**
+ * The request URL: `path(basePath)` gives the path from the configured URL's path; the configured
+ * query (`?key=…`, `?api-version=…`) and nothing else is kept, after the path, where it belongs.
+ */
+function requestUrl(baseUrl: string, path: (basePath: string) => string): URL {
+  const url = new URL(baseUrl);
+  url.pathname = path(url.pathname.replace(/\/+$/, ''));
+  url.hash = '';
+  return url;
 }
 
 function baseHeaders(endpoint: EndpointConfig): Record<string, string> {
@@ -19,8 +26,7 @@ function baseHeaders(endpoint: EndpointConfig): Record<string, string> {
 const openAiCompatible: Provider = {
   kind: 'openai',
   buildRequest(endpoint, request, apiKey) {
-    const base = trimSlash(endpoint.baseUrl);
-    const url = new URL(/\/chat\/completions$/.test(base) ? base : `${base}/chat/completions`);
+    const url = requestUrl(endpoint.baseUrl, (base) => (/\/chat\/completions$/.test(base) ? base : `${base}/chat/completions`));
     const headers = baseHeaders(endpoint);
     if (apiKey) headers.authorization = `Bearer ${apiKey}`;
     return { url, headers, body: JSON.stringify(openAiBody(request, true)) };
@@ -32,9 +38,8 @@ const openAiCompatible: Provider = {
 const azureOpenAi: Provider = {
   kind: 'azure',
   buildRequest(endpoint, request, apiKey) {
-    const base = trimSlash(endpoint.baseUrl);
     const deployment = encodeURIComponent(endpoint.model ?? request.model);
-    const url = new URL(/\/openai\/deployments\//.test(base) ? (/\/chat\/completions$/.test(base) ? base : `${base}/chat/completions`) : `${base}/openai/deployments/${deployment}/chat/completions`);
+    const url = requestUrl(endpoint.baseUrl, (base) => (/\/openai\/deployments\//.test(base) ? (/\/chat\/completions$/.test(base) ? base : `${base}/chat/completions`) : `${base}/openai/deployments/${deployment}/chat/completions`));
     if (!url.searchParams.has('api-version')) url.searchParams.set('api-version', endpoint.apiVersion ?? DEFAULT_AZURE_API_VERSION);
     const headers = baseHeaders(endpoint);
     if (apiKey) headers['api-key'] = apiKey;
@@ -47,8 +52,7 @@ const azureOpenAi: Provider = {
 const anthropicMessages: Provider = {
   kind: 'anthropic',
   buildRequest(endpoint, request, apiKey) {
-    const base = trimSlash(endpoint.baseUrl);
-    const url = new URL(/\/v1\/messages$/.test(base) ? base : /\/v1$/.test(base) ? `${base}/messages` : `${base}/v1/messages`);
+    const url = requestUrl(endpoint.baseUrl, (base) => (/\/v1\/messages$/.test(base) ? base : /\/v1$/.test(base) ? `${base}/messages` : `${base}/v1/messages`));
     const headers: Record<string, string> = { ...baseHeaders(endpoint), 'anthropic-version': ANTHROPIC_VERSION };
     if (apiKey) headers['x-api-key'] = apiKey;
     const params = normalizeParams(request.params);

@@ -32,8 +32,10 @@ export interface ChatRequest {
 }
 
 export type ErrorKind =
+  | 'http_redirect'
   | 'http_4xx'
   | 'http_5xx'
+  | 'unexpected_response'
   | 'rate_limited'
   | 'timeout'
   | 'connection_failed'

@@ -2,22 +2,26 @@
 export type DecodeResult = { ok: true; text: string } | { ok: false; reason: string };
 
 export const MAX_PROMPT_FILE_BYTES = 64 * 1024 * 1024;
-const BINARY_SNIFF_BYTES = 8192;
 
 export function decodePromptBytes(bytes: Uint8Array): DecodeResult {
   if (bytes.length > MAX_PROMPT_FILE_BYTES) {
     return { ok: false, reason: `the file is ${(bytes.length / 1048576).toFixed(0)} MB; prompt files over ${MAX_PROMPT_FILE_BYTES / 1048576} MB are not analysed` };
   }
-  const head = bytes.subarray(0, BINARY_SNIFF_BYTES);
-  if (head.includes(0)) return { ok: false, reason: 'the file looks binary (it contains NUL bytes), not prompt text' };
+  // UTF-16 announces itself with a byte-order mark (editors on Windows save it so); its text has NULs in every other byte.
+  const utf16 = bytes[0] === 0xff && bytes[1] === 0xfe ? 'utf-16le' : bytes[0] === 0xfe && bytes[1] === 0xff ? 'utf-16be' : undefined;
+  const binary = 'the file looks binary (it contains NUL bytes), not prompt text';
+  if (!utf16 && bytes.includes(0)) return { ok: false, reason: binary };
+  let text: string;
   try {
-    return { ok: true, text: new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes) };
+    text = new TextDecoder(utf16 ?? 'utf-8', { fatal: true, ignoreBOM: !utf16 }).decode(bytes);
   } catch {
-    return { ok: false, reason: 'the file is not valid UTF-8; save it as UTF-8 to count its tokens' };
+    return { ok: false, reason: utf16 ? `the file starts with a ${utf16.toUpperCase()} byte-order mark but is not valid ${utf16.toUpperCase()}` : 'the file is not valid UTF-8; save it as UTF-8 to count its tokens' };
   }
+  if (utf16 && text.includes('\u0000')) return { ok: false, reason: binary };
+  return { ok: true, text };
 }
 
 /** The editor hands us decoded text; NUL characters there still mean a binary file. */
 export function textLooksBinary(text: string): boolean {
-  return text.slice(0, BINARY_SNIFF_BYTES).includes('\u0000');
+  return text.includes('\u0000');
 }

@@ -233,3 +233,36 @@ describe('judge endpoint', () => {
     await expect(judge([{ role: 'user', content: 'again' }])).rejects.toThrow('judge down');
   });
 });
+
+describe('odd answers say what arrived', () => {
+  it('a redirect is not followed and says where it pointed', async () => {
+    const { record } = await run(() => ({ status: 302, headers: { location: 'https://elsewhere.example/v1/chat/completions', 'content-type': 'text/html' }, steps: [{ write: '<a>moved</a>' }] }));
+    expect(record.error).toMatchObject({ kind: 'http_redirect', message: expect.stringContaining('to https://elsewhere.example/v1/chat/completions') });
+    expect(record.error!.message).toContain('not followed');
+    expect(server!.requests).toHaveLength(1);
+  });
+
+  it('a 200 with an HTML page is an unexpected response naming its content type, not a reset', async () => {
+    const { record } = await run(() => ({ headers: { 'content-type': 'text/html; charset=utf-8' }, steps: [{ write: '<html><title>Sign in</title></html>' }] }));
+    expect(record.error).toMatchObject({ kind: 'unexpected_response', message: expect.stringMatching(/text\/html.*Sign in/) });
+  });
+
+  it('a gzip-encoded stream is named as such, and not decompressed', async () => {
+    const { record } = await run(() => ({ headers: { 'content-encoding': 'gzip' }, steps: [{ write: Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0]) }] }));
+    expect(record.error).toMatchObject({ kind: 'unexpected_response', message: expect.stringContaining('gzip-encoded') });
+  });
+
+  it('status 999 is not a server error but an undefined status', async () => {
+    const { record } = await run(() => ({ status: 999, headers: { 'content-type': 'text/plain' }, steps: [{ write: 'odd' }] }));
+    expect(record.error).toMatchObject({ kind: 'unexpected_response', message: expect.stringContaining('status 999') });
+  });
+
+  it('an endpoint URL with a query keeps the query after the path, for every provider', async () => {
+    server = await scriptedServer(() => ({ steps: [{ write: delta({ content: 'ok' }, 'stop') }, { write: DONE }] }));
+    const expected = { openai: '/v1/chat/completions?key=Q&tenant=t1', azure: '/v1/openai/deployments/m/chat/completions?key=Q&tenant=t1&api-version=2024-10-21', anthropic: '/v1/messages?key=Q&tenant=t1' };
+    for (const [provider, path] of Object.entries(expected)) {
+      await runOnce(httpTransport({ name: 't', provider: provider as ProviderKind, baseUrl: `${server.url}?key=Q&tenant=t1` }, undefined), request, { timeoutMs: 5000, countTokens, inputTokensEstimate: 1 });
+      expect(server.requests.at(-1)!.url).toBe(path);
+    }
+  });
+});
