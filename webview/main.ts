@@ -3,7 +3,7 @@
  * embedded as JSON; in VS Code it comes from the extension host as typed, validated messages.
  */
 import { isComparisonView, isHostToWebview, MAX_PANEL_RUNS, type RevisionChoice, type WebviewToHost } from '../src/protocol/webview';
-import { el, renderComparison } from './render';
+import { el, renderComparison, visibleControls } from './render';
 
 declare function acquireVsCodeApi(): { postMessage(message: WebviewToHost): void };
 
@@ -60,12 +60,12 @@ function startPanel(): void {
     switch (message.type) {
       case 'history':
         renderPicker(picker, message.revisions);
-        status.textContent = message.notice ?? `${message.revisions.length} revisions of ${message.file}`;
+        status.textContent = visibleControls(message.notice ?? `${message.revisions.length} revisions of ${message.file}`);
         break;
       case 'progress':
         progress.max = Math.max(1, message.total);
         progress.value = message.done;
-        status.textContent = `${message.done}/${message.total} runs · ${message.message}`;
+        status.textContent = visibleControls(`${message.done}/${message.total} runs · ${message.message}`);
         break;
       case 'result':
         compare.disabled = false;
@@ -76,7 +76,7 @@ function startPanel(): void {
       case 'error':
         compare.disabled = false;
         cancel.disabled = true;
-        status.textContent = message.message;
+        status.textContent = visibleControls(message.message);
         break;
     }
   });

@@ -58,5 +58,5 @@ export function isHostToWebview(value: unknown): value is HostToWebview {
 
 export function isComparisonView(value: unknown): value is ComparisonView {
   const v = value as Partial<ComparisonView> | null;
-  return typeof v === 'object' && v !== null && Array.isArray(v.revisions) && Array.isArray(v.verdicts) && Array.isArray(v.cases) && typeof v.prompt === 'string';
+  return typeof v === 'object' && v !== null && Array.isArray(v.revisions) && Array.isArray(v.verdicts) && Array.isArray(v.cases) && typeof v.prompt === 'string' && typeof v.evidence?.sufficient === 'boolean' && Array.isArray(v.evidence.reasons);
 }

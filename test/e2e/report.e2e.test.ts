@@ -47,4 +47,22 @@ describe('comparison report', () => {
     await page.screenshot({ path: `${ARTIFACTS}/report.png`, fullPage: true });
     await page.close();
   });
+
+  it('bidi overrides and control characters in test names, authors and subjects are shown, not obeyed', async () => {
+    const comparison = syntheticComparison(2, 20);
+    comparison.cases[0] = 'homes \u202Eliaf\u202C test';
+    comparison.revisions[0]!.author = 'mallory\u2066evil\u2069';
+    comparison.problems = ['line\u001b[2Jbreak'];
+    const html = renderReportHtml(comparison, { script: readFileSync('dist/webview.js', 'utf8'), css: readFileSync('media/panel.css', 'utf8') });
+    const file = resolve(ARTIFACTS, 'report-bidi.html');
+    writeFileSync(file, html);
+    const page = await browser.newPage();
+    await page.goto(`file://${file}`);
+    await page.waitForFunction(() => document.body.dataset.renderMs !== undefined);
+    const text = await page.locator('#app').innerText();
+    expect(text).toContain('homes ⟨U+202E⟩liaf⟨U+202C⟩ test');
+    expect(text).toContain('line⟨U+001B⟩[2Jbreak');
+    expect(text).not.toMatch(/[\u202a-\u202e\u2066-\u2069\u001b]/);
+    await page.close();
+  });
 });

@@ -1,10 +1,12 @@
 /** Restricted Mode (untrusted workspace): token counts work, nothing is sent to any endpoint. */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, openWorkbench } from './browser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSim, type RunningSim } from '../../src/core/sim/simServer';
 import { startCodeServer, type RunningCodeServer } from './codeServer';
+import { TestRepo } from '../fixtures/gitRepo';
 
 const ARTIFACTS = 'test-artifacts/e2e';
 let server: RunningCodeServer;
@@ -47,5 +49,20 @@ describe('Restricted Mode', () => {
     await page.locator('.notification-toast', { hasText: 'does not send prompts in Restricted Mode' }).waitFor({ timeout: 30_000 });
     await page.screenshot({ path: `${ARTIFACTS}/restricted-mode.png` });
     expect(sim.served()).toBe(0);
+  });
+
+  it('Compare revisions runs no git at all: a repository whose config runs a program on every log stays inert', async () => {
+    const repo = new TestRepo(server.workspace);
+    repo.git('init', '-q', '-b', 'main');
+    repo.commit('A', {});
+    const marker = join(server.workspace, 'gpg.ran');
+    const script = join(server.workspace, 'gpg.sh');
+    writeFileSync(script, `#!/bin/sh\ntouch '${marker}'\n`);
+    chmodSync(script, 0o755);
+    repo.git('config', 'log.showSignature', 'true');
+    repo.git('config', 'gpg.program', script);
+    await page.locator('.codelens-decoration a', { hasText: 'Compare revisions' }).first().click();
+    await page.locator('.notification-toast', { hasText: 'compares revisions only in a trusted workspace' }).waitFor({ timeout: 30_000 });
+    expect(existsSync(marker)).toBe(false);
   });
 });

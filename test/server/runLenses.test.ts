@@ -1,5 +1,5 @@
 /** Run metrics in the editor: the server reads the results store and shows lenses and hover estimates. */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -65,5 +65,24 @@ describe('run lenses and hover', () => {
     await server.connection.sendNotification(runsChangedNotification, { storePath: store.path });
     const titles = await lenses('file:///tmp/prompt-insight-test/runs/homes.prompty');
     expect(titles[4]).toMatch(/p50 of 3 \(p99 n\/a\)/);
+  });
+});
+
+describe('a hostile store in the workspace', () => {
+  it('a store that is a symbolic link, or whose records this machine did not write, shows no run numbers', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pi-hostile-lens-'));
+    const linked = join(dir, 'linked.jsonl');
+    symlinkSync(store.path, linked);
+    const foreign = join(dir, 'foreign.jsonl');
+    writeFileSync(foreign, readFileSync(store.path, 'utf8').replace(/,"seal":"[0-9a-f]{64}"}/g, '}'));
+    for (const storePath of [linked, foreign, store.path]) {
+      const harness = new LspHarness();
+      await harness.initialize({ storePath, workspaceFolders: ['/tmp/prompt-insight-test'] });
+      const { uri } = await harness.open('runs/homes.prompty', text);
+      const titles = ((await harness.connection.sendRequest(CodeLensRequest.type, { textDocument: { uri } })) as CodeLens[]).map((l) => l.command!.title);
+      await harness.dispose();
+      // The honest store (last) shows its runs, so the first two show none because they are refused.
+      expect(titles.some((t) => t.startsWith('TTFT')), storePath).toBe(storePath === store.path);
+    }
   });
 });
