@@ -1,0 +1,101 @@
+/**
+ * A key typed into "Set API Key", sent to a server that echoes it back (in a 401 body, then inside
+ * the answer): the run document, the results store and the extension's logs never show it.
+ */
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { delta, DONE, scriptedServer, type ScriptedServer } from '../fixtures/scriptedServer';
+import { launchChromium, openWorkbench } from './browser';
+import { startCodeServer, type RunningCodeServer } from './codeServer';
+
+const ARTIFACTS = 'test-artifacts/e2e';
+const KEY = 'sk-e2e-7Hq2Lx9Vb4Nm8Rp1Tz6Wc3Yd5';
+let server: RunningCodeServer;
+let echo: ScriptedServer;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  echo = await scriptedServer((request, index) => {
+    const sent = String(request.headers.authorization ?? '');
+    if (index === 0) return { status: 401, headers: { 'content-type': 'application/json' }, steps: [{ write: JSON.stringify({ error: { message: `invalid key: you sent ${sent}` } }) }, { end: true }] };
+    const half = sent.length >> 1;
+    return { steps: [{ write: delta({ content: `Echo: ${sent.slice(0, half)}` }) }, { write: delta({ content: `${sent.slice(half)} done` }, 'stop') }, { write: DONE }] };
+  });
+  server = await startCodeServer(
+    { 'echo.prompty': '---\nname: echo\nmodel:\n  id: gpt-4o-mini\n---\nuser:\nSay hello.\n' },
+    { 'promptInsight.endpoints': [{ name: 'Echo server', provider: 'openai', baseUrl: echo.url }], 'promptInsight.run.endpoint': 'Echo server' },
+  );
+  browser = await launchChromium();
+  page = await openWorkbench(browser, server.url);
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  await echo?.close();
+});
+
+async function command(title: string): Promise<void> {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor();
+  await input.pressSequentially(title, { delay: 10 });
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title.split(': ')[1]! }).first();
+  await row.waitFor({ timeout: 30_000 }).catch(async (error: unknown) => {
+    await page.screenshot({ path: `${ARTIFACTS}/secret-palette.png` });
+    throw error;
+  });
+  await row.click();
+}
+
+async function openPrompt(): Promise<void> {
+  await page.keyboard.press('Control+P');
+  await page.locator('.quick-input-widget input').pressSequentially('echo.prompty', { delay: 10 });
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'echo.prompty' }).first().click();
+  await page.locator('.tab.active[aria-label*="echo.prompty"]').waitFor({ timeout: 30_000 });
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((name) => join(dir, name)).filter((path) => statSync(path).isFile());
+}
+
+describe('API keys in the editor', () => {
+  it('a server that echoes the key: not in the run document, the store or the logs', async () => {
+    await openPrompt();
+    // Token lens shown: the extension is up, its commands are in the palette.
+    await page.locator('.codelens-decoration', { hasText: /tokens/ }).first().waitFor({ timeout: 60_000 });
+    await command('Prompt Insight: Set API Key');
+    const keyInput = page.locator('.quick-input-widget input[type="password"]');
+    await keyInput.waitFor({ timeout: 30_000 });
+    await keyInput.fill(KEY);
+    await keyInput.press('Enter');
+    await page.locator('.notification-toast', { hasText: 'API key stored for Echo server' }).waitFor({ timeout: 30_000 });
+
+    await openPrompt();
+    const run = page.locator('.codelens-decoration a', { hasText: '▶ Run' }).first();
+    for (const n of [1, 2]) {
+      await run.waitFor({ timeout: 60_000 });
+      await run.click();
+      await page.locator('.tab', { hasText: `echo (run ${n}).md` }).waitFor({ timeout: 30_000 });
+      const doc = page.locator('.editor-group-container .view-lines', { hasText: 'Metrics' });
+      await expect.poll(async () => ((await doc.first().textContent().catch(() => '')) ?? '').replace(/\u00a0/g, ' '), { timeout: 30_000 }).toMatch(n === 1 ? /HTTP 401.*\[REDACTED\]/s : /Echo: Bearer \[REDACTED\] done/s);
+      const shown = ((await doc.first().textContent()) ?? '').replace(/\u00a0/g, ' ');
+      expect(shown).not.toContain(KEY.slice(0, 12));
+      await openPrompt();
+    }
+    await page.screenshot({ path: `${ARTIFACTS}/secret-echo.png` });
+    // The server did receive the key, so its echo was a real threat.
+    expect(echo.requests.map((r) => r.headers.authorization)).toContain(`Bearer ${KEY}`);
+    const userData = join(server.workspace, '..', 'user-data');
+    const files = filesUnder(userData);
+    const store = files.filter((f) => f.endsWith('runs.jsonl'));
+    expect(store).toHaveLength(1);
+    expect(readFileSync(store[0]!, 'utf8')).toContain('[REDACTED]');
+    const leaking = files.filter((f) => !/\.vscdb/.test(f) && readFileSync(f).includes(KEY.slice(0, 12)));
+    expect(leaking).toEqual([]);
+  });
+});
