@@ -1,0 +1,56 @@
+/**
+ * Long pre-tokenised pieces (the merge's worst case): ids equal to tiktoken's on adversarial
+ * generators, on both sides of the length where the heap merge takes over (heapMerge.ts).
+ */
+import fc from 'fast-check';
+import { get_encoding, type Tiktoken } from 'tiktoken';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadEncoder, type EncodingName, type TokenEncoder } from '../../../src/core/tokens/engine';
+
+const NAMES: EncodingName[] = ['o200k_base', 'cl100k_base'];
+const oracles = new Map<EncodingName, Tiktoken>();
+const encoders = new Map<EncodingName, TokenEncoder>();
+beforeAll(async () => {
+  for (const name of NAMES) {
+    oracles.set(name, get_encoding(name));
+    encoders.set(name, await loadEncoder(name));
+  }
+});
+afterAll(() => oracles.forEach((o) => o.free()));
+
+const length = fc.integer({ min: 1, max: 3000 });
+const letter = fc.constantFrom('A', 'a', 'z', 'é', 'ß', 'я', 'ع');
+const repeatOf = (unit: fc.Arbitrary<string>) => fc.tuple(unit, length).map(([u, n]) => u.repeat(Math.ceil(n / u.length)).slice(0, Math.max(n, u.length)));
+const GENERATORS: [string, fc.Arbitrary<string>][] = [
+  ['single-letter runs', repeatOf(letter)],
+  ['two-letter alternations', repeatOf(fc.tuple(letter, letter).map(([a, b]) => a + b))],
+  ['punctuation runs', repeatOf(fc.constantFrom('.', '-', '=', '*', '!?', '…', '。'))],
+  ['long digit runs', fc.tuple(fc.constantFrom('7', '0', '12', '987'), length).map(([d, n]) => d.repeat(n))],
+  ['CJK runs', fc.tuple(fc.array(fc.integer({ min: 0x4e00, max: 0x9fff }), { minLength: 1, maxLength: 6 }), length).map(([codes, n]) => String.fromCharCode(...codes).repeat(Math.ceil(n / codes.length)))],
+  ['random bytes as Latin-1', fc.uint8Array({ minLength: 200, maxLength: 3000 }).map((bytes) => Buffer.from(bytes).toString('latin1'))],
+  ['random code points', fc.string({ unit: 'binary', minLength: 200, maxLength: 2000 })],
+  ['mixed scripts without spaces', fc.array(fc.constantFrom('abc', 'ДЕЖ', '中文', 'αβγ', '😀', 'xyz', 'é'), { minLength: 50, maxLength: 800 }).map((parts) => parts.join(''))],
+];
+
+describe.each(NAMES)('%s: long pieces', (name) => {
+  it.each(GENERATORS)('%s: ids identical to tiktoken', (_label, generator) => {
+    fc.assert(
+      fc.property(generator, (text) => {
+        const expected = [...oracles.get(name)!.encode_ordinary(text)];
+        expect(encoders.get(name)!.encode(text)).toEqual(expected);
+        encoders.get(name)!.clearCache();
+        expect(encoders.get(name)!.count(text)).toBe(expected.length);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('one piece of 200,000 characters is counted (the scan merge took 111 s for this)', () => {
+    const encoder = encoders.get(name)!;
+    encoder.clearCache();
+    // 'A' × 200k is one piece: 25,000 tokens of 'AAAAAAAA' in o200k_base (8 A's per token), the same rule in cl100k_base.
+    const count = encoder.count('A'.repeat(200_000));
+    const reference = oracles.get(name)!.encode_ordinary('A'.repeat(2_000)).length * 100;
+    expect(count).toBe(reference);
+  });
+});
