@@ -33,6 +33,8 @@ const builds = [
   { ...node, entryPoints: { server: 'src/server/main.ts' }, outdir: 'dist' },
   // The sockets of HTTP runs live in this worker thread (core/endpoint/workerWire.ts); found beside the bundles.
   { ...node, entryPoints: { socketWorker: 'src/core/endpoint/socketWorker.ts' }, outdir: 'dist' },
+  // Large answers are counted in this worker, stopped at the run's deadline (core/tokens/boundedCount.ts).
+  { ...node, entryPoints: { countWorker: 'src/core/tokens/countWorker.ts' }, outdir: 'dist' },
   { ...node, entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
   ...RANK_TABLES.map((table) => ({ ...shared, platform: 'node', format: 'esm', outExtension: { '.js': '.mjs' }, target: 'node20', sourcemap: false, entryPoints: { [`bpeRanks-${table}`]: `node_modules/gpt-tokenizer/esm/bpeRanks/${table}.js` }, outdir: 'dist' })),
   { ...shared, entryPoints: { webview: 'webview/main.ts' }, outdir: 'dist', platform: 'browser', format: 'iife', target: 'chrome120' },

@@ -1,5 +1,7 @@
 /** One measured run: send, retry bounded on 429 (honouring Retry-After), build the RunRecord. */
-import { buildRunRecord, type RunRecord, type RunText } from '../metrics/runRecord';
+import { buildRunRecord, withOutputEstimate, type RunRecord, type RunText } from '../metrics/runRecord';
+import { countWithin, INLINE_COUNT_CHARS } from '../tokens/boundedCount';
+import type { TokenEncoder } from '../tokens/engine';
 import { scrubSecrets, SecretStream } from './secrets';
 import type { ChatTransport } from './transport';
 import type { ChatRequest, TimedEvent } from './types';
@@ -8,6 +10,8 @@ export interface RunOnceOptions {
   timeoutMs: number;
   signal?: AbortSignal;
   countTokens: (text: string) => number;
+  /** Counts answers too large to count at once, within the run's time limit and cancel (boundedCount.ts). */
+  encoder?: TokenEncoder;
   inputTokensEstimate: number | null;
   /** Rate-limit retries; each waits Retry-After (capped) or an exponential backoff. */
   maxRetries?: number;
@@ -28,6 +32,7 @@ export async function runOnce(transport: ChatTransport, request: ChatRequest, op
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
   const maxWait = options.maxRetryWaitMs ?? DEFAULT_MAX_RETRY_WAIT_MS;
   for (let retries = 0; ; retries++) {
+    const attemptStart = performance.now();
     const onText = options.onText;
     // Text shown while it streams is scrubbed too, per kind (a secret may be split across deltas).
     const streams = { token: new SecretStream(), reasoning: new SecretStream() };
@@ -47,8 +52,17 @@ export async function runOnce(transport: ChatTransport, request: ChatRequest, op
       const waitMs = Math.min(maxWait, advised !== undefined ? advised * 1000 : 500 * 2 ** retries);
       if (await sleep(waitMs, options.signal)) continue;
     }
-    return scrubOutcome(buildRunRecord(result, { countTokens: options.countTokens, inputTokensEstimate: options.inputTokensEstimate, retries }));
+    const built = buildRunRecord(result, { countTokens: options.countTokens, inputTokensEstimate: options.inputTokensEstimate, retries, ...(options.encoder ? { maxInlineCountChars: INLINE_COUNT_CHARS } : {}) });
+    return scrubOutcome(await estimateLargeOutput(built, options, attemptStart + options.timeoutMs));
   }
+}
+
+/** A large answer without usage is counted in a worker, within what is left of the run's time. */
+async function estimateLargeOutput(outcome: RunOutcome, options: RunOnceOptions, deadline: number): Promise<RunOutcome> {
+  const { record, text } = outcome;
+  if (record.outputTokens !== null || !options.encoder || !(text.answer || text.reasoning)) return outcome;
+  const counted = await countWithin(text.reasoning + text.answer, options.encoder, { deadline, ...(options.signal ? { signal: options.signal } : {}) });
+  return counted === null ? outcome : { record: withOutputEstimate(record, counted), text };
 }
 
 /** No credential in what a run keeps: the answer, the reasoning, the error message. */

@@ -47,6 +47,8 @@ export interface RunText {
 export interface RecordInputs {
   /** Tokenizer count of a text, for estimates when the server reports no usage. */
   countTokens: (text: string) => number;
+  /** Texts longer than this are not counted here (runOnce counts them within the run's time: boundedCount.ts). */
+  maxInlineCountChars?: number;
   /** Estimated input tokens (prompt + chat overhead), used when usage has none. */
   inputTokensEstimate: number | null;
   retries: number;
@@ -94,7 +96,8 @@ export function buildRunRecord(result: ExchangeResult, inputs: RecordInputs): { 
   }
   const ok = error === null && firstAny !== null;
   if (error === null && firstAny === null) error = { kind: 'malformed_stream', message: 'The answer was complete but carried no generated token.' };
-  const outputTokens = usageOut ?? (answer || reasoning ? inputs.countTokens(reasoning) + inputs.countTokens(answer) : null);
+  const countable = (answer || reasoning) && answer.length + reasoning.length <= (inputs.maxInlineCountChars ?? Infinity);
+  const outputTokens = usageOut ?? (countable ? inputs.countTokens(reasoning) + inputs.countTokens(answer) : null);
   const ttftMs = firstAny === null ? null : firstAny - t0;
   const e2eMs = last === null ? null : last - t0;
   const tpotMs = ok && ttftMs !== null && e2eMs !== null && outputTokens !== null && outputTokens > 1 ? (e2eMs - ttftMs) / (outputTokens - 1) : null;
@@ -121,4 +124,11 @@ export function buildRunRecord(result: ExchangeResult, inputs: RecordInputs): { 
     ...(result.simulated ? { simulated: true as const } : {}),
   };
   return { record, text: { answer, reasoning } };
+}
+
+/** The record with an output-token estimate made after it was built (a large answer counted within the run's time). */
+export function withOutputEstimate(record: RunRecord, outputTokens: number): RunRecord {
+  const { ok, ttftMs, e2eMs } = record;
+  const tpotMs = ok && ttftMs !== null && e2eMs !== null && outputTokens > 1 ? (e2eMs - ttftMs) / (outputTokens - 1) : null;
+  return { ...record, outputTokens, outputTokensSource: 'estimate', tpotMs };
 }

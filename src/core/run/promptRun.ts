@@ -82,6 +82,7 @@ export async function executePromptRuns(transport: ChatTransport, plan: PromptRu
         timeoutMs: options.timeoutMs,
         ...(options.signal ? { signal: options.signal } : {}),
         countTokens: (t) => plan.encoder.count(t),
+        encoder: plan.encoder,
         inputTokensEstimate: plan.inputTokensEstimate,
         ...(index === 0 && !warmup && options.onFirstRunText ? { onText: options.onFirstRunText } : {}),
       }),

@@ -119,3 +119,47 @@ describe('hostile streams', () => {
     expect(record.error).toMatchObject({ kind: 'malformed_stream', message: expect.stringContaining('larger than 64 MiB') });
   });
 });
+
+describe('counting a large answer without usage is part of the run', () => {
+  let flood: Flood | undefined;
+  afterAll(async () => flood?.close());
+
+  // 6 MB of 'A' in 64 KB deltas, no usage: the estimate needs one count of a 6-million-character piece.
+  const floodOfA = () => {
+    const delta = `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'A'.repeat(64 * 1024) } }] })}\n\n`;
+    return floodServer('text/event-stream', '', Buffer.from(delta), { totalBytes: 6 * 1024 * 1024, tail: `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'length' }] })}\n\ndata: [DONE]\n\n` });
+  };
+
+  it('the count honours the timeout: the run returns on time, the estimate left out when there was no time for it', async () => {
+    flood = await floodOfA();
+    const out = await run(flood.url, 1500);
+    await flood.close();
+    const record = JSON.parse(out.stdout).runs[0];
+    expect(record.finishReason).toBe('length');
+    expect(out.ms).toBeLessThan(1500 + 3000);
+    if (record.outputTokens !== null) expect(record.outputTokensSource).toBe('estimate');
+  });
+
+  it('with time for it, the large answer is counted exactly', async () => {
+    flood = await floodOfA();
+    const out = await run(flood.url, 60_000);
+    await flood.close();
+    const record = JSON.parse(out.stdout).runs[0];
+    // 'A' × 6,291,456 in o200k_base: 8 A's per token.
+    expect(record).toMatchObject({ outputTokens: (6 * 1024 * 1024) / 8, outputTokensSource: 'estimate' });
+  });
+
+  it('SIGTERM while the answer is being counted ends the process at once', async () => {
+    flood = await floodOfA();
+    const started = Date.now();
+    const child = execFile(process.execPath, [CLI, 'run', prompt, '--endpoint', flood.url, '--model', 'm', '--no-store', '--timeout-ms', '60000']);
+    // Once the whole answer has arrived the count starts; stop the process soon after.
+    await new Promise((r) => setTimeout(r, 1500));
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    child.kill('SIGTERM');
+    const code = await exited;
+    await flood.close();
+    expect(code).toBe(130);
+    expect(Date.now() - started).toBeLessThan(1500 + 3000);
+  });
+});
