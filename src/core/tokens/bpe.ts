@@ -14,6 +14,7 @@ import { CharBoundaryCuts } from './charBoundaryCuts';
 import { CharLevelStart } from './charLevel';
 import { HeapMerge } from './heapMerge';
 import { ideographPieceEnd } from './ideographRuns';
+import { withUnicodeWhitespace } from './unicodeWhitespace';
 import { IntPairMemo, NONE } from './intPairMemo';
 
 const UNKNOWN = -1;
@@ -83,7 +84,7 @@ export function buildRankTable(rankList: readonly (string | number[] | undefined
     byteRanks[b] = rank;
   }
   const pairs = new PairTable(bytesOf, binaryRanks);
-  return { textRanks, byteRanks, pairs, charLevel: new CharLevelStart(pairs, byteRanks), cuts: new CharBoundaryCuts(bytesOf), splitPattern: new RegExp(splitPattern.source, 'gu'), asciiSplitPattern };
+  return { textRanks, byteRanks, pairs, charLevel: new CharLevelStart(pairs, byteRanks), cuts: new CharBoundaryCuts(bytesOf), splitPattern: new RegExp(withUnicodeWhitespace(splitPattern.source), 'gu'), asciiSplitPattern };
 }
 
 const PIECE_CACHE_LIMIT = 100_000;

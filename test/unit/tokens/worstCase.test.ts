@@ -45,6 +45,12 @@ describe.each(NAMES)('%s: long pieces', (name) => {
     );
   });
 
+  it("whitespace is Unicode's White_Space as in tiktoken's regex engine: U+0085 is, U+FEFF is not", () => {
+    for (const text of ['\u0085:d', 'Y\u0010\u0085:d\f', 'a\ufeffb', ' \ufeff x', 'x\u0085\u0085 y', '\u0085\n\u0085end']) {
+      expect(encoders.get(name)!.encode(text), JSON.stringify(text)).toEqual([...oracles.get(name)!.encode_ordinary(text)]);
+    }
+  });
+
   it('one piece of 200,000 characters is counted (the scan merge took 111 s for this)', () => {
     const encoder = encoders.get(name)!;
     encoder.clearCache();
