@@ -76,7 +76,8 @@ describe('a well-behaved stream', () => {
       steps: [{ wait: 50 }, { write: delta({ reasoning_content: 'The user says homes' }) }, { wait: 100 }, { write: delta({ content: 'Detached.' }, 'stop') }, { write: DONE }],
     }));
     expect(text.reasoning).toBe('The user says homes');
-    expect(record.firstAnswerMs! - record.ttftMs!).toBeGreaterThanOrEqual(99);
+    // 100 ms apart on the server; a busy test machine may read the first delta late, so only "clearly later" is asserted.
+    expect(record.firstAnswerMs! - record.ttftMs!).toBeGreaterThan(50);
   });
 
   it('handles a server that ignores stream:true and returns one JSON body', async () => {
