@@ -1,5 +1,6 @@
 // One build script, four entry points. `--production` minifies and drops source maps; `--watch` rebuilds.
 // Type-checking is separate (`npm run typecheck`), as esbuild only strips types.
+import { mkdirSync, writeFileSync } from 'node:fs';
 import * as esbuild from 'esbuild';
 
 const production = process.argv.includes('--production');
@@ -13,15 +14,27 @@ const shared = {
   legalComments: 'none',
 };
 
-// The BPE rank tables are most of every Node bundle's size. They are built once, as their own files
-// (dist/bpeRanks-*.mjs, ES modules), and the extension, server and CLI load them at run time from beside themselves.
+// The BPE rank tables are most of every Node bundle's size, and parsing them as JavaScript most of a
+// cold start. They are written once as compact binary files (dist/NAME.ranks, core/tokens/rankFile.ts)
+// that the extension, server and CLI read from beside themselves; the bundles never include the lists.
 const RANK_TABLES = ['o200k_base', 'cl100k_base'];
 const sharedRankTables = {
   name: 'shared-rank-tables',
   setup(build) {
-    build.onResolve({ filter: /^gpt-tokenizer\/bpeRanks\/[\w]+$/ }, (args) => ({ path: `./bpeRanks-${args.path.split('/').pop()}.mjs`, external: true }));
+    build.onResolve({ filter: /^gpt-tokenizer\/bpeRanks\/[\w]+$/ }, (args) => ({ path: `./missing-${args.path.split('/').pop()}.ranks.mjs`, external: true }));
   },
 };
+
+/** Writes dist/NAME.ranks with the project's own encoder (rankFile.ts, bundled on the fly). */
+async function writeRankFiles() {
+  const { outputFiles } = await esbuild.build({ entryPoints: ['src/core/tokens/rankFile.ts'], bundle: true, format: 'esm', platform: 'neutral', write: false });
+  const { encodeRankFile } = await import(`data:text/javascript;base64,${Buffer.from(outputFiles[0].text).toString('base64')}`);
+  mkdirSync('dist', { recursive: true });
+  for (const table of RANK_TABLES) {
+    const { default: list } = await import(`gpt-tokenizer/bpeRanks/${table}`);
+    writeFileSync(`dist/${table}.ranks`, encodeRankFile(list));
+  }
+}
 
 const node = { ...shared, platform: 'node', format: 'cjs', target: 'node20', plugins: [sharedRankTables] };
 
@@ -36,14 +49,14 @@ const builds = [
   // Large answers are counted in this worker, stopped at the run's deadline (core/tokens/boundedCount.ts).
   { ...node, entryPoints: { countWorker: 'src/core/tokens/countWorker.ts' }, outdir: 'dist' },
   { ...node, entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
-  ...RANK_TABLES.map((table) => ({ ...shared, platform: 'node', format: 'esm', outExtension: { '.js': '.mjs' }, target: 'node20', sourcemap: false, entryPoints: { [`bpeRanks-${table}`]: `node_modules/gpt-tokenizer/esm/bpeRanks/${table}.js` }, outdir: 'dist' })),
   { ...shared, entryPoints: { webview: 'webview/main.ts' }, outdir: 'dist', platform: 'browser', format: 'iife', target: 'chrome120' },
 ];
 
 if (watch) {
+  await writeRankFiles();
   const contexts = await Promise.all(builds.map((options) => esbuild.context(options)));
   await Promise.all(contexts.map((context) => context.watch()));
   console.log('esbuild: watching for changes');
 } else {
-  await Promise.all(builds.map((options) => esbuild.build(options)));
+  await Promise.all([writeRankFiles(), ...builds.map((options) => esbuild.build(options))]);
 }

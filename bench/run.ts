@@ -7,12 +7,14 @@ import { benchHistory } from './history';
 import { benchRender } from './render';
 import { benchTtft } from './ttft';
 import { benchWorstCase } from './worstCase';
+import { benchColdStart } from './coldStart';
 
 async function main(): Promise<void> {
   const which = process.argv.slice(2);
   const want = (name: string) => which.length === 0 || which.includes(name);
   console.log(`# Prompt Insight benchmarks\n\n${new Date().toISOString()} · Node ${process.version} · ${cpus().length}× ${cpus()[0]?.model ?? 'cpu'}\n`);
   if (want('tokenizers')) console.log(`${await benchTokenizers()}\n`);
+  if (want('cold-start')) console.log(`${await benchColdStart()}\n`);
   if (want('worst-case')) console.log(`${await benchWorstCase()}\n`);
   if (want('hover')) console.log(`${await benchHover()}\n`);
   if (want('ttft')) console.log(`${await benchTtft()}\n`);

@@ -1,12 +1,7 @@
 /** `prompt-insight`: the engine as a command line tool for CI and scripts. */
 import { UsageError } from './args';
 import { processIO, type CliIO } from './io';
-import { compareCommand, COMPARE_USAGE } from './compareCommand';
-import { exportCommand, EXPORT_USAGE } from './exportCommand';
-import { historyCommand, HISTORY_USAGE } from './historyCommand';
-import { runCommand, RUN_USAGE } from './runCommand';
-import { simCommand, SIM_USAGE } from './simCommand';
-import { tokensCommand, TOKENS_USAGE } from './tokensCommand';
+import { COMPARE_USAGE, EXPORT_USAGE, HISTORY_USAGE, RUN_USAGE, SIM_USAGE, TOKENS_USAGE } from './usage';
 
 const USAGE = `Prompt Insight — token counts, measured runs (TTFT, E2E, throughput), revision comparison and a simulated endpoint
 
@@ -21,13 +16,19 @@ usage:
 API keys come from an environment variable named with --api-key-env, never from a flag.
 Exit codes: 0 ok · 1 a file could not be read, has errors, a run failed, or (compare --fail-on-regression) a significant worsening · 2 usage error · 130 interrupted`;
 
-const COMMANDS: Record<string, (argv: string[], io: CliIO) => Promise<number>> = {
-  tokens: tokensCommand,
-  run: runCommand,
-  sim: simCommand,
-  export: exportCommand,
-  history: historyCommand,
-  compare: compareCommand,
+type Command = (argv: string[], io: CliIO) => Promise<number>;
+
+/**
+ * Each command's code is loaded when that command runs (esbuild turns these imports into lazy
+ * module starts), so `tokens` in CI does not start the HTTP, git, store and statistics code.
+ */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  tokens: async () => (await import('./tokensCommand')).tokensCommand,
+  run: async () => (await import('./runCommand')).runCommand,
+  sim: async () => (await import('./simCommand')).simCommand,
+  export: async () => (await import('./exportCommand')).exportCommand,
+  history: async () => (await import('./historyCommand')).historyCommand,
+  compare: async () => (await import('./compareCommand')).compareCommand,
 };
 
 export async function runCli(argv: string[], io: CliIO = processIO): Promise<number> {
@@ -36,13 +37,13 @@ export async function runCli(argv: string[], io: CliIO = processIO): Promise<num
     io.stdout(`${USAGE}\n`);
     return command ? 0 : 2;
   }
-  const handler = COMMANDS[command];
-  if (!handler) {
+  const load = COMMANDS[command];
+  if (!load) {
     io.stderr(`prompt-insight: unknown command '${command}'\n\n${USAGE}\n`);
     return 2;
   }
   try {
-    return await handler(rest, io);
+    return await (await load())(rest, io);
   } catch (error) {
     if (error instanceof UsageError) {
       io.stderr(`prompt-insight ${command}: ${error.message}\n`);

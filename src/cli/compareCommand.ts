@@ -14,9 +14,8 @@ import { endpointTransport, ENDPOINT_FLAGS } from './endpointArgs';
 import type { CliIO } from './io';
 import { reportAssets } from './reportAssets';
 import { DEFAULT_STORE_PATH } from './runCommand';
+import { COMPARE_USAGE } from './usage';
 
-export const COMPARE_USAGE =
-  'prompt-insight compare FILE --base REV --head REV [--prompt NAME] [--runs N] --endpoint URL [--model ID] [--provider P] [--api-key-env VAR] [--judge-endpoint URL --judge-model ID] [--concurrency C] [--timeout-ms T] [--fresh | --reuse-stored] [--store PATH | --no-store] [--json] [--report out.html] [--fail-on-regression]';
 
 /** `prompt-insight compare`: base vs head on the file's test cases; exit 1 on a significant worsening with --fail-on-regression. */
 export async function compareCommand(argv: string[], io: CliIO): Promise<number> {

@@ -5,8 +5,8 @@ import { ResultsStore, storeNotice } from '../core/store/resultsStore';
 import { parseArgs, stringFlag, UsageError } from './args';
 import type { CliIO } from './io';
 import { DEFAULT_STORE_PATH } from './runCommand';
+import { EXPORT_USAGE } from './usage';
 
-export const EXPORT_USAGE = 'prompt-insight export [--store PATH] [--format json|csv] [--out FILE]';
 
 /** `prompt-insight export`: the results store as JSON or CSV. */
 export async function exportCommand(argv: string[], io: CliIO): Promise<number> {

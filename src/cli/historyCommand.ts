@@ -2,8 +2,8 @@ import { fileHistory } from '../core/history/fileHistory';
 import { GitError } from '../core/history/git';
 import { parseArgs, UsageError } from './args';
 import type { CliIO } from './io';
+import { HISTORY_USAGE } from './usage';
 
-export const HISTORY_USAGE = 'prompt-insight history FILE [--json]';
 
 /** `prompt-insight history`: the file's revisions (renames followed), newest first. */
 export async function historyCommand(argv: string[], io: CliIO): Promise<number> {

@@ -10,9 +10,8 @@ import { safeUrl } from '../core/store/runKey';
 import { numberFlag, parseArgs, stringFlag, UsageError } from './args';
 import { endpointTransport, ENDPOINT_FLAGS } from './endpointArgs';
 import type { CliIO } from './io';
+import { RUN_USAGE } from './usage';
 
-export const RUN_USAGE =
-  'prompt-insight run FILE [--prompt NAME] --endpoint URL [--model ID] [--provider openai|azure|anthropic] [--api-key-env VAR] [--api-version V] [--runs N] [--concurrency C] [--warmup W] [--rate R] [--timeout-ms T] [--store PATH | --no-store] [--json]';
 
 export const DEFAULT_STORE_PATH = '.prompt-insight/runs.jsonl';
 

@@ -3,9 +3,8 @@ import { parseScenario } from '../core/sim/scenario';
 import { DEFAULT_SIM_OPTIONS, SIM_FAULTS, startSim, type SimFault } from '../core/sim/simServer';
 import { numberFlag, parseArgs, stringFlag, UsageError } from './args';
 import type { CliIO } from './io';
+import { SIM_USAGE } from './usage';
 
-export const SIM_USAGE =
-  'prompt-insight sim [--port P] [--ttft-ms N] [--prefill-ms-per-token X] [--decode-ms-per-token X] [--jitter-ms X] [--tokens-per-chunk N] [--reasoning-tokens N] [--output-tokens N] [--fault none|429|500|reset|stall|malformed|non-streaming] [--fault-rate 0..1] [--seed N] [--scenario FILE]';
 
 /** `prompt-insight sim`: the simulated endpoint on 127.0.0.1 until Ctrl-C. */
 export async function simCommand(argv: string[], io: CliIO): Promise<number> {

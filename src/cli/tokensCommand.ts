@@ -6,8 +6,8 @@ import { TokenCounter } from '../core/tokens/counter';
 import { ENCODINGS, isEncodingName } from '../core/tokens/engine';
 import { parseArgs, UsageError } from './args';
 import type { CliIO } from './io';
+import { TOKENS_USAGE } from './usage';
 
-export const TOKENS_USAGE = 'prompt-insight tokens FILE... [--encoding o200k_base|cl100k_base] [--model ID] [--budget N] [--json]';
 
 /** `prompt-insight tokens`: counts every prompt of every file; exit 1 when a file cannot be read or has errors. */
 export async function tokensCommand(argv: string[], io: CliIO): Promise<number> {

@@ -10,26 +10,27 @@
  * and by test.
  */
 import { isAsciiText } from './asciiPatterns';
+import { ByteRankIndex, NO_TOKEN } from './byteRankIndex';
 import { CharBoundaryCuts } from './charBoundaryCuts';
 import { CharLevelStart } from './charLevel';
 import { HeapMerge } from './heapMerge';
 import { ideographPieceEnd } from './ideographRuns';
+import type { RankData } from './rankFile';
 import { withUnicodeWhitespace } from './unicodeWhitespace';
 import { IntPairMemo, NONE } from './intPairMemo';
 
 const UNKNOWN = -1;
 
 /**
- * (A, B) → the token A's and B's bytes join into, or NONE. Filled on demand from the byte→rank map
- * and memoised: building all 446k pairs of o200k up front took 0.9 s, while a text only ever asks
- * for a small share of them. Pairs of single-byte tokens (ids 0–255 in tiktoken tables), the first
- * lookups of every merge, sit in a direct 256×256 table.
+ * (A, B) → the token A's and B's bytes join into, or NONE. Filled on demand from the byte index and
+ * memoised: a text only ever asks for a small share of the pairs. Pairs of single-byte tokens, the
+ * first lookups of every merge, sit in a direct 256×256 table.
  */
 class PairTable {
   private readonly bytePairs = new Int32Array(256 * 256).fill(UNKNOWN);
   private readonly memo: IntPairMemo;
 
-  constructor(private readonly bytesOf: readonly string[], private readonly binaryRanks: Map<string, number>) {
+  constructor(private readonly ranks: ByteRankIndex) {
     this.memo = new IntPairMemo((a, b) => this.resolve(a, b));
   }
 
@@ -43,13 +44,14 @@ class PairTable {
   }
 
   private resolve(a: number, b: number): number {
-    return this.binaryRanks.get(this.bytesOf[a]! + this.bytesOf[b]!) ?? NONE;
+    const joined = this.ranks.joinedRank(a, b);
+    return joined === NO_TOKEN ? NONE : joined;
   }
 }
 
 export interface RankTable {
-  /** Token text → id, for tokens whose bytes are valid UTF-8: whole pieces are looked up here first. */
-  readonly textRanks: Map<string, number>;
+  /** Token bytes → id (whole pieces and parts are looked up here first). */
+  readonly ranks: ByteRankIndex;
   readonly byteRanks: Int32Array;
   readonly pairs: PairTable;
   readonly charLevel: CharLevelStart;
@@ -59,32 +61,19 @@ export interface RankTable {
   readonly asciiSplitPattern: RegExp;
 }
 
-/** Builds the tables once per encoding from a rank list (index = token id; string or byte array). */
-export function buildRankTable(rankList: readonly (string | number[] | undefined)[], splitPattern: RegExp, asciiSplitPattern: RegExp): RankTable {
-  const binaryRanks = new Map<string, number>();
-  const textRanks = new Map<string, number>();
-  const bytesOf: string[] = new Array(rankList.length);
-  for (let rank = 0; rank < rankList.length; rank++) {
-    const value = rankList[rank];
-    if (value === undefined) continue;
-    let bytes: string;
-    if (typeof value === 'string') {
-      textRanks.set(value, rank);
-      bytes = toBinaryString(value);
-    } else {
-      bytes = String.fromCharCode(...value);
-    }
-    binaryRanks.set(bytes, rank);
-    bytesOf[rank] = bytes;
-  }
+/** Builds the tables once per encoding from its rank file's data (rankFile.ts). */
+export function buildRankTable(data: RankData, splitPattern: RegExp, asciiSplitPattern: RegExp): RankTable {
+  const ranks = new ByteRankIndex(data);
   const byteRanks = new Int32Array(256);
+  const single = new Uint8Array(1);
   for (let b = 0; b < 256; b++) {
-    const rank = binaryRanks.get(String.fromCharCode(b));
-    if (rank === undefined) throw new Error(`rank table has no token for byte ${b}`);
+    single[0] = b;
+    const rank = ranks.rankOf(single, 0, 1);
+    if (rank === NO_TOKEN) throw new Error(`rank table has no token for byte ${b}`);
     byteRanks[b] = rank;
   }
-  const pairs = new PairTable(bytesOf, binaryRanks);
-  return { textRanks, byteRanks, pairs, charLevel: new CharLevelStart(pairs, byteRanks), cuts: new CharBoundaryCuts(bytesOf), splitPattern: new RegExp(withUnicodeWhitespace(splitPattern.source), 'gu'), asciiSplitPattern };
+  const pairs = new PairTable(ranks);
+  return { ranks, byteRanks, pairs, charLevel: new CharLevelStart(pairs, byteRanks), cuts: new CharBoundaryCuts(ranks), splitPattern: new RegExp(withUnicodeWhitespace(splitPattern.source), 'gu'), asciiSplitPattern };
 }
 
 const PIECE_CACHE_LIMIT = 100_000;
@@ -102,7 +91,7 @@ export class BpeEncoder {
   constructor(private readonly table: RankTable) {}
 
   count(text: string): number {
-    const { textRanks } = this.table;
+    const { ranks } = this.table;
     const cache = this.pieceCounts;
     const splitPattern = this.splitPatternFor(text);
     let total = 0;
@@ -113,7 +102,7 @@ export class BpeEncoder {
       // Repeated pieces (most of any text) cost one lookup; single-token pieces are cached as 1.
       let count = cache.get(piece);
       if (count === undefined) {
-        count = textRanks.has(piece) ? 1 : this.countByCuts(piece);
+        count = ranks.rankOfText(piece) !== NO_TOKEN ? 1 : this.countByCuts(piece);
         if (cache.size >= PIECE_CACHE_LIMIT) cache.clear();
         cache.set(piece, count);
       }
@@ -123,23 +112,23 @@ export class BpeEncoder {
   }
 
   encode(text: string): number[] {
-    const { textRanks } = this.table;
+    const { ranks } = this.table;
     const splitPattern = this.splitPatternFor(text);
     const out: number[] = [];
     for (let start = 0, end; start < text.length; start = end) {
       end = this.pieceEnd(text, start, splitPattern);
       if (end < 0) break;
       const piece = text.slice(start, end);
-      const rank = textRanks.get(piece);
-      if (rank !== undefined) {
+      const rank = ranks.rankOfText(piece);
+      if (rank !== NO_TOKEN) {
         out.push(rank);
         continue;
       }
       const cuts = this.cutOffsets(piece);
       for (let k = 0; k <= cuts.length; k++) {
         const part = cuts.length === 0 ? piece : piece.slice(k === 0 ? 0 : cuts[k - 1]!, k < cuts.length ? cuts[k]! : piece.length);
-        const partRank = textRanks.get(part);
-        if (partRank !== undefined) {
+        const partRank = ranks.rankOfText(part);
+        if (partRank !== NO_TOKEN) {
           out.push(partRank);
           continue;
         }
@@ -187,7 +176,7 @@ export class BpeEncoder {
       let count = this.singleCharCounts[code]!;
       if (count === 0) {
         const ch = piece[from]!;
-        count = this.table.textRanks.has(ch) ? 1 : this.merge(ch);
+        count = this.table.ranks.rankOfText(ch) !== NO_TOKEN ? 1 : this.merge(ch);
         this.singleCharCounts[code] = count;
       }
       return count;
@@ -195,7 +184,7 @@ export class BpeEncoder {
     const part = piece.slice(from, to);
     let count = this.pieceCounts.get(part);
     if (count === undefined) {
-      count = this.table.textRanks.has(part) ? 1 : this.merge(part);
+      count = this.table.ranks.rankOfText(part) !== NO_TOKEN ? 1 : this.merge(part);
       this.pieceCounts.set(part, count);
     }
     return count;
@@ -307,12 +296,4 @@ function writeUtf8(text: string, out: Int32Array, byteRanks: Int32Array): number
     }
   }
   return n;
-}
-
-/** UTF-8 bytes of `text` as a binary string (one char per byte), the key of the byte→rank map. */
-function toBinaryString(text: string): string {
-  for (let i = 0; i < text.length; i++) {
-    if (text.charCodeAt(i) > 0x7f) return unescape(encodeURIComponent(text)); // native UTF-8 encoding
-  }
-  return text;
 }

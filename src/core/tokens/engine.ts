@@ -7,8 +7,11 @@
  * tables and pre-tokeniser patterns, tested id-for-id against OpenAI's tiktoken as the oracle;
  * `npm run bench` measures all of them side by side. Swapping engines means changing this file only.
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { asciiSplitPattern } from './asciiPatterns';
 import { BpeEncoder, buildRankTable, type RankTable } from './bpe';
+import { decodeRankFile, encodeRankFile, type RankData } from './rankFile';
 
 export type EncodingName = 'o200k_base' | 'cl100k_base';
 
@@ -47,14 +50,21 @@ export function loadEncoder(name: EncodingName): Promise<TokenEncoder> {
 }
 
 async function importRankTable(name: EncodingName): Promise<RankTable> {
-  // Static specifiers so the bundler includes both tables; each is evaluated only when first asked for.
   const patterns = await import('gpt-tokenizer/encodingParams/constants');
-  switch (name) {
-    case 'o200k_base':
-      return buildRankTable((await import('gpt-tokenizer/bpeRanks/o200k_base')).default, patterns.O200K_TOKEN_SPLIT_REGEX, asciiSplitPattern(name));
-    case 'cl100k_base':
-      return buildRankTable((await import('gpt-tokenizer/bpeRanks/cl100k_base')).default, patterns.CL100K_TOKEN_SPLIT_REGEX, asciiSplitPattern(name));
-  }
+  const split = name === 'o200k_base' ? patterns.O200K_TOKEN_SPLIT_REGEX : patterns.CL100K_TOKEN_SPLIT_REGEX;
+  return buildRankTable(await rankData(name), split, asciiSplitPattern(name));
+}
+
+/**
+ * The bundles read `NAME.ranks` from beside themselves (dist/, written by esbuild.mjs): a few ms.
+ * Run from source (tests), there is no such file and the rank list comes from gpt-tokenizer's
+ * module, encoded the same way, so both paths build from the same bytes.
+ */
+async function rankData(name: EncodingName): Promise<RankData> {
+  const file = join(__dirname, `${name}.ranks`);
+  if (existsSync(file)) return decodeRankFile(readFileSync(file));
+  const list = name === 'o200k_base' ? (await import('gpt-tokenizer/bpeRanks/o200k_base')).default : (await import('gpt-tokenizer/bpeRanks/cl100k_base')).default;
+  return decodeRankFile(encodeRankFile(list));
 }
 
 export function isEncodingName(value: string): value is EncodingName {
