@@ -13,7 +13,7 @@ import { get_encoding } from 'tiktoken';
 import { loadEncoder } from '../src/core/tokens/engine';
 import { fmt, median, table } from './stats';
 
-const LIMIT_MS = 60_000;
+const LIMIT_MS = 30_000;
 const SIZES = [25_000, 50_000, 100_000, 200_000];
 const PIECES: Record<string, (n: number) => string> = {
   "'A'×n": (n) => 'A'.repeat(n),
