@@ -15,8 +15,9 @@ export function parsePrompty(text: string, fileName: string): PromptDoc {
   const diagnostics = front.diagnostics;
   const fields = front.fields;
 
-  const model = fields.map('model');
+  // `model: gpt-4o` is the spec's shorthand for `model: { id: gpt-4o }`, not a wrong type.
   const modelShortcut = fields.raw('model');
+  const model = typeof modelShortcut === 'string' ? undefined : fields.map('model');
   const modelId = typeof modelShortcut === 'string' ? modelShortcut : model ? readModelId(model) : undefined;
   const params = model ? { ...(model.map('parameters')?.data ?? {}), ...(model.map('options')?.data ?? {}) } : {};
 
@@ -39,10 +40,10 @@ export function parsePrompty(text: string, fileName: string): PromptDoc {
 }
 
 function readModelId(model: FieldReader): string | undefined {
-  // v2: model.id; v1: model.configuration.{azure_deployment | name | model}
+  // v2: model.id (or its connection's deployment); v1: model.configuration.{azure_deployment | name | model}
   const id = model.string('id');
   if (id) return id;
-  const configuration = model.map('configuration');
+  const configuration = model.map('configuration') ?? model.map('connection');
   return configuration?.string('azure_deployment') ?? configuration?.string('name') ?? configuration?.string('model');
 }
 
@@ -57,12 +58,15 @@ function readInputs(fields: FieldReader): Record<string, unknown> {
       : [];
   for (const [name, spec] of entries) {
     if (!name) continue;
-    if (isPlainRecord(spec)) {
-      for (const key of ['sample', 'example', 'default']) {
-        if (spec[key] !== undefined) {
-          values[name] = spec[key];
-          break;
-        }
+    // `inputs: { question: "What is…" }`: a value that is not a specification is the input's default.
+    if (!isPlainRecord(spec)) {
+      if (spec !== null && spec !== undefined && !Array.isArray(inputs)) values[name] = spec;
+      continue;
+    }
+    for (const key of ['sample', 'example', 'default']) {
+      if (spec[key] !== undefined) {
+        values[name] = spec[key];
+        break;
       }
     }
   }
