@@ -7,7 +7,6 @@ import type { CliIO } from './io';
 import { DEFAULT_STORE_PATH } from './runCommand';
 import { EXPORT_USAGE } from './usage';
 
-
 /** `prompt-insight export`: the results store as JSON or CSV. */
 export async function exportCommand(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, { valued: ['store', 'format', 'out'], boolean: [] });

@@ -4,7 +4,6 @@ import { parseArgs, UsageError } from './args';
 import type { CliIO } from './io';
 import { HISTORY_USAGE } from './usage';
 
-
 /** `prompt-insight history`: the file's revisions (renames followed), newest first. */
 export async function historyCommand(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, { valued: [], boolean: ['json'] });

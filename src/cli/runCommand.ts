@@ -12,7 +12,6 @@ import { endpointTransport, ENDPOINT_FLAGS } from './endpointArgs';
 import type { CliIO } from './io';
 import { RUN_USAGE } from './usage';
 
-
 export const DEFAULT_STORE_PATH = '.prompt-insight/runs.jsonl';
 
 /** `prompt-insight run`: N measured runs of one prompt; exit 1 when any run failed, 130 when interrupted. */

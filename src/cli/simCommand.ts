@@ -5,7 +5,6 @@ import { numberFlag, parseArgs, stringFlag, UsageError } from './args';
 import type { CliIO } from './io';
 import { SIM_USAGE } from './usage';
 
-
 /** `prompt-insight sim`: the simulated endpoint on 127.0.0.1 until Ctrl-C. */
 export async function simCommand(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, {

@@ -8,7 +8,6 @@ import { parseArgs, UsageError } from './args';
 import type { CliIO } from './io';
 import { TOKENS_USAGE } from './usage';
 
-
 /** `prompt-insight tokens`: counts every prompt of every file; exit 1 when a file cannot be read or has errors. */
 export async function tokensCommand(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, { valued: ['encoding', 'model', 'budget'], boolean: ['json'] });

@@ -7,6 +7,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { RE2JS } from 're2js';
+import { awaitWorker } from '../workerDeadline';
 
 export const REGEX_DEADLINE_MS = 1000;
 
@@ -43,20 +44,10 @@ const { parentPort, workerData } = require('node:worker_threads');
 parentPort.postMessage(new RegExp(workerData.pattern).test(workerData.text));
 `;
 
-function backtrackingWithDeadline(pattern: string, text: string, deadlineMs: number): Promise<RegexOutcome> {
-  return new Promise((resolve) => {
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { pattern, text }, resourceLimits: { maxOldGenerationSizeMb: 64 } });
-    let settled = false;
-    const settle = (outcome: RegexOutcome): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      void worker.terminate();
-      resolve(outcome);
-    };
-    const timer = setTimeout(() => settle({ error: `the pattern did not finish within ${deadlineMs} ms on this answer and was stopped (nested quantifiers such as (a+)+ backtrack exponentially; RE2 syntax without backreferences or lookaround runs in linear time)` }), deadlineMs);
-    worker.once('message', (matched: boolean) => settle({ matched, engine: 'javascript' }));
-    worker.once('error', (error) => settle({ error: `the pattern failed: ${error.message}` }));
-    worker.once('exit', () => settle({ error: 'the pattern check stopped unexpectedly' }));
-  });
+async function backtrackingWithDeadline(pattern: string, text: string, deadlineMs: number): Promise<RegexOutcome> {
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { pattern, text }, resourceLimits: { maxOldGenerationSizeMb: 64 } });
+  const outcome = await awaitWorker<boolean>(worker, deadlineMs);
+  if (outcome.ok) return { matched: outcome.value, engine: 'javascript' };
+  if (outcome.reason === 'deadline') return { error: `the pattern did not finish within ${deadlineMs} ms on this answer and was stopped (nested quantifiers such as (a+)+ backtrack exponentially; RE2 syntax without backreferences or lookaround runs in linear time)` };
+  return { error: `the pattern failed: ${outcome.message ?? outcome.reason}` };
 }

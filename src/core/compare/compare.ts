@@ -107,6 +107,7 @@ export async function compareRevisions(options: CompareOptions): Promise<Compari
   let model = options.modelOverride ?? options.transport.endpoint.model ?? '';
   let promptName = options.promptName ?? '';
   let simulated = options.transport.endpoint.simulated === true;
+  // Cancelled runs are never reused: they say nothing about the prompt.
   const storeContents = options.store && !options.fresh ? options.store.read((r) => r.run.error?.kind !== 'cancelled') : undefined;
   const stored = storeContents ? indexStore(storeContents.records) : new Map<string, StoredRun[]>();
   const storeProblem = storeContents && options.store ? storeNotice(options.store.path, storeContents) : undefined;
@@ -246,7 +247,6 @@ function triple(values: number[]): PercentileTriple {
 function indexStore(records: readonly StoredRun[]): Map<string, StoredRun[]> {
   const byKey = new Map<string, StoredRun[]>();
   for (const record of records) {
-    if (record.run.error?.kind === 'cancelled') continue;
     const key = runKeyString(record.key);
     let list = byKey.get(key);
     if (!list) byKey.set(key, (list = []));

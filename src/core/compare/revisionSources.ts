@@ -4,7 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { BUFFER_REVISION, contentsAt, fileHistory, resolveRevision, WORKING_REVISION, type FileHistory, type FileRevision } from '../history/fileHistory';
-import { git, GitError } from '../history/git';
+import { git, GitError, isGitStop } from '../history/git';
 import type { RevisionSource } from './compare';
 
 export async function loadRevisionSources(file: string, revs: readonly string[], options: { bufferText?: string; history?: FileHistory; signal?: AbortSignal } = {}): Promise<{ sources: RevisionSource[]; history?: FileHistory }> {
@@ -51,7 +51,7 @@ async function revisionAt(history: FileHistory, id: string, call: { signal?: Abo
     const isAncestor = await git(history.repoRoot, ['merge-base', '--is-ancestor', candidate.rev, id], call).then(
       () => true,
       (error: unknown) => {
-        if (error instanceof GitError && (error.kind === 'timeout' || error.kind === 'cancelled')) throw error;
+        if (isGitStop(error)) throw error;
         return false;
       },
     );

@@ -94,8 +94,8 @@ export class SecretStream {
 /** Length of the longest end of `text` that is a proper beginning of a known secret. */
 function heldBackLength(text: string): number {
   let longest = 0;
+  const last = text.charCodeAt(text.length - 1);
   for (const secret of registry.ordered) {
-    const last = text.charCodeAt(text.length - 1);
     for (let n = Math.min(secret.length - 1, text.length); n > longest; n--) {
       if (secret.charCodeAt(n - 1) === last && text.endsWith(secret.slice(0, n))) {
         longest = n;

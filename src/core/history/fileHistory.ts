@@ -5,7 +5,7 @@
 import { realpathSync } from 'node:fs';
 import { basename, dirname, relative, resolve, sep } from 'node:path';
 import { decodePromptBytes } from '../formats/decode';
-import { git, gitBytes, GitError } from './git';
+import { git, gitBytes, GitError, isGitStop, type GitOptions } from './git';
 
 export interface FileRevision {
   /** Full commit id. */
@@ -37,14 +37,7 @@ export const BUFFER_REVISION = 'buffer';
 const COMMIT_MARK = '\u0001commit';
 const COMMIT_ID = /^[0-9a-f]{7,64}$/;
 
-export interface GitCallOptions {
-  signal?: AbortSignal;
-  timeoutMs?: number;
-}
-
-export async function repoRootOf(file: string, options: GitCallOptions = {}): Promise<string> {
-  return (await repoFacts(file, options)).root;
-}
+export type GitCallOptions = Omit<GitOptions, 'input'>;
 
 /** The repository's root and whether it is a shallow clone, in one `git rev-parse`. */
 async function repoFacts(file: string, options: GitCallOptions): Promise<{ root: string; shallow: boolean }> {
@@ -73,21 +66,20 @@ export async function fileHistory(file: string, options: { maxCount?: number } &
   const absolute = resolve(file);
   const cwd = dirname(absolute);
   const name = basename(absolute);
-  const call: GitCallOptions = { ...(options.signal ? { signal: options.signal } : {}), ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) };
   const args = ['log', '--follow', '-z', '--no-show-signature', `--format=${COMMIT_MARK}%x00%H%x00%aI%x00%an%x00%P%x00%s%x00`, '--name-status', '--no-color', '--no-ext-diff', '--no-textconv'];
   if (options.maxCount) args.push(`--max-count=${options.maxCount}`);
   // The log and the repository facts at once, from the file's folder (pathspecs are relative to it;
   // `:(literal)` so that a name with * or ? is itself, not a pattern).
   const spec = `:(literal)${name}`;
-  const [{ root: repoRoot, shallow }, output] = await Promise.all([repoFacts(file, call), git(cwd, [...args, '--', spec], call).catch(rethrowStops)]);
+  const [{ root: repoRoot, shallow }, output] = await Promise.all([repoFacts(file, options), git(cwd, [...args, '--', spec], options).catch(rethrowStops)]);
   const path = repoPath(repoRoot, file);
-  if (!output.trim() && !(await git(cwd, ['ls-files', '-z', '--', spec], call)).length) throw new GitError('untracked', `${path} is not tracked by git: commit it to compare its revisions (the working copy alone has nothing to compare with).`);
+  if (!output.trim() && !(await git(cwd, ['ls-files', '-z', '--', spec], options)).length) throw new GitError('untracked', `${path} is not tracked by git: commit it to compare its revisions (the working copy alone has nothing to compare with).`);
   return { repoRoot, path, revisions: parseLog(output, path), shallow };
 }
 
 /** A failed log reads as "no history"; a timeout or a cancel is the caller's to see. */
 function rethrowStops(error: unknown): string {
-  if (error instanceof GitError && (error.kind === 'timeout' || error.kind === 'cancelled' || error.kind === 'git-missing')) throw error;
+  if (isGitStop(error) || (error instanceof GitError && error.kind === 'git-missing')) throw error;
   return '';
 }
 
@@ -191,7 +183,7 @@ export async function resolveRevision(repoRoot: string, rev: string, options: Gi
   try {
     return (await git(repoRoot, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`], options)).trim();
   } catch (error) {
-    if (error instanceof GitError && (error.kind === 'timeout' || error.kind === 'cancelled')) throw error;
+    if (isGitStop(error)) throw error;
     throw new GitError('bad-revision', `'${rev}' is not a commit in ${repoRoot}.`);
   }
 }

@@ -19,6 +19,11 @@ export class GitError extends Error {
   }
 }
 
+/** A git call that was stopped (time limit, cancel) rather than answered: callers pass it on, never read it as "no". */
+export function isGitStop(error: unknown): error is GitError {
+  return error instanceof GitError && (error.kind === 'timeout' || error.kind === 'cancelled');
+}
+
 const MAX_OUTPUT_BYTES = 256 * 1024 * 1024;
 const DEFAULT_TIMEOUT_MS = 30_000;
 

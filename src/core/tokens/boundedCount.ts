@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { awaitWorker } from '../workerDeadline';
 import type { EncodingName, TokenEncoder } from './engine';
 import { splitAtSafeBoundaries } from './segments';
 
@@ -25,25 +26,10 @@ export async function countWithin(text: string, encoder: TokenEncoder, limits: C
   return existsSync(script) ? countInWorker(script, text, encoder.name, limits) : countInSlices(text, encoder, limits);
 }
 
-function countInWorker(script: string, text: string, encoding: EncodingName, limits: CountLimits): Promise<number | null> {
-  return new Promise((resolve) => {
-    const worker = new Worker(script, { workerData: { encoding, text } });
-    let settled = false;
-    const settle = (count: number | null): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      limits.signal?.removeEventListener('abort', stop);
-      void worker.terminate();
-      resolve(count);
-    };
-    const stop = (): void => settle(null);
-    const timer = setTimeout(stop, Math.max(0, limits.deadline - performance.now()));
-    limits.signal?.addEventListener('abort', stop, { once: true });
-    worker.once('message', (count: number) => settle(count));
-    worker.once('error', stop);
-    worker.once('exit', stop);
-  });
+async function countInWorker(script: string, text: string, encoding: EncodingName, limits: CountLimits): Promise<number | null> {
+  const worker = new Worker(script, { workerData: { encoding, text } });
+  const outcome = await awaitWorker<number>(worker, limits.deadline - performance.now(), limits.signal);
+  return outcome.ok ? outcome.value : null;
 }
 
 async function countInSlices(text: string, encoder: TokenEncoder, limits: CountLimits): Promise<number | null> {

@@ -90,12 +90,11 @@ export class RunController implements vscode.Disposable {
     await vscode.window.showTextDocument(shown, { viewColumn: vscode.ViewColumn.Beside, preview: true, preserveFocus: true });
 
     const store = new ResultsStore(this.storePath);
-    try {
-      store.check(); // before any run: a store that cannot take the runs would lose them
-    } catch (error) {
-      void vscode.window.showErrorMessage(`Prompt Insight: ${(error as Error).message}`);
-      return;
-    }
+    // Checked before any run: a store that cannot take the runs would lose them.
+    if (!this.usingStore((s) => {
+      s.check();
+      return true;
+    })) return;
     const controller = new AbortController();
     let reasoningOpen = false;
     const result = await vscode.window.withProgress(
@@ -167,13 +166,8 @@ export class RunController implements vscode.Disposable {
   }
 
   async exportResults(): Promise<void> {
-    let contents;
-    try {
-      contents = new ResultsStore(this.storePath).read();
-    } catch (error) {
-      void vscode.window.showErrorMessage(`Prompt Insight: ${(error as Error).message}`);
-      return;
-    }
+    const contents = this.usingStore((s) => s.read());
+    if (!contents) return;
     const { records } = contents;
     const notice = storeNotice(this.storePath, contents);
     if (records.length === 0) {
@@ -192,16 +186,21 @@ export class RunController implements vscode.Disposable {
     if (!target) return;
     const file = vscode.workspace.asRelativePath(target.document.uri, false);
     const name = isPromptCommandArgs(args) ? args.promptName : undefined;
-    let records;
-    try {
-      records = new ResultsStore(this.storePath).read((r) => r.file === file && (name === undefined || r.prompt === name)).records;
-    } catch (error) {
-      void vscode.window.showErrorMessage(`Prompt Insight: ${(error as Error).message}`);
-      return;
-    }
+    const records = this.usingStore((s) => s.read((r) => r.file === file && (name === undefined || r.prompt === name)).records);
+    if (!records) return;
     const rows = records.slice(-50).reverse().map((r) => `| ${r.at.replace('T', ' ').slice(0, 19)} | ${r.endpointName}${r.simulated ? ' (sim)' : ''} | ${r.key.promptHash.slice(0, 8)} | ${r.run.ok ? 'ok' : r.run.error?.kind ?? 'failed'} | ${r.run.ttftMs === null ? '' : formatMs(r.run.ttftMs)} | ${r.run.e2eMs === null ? '' : formatMs(r.run.e2eMs)} | ${r.run.outputTokens ?? ''} |`);
     const uri = this.documents.create(`${name ?? file} runs`, `# Runs of ${name ?? file} (latest ${rows.length} of ${records.length})\n\n| finished | endpoint | content | result | TTFT | E2E | output tokens |\n|---|---|---|---|---:|---:|---:|\n${rows.join('\n')}\n`);
     await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri), { preview: true });
+  }
+
+  /** Runs `use` on this workspace's store; a store it refuses (a link, a directory) is reported, and undefined returned. */
+  private usingStore<T>(use: (store: ResultsStore) => T): T | undefined {
+    try {
+      return use(new ResultsStore(this.storePath));
+    } catch (error) {
+      void vscode.window.showErrorMessage(`Prompt Insight: ${(error as Error).message}`);
+      return undefined;
+    }
   }
 
   private async targetDocument(args: unknown): Promise<{ document: vscode.TextDocument; promptIndex: number } | undefined> {
