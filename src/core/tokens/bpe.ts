@@ -73,7 +73,7 @@ export function buildRankTable(data: RankData, splitPattern: RegExp, asciiSplitP
     byteRanks[b] = rank;
   }
   const pairs = new PairTable(ranks);
-  return { ranks, byteRanks, pairs, charLevel: new CharLevelStart(pairs, byteRanks), cuts: new CharBoundaryCuts(ranks), splitPattern: new RegExp(withUnicodeWhitespace(splitPattern.source), 'gu'), asciiSplitPattern };
+  return { ranks, byteRanks, pairs, charLevel: new CharLevelStart(pairs, byteRanks), cuts: new CharBoundaryCuts(data.spanBits), splitPattern: new RegExp(withUnicodeWhitespace(splitPattern.source), 'gu'), asciiSplitPattern };
 }
 
 const PIECE_CACHE_LIMIT = 100_000;

@@ -26,17 +26,25 @@ export class ByteRankIndex {
 
   constructor(data: RankData) {
     this.count = data.count;
-    this.offsets = data.offsets;
     this.blob = data.blob;
+    this.offsets = new Uint32Array(data.count + 1);
     let size = 1;
     while (size < data.count * 2) size <<= 1;
     this.mask = size - 1;
     this.slots = new Int32Array(size).fill(NO_TOKEN);
+    // One pass: offsets and hashes together (a start-up cost of every new process, run cold).
+    const { lengths, blob } = data;
+    const { offsets, slots, mask } = this;
+    let at = 0;
     for (let id = 0; id < data.count; id++) {
-      let slot = fnv1a(this.blob, this.offsets[id]!, this.offsets[id + 1]!) & this.mask;
-      while (this.slots[slot] !== NO_TOKEN) slot = (slot + 1) & this.mask;
-      this.slots[slot] = id;
+      const end = at + lengths[id]!;
+      offsets[id + 1] = end;
+      let slot = fnv1a(blob, at, end) & mask;
+      while (slots[slot] !== NO_TOKEN) slot = (slot + 1) & mask;
+      slots[slot] = id;
+      at = end;
     }
+    if (at !== blob.length) throw new Error('rank data lengths do not match its blob');
   }
 
   /** The id whose bytes are `bytes[start, end)`, or NO_TOKEN. */
@@ -79,10 +87,5 @@ export class ByteRankIndex {
     scratch.set(blob.subarray(aFrom, aFrom + aLength), 0);
     scratch.set(blob.subarray(bFrom, bFrom + bLength), aLength);
     return this.rankOf(scratch, 0, aLength + bLength);
-  }
-
-  /** Calls `visit` with every token's bytes as `bytes[from, to)` of the shared blob. */
-  forEachToken(visit: (bytes: Uint8Array, from: number, to: number) => void): void {
-    for (let id = 0; id < this.count; id++) visit(this.blob, this.offsets[id]!, this.offsets[id + 1]!);
   }
 }

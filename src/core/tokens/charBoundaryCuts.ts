@@ -11,11 +11,11 @@
  * 73% of the boundaries inside CJK pieces are such cuts, and 7,220 distinct pieces become 2,089
  * distinct parts.
  *
- * The index is a bit set of hashed (unit, unit) pairs, built from the rank file's bytes in a few
- * milliseconds (a set of 300k strings took ~60 ms of a cold start). A hash collision can only
- * claim a span that does not exist, which withholds a cut: counts stay exact, a part is only longer.
+ * The index is a bit set of hashed (unit, unit) pairs (a set of 300k strings took ~60 ms of a cold
+ * start). Its set bits are computed when the rank file is written (rankFile.ts) and only placed in
+ * the bit set at load. A hash collision can only claim a span that does not exist, which withholds
+ * a cut: counts stay exact, a part is only longer.
  */
-import type { ByteRankIndex } from './byteRankIndex';
 import { IntPairMemo } from './intPairMemo';
 
 const INDEX_BITS = 24;
@@ -35,12 +35,13 @@ function spanBit(before: number, after: number): number {
 }
 
 export class CharBoundaryCuts {
-  private spans: Uint8Array | undefined;
-  private readonly memo = new IntPairMemo((a, b) => this.compute(a, b), 1 << 14);
+  private spans: SpanSet | undefined;
+  private readonly memo = new IntPairMemo((a, b) => this.compute(a, b));
   private readonly left = new Uint8Array(4);
   private readonly right = new Uint8Array(4);
 
-  constructor(private readonly ranks: ByteRankIndex) {}
+  /** `spanBits`: the index's set bits, as boundarySpanBits returns them. */
+  constructor(private readonly spanBits: Uint32Array) {}
 
   /** True when no token spans the boundary between code points a and b. */
   isCut(a: number, b: number): boolean {
@@ -49,47 +50,78 @@ export class CharBoundaryCuts {
 
   private compute(a: number, b: number): number {
     if (a < 0x80 && b < 0x80) return 0; // ASCII boundaries are not indexed
-    const spans = (this.spans ??= this.index());
+    const spans = (this.spans ??= new SpanSet(this.spanBits));
     const leftLength = utf8Into(a, this.left);
     const rightLength = utf8Into(b, this.right);
     for (let i = 1; i <= leftLength; i++) {
       const suffix = unitHash(this.left, leftLength - i, leftLength);
       for (let j = 1; j <= rightLength; j++) {
         const bit = spanBit(suffix, unitHash(this.right, 0, j));
-        if (spans[bit >>> 3]! & (1 << (bit & 7))) return 0;
+        if (spans.has(bit)) return 0;
       }
     }
     return 1;
   }
+}
 
-  private index(): Uint8Array {
-    const spans = new Uint8Array(1 << (INDEX_BITS - 3));
-    this.ranks.forEachToken((bytes, from, to) => {
-      let high = false;
-      for (let i = from; i < to && !high; i++) high = bytes[i]! >= 0x80;
-      if (!high) return;
-      let previous: number | undefined;
-      let i = from;
-      while (i < to) {
-        const lead = bytes[i]!;
-        let end: number;
-        if (lead >= 0x80 && lead < 0xc0) {
-          end = i; // continuation bytes at the token's start: a fragment of a character
-          while (end < to && bytes[end]! >= 0x80 && bytes[end]! < 0xc0) end++;
-        } else {
-          end = Math.min(to, i + (lead < 0x80 ? 1 : lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2));
-        }
-        const unit = unitHash(bytes, i, end);
-        if (previous !== undefined) {
-          const bit = spanBit(previous, unit);
-          spans[bit >>> 3]! |= 1 << (bit & 7);
-        }
-        previous = unit;
-        i = end;
-      }
-    });
-    return spans;
+/**
+ * The index's set bits as an open-addressing hash set: 22k bits of o200k_base in 2^24 were a 2 MB
+ * bit set, whose first touch alone took ~8 ms of a cold start; this is 256 KB, same answers.
+ */
+class SpanSet {
+  private readonly slots: Int32Array;
+  private readonly mask: number;
+
+  constructor(bits: Uint32Array) {
+    let size = 1024;
+    while (size < bits.length * 2) size <<= 1;
+    this.mask = size - 1;
+    this.slots = new Int32Array(size).fill(-1);
+    for (let i = 0; i < bits.length; i++) {
+      let slot = Math.imul(bits[i]!, 0x9e3779b1) >>> 0 & this.mask;
+      while (this.slots[slot] !== -1 && this.slots[slot] !== bits[i]) slot = (slot + 1) & this.mask;
+      this.slots[slot] = bits[i]!;
+    }
   }
+
+  has(bit: number): boolean {
+    for (let slot = Math.imul(bit, 0x9e3779b1) >>> 0 & this.mask; ; slot = (slot + 1) & this.mask) {
+      const value = this.slots[slot]!;
+      if (value === bit) return true;
+      if (value === -1) return false;
+    }
+  }
+}
+
+/**
+ * The index's set bits, ascending: every boundary inside every non-ASCII token, as a hashed
+ * (unit before, unit after) pair. Tokens are given as their lengths by id and their bytes end to end.
+ */
+export function boundarySpanBits(lengths: Uint8Array, blob: Uint8Array): Uint32Array {
+  const set = new Set<number>();
+  for (let id = 0, from = 0; id < lengths.length; from += lengths[id]!, id++) {
+    const to = from + lengths[id]!;
+    let high = false;
+    for (let i = from; i < to && !high; i++) high = blob[i]! >= 0x80;
+    if (!high) continue;
+    let previous: number | undefined;
+    let i = from;
+    while (i < to) {
+      const lead = blob[i]!;
+      let end: number;
+      if (lead >= 0x80 && lead < 0xc0) {
+        end = i; // continuation bytes at the token's start: a fragment of a character
+        while (end < to && blob[end]! >= 0x80 && blob[end]! < 0xc0) end++;
+      } else {
+        end = Math.min(to, i + (lead < 0x80 ? 1 : lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2));
+      }
+      const unit = unitHash(blob, i, end);
+      if (previous !== undefined) set.add(spanBit(previous, unit));
+      previous = unit;
+      i = end;
+    }
+  }
+  return Uint32Array.from([...set].sort((x, y) => x - y));
 }
 
 /** Writes code point `cp`'s UTF-8 bytes into `out`; returns their number. */

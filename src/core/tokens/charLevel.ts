@@ -25,15 +25,16 @@ const NO_SHORTCUT = -2;
  * rank table and are memoised per character and per character pair.
  */
 export class CharLevelStart {
-  private readonly bmpToken = new Int32Array(0x10000).fill(UNSEEN);
-  private readonly bmpIntraMax = new Int32Array(0x10000);
+  // Allocated on the first non-ASCII piece: fresh memory costs start-up time (a page fault per 4 KB).
+  private bmpToken: Int32Array | undefined;
+  private bmpIntraMax = new Int32Array(0);
   private readonly astral = new Map<number, { token: number; intraMax: number }>();
   private readonly partials = new Map<number, { leading: number[]; trailing: number[] }>();
   private readonly crossMin: IntPairMemo;
   private codePoints = new Int32Array(256);
 
   constructor(private readonly pairs: Pairs, private readonly byteRanks: Int32Array) {
-    this.crossMin = new IntPairMemo((c, d) => this.computeCrossMin(c, d), 1 << 14);
+    this.crossMin = new IntPairMemo((c, d) => this.computeCrossMin(c, d));
   }
 
   /**
@@ -76,6 +77,10 @@ export class CharLevelStart {
 
   private info(cp: number): { token: number; intraMax: number } {
     if (cp < 0x10000) {
+      if (!this.bmpToken) {
+        this.bmpToken = new Int32Array(0x10000).fill(UNSEEN);
+        this.bmpIntraMax = new Int32Array(0x10000);
+      }
       if (this.bmpToken[cp] === UNSEEN) {
         const learned = this.learn(cp);
         this.bmpToken[cp] = learned.token;
