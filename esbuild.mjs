@@ -36,7 +36,8 @@ async function writeRankFiles() {
   }
 }
 
-const node = { ...shared, platform: 'node', format: 'cjs', target: 'node20', plugins: [sharedRankTables] };
+// Bundles run template engines only in dist/renderWorker.js; from source (tests) they run in-thread.
+const node = { ...shared, platform: 'node', format: 'cjs', target: 'node20', plugins: [sharedRankTables], define: { 'process.env.PROMPT_INSIGHT_BUNDLED': '"1"' } };
 
 const builds = [
   // Banner and footer stamp the bundle's evaluation, so activation can report it beside activate().
@@ -48,6 +49,8 @@ const builds = [
   { ...node, entryPoints: { socketWorker: 'src/core/endpoint/socketWorker.ts' }, outdir: 'dist' },
   // Large answers are counted in this worker, stopped at the run's deadline (core/tokens/boundedCount.ts).
   { ...node, entryPoints: { countWorker: 'src/core/tokens/countWorker.ts' }, outdir: 'dist' },
+  // Template engines run here, with a deadline and a heap limit (core/render/renderer.ts); they are not in the server bundle.
+  { ...node, entryPoints: { renderWorker: 'src/core/render/renderWorker.ts' }, outdir: 'dist' },
   { ...node, entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
   { ...shared, entryPoints: { webview: 'webview/main.ts' }, outdir: 'dist', platform: 'browser', format: 'iife', target: 'chrome120' },
 ];

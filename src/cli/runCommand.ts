@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { decodePromptBytes } from '../core/formats/decode';
 import { attributionHints } from '../core/metrics/attribution';
 import { formatMs } from '../core/metrics/format';
@@ -50,7 +51,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const promptName = stringFlag(args, 'prompt');
   let plan;
   try {
-    plan = await planPromptRun(file, text, { ...(promptName !== undefined ? { promptName } : {}), ...(model ? { modelOverride: model } : {}) });
+    plan = await planPromptRun(file, text, { ...(promptName !== undefined ? { promptName } : {}), ...(model ? { modelOverride: model } : {}), filePath: resolve(file) });
   } catch (error) {
     io.stderr(`prompt-insight run: ${(error as Error).message}\n`);
     return 1;

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { analyzePromptText, type FileAnalysis } from '../core/analysis';
 import { decodePromptBytes } from '../core/formats/decode';
 import { LineIndex, rangeAt } from '../core/formats/lineIndex';
@@ -10,7 +11,7 @@ import { TOKENS_USAGE } from './usage';
 
 /** `prompt-insight tokens`: counts every prompt of every file; exit 1 when a file cannot be read or has errors. */
 export async function tokensCommand(argv: string[], io: CliIO): Promise<number> {
-  const args = parseArgs(argv, { valued: ['encoding', 'model', 'budget'], boolean: ['json'] });
+  const args = parseArgs(argv, { valued: ['encoding', 'model', 'budget'], boolean: ['json', 'rendered'] });
   if (args.positionals.length === 0) throw new UsageError(`no files given\nusage: ${TOKENS_USAGE}`);
   const encoding = args.flags.get('encoding');
   if (encoding !== undefined && (typeof encoding !== 'string' || !isEncodingName(encoding))) {
@@ -42,9 +43,10 @@ export async function tokensCommand(argv: string[], io: CliIO): Promise<number> 
       defaultModel: typeof model === 'string' ? model : 'gpt-4o',
       ...(encoding && isEncodingName(encoding) ? { encoding } : {}),
       tokenBudget: budget,
+      filePath: resolve(file),
     });
     if (analysis.diagnostics.some((d) => d.severity === 'error')) failed = true;
-    files.push(toJson(file, analysis, new LineIndex(decoded.text)));
+    files.push(toJson(file, analysis, new LineIndex(decoded.text), args.flags.get('rendered') === true));
   }
   if (args.flags.get('json')) io.stdout(`${JSON.stringify({ files }, null, 2)}\n`);
   else for (const file of files) io.stdout(renderText(file));
@@ -56,7 +58,8 @@ export async function tokensCommand(argv: string[], io: CliIO): Promise<number> 
 
 type FileJson = ReturnType<typeof toJson>;
 
-function toJson(file: string, analysis: FileAnalysis, lines: LineIndex) {
+/** `rendered`: each message carries its rendered content, exactly what would be sent. */
+function toJson(file: string, analysis: FileAnalysis, lines: LineIndex, rendered: boolean) {
   return {
     file,
     format: analysis.format,
@@ -71,7 +74,7 @@ function toJson(file: string, analysis: FileAnalysis, lines: LineIndex) {
       tokens: {
         total: p.totalTokens,
         overhead: p.overheadTokens,
-        messages: p.messages.map((m) => ({ role: m.role, ...(m.name ? { name: m.name } : {}), tokens: m.tokens, range: rangeAt(lines, m.range) })),
+        messages: p.messages.map((m) => ({ role: m.role, ...(m.name ? { name: m.name } : {}), tokens: m.tokens, range: rangeAt(lines, m.range), ...(rendered ? { content: m.content, ...(m.mediaParts ? { mediaParts: m.mediaParts } : {}) } : {}) })),
       },
     })),
     diagnostics: analysis.diagnostics.map((d) => ({ severity: d.severity, code: d.code, message: d.message, range: rangeAt(lines, d.range) })),
@@ -83,7 +86,10 @@ function renderText(file: FileJson): string {
   for (const prompt of file.prompts) {
     const approx = prompt.exact ? '' : '≈';
     out.push(`  ${prompt.name}: ${approx}${prompt.tokens.total} tokens · ${prompt.model}${prompt.modelSource === 'default' ? ' (default)' : ''} · ${prompt.encoding} ${prompt.exact ? 'exact' : 'estimate'}`);
-    for (const m of prompt.tokens.messages) out.push(`    ${m.role.padEnd(10)} ${String(m.tokens).padStart(8)}`);
+    for (const m of prompt.tokens.messages) {
+      out.push(`    ${m.role.padEnd(10)} ${String(m.tokens).padStart(8)}`);
+      if ('content' in m) out.push(...String(m.content).split('\n').map((line) => `      │ ${line}`));
+    }
     out.push(`    ${'overhead'.padEnd(10)} ${String(prompt.tokens.overhead).padStart(8)}`);
   }
   for (const d of file.diagnostics) {

@@ -1,7 +1,9 @@
 import { textLooksBinary } from './formats/decode';
 import { detectFormat, parsePromptFile } from './formats/detect';
 import type { OffsetRange, Prompt, PromptDiagnostic, PromptFormat, PromptMessage } from './formats/model';
-import { renderTemplate, type Placeholder } from './formats/template';
+import { loadPartials } from './render/references';
+import { promptValues } from './render/promptValues';
+import { renderPrompt, type PromptRendering } from './render/renderPrompt';
 import { chatTokenTotal } from './tokens/chatOverhead';
 import type { TokenCounter } from './tokens/counter';
 import { loadEncoder, type EncodingName, type TokenEncoder } from './tokens/engine';
@@ -15,6 +17,8 @@ export interface AnalysisOptions {
   /** Budget from settings; a file's own `tokenBudget` wins. 0 or undefined = none. */
   tokenBudget?: number;
   format?: PromptFormat;
+  /** The file's path on disk, when it has one: partials and `${file:}` values are read beside it. */
+  filePath?: string;
 }
 
 export interface MessageAnalysis {
@@ -23,6 +27,10 @@ export interface MessageAnalysis {
   range: OffsetRange;
   /** Tokens of the content after variable substitution. */
   tokens: number;
+  /** What is sent: the rendered content. */
+  content: string;
+  /** Media parts sent with the message (not counted as text). */
+  mediaParts: number;
 }
 
 export interface PromptAnalysis {
@@ -60,15 +68,35 @@ export async function analyzePromptText(fileName: string, text: string, counter:
     const model = modelTokenInfo(prompt.model ?? options.defaultModel);
     const encoding = options.encoding ?? model.encoding;
     const encoder = await loadEncoder(encoding);
-    prompts.push(countPrompt(text, format, prompt, model, encoder, counter, options, diagnostics, `${fileName}\u0000${promptIndex}`));
+    const rendering = await renderForCounting(text, prompt, options.filePath, diagnostics);
+    prompts.push(countPrompt(text, format, prompt, rendering, model, encoder, counter, options, diagnostics, `${fileName}\u0000${promptIndex}`));
   }
   return { format, prompts, diagnostics };
+}
+
+/** Renders a prompt with its own sample values, reporting what could not be read or rendered. */
+async function renderForCounting(text: string, prompt: Prompt, filePath: string | undefined, diagnostics: PromptDiagnostic[]): Promise<PromptRendering> {
+  const at = firstLineOf(text, prompt.range);
+  const { values, notes } = promptValues(prompt, filePath);
+  let partials: Record<string, string> = {};
+  if (prompt.body?.engine === 'dotprompt' && filePath) {
+    const loaded = loadPartials(filePath, text.slice(prompt.body.bodyStart));
+    partials = loaded.partials;
+    notes.push(...loaded.notes);
+  }
+  for (const note of notes) diagnostics.push({ range: at, severity: 'warning', code: 'unresolved-reference', message: `${note.message}.` });
+  const rendering = await renderPrompt(text, prompt, values, partials);
+  if (rendering.error) {
+    diagnostics.push({ range: at, severity: 'warning', code: 'template-error', message: `The template could not be rendered (${rendering.error}); its text is counted as written.` });
+  }
+  return rendering;
 }
 
 function countPrompt(
   text: string,
   format: PromptFormat,
   prompt: Prompt,
+  rendering: PromptRendering,
   model: ModelTokenInfo,
   encoder: TokenEncoder,
   counter: TokenCounter,
@@ -78,12 +106,11 @@ function countPrompt(
 ): PromptAnalysis {
   const messages: MessageAnalysis[] = [];
   const counted = [];
-  for (const [messageIndex, message] of prompt.messages.entries()) {
-    const rendered = renderTemplate(message.template, prompt.templateSyntax, prompt.inputs);
-    reportTemplateIssues(text, format, message, rendered.unresolved, rendered.unevaluatedLogic, diagnostics);
+  reportTemplateIssues(format, rendering, prompt, diagnostics);
+  for (const [messageIndex, message] of rendering.messages.entries()) {
     // Each message is a slot of the counter, so an edit recounts only what changed in it.
-    const tokens = counter.countVersion(encoder, rendered.text, `${slot}\u0000${messageIndex}`);
-    messages.push({ role: message.role, ...(message.name ? { name: message.name } : {}), range: message.range, tokens });
+    const tokens = counter.countVersion(encoder, message.content, `${slot}\u0000${messageIndex}`);
+    messages.push({ role: message.role, ...(message.name ? { name: message.name } : {}), range: message.range, tokens, content: message.content, mediaParts: message.mediaParts });
     counted.push({
       contentTokens: tokens,
       roleTokens: counter.count(encoder, message.role),
@@ -115,38 +142,42 @@ function countPrompt(
   };
 }
 
-function reportTemplateIssues(
-  text: string,
-  format: PromptFormat,
-  message: PromptMessage,
-  unresolved: Placeholder[],
-  unevaluatedLogic: boolean,
-  diagnostics: PromptDiagnostic[],
-): void {
-  const occurrences = new Map<string, number>();
-  for (const placeholder of unresolved) {
-    const tag = message.template.slice(placeholder.start, placeholder.end);
-    const nth = occurrences.get(tag) ?? 0;
-    occurrences.set(tag, nth + 1);
-    const range = message.contentIsVerbatim
-      ? { start: message.contentRange.start + placeholder.start, end: message.contentRange.start + placeholder.end }
-      : locateInSource(text, message.contentRange, tag, nth);
-    const where = placeholder.runtime ? 'VS Code fills it when the prompt runs' : sampleHint(format);
-    diagnostics.push({
-      range,
-      severity: placeholder.runtime || format === 'text' ? 'information' : 'warning',
-      code: 'unresolved-variable',
-      message: `Variable '${placeholder.name}' has no value to count with (${where}); its placeholder text is counted instead.`,
-    });
+function reportTemplateIssues(format: PromptFormat, rendering: PromptRendering, prompt: Prompt, diagnostics: PromptDiagnostic[]): void {
+  for (const variable of rendering.unresolved) {
+    const where = variable.runtime ? 'VS Code fills it when the prompt runs' : sampleHint(format);
+    const counted = variable.renderedAs === 'empty' ? 'the runtime renders it empty, and so it is counted' : 'its placeholder text is counted instead, as it would be sent';
+    for (const range of variable.ranges.length > 0 ? variable.ranges : [firstMessageRange(prompt)]) {
+      diagnostics.push({
+        range,
+        severity: variable.runtime || format === 'text' ? 'information' : 'warning',
+        code: 'unresolved-variable',
+        message: `Variable '${variable.name}' has no value to count with (${where}); ${counted}.`,
+      });
+    }
   }
-  if (unevaluatedLogic) {
+  if (rendering.unevaluatedLogic) {
+    const first = prompt.messages[0];
     diagnostics.push({
-      range: message.contentRange.start === message.contentRange.end ? message.range : { start: message.contentRange.start, end: message.contentRange.start },
+      range: first ? { start: first.contentRange.start, end: first.contentRange.start } : firstMessageRange(prompt),
       severity: 'information',
       code: 'unsupported-template',
       message: 'Template logic (conditions, loops, helpers) is not evaluated for counting; the text is counted as written, every branch included.',
     });
   }
+  const media = rendering.messages.reduce((sum, message) => sum + message.mediaParts, 0);
+  if (media > 0) {
+    diagnostics.push({
+      range: firstMessageRange(prompt),
+      severity: 'information',
+      code: 'media-not-counted',
+      message: `${media} media part${media === 1 ? '' : 's'} (images, files) are sent but not counted: providers bill media by size, which a URL does not tell.`,
+    });
+  }
+}
+
+function firstMessageRange(prompt: Prompt): OffsetRange {
+  const first = prompt.messages[0];
+  return first ? { start: first.range.start, end: first.range.start } : { start: prompt.range.start, end: prompt.range.start };
 }
 
 function sampleHint(format: PromptFormat): string {
@@ -160,18 +191,6 @@ function sampleHint(format: PromptFormat): string {
     default:
       return 'no sample values exist for this format';
   }
-}
-
-/** Finds the nth occurrence of a placeholder in the source slice; YAML block scalars move text around. */
-function locateInSource(text: string, within: OffsetRange, tag: string, nth: number): OffsetRange {
-  let from = within.start;
-  for (let i = 0; i <= nth; i++) {
-    const found = text.indexOf(tag, from);
-    if (found < 0 || found >= within.end) return within;
-    if (i === nth) return { start: found, end: found + tag.length };
-    from = found + tag.length;
-  }
-  return within;
 }
 
 function firstLineOf(text: string, range: OffsetRange): OffsetRange {

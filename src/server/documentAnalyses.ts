@@ -1,5 +1,5 @@
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { fileNameOfUri } from './uri';
+import { fileNameOfUri, filePathOfUri } from './uri';
 import { analyzePromptText, type AnalysisOptions, type FileAnalysis } from '../core/analysis';
 import type { PositionMapper } from '../core/formats/lineIndex';
 import { TokenCounter } from '../core/tokens/counter';
@@ -33,7 +33,8 @@ export class DocumentAnalyses {
     if (entry && entry.version === document.version) return entry.promise;
     const text = document.getText();
     const version = document.version;
-    const promise = analyzePromptText(fileNameOfUri(document.uri), text, this.counter, this.options).then((analysis) => ({
+    const filePath = filePathOfUri(document.uri);
+    const promise = analyzePromptText(fileNameOfUri(document.uri), text, this.counter, { ...this.options, ...(filePath ? { filePath } : {}) }).then((analysis) => ({
       version,
       analysis,
       lines: document,

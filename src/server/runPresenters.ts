@@ -4,7 +4,7 @@ import { formatMs, formatRate, percentileCells, runSummaryLine } from '../core/m
 import { estimateLatency } from '../core/metrics/latencyModel';
 import type { StoredRun } from '../core/store/resultsStore';
 import { promptRunsView, type PromptRunsView } from '../core/store/promptRuns';
-import { promptContentHash, renderPromptRequest } from '../core/run/promptRequest';
+import { promptContentHash, requestOf } from '../core/run/promptRequest';
 
 export interface RunLookup {
   records: readonly StoredRun[];
@@ -16,7 +16,7 @@ export function runsViewFor(prompt: PromptAnalysis, lookup: RunLookup): PromptRu
   if (lookup.records.length === 0) return undefined;
   let promptHash: string;
   try {
-    promptHash = promptContentHash(renderPromptRequest(prompt.prompt, {}, { endpointDefault: 'any' }).request);
+    promptHash = promptContentHash(requestOf(prompt.prompt, prompt.messages, { endpointDefault: 'any' }));
   } catch {
     return undefined;
   }

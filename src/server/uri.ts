@@ -24,7 +24,8 @@ export function storedPathMatcher(uri: string, workspaceFolders: readonly string
   };
 }
 
-function filePathOfUri(uri: string): string | undefined {
+/** The local path of a file: URI (undefined for untitled and remote documents). */
+export function filePathOfUri(uri: string): string | undefined {
   if (!uri.startsWith('file://')) return undefined;
   try {
     return decodeURIComponent(new URL(uri).pathname);

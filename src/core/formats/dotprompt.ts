@@ -6,11 +6,14 @@ import { splitAtMarkers, type RoleMarker } from './roleMarkers';
 import { isPlainRecord } from './yaml';
 
 const ROLE_TAG = /\{\{\s*role\s+(?:"([^"]*)"|'([^']*)')\s*\}\}/g;
+// Dotprompt (its repository's parser since 2026) allows '#' licence lines and blank lines before the front matter.
+const LICENSE_HEADER = /^(?:(?:#[^\n]*|[ \t]*)\n)*(?=---)/;
 const DOTPROMPT_ROLES = ['system', 'user', 'model', 'assistant', 'tool'];
 
 /** Parses a Dotprompt `.prompt` file: YAML front matter and a Handlebars body with `{{role "…"}}` markers. */
 export function parseDotprompt(text: string, fileName: string): PromptDoc {
-  const front = readFrontMatter(text);
+  const sourceStart = LICENSE_HEADER.exec(text)?.[0].length ?? 0;
+  const front = readFrontMatter(text, sourceStart);
   const { fields, diagnostics } = front;
   const input = fields.map('input');
   const defaults = input?.raw('default');
@@ -28,6 +31,7 @@ export function parseDotprompt(text: string, fileName: string): PromptDoc {
     evaluators: [],
     ...(output ? { responseFormat: output.data } : {}),
     templateSyntax: 'handlebars',
+    body: { engine: 'dotprompt', sourceStart: front.bodyStart > sourceStart ? sourceStart : 0, bodyStart: front.bodyStart, markers, defaultRole: 'user' },
     ...budget(fields),
   };
   return { format: 'dotprompt', prompts: [prompt], diagnostics };

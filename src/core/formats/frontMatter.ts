@@ -16,10 +16,10 @@ const CLOSE_FENCE = /^(---|\.\.\.)[ \t]*$/gm;
  * Splits `---` fenced YAML front matter from the body. An opening fence that is never closed
  * is reported and the whole file is treated as body, so its tokens are still counted.
  */
-export function splitFrontMatter(text: string): FrontMatterSplit {
-  const open = OPEN_FENCE.exec(text);
+export function splitFrontMatter(text: string, from = 0): FrontMatterSplit {
+  const open = OPEN_FENCE.exec(from === 0 ? text : text.slice(from));
   if (!open) return { bodyStart: text.startsWith('\uFEFF') ? 1 : 0, diagnostics: [] };
-  const yamlStart = open[0].length;
+  const yamlStart = from + open[0].length;
   CLOSE_FENCE.lastIndex = yamlStart;
   const close = CLOSE_FENCE.exec(text);
   if (!close) {
@@ -27,7 +27,7 @@ export function splitFrontMatter(text: string): FrontMatterSplit {
       bodyStart: 0,
       diagnostics: [
         {
-          range: { start: 0, end: yamlStart - open[1]!.length },
+          range: { start: from, end: yamlStart - open[1]!.length },
           severity: 'error',
           code: 'unterminated-front-matter',
           message: "Front matter opened with '---' is never closed; add a line with '---' after the YAML. The whole file is counted as prompt text.",
@@ -40,7 +40,7 @@ export function splitFrontMatter(text: string): FrontMatterSplit {
   else if (text[bodyStart] === '\n' || text[bodyStart] === '\r') bodyStart += 1;
   return {
     yaml: { text: text.slice(yamlStart, close.index), start: yamlStart },
-    frontMatterRange: { start: 0, end: close.index + close[0].length },
+    frontMatterRange: { start: from, end: close.index + close[0].length },
     bodyStart,
     diagnostics: [],
   };

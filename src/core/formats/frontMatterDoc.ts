@@ -11,8 +11,8 @@ export interface FrontMatterDoc {
 }
 
 /** Front matter parsed into a field reader (empty when absent or broken) plus the body offset. */
-export function readFrontMatter(text: string): FrontMatterDoc {
-  const split = splitFrontMatter(text);
+export function readFrontMatter(text: string, from = 0): FrontMatterDoc {
+  const split = splitFrontMatter(text, from);
   const diagnostics = [...split.diagnostics];
   let data: Record<string, unknown> = {};
   let node: YAMLMap | undefined;

@@ -43,7 +43,7 @@ export function parseGithubPromptYaml(text: string, fileName: string): PromptDoc
     tests,
     evaluators,
     ...(responseFormat !== undefined ? { responseFormat: { type: responseFormat, jsonSchema: fields.raw('jsonSchema') } } : {}),
-    templateSyntax: 'mustache',
+    templateSyntax: 'gh-models',
     ...budget(fields),
   };
   return { format: 'github-prompt-yaml', prompts: [prompt], diagnostics };
@@ -74,10 +74,10 @@ function readMessages(text: string, fields: FieldReader, diagnostics: PromptDiag
     const contentNode = message.childNode('content');
     const contentRange = nodeRange(contentNode, 0, itemRange);
     if (content === undefined || content.trim() === '') {
-      diagnostics.push({ range: content === undefined ? itemRange : contentRange, severity: 'warning', code: 'empty-message', message: `The ${role} message has no content; it sends nothing.` });
-      return;
+      // gh-models sends the message anyway, with empty content (its role still costs tokens).
+      diagnostics.push({ range: content === undefined ? itemRange : contentRange, severity: 'warning', code: 'empty-message', message: `The ${role} message has no content; it is sent empty.` });
     }
-    messages.push({ role, template: content, range: itemRange, contentRange, contentIsVerbatim: isVerbatimScalar(contentNode, text, 0) });
+    messages.push({ role, template: content ?? '', range: itemRange, contentRange, contentIsVerbatim: content !== undefined && isVerbatimScalar(contentNode, text, 0) });
   });
   return messages;
 }

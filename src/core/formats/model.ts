@@ -23,7 +23,10 @@ export type DiagnosticCode =
   | 'token-budget'
   | 'unsupported-template'
   | 'not-text'
-  | 'file-too-large';
+  | 'file-too-large'
+  | 'template-error'
+  | 'unresolved-reference'
+  | 'media-not-counted';
 
 export interface PromptDiagnostic {
   range: OffsetRange;
@@ -61,6 +64,8 @@ export interface Prompt {
   messages: PromptMessage[];
   /** Values used to fill template variables when counting (sample, defaults, first test row). */
   inputs: Record<string, unknown>;
+  /** Prompty `sample: ${file:…}`: the sample values are that file's (read beside the prompt). */
+  inputsFile?: string;
   tests: PromptTestCase[];
   /** Format-specific evaluator declarations, kept raw (GitHub `evaluators`). */
   evaluators: unknown[];
@@ -69,9 +74,27 @@ export interface Prompt {
   tokenBudget?: number;
   /** Template syntax used by the messages. */
   templateSyntax: TemplateSyntax;
+  /**
+   * Prompty and Dotprompt render the whole body with a template engine and only then split it into
+   * messages (loops can make messages); `messages` above are the body's sections as written.
+   */
+  body?: PromptBody;
 }
 
-export type TemplateSyntax = 'mustache' | 'jinja' | 'handlebars' | 'vscode' | 'none';
+export type BodyEngine = 'jinja2' | 'mustache' | 'dotprompt';
+
+export interface PromptBody {
+  engine: BodyEngine;
+  /** Where the engine's input starts: the body (Prompty) or the front matter (Dotprompt, which parses it itself). */
+  sourceStart: number;
+  bodyStart: number;
+  /** Every role marker in the body as written, empty sections included. */
+  markers: { role: string; name?: string; range: OffsetRange }[];
+  /** Role of text before the first marker. */
+  defaultRole: string;
+}
+
+export type TemplateSyntax = 'mustache' | 'jinja' | 'handlebars' | 'vscode' | 'gh-models' | 'none';
 
 export interface PromptDoc {
   format: PromptFormat;

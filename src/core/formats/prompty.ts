@@ -23,6 +23,7 @@ export function parsePrompty(text: string, fileName: string): PromptDoc {
 
   const markers = findRoleMarkers(text, front.bodyStart, diagnostics);
   const messages = splitAtMarkers(text, front.bodyStart, text.length, markers, { defaultRole: 'system', diagnostics });
+  const templateFormat = fields.map('template')?.string('format') ?? (typeof fields.raw('template') === 'string' ? fields.string('template') : undefined);
 
   const prompt: Prompt = {
     name: fields.string('name') ?? promptNameFromFile(fileName),
@@ -31,9 +32,11 @@ export function parsePrompty(text: string, fileName: string): PromptDoc {
     params,
     messages,
     inputs: readInputs(fields),
+    ...(typeof fields.raw('sample') === 'string' && /^\$\{file:/.test(String(fields.raw('sample')).trim()) ? { inputsFile: String(fields.raw('sample')).trim() } : {}),
     tests: [],
     evaluators: [],
-    templateSyntax: 'jinja',
+    templateSyntax: templateFormat === 'mustache' ? 'mustache' : 'jinja',
+    body: { engine: templateFormat === 'mustache' ? 'mustache' : 'jinja2', sourceStart: front.bodyStart, bodyStart: front.bodyStart, markers, defaultRole: 'system' },
     ...budget(fields),
   };
   return { format: 'prompty', prompts: [prompt], diagnostics };
@@ -78,6 +81,11 @@ function readInputs(fields: FieldReader): Record<string, unknown> {
 export function budget(fields: FieldReader): { tokenBudget?: number } {
   const value = fields.number('tokenBudget');
   return value !== undefined && value > 0 ? { tokenBudget: value } : {};
+}
+
+/** Role lines as Prompty's runtime splits a rendered body at them (known roles only). */
+export function promptyRoleLines(text: string, from = 0): RoleMarker[] {
+  return findRoleMarkers(text, from, []);
 }
 
 function findRoleMarkers(text: string, bodyStart: number, diagnostics: PromptDiagnostic[]): RoleMarker[] {

@@ -28,6 +28,7 @@ const VSCODE_RUNTIME_VARIABLES = new Set([
 export function renderTemplate(template: string, syntax: TemplateSyntax, vars: Record<string, unknown>): RenderedTemplate {
   if (syntax === 'none') return { text: template, unresolved: [], unevaluatedLogic: false };
   if (syntax === 'vscode') return renderVscode(template, vars);
+  if (syntax === 'gh-models') return renderGhModels(template, vars);
   return renderMustacheFamily(template, syntax, vars);
 }
 
@@ -60,6 +61,24 @@ function renderMustacheFamily(template: string, syntax: TemplateSyntax, vars: Re
     return stringify(value);
   });
   return { text, unresolved, unevaluatedLogic };
+}
+
+/**
+ * gh-models' rule (pkg/prompt TemplateString): each top-level value replaces the exact text
+ * `{{name}}` (no spaces, no paths); anything else, `{{ name }}` included, is sent as written.
+ */
+const GH_MODELS_TAG = /\{\{([^{}\s]+)\}\}/g;
+
+function renderGhModels(template: string, vars: Record<string, unknown>): RenderedTemplate {
+  const unresolved: Placeholder[] = [];
+  const text = template.replace(GH_MODELS_TAG, (tag: string, name: string, offset: number) => {
+    if (!Object.prototype.hasOwnProperty.call(vars, name)) {
+      if (PATH.test(name)) unresolved.push({ name, start: offset, end: offset + tag.length, runtime: false });
+      return tag;
+    }
+    return stringify(vars[name]);
+  });
+  return { text, unresolved, unevaluatedLogic: false };
 }
 
 function renderVscode(template: string, vars: Record<string, unknown>): RenderedTemplate {

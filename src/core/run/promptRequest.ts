@@ -1,7 +1,9 @@
 /** A parsed prompt with values for its variables → the chat request that is sent, and its content hash. */
 import { createHash } from 'node:crypto';
 import type { Prompt } from '../formats/model';
-import { renderTemplate } from '../formats/template';
+import { promptValues } from '../render/promptValues';
+import { loadPartials } from '../render/references';
+import { renderPrompt, type RenderedMessage } from '../render/renderPrompt';
 import { canonicalJson, normalizeParams } from '../endpoint/params';
 import type { ChatRequest } from '../endpoint/types';
 
@@ -12,19 +14,32 @@ export interface RenderedRequest {
 }
 
 /**
- * Model precedence: an explicit override (CLI `--model`) → the prompt file's model → the endpoint's
- * default. Parameters: the endpoint cannot set any; the file's parameters are sent.
+ * Renders the prompt as its runtime would (render/renderPrompt.ts) and builds the request. Model
+ * precedence: an explicit override (CLI `--model`) → the prompt file's model → the endpoint's
+ * default. Parameters: the endpoint cannot set any; the file's parameters are sent. `filePath`:
+ * where partials and `${file:}` values are read (none for a revision from git history).
  */
-export function renderPromptRequest(prompt: Prompt, vars: Record<string, unknown>, model: { override?: string; endpointDefault?: string }): RenderedRequest {
-  const unresolved = new Set<string>();
-  const messages = prompt.messages.map((message) => {
-    const rendered = renderTemplate(message.template, prompt.templateSyntax, { ...prompt.inputs, ...vars });
-    for (const placeholder of rendered.unresolved) unresolved.add(placeholder.name);
-    return { role: message.role, content: rendered.text.trim(), ...(message.name ? { name: message.name } : {}) };
-  });
+export async function renderPromptRequest(
+  text: string,
+  prompt: Prompt,
+  vars: Record<string, unknown>,
+  model: { override?: string; endpointDefault?: string },
+  filePath?: string,
+): Promise<RenderedRequest> {
+  const { values } = promptValues(prompt, filePath, vars);
+  const partials = prompt.body?.engine === 'dotprompt' && filePath ? loadPartials(filePath, text.slice(prompt.body.bodyStart)).partials : {};
+  const rendering = await renderPrompt(text, prompt, values, partials);
+  if (rendering.error) throw new Error(`Prompt '${prompt.name}' could not be rendered: ${rendering.error}.`);
+  return { request: requestOf(prompt, rendering.messages, model), unresolved: rendering.unresolved.map((v) => v.name) };
+}
+
+/** The request for messages already rendered (the editor's analysis holds them). */
+export function requestOf(prompt: Prompt, messages: readonly Pick<RenderedMessage, 'role' | 'name' | 'content'>[], model: { override?: string; endpointDefault?: string }): ChatRequest {
   const chosen = model.override ?? prompt.model ?? model.endpointDefault;
-  if (!chosen) throw new Error(`No model for prompt '${prompt.name}': the file names none and the endpoint has no default model.`);
-  return { request: { model: chosen, messages, params: normalizeParams(prompt.params) }, unresolved: [...unresolved] };
+  if (!chosen) {
+    throw new Error(`No model for prompt '${prompt.name}': the file names none and the endpoint has no default model. Name one in the file's front matter (model:), pass --model, or set a model on the endpoint (promptInsight.endpoints).`);
+  }
+  return { model: chosen, messages: messages.map((m) => ({ role: m.role, content: m.content, ...(m.name ? { name: m.name } : {}) })), params: normalizeParams(prompt.params) };
 }
 
 /** Hash of what the model sees (messages in order), independent of formatting around them in the file. */

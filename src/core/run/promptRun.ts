@@ -30,7 +30,11 @@ export interface PromptRunPlan {
 export class PlanError extends Error {}
 
 /** Picks the prompt (by name, else the only/first one) and renders it with its sample inputs. */
-export async function planPromptRun(file: string, text: string, options: { promptName?: string; promptIndex?: number; modelOverride?: string; endpointModel?: string; vars?: Record<string, unknown> }): Promise<PromptRunPlan> {
+export async function planPromptRun(
+  file: string,
+  text: string,
+  options: { promptName?: string; promptIndex?: number; modelOverride?: string; endpointModel?: string; vars?: Record<string, unknown>; filePath?: string },
+): Promise<PromptRunPlan> {
   const doc = parsePromptFile(file, text);
   const errors = doc.diagnostics.filter((d) => d.severity === 'error');
   if (doc.prompts.length === 0) throw new PlanError(errors[0] ? `${file} has no prompt to run: ${errors[0].message}` : `${file} has no prompt to run.`);
@@ -45,7 +49,7 @@ export async function planPromptRun(file: string, text: string, options: { promp
   if (prompt.messages.length === 0) throw new PlanError(`Prompt '${prompt.name}' has no messages to send.`);
   let rendered;
   try {
-    rendered = renderPromptRequest(prompt, options.vars ?? {}, { ...(options.modelOverride ? { override: options.modelOverride } : {}), ...(options.endpointModel ? { endpointDefault: options.endpointModel } : {}) });
+    rendered = await renderPromptRequest(text, prompt, options.vars ?? {}, { ...(options.modelOverride ? { override: options.modelOverride } : {}), ...(options.endpointModel ? { endpointDefault: options.endpointModel } : {}) }, options.filePath);
   } catch (error) {
     throw new PlanError((error as Error).message);
   }

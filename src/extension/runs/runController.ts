@@ -72,7 +72,7 @@ export class RunController implements vscode.Disposable {
 
     let plan;
     try {
-      plan = await planPromptRun(file, document.getText(), { promptIndex, ...(choice.config.model ? { endpointModel: choice.config.model } : {}) });
+      plan = await planPromptRun(file, document.getText(), { promptIndex, ...(choice.config.model ? { endpointModel: choice.config.model } : {}), ...(document.uri.scheme === 'file' ? { filePath: document.uri.fsPath } : {}) });
     } catch (error) {
       void vscode.window.showErrorMessage(`Prompt Insight: ${(error as Error).message}`);
       return;

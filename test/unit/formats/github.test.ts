@@ -56,7 +56,8 @@ describe('GitHub .prompt.yml parser', () => {
     expect(codes).toEqual(expect.arrayContaining(['unknown-role', 'empty-message', 'invalid-field']));
     const unknown = doc.diagnostics.find((d) => d.code === 'unknown-role')!;
     expect(text.slice(unknown.range.start, unknown.range.end)).toBe('sytem');
-    expect(doc.prompts[0]!.messages).toHaveLength(1);
+    // gh-models sends a message without content anyway, empty: it is kept (and still warned about).
+    expect(doc.prompts[0]!.messages.map((m) => [m.role, m.template])).toEqual([['sytem', 'hi'], ['user', '']]);
     const missing = parseGithubPromptYaml('name: x\nmodel: gpt-4o\n', 'm.prompt.yml');
     expect(missing.diagnostics.map((d) => d.message).join()).toContain("'messages' is missing");
   });
