@@ -3,7 +3,7 @@ import {
   CloseAction, ErrorAction, LanguageClient, TransportKind,
   type CloseHandlerResult, type ErrorHandler, type ErrorHandlerResult, type LanguageClientOptions, type ServerOptions,
 } from 'vscode-languageclient/node';
-import { runsChangedNotification, tokenSummaryRequest, type ServerInitOptions } from '../protocol/lsp';
+import { renderedPromptRequest, runsChangedNotification, tokenSummaryRequest, type RenderedPrompt, type RenderedPromptParams, type ServerInitOptions } from '../protocol/lsp';
 import type { TokenSummaryRequester } from './statusBar';
 import { promptDocumentSelector } from './documentSelector';
 import { RestartPolicy } from './restartPolicy';
@@ -63,6 +63,11 @@ export function createLanguageClient(context: vscode.ExtensionContext, log: vsco
 /** The status bar's request, bound to this client; undefined until it runs. */
 export function tokenSummaryRequester(client: LanguageClient): TokenSummaryRequester | undefined {
   return client.isRunning() ? (params, token) => client.sendRequest(tokenSummaryRequest, params, token) : undefined;
+}
+
+/** A prompt's rendered messages, from the running server. */
+export function requestRenderedPrompt(client: LanguageClient, params: RenderedPromptParams): Promise<RenderedPrompt | null> {
+  return client.sendRequest(renderedPromptRequest, params);
 }
 
 export function notifyRunsChanged(client: LanguageClient, storePath: string): void {

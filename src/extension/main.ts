@@ -8,10 +8,11 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { languages } from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { CLIENT_COMMANDS } from '../protocol/commands';
+import { CLIENT_COMMANDS, isPromptCommandArgs } from '../protocol/commands';
 import { promptDocumentSelector } from './documentSelector';
 import type { Features } from './features';
 import { storePathOf } from './runs/storePath';
+import { renderedPromptMarkdown } from './renderedDocument';
 import { scrubbedLog } from './scrubbedLog';
 import { TokenStatusBar } from './statusBar';
 
@@ -87,8 +88,26 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('promptInsight.setApiKey', () => withFeatures((f) => f.runs.setApiKey())),
     vscode.commands.registerCommand('promptInsight.clearApiKey', () => withFeatures((f) => f.runs.clearApiKey())),
     vscode.commands.registerCommand('promptInsight.exportResults', () => withFeatures((f) => f.runs.exportResults())),
+    vscode.commands.registerCommand(CLIENT_COMMANDS.showRendered, (args: unknown) => showRendered(args)),
     { dispose: () => void client?.stop() },
   );
+
+  /** The token count lens (or the palette, for the active editor's first prompt): the rendered messages, beside the file. */
+  async function showRendered(args: unknown): Promise<void> {
+    const uri = isPromptCommandArgs(args) ? args.uri : vscode.window.activeTextEditor?.document.uri.toString();
+    if (!uri) {
+      void vscode.window.showInformationMessage('Prompt Insight: open a prompt file first.');
+      return;
+    }
+    await ensureStarted();
+    const rendered = client && clientModule ? await clientModule.requestRenderedPrompt(client, { uri, promptIndex: isPromptCommandArgs(args) ? args.promptIndex : 0 }) : null;
+    if (!rendered) {
+      void vscode.window.showInformationMessage('Prompt Insight: this file has no prompt to render.');
+      return;
+    }
+    const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: renderedPromptMarkdown(rendered, vscode.workspace.asRelativePath(vscode.Uri.parse(uri), false)) });
+    await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Beside, preview: true });
+  }
 
   async function restart(): Promise<void> {
     const previous = client;

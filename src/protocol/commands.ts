@@ -7,6 +7,7 @@ export const CLIENT_COMMANDS = {
   runPromptRepeated: 'promptInsight.runPromptRepeated',
   showRuns: 'promptInsight.showRuns',
   compareRevisions: 'promptInsight.compareRevisions',
+  showRendered: 'promptInsight.showRendered',
 } as const;
 
 export interface PromptCommandArgs {

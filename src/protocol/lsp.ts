@@ -26,6 +26,30 @@ export interface TokenSummary {
 
 export const tokenSummaryRequest = new RequestType<TokenSummaryParams, TokenSummary | null, void>('promptInsight/tokenSummary');
 
+/** What a prompt sends: its messages rendered as its runtime would (the token count lens opens this). */
+export interface RenderedPromptParams {
+  uri: string;
+  promptIndex: number;
+}
+
+export interface RenderedPrompt {
+  name: string;
+  model: string;
+  modelFromFile: boolean;
+  encoding: string;
+  totalTokens: number;
+  messages: { role: string; name?: string; content: string; tokens: number; mediaParts: number; line: number }[];
+  /** Diagnostics that say what the count assumed (unresolved variables, unread references, template errors). */
+  notes: string[];
+}
+
+export const renderedPromptRequest = new RequestType<RenderedPromptParams, RenderedPrompt | null, void>('promptInsight/renderedPrompt');
+
+export function isRenderedPromptParams(value: unknown): value is RenderedPromptParams {
+  const v = value as Partial<RenderedPromptParams> | null;
+  return typeof v === 'object' && v !== null && typeof v.uri === 'string' && Number.isInteger(v.promptIndex);
+}
+
 /** The extension appended runs to the results store: the server re-reads it and refreshes lenses. */
 export const runsChangedNotification = new NotificationType<RunsChangedParams>('promptInsight/runsChanged');
 

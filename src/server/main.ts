@@ -7,7 +7,7 @@ import { CodeLensRefreshRequest, createConnection, ProposedFeatures, TextDocumen
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { loadEncoder } from '../core/tokens/engine';
 import {
-  isRunsChangedParams, isTokenSummaryParams, readServerInitOptions, readServerSettings, runsChangedNotification, tokenSummaryRequest,
+  isRenderedPromptParams, isRunsChangedParams, isTokenSummaryParams, renderedPromptRequest, type RenderedPrompt, readServerInitOptions, readServerSettings, runsChangedNotification, tokenSummaryRequest,
   DEFAULT_SERVER_SETTINGS, type ServerSettings, type TokenSummary,
 } from '../protocol/lsp';
 import { DocumentAnalyses } from './documentAnalyses';
@@ -149,6 +149,27 @@ connection.onDocumentSymbol((params) =>
     const analyzed = await analyses.get(document);
     return toSymbols(analyzed.analysis, analyzed.lines);
   }, []),
+);
+
+connection.onRequest(renderedPromptRequest, (params) =>
+  guarded('renderedPrompt', async (): Promise<RenderedPrompt | null> => {
+    if (!isRenderedPromptParams(params)) return null;
+    const document = documents.get(params.uri);
+    if (!document) return null;
+    const analyzed = await analyses.get(document);
+    const prompt = analyzed.analysis.prompts[params.promptIndex];
+    if (!prompt) return null;
+    const inPrompt = (offset: number) => offset >= prompt.prompt.range.start && offset <= prompt.prompt.range.end;
+    return {
+      name: prompt.prompt.name,
+      model: prompt.model.model,
+      modelFromFile: prompt.modelFromFile,
+      encoding: prompt.encoding,
+      totalTokens: prompt.totalTokens,
+      messages: prompt.messages.map((m) => ({ role: m.role, ...(m.name ? { name: m.name } : {}), content: m.content, tokens: m.tokens, mediaParts: m.mediaParts, line: analyzed.lines.positionAt(m.range.start).line })),
+      notes: analyzed.analysis.diagnostics.filter((d) => inPrompt(d.range.start) && d.severity !== 'hint').map((d) => `line ${analyzed.lines.positionAt(d.range.start).line + 1}: ${d.message}`),
+    };
+  }, null),
 );
 
 connection.onRequest(tokenSummaryRequest, (params) =>

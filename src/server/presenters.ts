@@ -34,7 +34,7 @@ export function toCodeLenses(uri: string, analysis: FileAnalysis, lines: Positio
     const args: PromptCommandArgs = { uri, promptName: prompt.prompt.name, promptIndex };
     const count = `${formatCount(prompt.totalTokens, prompt.exact)} tokens · ${prompt.messages.length} message${prompt.messages.length === 1 ? '' : 's'}`;
     lenses.push(
-      { range, command: { title: count, command: '' } },
+      { range, command: { title: count, command: CLIENT_COMMANDS.showRendered, arguments: [args], tooltip: 'Show what will be sent: the messages as the runtime renders them' } },
       { range, command: { title: '▶ Run', command: CLIENT_COMMANDS.runPrompt, arguments: [args] } },
       { range, command: { title: `Run ×${repeats}`, command: CLIENT_COMMANDS.runPromptRepeated, arguments: [args] } },
       { range, command: { title: 'Compare revisions', command: CLIENT_COMMANDS.compareRevisions, arguments: [args] } },

@@ -9,6 +9,7 @@
  */
 import { Dotprompt } from 'dotprompt';
 import Handlebars from 'handlebars';
+import type { RuntimeData } from './engineRequest';
 
 export interface DotpromptMessage {
   role: string;
@@ -22,13 +23,13 @@ export type DotpromptResult = { messages: DotpromptMessage[]; model?: string; mi
 
 const DOTPROMPT_HELPERS = new Set(['json', 'role', 'history', 'section', 'media', 'ifEquals', 'unlessEquals', 'if', 'unless', 'each', 'with', 'lookup', 'log']);
 
-export async function renderDotprompt(source: string, input: Record<string, unknown>, partials: Record<string, string>): Promise<DotpromptResult> {
+export async function renderDotprompt(source: string, input: Record<string, unknown>, partials: Record<string, string>, runtimeData: RuntimeData = {}): Promise<DotpromptResult> {
   try {
     const dotprompt = new Dotprompt({ partials });
     const parsed = dotprompt.parse(source);
     const defaults = (parsed.input?.default ?? {}) as Record<string, unknown>;
     const data = { ...defaults, ...structuredClone(input) };
-    const rendered = await dotprompt.render(source, { input: data });
+    const rendered = await dotprompt.render(source, { input: data, ...(structuredClone(runtimeData) as object) });
     const messages = rendered.messages.map((message) => ({
       role: message.role,
       text: message.content.map((part) => ('text' in part && typeof part.text === 'string' ? part.text : '')).join(''),

@@ -4,7 +4,13 @@ import type { EngineResult } from './engineResult';
 
 export type EngineRequest =
   | { engine: 'jinja2' | 'mustache'; template: string; data: Record<string, unknown> }
-  | { engine: 'dotprompt'; source: string; input: Record<string, unknown>; partials: Record<string, string> };
+  | { engine: 'dotprompt'; source: string; input: Record<string, unknown>; partials: Record<string, string>; runtimeData?: RuntimeData };
+
+/** What an application passes a Dotprompt render besides inputs: `@` context values and history messages. */
+export interface RuntimeData {
+  context?: Record<string, unknown>;
+  messages?: unknown[];
+}
 
 export type EngineAnswer = EngineResult | DotpromptResult;
 
@@ -12,7 +18,7 @@ export type EngineAnswer = EngineResult | DotpromptResult;
 export async function runEngine(request: EngineRequest): Promise<EngineAnswer> {
   if (request.engine === 'dotprompt') {
     const { renderDotprompt } = await import('./dotprompt');
-    return renderDotprompt(request.source, request.input, request.partials);
+    return renderDotprompt(request.source, request.input, request.partials, request.runtimeData);
   }
   if (request.engine === 'mustache') {
     const { renderMustache } = await import('./mustache');

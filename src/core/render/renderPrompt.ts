@@ -10,6 +10,7 @@ import type { OffsetRange, Prompt, PromptBody } from '../formats/model';
 import { promptyRoleLines } from '../formats/prompty';
 import { renderTemplate } from '../formats/template';
 import type { DotpromptResult } from './dotprompt';
+import type { RuntimeData } from './engineRequest';
 import type { EngineResult } from './engineResult';
 import { renderWithEngine } from './renderer';
 import { canMark, sourceMark, stripMarks, type MarkAt } from './sentinels';
@@ -49,13 +50,14 @@ export interface PromptRendering {
 
 const TEMPLATE_TAG = /\{\{|\{%|\{#/;
 
-export async function renderPrompt(text: string, prompt: Prompt, vars: Record<string, unknown>, partials: Record<string, string> = {}): Promise<PromptRendering> {
+/** `runtimeData`: what an application adds to a Dotprompt render (context, history); none when counting. */
+export async function renderPrompt(text: string, prompt: Prompt, vars: Record<string, unknown>, partials: Record<string, string> = {}, runtimeData?: RuntimeData): Promise<PromptRendering> {
   const values = { ...prompt.inputs, ...vars };
   const body = prompt.body;
   if (!body) return renderByMessage(text, prompt, values);
   if (!TEMPLATE_TAG.test(text.slice(body.bodyStart))) return asWritten(prompt);
   const sections = sectionsOf(text, body);
-  return body.engine === 'dotprompt' ? renderDotpromptBody(text, body, sections, values, partials, prompt) : renderPromptyBody(text, body, sections, values, prompt);
+  return body.engine === 'dotprompt' ? renderDotpromptBody(text, body, sections, values, partials, prompt, runtimeData) : renderPromptyBody(text, body, sections, values, prompt);
 }
 
 /** The body's sections as written (also the fallback when an engine fails). */
@@ -129,9 +131,17 @@ async function renderPromptyBody(text: string, body: PromptBody, sections: Secti
   return { messages, unresolved: unresolvedIn(text, body.bodyStart, answer.missing), engineRendered: true, unevaluatedLogic: false };
 }
 
-async function renderDotpromptBody(text: string, body: PromptBody, sections: Section[], values: Record<string, unknown>, partials: Record<string, string>, prompt: Prompt): Promise<PromptRendering> {
+async function renderDotpromptBody(
+  text: string,
+  body: PromptBody,
+  sections: Section[],
+  values: Record<string, unknown>,
+  partials: Record<string, string>,
+  prompt: Prompt,
+  runtimeData?: RuntimeData,
+): Promise<PromptRendering> {
   const source = markedSource(text, body.sourceStart, sections) ?? text.slice(body.sourceStart);
-  const answer = (await renderWithEngine({ engine: 'dotprompt', source, input: values, partials })) as DotpromptResult;
+  const answer = (await renderWithEngine({ engine: 'dotprompt', source, input: values, partials, ...(runtimeData ? { runtimeData } : {}) })) as DotpromptResult;
   if ('error' in answer) return asWritten(prompt, answer.error);
   const messages: RenderedMessage[] = [];
   let previous = 0;

@@ -5,6 +5,7 @@
  * memory the worker is terminated (and started again for the next render); the render reports why.
  * Where the bundle is absent (tests from source) engines run in this thread.
  */
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -50,7 +51,25 @@ function settle(id: number, answer: EngineAnswer): void {
   waiting.resolve(answer);
 }
 
-export async function renderWithEngine(request: EngineRequest, deadlineMs = RENDER_DEADLINE_MS): Promise<EngineAnswer> {
+/** Renders by content and values: an edit elsewhere in the file (or a second request for the same version) renders nothing. */
+const CACHE_LIMIT = 64;
+const cache = new Map<string, Promise<EngineAnswer>>();
+
+export function renderWithEngine(request: EngineRequest, deadlineMs = RENDER_DEADLINE_MS): Promise<EngineAnswer> {
+  const key = createHash('sha256').update(JSON.stringify(request)).digest('base64');
+  const cached = cache.get(key);
+  if (cached) return cached;
+  const answer = renderUncached(request, deadlineMs);
+  cache.set(key, answer);
+  if (cache.size > CACHE_LIMIT) cache.delete(cache.keys().next().value!);
+  // A render stopped at its deadline may succeed on a quieter machine: only answers that are not timeouts stay.
+  void answer.then((a) => {
+    if ('error' in a && /did not finish|stopped unexpectedly|more than/.test(a.error)) cache.delete(key);
+  });
+  return answer;
+}
+
+async function renderUncached(request: EngineRequest, deadlineMs: number): Promise<EngineAnswer> {
   const script = workerScript();
   if (!script) {
     // Bundles carry no engines (they live in the worker bundle); only source runs render in-thread.

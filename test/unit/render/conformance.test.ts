@@ -1,0 +1,220 @@
+/**
+ * Conformance on real prompt files (../shared/realworld): every file is rendered by a reference the
+ * test builds with each runtime's own rules, independently of the product's parsers, and counted
+ * with tiktoken; the product's messages must have the same roles and the same token counts.
+ *  - Prompty: front matter read with `yaml`; samples, scalar defaults and `${file:}` samples; the
+ *    body rendered with Jinja2 (nunjucks) or Mustache, then split at role lines with the boundary
+ *    rule of Prompty's runtime (parsers.py), each message stripped.
+ *  - Dotprompt: Google's `dotprompt` library renders the file (licence header before the front
+ *    matter skipped, as its repository's parser does; `_name.prompt` partials from the folder).
+ *  - GitHub Models: `yaml`, then gh-models' rule: `{{key}}` replaced for each key of the first testData row.
+ *  - VS Code prompt files: the body after the front matter, one user message.
+ *  - Dotprompt's own spec cases (spec/**.yaml): the expected messages written in the spec.
+ * The table is written to test-artifacts/conformance.md (README quotes it); the goals are asserted.
+ */
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative } from 'node:path';
+import { Dotprompt } from 'dotprompt';
+import Mustache from 'mustache';
+import nunjucks from 'nunjucks';
+import { get_encoding } from 'tiktoken';
+import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { analyzePromptText } from '../../../src/core/analysis';
+import { parseDotprompt } from '../../../src/core/formats/dotprompt';
+import { renderPrompt } from '../../../src/core/render/renderPrompt';
+import { TokenCounter } from '../../../src/core/tokens/counter';
+import { REALWORLD } from '../../fixtures/realworld';
+
+const o200k = get_encoding('o200k_base');
+const tokens = (text: string) => o200k.encode_ordinary(text).length;
+type Msg = { role: string; content: string };
+
+function walk(dir: string, out: string[] = []): string[] {
+  for (const name of readdirSync(dir)) {
+    const full = join(dir, name);
+    if (statSync(full).isDirectory()) walk(full, out);
+    else out.push(full);
+  }
+  return out;
+}
+const ALL = walk(REALWORLD);
+
+// ---- references -------------------------------------------------------------------------------
+
+const FRONT = /^---[ \t]*\r?\n(?:([\s\S]*?)\r?\n)?---[ \t]*(?:\r?\n|$)/;
+
+function promptyReference(file: string): Msg[] {
+  const text = readFileSync(file, 'utf8');
+  const match = FRONT.exec(text);
+  const front = (match ? parseYaml(match[1] ?? "") : {}) ?? {};
+  const body = match ? text.slice(match[0].length) : text;
+  const values: Record<string, unknown> = {};
+  // Inputs: a mapping name → spec (or → default value), or (v2) a list of specs with a name.
+  const inputs = Array.isArray(front.inputs) ? Object.fromEntries((front.inputs as Record<string, unknown>[]).map((spec) => [String(spec.name), spec])) : front.inputs;
+  if (inputs && typeof inputs === 'object') {
+    for (const [key, spec] of Object.entries(inputs as Record<string, unknown>)) {
+      if (spec && typeof spec === 'object' && !Array.isArray(spec)) {
+        const s = spec as Record<string, unknown>;
+        const value = s.sample ?? s.example ?? s.default;
+        if (value !== undefined) values[key] = value;
+      } else if (spec !== null && spec !== undefined) values[key] = spec;
+    }
+  }
+  let sample = front.sample;
+  if (typeof sample === 'string' && sample.startsWith('${file:')) sample = JSON.parse(readFileSync(join(dirname(file), sample.slice(7, -1)), 'utf8'));
+  if (sample && typeof sample === 'object') Object.assign(values, sample);
+  for (const [key, value] of Object.entries(values)) {
+    if (typeof value === 'string' && value.startsWith('${file:')) values[key] = JSON.parse(readFileSync(join(dirname(file), value.slice(7, -1)), 'utf8'));
+  }
+  const format = typeof front.template === 'string' ? front.template : (front.template?.format?.kind ?? front.template?.format);
+  const rendered = format === 'mustache' ? Mustache.render(body, values, {}, { escape: (v: string) => v }) : new nunjucks.Environment([], { autoescape: false }).renderString(body, values);
+  // parsers.py: boundary = (?i)^\s*#?\s*(roles)(\[…\])?\s*:\s*$ ; first role is system; content lines joined.
+  const boundary = /^\s*#?\s*(assistant|function|system|user|tools|developer|tool)(\[((\w+)*\s*=\s*"?([^"]*)"?\s*(,?)\s*)+\])?\s*:\s*$/i;
+  const messages: Msg[] = [];
+  let role = 'system';
+  let buffer: string[] = [];
+  const flush = () => {
+    const content = buffer.join('\n').trim();
+    if (content) messages.push({ role, content });
+    buffer = [];
+  };
+  for (const line of rendered.split(/\r?\n/)) {
+    const m = boundary.exec(line);
+    if (m) {
+      flush();
+      role = m[1]!.toLowerCase();
+    } else buffer.push(line);
+  }
+  flush();
+  return messages;
+}
+
+function partialsBeside(file: string, source: string): Record<string, string> {
+  const partials: Record<string, string> = {};
+  const queue = [source];
+  while (queue.length) {
+    for (const m of queue.shift()!.replace(/\{\{!--[\s\S]*?--\}\}|\{\{![\s\S]*?\}\}/g, '').matchAll(/\{\{#?>\s*([\w./-]+)/g)) {
+      const name = m[1]!;
+      if (name in partials) continue;
+      for (const candidate of [`_${name}.prompt`, `${name}.prompt`]) {
+        try {
+          partials[name] = readFileSync(join(dirname(file), candidate), 'utf8');
+          queue.push(partials[name]!);
+          break;
+        } catch {
+          // next candidate
+        }
+      }
+    }
+  }
+  return partials;
+}
+
+async function dotpromptReference(file: string): Promise<Msg[]> {
+  let source = readFileSync(file, 'utf8');
+  source = source.replace(/^(?:(?:#[^\n]*|[ \t]*)\n)*(?=---)/, '');
+  const dotprompt = new Dotprompt({ partials: partialsBeside(file, source) });
+  const parsed = dotprompt.parse(source);
+  const rendered = await dotprompt.render(source, { input: { ...(parsed.input?.default ?? {}) } });
+  return rendered.messages.map((m) => ({ role: m.role, content: m.content.map((p) => ('text' in p ? (p.text as string) : '')).join('') }));
+}
+
+function ghModelsReference(file: string): Msg[] {
+  const doc = parseYaml(readFileSync(file, 'utf8'));
+  const row: Record<string, unknown> = Array.isArray(doc.testData) && doc.testData[0] && typeof doc.testData[0] === 'object' ? doc.testData[0] : {};
+  return (doc.messages as { role: string; content?: string }[]).map((m) => {
+    let content = m.content ?? '';
+    for (const [key, value] of Object.entries(row)) content = content.split(`{{${key}}}`).join(typeof value === 'string' ? value : String(value));
+    return { role: m.role, content };
+  });
+}
+
+function vscodeReference(file: string): Msg[] {
+  const text = readFileSync(file, 'utf8');
+  const match = FRONT.exec(text);
+  const body = (match ? text.slice(match[0].length) : text).trim();
+  return body ? [{ role: 'user', content: body }] : [];
+}
+
+// ---- comparison -------------------------------------------------------------------------------
+
+interface Row {
+  format: string;
+  files: number;
+  rendered: number;
+  roles: number;
+  tokens: number;
+  differing: string[];
+}
+
+async function conform(format: string, files: string[], reference: (file: string) => Msg[] | Promise<Msg[]>, productFormat?: Parameters<typeof analyzePromptText>[3]['format']): Promise<Row> {
+  const row: Row = { format, files: files.length, rendered: 0, roles: 0, tokens: 0, differing: [] };
+  const counter = new TokenCounter();
+  for (const file of files) {
+    let expected: Msg[];
+    try {
+      expected = await reference(file);
+    } catch {
+      continue; // the runtime itself cannot render this file: counted in `files`, not in `rendered`
+    }
+    row.rendered++;
+    const analysis = await analyzePromptText(basename(file), readFileSync(file, 'utf8'), counter, { defaultModel: 'gpt-4o', encoding: 'o200k_base', filePath: file, ...(productFormat ? { format: productFormat } : {}) });
+    const ours = analysis.prompts[0]?.messages ?? [];
+    const sameRoles = ours.map((m) => m.role).join() === expected.map((m) => m.role).join();
+    if (sameRoles) row.roles++;
+    if (sameRoles && ours.every((m, i) => m.tokens === tokens(expected[i]!.content))) row.tokens++;
+    else row.differing.push(relative(REALWORLD, file));
+  }
+  return row;
+}
+
+async function dotpromptSpec(): Promise<Row> {
+  const row: Row = { format: 'Dotprompt spec cases', files: 0, rendered: 0, roles: 0, tokens: 0, differing: [] };
+  const specFiles = ALL.filter((f) => f.includes('/google/dotprompt/spec/') && f.endsWith('.yaml'));
+  for (const specFile of specFiles) {
+    for (const suite of parseYaml(readFileSync(specFile, 'utf8')) as { name: string; template: string; data?: Record<string, unknown>; partials?: Record<string, string>; resolverPartials?: Record<string, string>; tests: { desc: string; data?: Record<string, unknown>; options?: { input?: { default?: Record<string, unknown> } }; expect: { messages?: { role: string; content: { text?: string }[] }[] } }[] }[]) {
+      for (const test of suite.tests) {
+        if (!test.expect.messages) continue;
+        row.files++;
+        row.rendered++;
+        const defaults = test.options?.input?.default ?? {};
+        const text = suite.template;
+        const doc = parseDotprompt(text, `${suite.name}.prompt`);
+        const prompt = doc.prompts[0]!;
+        // A suite's data applies to its tests; a test's own data wins.
+        const data = { ...suite.data, ...test.data } as { input?: Record<string, unknown>; context?: Record<string, unknown>; messages?: unknown[] };
+        const rendering = await renderPrompt(text, prompt, { ...defaults, ...(data.input ?? {}) }, { ...suite.partials, ...suite.resolverPartials }, { ...(data.context ? { context: data.context } : {}), ...(data.messages ? { messages: data.messages } : {}) });
+        const expected = test.expect.messages.map((m) => ({ role: m.role, content: m.content.map((p) => p.text ?? '').join('') }));
+        const sameRoles = rendering.messages.map((m) => m.role).join() === expected.map((m) => m.role).join();
+        if (sameRoles) row.roles++;
+        if (sameRoles && rendering.messages.every((m, i) => tokens(m.content) === tokens(expected[i]!.content))) row.tokens++;
+        else row.differing.push(`${relative(REALWORLD, specFile)} › ${suite.name} › ${test.desc}`);
+      }
+    }
+  }
+  return row;
+}
+
+describe('conformance with the runtimes on real prompt files', () => {
+  it('renders like each runtime: roles and per-message tokens, per format', { timeout: 240_000 }, async () => {
+    const isGhModels = (f: string) => /\.prompt\.ya?ml$/.test(f) || (f.includes('/github/gh-models/examples/') && f.endsWith('.yml'));
+    const rows = [
+      await conform('Prompty', ALL.filter((f) => f.endsWith('.prompty')), promptyReference),
+      await conform('Dotprompt', ALL.filter((f) => f.endsWith('.prompt') && !f.includes('/google/dotprompt/spec/')), dotpromptReference, 'dotprompt'),
+      await conform('.prompt.yml (incl. gh-models *.yml)', ALL.filter(isGhModels), ghModelsReference, 'github-prompt-yaml'),
+      await conform('.prompt.md', ALL.filter((f) => f.endsWith('.prompt.md')), vscodeReference),
+      await dotpromptSpec(),
+    ];
+    const table = [
+      '| format | files | reference renders | roles equal | per-message tokens equal |',
+      '|---|---:|---:|---:|---:|',
+      ...rows.map((r) => `| ${r.format} | ${r.files} | ${r.rendered} | ${r.roles}/${r.rendered} | ${r.tokens}/${r.rendered} (${((100 * r.tokens) / Math.max(1, r.rendered)).toFixed(1)}%) |`),
+    ].join('\n');
+    const differing = rows.flatMap((r) => r.differing.map((d) => `- ${r.format}: ${d}`)).join('\n');
+    mkdirSync('test-artifacts', { recursive: true });
+    writeFileSync('test-artifacts/conformance.md', `${table}\n\nDiffering:\n${differing}\n`);
+    console.log(`${table}\n\nDiffering:\n${differing}`);
+    for (const row of rows) expect(row.tokens / row.rendered, row.format).toBeGreaterThanOrEqual(row.format.startsWith('Dotprompt spec') ? 0.9 : 0.95);
+  });
+});
