@@ -57,7 +57,8 @@ export function splitAtMarkers(text: string, bodyStart: number, bodyEnd: number,
   return messages;
 }
 
-function trimmedRange(text: string, start: number, end: number): OffsetRange {
+/** The range without surrounding whitespace. */
+export function trimmedRange(text: string, start: number, end: number): OffsetRange {
   let s = start;
   let e = end;
   while (s < e && /\s/.test(text[s]!)) s++;

@@ -8,6 +8,7 @@
  */
 import type { OffsetRange, Prompt, PromptBody } from '../formats/model';
 import { promptyRoleLines } from '../formats/prompty';
+import { trimmedRange as trimmed } from '../formats/roleMarkers';
 import { renderTemplate } from '../formats/template';
 import type { DotpromptResult } from './dotprompt';
 import type { RuntimeData } from './engineRequest';
@@ -202,12 +203,4 @@ function unresolvedIn(text: string, bodyStart: number, names: string[]): Unresol
 function locateInSource(text: string, within: OffsetRange, tag: string): OffsetRange {
   const found = text.indexOf(tag, within.start);
   return found >= 0 && found < within.end ? { start: found, end: found + tag.length } : within;
-}
-
-function trimmed(text: string, start: number, end: number): OffsetRange {
-  let s = start;
-  let e = end;
-  while (s < e && /\s/.test(text[s]!)) s++;
-  while (e > s && /\s/.test(text[e - 1]!)) e--;
-  return { start: s, end: e };
 }
