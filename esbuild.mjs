@@ -50,7 +50,8 @@ const builds = [
   // Large answers are counted in this worker, stopped at the run's deadline (core/tokens/boundedCount.ts).
   { ...node, entryPoints: { countWorker: 'src/core/tokens/countWorker.ts' }, outdir: 'dist' },
   // Template engines run here, with a deadline and a heap limit (core/render/renderer.ts); they are not in the server bundle.
-  { ...node, entryPoints: { renderWorker: 'src/core/render/renderWorker.ts' }, outdir: 'dist' },
+  // handlebars loads source-map only for precompiled source maps, and falls back without it.
+  { ...node, entryPoints: { renderWorker: 'src/core/render/renderWorker.ts' }, outdir: 'dist', external: ['source-map'] },
   { ...node, entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
   { ...shared, entryPoints: { webview: 'webview/main.ts' }, outdir: 'dist', platform: 'browser', format: 'iife', target: 'chrome120' },
 ];

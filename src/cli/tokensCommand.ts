@@ -11,7 +11,7 @@ import { TOKENS_USAGE } from './usage';
 
 /** `prompt-insight tokens`: counts every prompt of every file; exit 1 when a file cannot be read or has errors. */
 export async function tokensCommand(argv: string[], io: CliIO): Promise<number> {
-  const args = parseArgs(argv, { valued: ['encoding', 'model', 'budget'], boolean: ['json', 'rendered'] });
+  const args = parseArgs(argv, { valued: ['encoding', 'model', 'budget', 'partials'], boolean: ['json', 'rendered'] });
   if (args.positionals.length === 0) throw new UsageError(`no files given\nusage: ${TOKENS_USAGE}`);
   const encoding = args.flags.get('encoding');
   if (encoding !== undefined && (typeof encoding !== 'string' || !isEncodingName(encoding))) {
@@ -44,6 +44,7 @@ export async function tokensCommand(argv: string[], io: CliIO): Promise<number> 
       ...(encoding && isEncodingName(encoding) ? { encoding } : {}),
       tokenBudget: budget,
       filePath: resolve(file),
+      ...(typeof args.flags.get('partials') === 'string' ? { partialFolders: [resolve(String(args.flags.get('partials')))] } : {}),
     });
     if (analysis.diagnostics.some((d) => d.severity === 'error')) failed = true;
     files.push(toJson(file, analysis, new LineIndex(decoded.text), args.flags.get('rendered') === true));

@@ -19,6 +19,8 @@ export interface AnalysisOptions {
   format?: PromptFormat;
   /** The file's path on disk, when it has one: partials and `${file:}` values are read beside it. */
   filePath?: string;
+  /** Folders searched for Dotprompt partials after the prompt's own (setting `promptInsight.render.partialFolders`, CLI `--partials`). */
+  partialFolders?: readonly string[];
 }
 
 export interface MessageAnalysis {
@@ -68,19 +70,20 @@ export async function analyzePromptText(fileName: string, text: string, counter:
     const model = modelTokenInfo(prompt.model ?? options.defaultModel);
     const encoding = options.encoding ?? model.encoding;
     const encoder = await loadEncoder(encoding);
-    const rendering = await renderForCounting(text, prompt, options.filePath, diagnostics);
+    const rendering = await renderForCounting(text, prompt, options, diagnostics);
     prompts.push(countPrompt(text, format, prompt, rendering, model, encoder, counter, options, diagnostics, `${fileName}\u0000${promptIndex}`));
   }
   return { format, prompts, diagnostics };
 }
 
 /** Renders a prompt with its own sample values, reporting what could not be read or rendered. */
-async function renderForCounting(text: string, prompt: Prompt, filePath: string | undefined, diagnostics: PromptDiagnostic[]): Promise<PromptRendering> {
+async function renderForCounting(text: string, prompt: Prompt, options: AnalysisOptions, diagnostics: PromptDiagnostic[]): Promise<PromptRendering> {
   const at = firstLineOf(text, prompt.range);
+  const { filePath } = options;
   const { values, notes } = promptValues(prompt, filePath);
   let partials: Record<string, string> = {};
   if (prompt.body?.engine === 'dotprompt' && filePath) {
-    const loaded = loadPartials(filePath, text.slice(prompt.body.bodyStart));
+    const loaded = loadPartials(filePath, text.slice(prompt.body.bodyStart), options.partialFolders);
     partials = loaded.partials;
     notes.push(...loaded.notes);
   }

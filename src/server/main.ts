@@ -32,7 +32,7 @@ process.on('uncaughtException', (error) => connection.console.error(`Prompt Insi
 process.on('unhandledRejection', (error) => connection.console.error(`Prompt Insight server: unhandled ${describeError(error)}`));
 
 function analysisOptions(current: ServerSettings) {
-  return { defaultModel: current.tokens.defaultModel, tokenBudget: current.tokens.budget };
+  return { defaultModel: current.tokens.defaultModel, tokenBudget: current.tokens.budget, partialFolders: current.partialFolders };
 }
 
 connection.onInitialize((params) => {

@@ -51,9 +51,12 @@ function readInside(folder: string, name: string): { text: string } | { error: s
   }
 }
 
-/** Partials the source uses (and the partials they use), read from `_name.prompt` or `name.prompt` beside the prompt. */
-export function loadPartials(promptPath: string, source: string): { partials: Record<string, string>; notes: ReferenceNote[] } {
-  const folder = dirname(promptPath);
+/**
+ * Partials the source uses (and the partials they use), read from `_name.prompt` or `name.prompt`
+ * beside the prompt, then in each configured folder (the same rules inside each).
+ */
+export function loadPartials(promptPath: string, source: string, moreFolders: readonly string[] = []): { partials: Record<string, string>; notes: ReferenceNote[] } {
+  const folders = [dirname(promptPath), ...moreFolders];
   const partials: Record<string, string> = {};
   const notes: ReferenceNote[] = [];
   const queue = [source];
@@ -69,11 +72,15 @@ export function loadPartials(promptPath: string, source: string): { partials: Re
         return { partials, notes };
       }
       const base = name.includes('/') ? join(dirname(name), `_${name.split('/').pop()}.prompt`) : `_${name}.prompt`;
-      let found = readInside(folder, base);
-      if ('error' in found) found = readInside(folder, `${name}.prompt`);
+      let found: { text: string } | { error: string } = { error: 'not found' };
+      for (const folder of folders) {
+        found = readInside(folder, base);
+        if ('error' in found) found = readInside(folder, `${name}.prompt`);
+        if (!('error' in found)) break;
+      }
       if ('error' in found) {
         // Not registered: the library then fails as the runtime would, and says so.
-        notes.push({ message: `partial '${name}': neither _${name}.prompt nor ${name}.prompt is beside the prompt` });
+        notes.push({ message: `partial '${name}': neither _${name}.prompt nor ${name}.prompt is beside the prompt${moreFolders.length ? ' or in the partial folders' : ''}` });
         continue;
       }
       partials[name] = found.text;

@@ -2,8 +2,8 @@
  * A rank table as one compact binary file, read at start-up without parsing JavaScript: the
  * 3.3 MB JS module of o200k_base's 200k token strings took ~170 ms to compile and ~180 ms more to
  * turn into maps, most of a `tokens` call's 400 ms. Layout (little-endian):
- *   "PIRK" · u32 version · u32 token count · u32 blob bytes · u32 span count ·
- *   u32 spanBits[span count] · u8 length[token count] · blob
+ *   "PIRK" · u32 version · u32 token count · u32 blob bytes · u32 span bytes ·
+ *   spanBits (ascending, as LEB128 varints of the gaps) · u8 length[token count] · blob
  * where token id i's bytes are the blob from the sum of the lengths before it. Ids are dense in
  * both tables (no gaps); tokens are at most 128 bytes (255 fits in a length byte). `spanBits` is
  * the character-boundary index (charBoundaryCuts.ts), computed here once at build time: built at
@@ -12,7 +12,7 @@
 import { boundarySpanBits } from './charBoundaryCuts';
 
 const MAGIC = 0x4b524950; // "PIRK"
-const VERSION = 2;
+const VERSION = 3;
 const HEADER_BYTES = 20;
 
 export interface RankData {
@@ -40,17 +40,17 @@ export function encodeRankFile(rankList: readonly (string | number[] | undefined
     blob.set(bytes, at);
     at += bytes.length;
   }
-  const spanBits = boundarySpanBits(lengths, blob);
+  const spans = encodeGaps(boundarySpanBits(lengths, blob));
   const spansAt = HEADER_BYTES;
-  const lengthsAt = spansAt + spanBits.length * 4;
+  const lengthsAt = spansAt + spans.length;
   const out = new Uint8Array(lengthsAt + lengths.length + blob.length);
   const view = new DataView(out.buffer);
   view.setUint32(0, MAGIC, true);
   view.setUint32(4, VERSION, true);
   view.setUint32(8, tokens.length, true);
   view.setUint32(12, blob.length, true);
-  view.setUint32(16, spanBits.length, true);
-  spanBits.forEach((bit, i) => view.setUint32(spansAt + i * 4, bit, true));
+  view.setUint32(16, spans.length, true);
+  out.set(spans, spansAt);
   out.set(lengths, lengthsAt);
   out.set(blob, lengthsAt + lengths.length);
   return out;
@@ -61,10 +61,47 @@ export function decodeRankFile(file: Uint8Array): RankData {
   if (file.byteLength < HEADER_BYTES || view.getUint32(0, true) !== MAGIC || view.getUint32(4, true) !== VERSION) throw new Error('not a Prompt Insight rank file (or another version)');
   const count = view.getUint32(8, true);
   const blobBytes = view.getUint32(12, true);
-  const spanCount = view.getUint32(16, true);
-  const lengthsAt = HEADER_BYTES + spanCount * 4;
+  const spanBytes = view.getUint32(16, true);
+  const lengthsAt = HEADER_BYTES + spanBytes;
   if (file.byteLength !== lengthsAt + count + blobBytes) throw new Error('rank file is truncated or has trailing bytes');
-  const spanBits = new Uint32Array(spanCount);
-  for (let i = 0; i < spanCount; i++) spanBits[i] = view.getUint32(HEADER_BYTES + i * 4, true);
+  const spanBits = decodeGaps(file.subarray(HEADER_BYTES, lengthsAt));
   return { count, lengths: file.subarray(lengthsAt, lengthsAt + count), blob: file.subarray(lengthsAt + count), spanBits };
+}
+
+/** Ascending numbers as LEB128 varints of their gaps: 2 bytes per set bit instead of 4 (the vsix stays under 2.5 MB). */
+function encodeGaps(values: Uint32Array): Uint8Array {
+  const out: number[] = [];
+  let previous = 0;
+  for (const value of values) {
+    let gap = value - previous;
+    previous = value;
+    while (gap >= 0x80) {
+      out.push((gap & 0x7f) | 0x80);
+      gap >>>= 7;
+    }
+    out.push(gap);
+  }
+  return Uint8Array.from(out);
+}
+
+function decodeGaps(bytes: Uint8Array): Uint32Array {
+  const values: number[] = [];
+  let value = 0;
+  let gap = 0;
+  let shift = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i]!;
+    gap |= (byte & 0x7f) << shift;
+    if (byte & 0x80) {
+      shift += 7;
+      if (shift > 28) throw new Error('rank file span index is corrupt');
+      continue;
+    }
+    value += gap;
+    values.push(value);
+    gap = 0;
+    shift = 0;
+  }
+  if (shift !== 0) throw new Error('rank file span index is truncated');
+  return Uint32Array.from(values);
 }

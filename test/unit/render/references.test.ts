@@ -47,6 +47,21 @@ describe('references beside the prompt', () => {
     expect(JSON.stringify(partials)).not.toContain('TOP SECRET');
   });
 
+  it('partials are also looked for in configured folders, after the prompt\'s own (CLI --partials)', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'pi-partials-'));
+    mkdirSync(join(root, 'prompts'));
+    mkdirSync(join(root, 'shared'));
+    writeFileSync(join(root, 'shared', '_tone.prompt'), 'Answer in a warm tone.');
+    writeFileSync(join(root, 'prompts', '_local.prompt'), 'Local rules.');
+    const file = join(root, 'prompts', 'p.prompt');
+    writeFileSync(file, '---\nmodel: gpt-4o\n---\n{{role "system"}}\n{{> local}} {{> tone}}\n{{role "user"}}\nHi\n');
+    expect(loadPartials(file, '{{> tone}}').partials).toEqual({});
+    expect(loadPartials(file, '{{> tone}} {{> local}}', [join(root, 'shared')]).partials).toEqual({ tone: 'Answer in a warm tone.', local: 'Local rules.' });
+    const { execFile } = await import('node:child_process');
+    const out = await new Promise<string>((done, fail) => execFile(process.execPath, ['dist/cli.js', 'tokens', '--json', '--rendered', '--partials', join(root, 'shared'), file], (error, stdout) => (error ? fail(error) : done(stdout))));
+    expect(JSON.parse(out).files[0].prompts[0].tokens.messages[0].content).toContain('Local rules. Answer in a warm tone.');
+  });
+
   it('the "what will be sent" document fences content so that no backticks in it can end the block', () => {
     const markdown = renderedPromptMarkdown({ name: 'p', model: 'gpt-4o', modelFromFile: true, encoding: 'o200k_base', totalTokens: 12, messages: [{ role: 'user', content: 'a ```` b', tokens: 5, mediaParts: 0, line: 3 }], notes: ['line 4: x'] }, 'p.prompty');
     expect(markdown).toContain('`````text\na ```` b\n`````');

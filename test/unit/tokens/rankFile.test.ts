@@ -43,7 +43,7 @@ describe('rank file', () => {
     const file = encodeRankFile(cl100kList);
     expect(() => decodeRankFile(file.subarray(0, file.length - 1))).toThrow(/truncated/);
     const otherVersion = file.slice();
-    otherVersion[4] = 1;
+    otherVersion[4] = 2;
     expect(() => decodeRankFile(otherVersion)).toThrow(/another version/);
     expect(() => decodeRankFile(new Uint8Array(8))).toThrow(/not a Prompt Insight rank file/);
   });
