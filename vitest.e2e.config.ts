@@ -1,9 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
-// End-to-end suite: real code-server + Chromium; tools from test/e2e/install-tools.sh.
+// End-to-end suite: real code-server + Chromium, and the real inference engine (llama-server);
+// tools from test/e2e/install-tools.sh.
 export default defineConfig({
   test: {
-    include: ['test/e2e/**/*.e2e.test.ts'],
+    include: ['test/e2e/**/*.e2e.test.ts', 'test/engine/**/*.engine.test.ts'],
     testTimeout: 120_000,
     hookTimeout: 180_000,
     pool: 'forks',

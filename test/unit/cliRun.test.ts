@@ -66,8 +66,13 @@ describe('prompt-insight run', () => {
     try {
       const { code, stdout, stderr } = await cli(['run', 'examples/homes/homes.prompt.txt', '--endpoint', server.url, '--model', 'gpt-4o', '--api-key-env', 'PI_TEST_KEY', '--store', store, '--json'], { PI_TEST_KEY: secret });
       expect(code).toBe(0);
-      expect(server.requests[0]!.headers.authorization).toBe(`Bearer ${secret}`);
-      expect(JSON.parse(server.requests[0]!.body).model).toBe('gpt-4o');
+      const chat = server.requests.find((r) => r.method === 'POST')!;
+      expect(chat.headers.authorization).toBe(`Bearer ${secret}`);
+      expect(JSON.parse(chat.body).model).toBe('gpt-4o');
+      // The server-kind probe (GET /props, /version) never carries the key.
+      const probes = server.requests.filter((r) => r.method === 'GET');
+      expect(probes.map((r) => r.url)).toEqual(['/props', '/version']);
+      for (const probe of probes) expect(JSON.stringify(probe.headers)).not.toContain(secret);
       for (const text of [stdout, stderr, readFileSync(store, 'utf8')]) expect(text).not.toContain(secret);
     } finally {
       await server.close();

@@ -15,6 +15,7 @@ export function anthropicDecoder(contentType: string): StreamDecoder {
 class AnthropicStreamDecoder extends SseStreamDecoder {
   protected readonly incompleteMessage = 'The stream ended before message_stop; the answer is incomplete.';
   private inputTokens: number | undefined;
+  private cachedInputTokens: number | undefined;
   private stopReason: string | undefined;
 
   protected events(sseEvents: SseEvent[]): TimedEvent[] {
@@ -36,7 +37,12 @@ class AnthropicStreamDecoder extends SseStreamDecoder {
       if (type === 'error') {
         out.push(this.fail(t, anthropicError(record(json.error))));
       } else if (type === 'message_start') {
-        this.inputTokens = numberOf(record(record(json.message)?.usage)?.input_tokens);
+        const startUsage = record(record(json.message)?.usage);
+        this.inputTokens = numberOf(startUsage?.input_tokens);
+        // Anthropic counts cache reads (and writes) apart from input_tokens.
+        this.cachedInputTokens = numberOf(startUsage?.cache_read_input_tokens);
+        const created = numberOf(startUsage?.cache_creation_input_tokens) ?? 0;
+        if (this.inputTokens !== undefined) this.inputTokens += (this.cachedInputTokens ?? 0) + created;
       } else if (type === 'content_block_delta') {
         const delta = record(json.delta);
         const kind = stringOf(delta?.type);
@@ -46,7 +52,7 @@ class AnthropicStreamDecoder extends SseStreamDecoder {
       } else if (type === 'message_delta') {
         this.stopReason = stringOf(record(json.delta)?.stop_reason) ?? this.stopReason;
         const outputTokens = numberOf(record(json.usage)?.output_tokens);
-        out.push({ kind: 'usage', t, ...(this.inputTokens !== undefined ? { inputTokens: this.inputTokens } : {}), ...(outputTokens !== undefined ? { outputTokens } : {}) });
+        out.push({ kind: 'usage', t, ...(this.inputTokens !== undefined ? { inputTokens: this.inputTokens } : {}), ...(outputTokens !== undefined ? { outputTokens } : {}), ...(this.cachedInputTokens !== undefined ? { cachedInputTokens: this.cachedInputTokens } : {}) });
       } else if (type === 'message_stop') {
         this.complete = true;
         out.push({ kind: 'done', t, ...(this.stopReason ? { finishReason: this.stopReason } : {}) });

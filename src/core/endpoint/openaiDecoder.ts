@@ -6,7 +6,7 @@
 import { JsonBodyDecoder, SseStreamDecoder } from './decoderBase';
 import { numberOf, record, stringOf } from './jsonFields';
 import type { SseEvent } from './sse';
-import { EndpointError, type ServerReported, type StreamDecoder, type TimedEvent } from './types';
+import { EndpointError, type ServerReported, type ServerTimings, type StreamDecoder, type TimedEvent } from './types';
 
 export function openAiDecoder(contentType: string): StreamDecoder {
   return /application\/json/i.test(contentType) ? new OpenAiJsonBodyDecoder() : new OpenAiStreamDecoder();
@@ -79,10 +79,39 @@ function pushChunkEvents(json: unknown, t: number, out: TimedEvent[]): boolean {
 function pushUsage(json: unknown, t: number, out: TimedEvent[]): void {
   const usage = record(record(json)?.usage);
   const server = serverReported(record(json)?.x_sim);
-  if (!usage && !server) return;
+  const timings = llamaTimings(record(json)?.timings);
+  if (!usage && !server && !timings) return;
   const inputTokens = numberOf(usage?.prompt_tokens);
   const outputTokens = numberOf(usage?.completion_tokens);
-  out.push({ kind: 'usage', t, ...(inputTokens !== undefined ? { inputTokens } : {}), ...(outputTokens !== undefined ? { outputTokens } : {}), ...(server ? { server } : {}) });
+  // OpenAI, vLLM and llama.cpp: usage.prompt_tokens_details.cached_tokens; llama.cpp also timings.cache_n.
+  const cachedInputTokens = numberOf(record(usage?.prompt_tokens_details)?.cached_tokens) ?? timings?.cachedTokens;
+  out.push({
+    kind: 'usage',
+    t,
+    ...(inputTokens !== undefined ? { inputTokens } : {}),
+    ...(outputTokens !== undefined ? { outputTokens } : {}),
+    ...(cachedInputTokens !== undefined ? { cachedInputTokens } : {}),
+    ...(timings ? { timings } : {}),
+    ...(server ? { server } : {}),
+  });
+}
+
+/** llama.cpp's per-request `timings` (on the usage chunk, or on the finish chunk without stream_options). */
+function llamaTimings(value: unknown): ServerTimings | undefined {
+  const timings = record(value);
+  if (!timings) return undefined;
+  const fields: ServerTimings = {};
+  const promptMs = numberOf(timings.prompt_ms);
+  const promptTokens = numberOf(timings.prompt_n);
+  const predictedMs = numberOf(timings.predicted_ms);
+  const predictedTokens = numberOf(timings.predicted_n);
+  const cachedTokens = numberOf(timings.cache_n);
+  if (promptMs !== undefined) fields.promptMs = promptMs;
+  if (promptTokens !== undefined) fields.promptTokens = promptTokens;
+  if (predictedMs !== undefined) fields.predictedMs = predictedMs;
+  if (predictedTokens !== undefined) fields.predictedTokens = predictedTokens;
+  if (cachedTokens !== undefined) fields.cachedTokens = cachedTokens;
+  return Object.keys(fields).length > 0 ? fields : undefined;
 }
 
 function serverReported(value: unknown): ServerReported | undefined {

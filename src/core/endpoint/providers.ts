@@ -84,6 +84,7 @@ function openAiBody(request: ChatRequest, withModel: boolean): Record<string, un
     ...(withModel ? { model: request.model } : {}),
     messages: request.messages.map((m) => ({ role: m.role, content: m.content, ...(m.name ? { name: m.name } : {}) })),
     ...normalizeParams(request.params),
+    ...request.serverFields,
     stream: true,
     stream_options: { include_usage: true },
   };

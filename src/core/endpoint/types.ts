@@ -29,6 +29,8 @@ export interface ChatRequest {
   messages: ChatMessage[];
   /** Sampling parameters in OpenAI's vocabulary (temperature, top_p, max_tokens, stop, seed…). */
   params: Record<string, unknown>;
+  /** Server-specific request fields that are not the prompt (`cache_prompt: false`, `cache_salt`): not part of the run key. */
+  serverFields?: Record<string, unknown>;
 }
 
 export type ErrorKind =
@@ -58,9 +60,18 @@ export class EndpointError extends Error {
 export type TimedEvent =
   | { kind: 'token'; t: number; text: string }
   | { kind: 'reasoning'; t: number; text: string }
-  | { kind: 'usage'; t: number; inputTokens?: number; outputTokens?: number; server?: ServerReported }
+  | { kind: 'usage'; t: number; inputTokens?: number; outputTokens?: number; cachedInputTokens?: number; timings?: ServerTimings; server?: ServerReported }
   | { kind: 'done'; t: number; finishReason?: string }
   | { kind: 'error'; t: number; error: EndpointError };
+
+/** What llama.cpp's `timings` object says about one request (ms and token counts). */
+export interface ServerTimings {
+  promptMs?: number;
+  promptTokens?: number;
+  predictedMs?: number;
+  predictedTokens?: number;
+  cachedTokens?: number;
+}
 
 /** Timings an endpoint states about itself (the simulator does; some servers do). */
 export interface ServerReported {

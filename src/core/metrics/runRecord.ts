@@ -4,9 +4,23 @@
  * E2E: request start → last generated token; stream end is reported beside it.
  * TPOT: (E2E − TTFT) / (output tokens − 1). ITL: gaps between successive reads that carried
  * generated tokens (events that arrive in one read are one arrival; a chunk may hold several tokens).
+ * These are vLLM `bench serve`'s definitions (E2E there is E2EL). Cache: a run whose prompt the
+ * server partly served from its prefix cache (cached input tokens > 0) is warm, one it reports 0
+ * for is cold, one it says nothing about is unknown. Phases come from what the server reports.
  */
 import type { ExchangeResult } from '../endpoint/httpExchange';
-import type { ErrorKind, ServerReported } from '../endpoint/types';
+import type { ErrorKind, ServerReported, ServerTimings } from '../endpoint/types';
+
+export type CacheState = 'cold' | 'warm' | 'unknown';
+
+/** TTFT = queue + prefill + transfer; decode follows the first token. */
+export interface RunPhases {
+  /** TTFT − prefill: waiting for a slot, plus transfer (the server cannot tell them apart). */
+  queueMs: number | null;
+  prefillMs: number;
+  decodeMs: number | null;
+  source: 'llama.cpp timings';
+}
 
 export interface RunError {
   kind: ErrorKind;
@@ -35,6 +49,10 @@ export interface RunRecord {
   retries: number;
   /** What the endpoint said about its own timing (the simulator reports its true TTFT). */
   server?: ServerReported;
+  /** Prompt tokens the server served from its prefix cache (OpenAI/vLLM cached_tokens, llama.cpp cache_n, Anthropic cache reads). */
+  cachedInputTokens?: number | null;
+  cache?: CacheState;
+  phases?: RunPhases | null;
   /** The answer came from Prompt Insight's simulator. */
   simulated?: true;
 }
@@ -64,6 +82,8 @@ export function buildRunRecord(result: ExchangeResult, inputs: RecordInputs): { 
   let reasoning = '';
   let usageIn: number | undefined;
   let usageOut: number | undefined;
+  let cached: number | undefined;
+  let timings: ServerTimings | undefined;
   let server: ServerReported | undefined;
   let finishReason: string | null = null;
   let error: RunError | null = null;
@@ -84,6 +104,8 @@ export function buildRunRecord(result: ExchangeResult, inputs: RecordInputs): { 
       case 'usage':
         usageIn = event.inputTokens ?? usageIn;
         usageOut = event.outputTokens ?? usageOut;
+        cached = event.cachedInputTokens ?? cached;
+        if (event.timings) timings = { ...timings, ...event.timings };
         if (event.server) server = event.server;
         break;
       case 'done':
@@ -121,9 +143,27 @@ export function buildRunRecord(result: ExchangeResult, inputs: RecordInputs): { 
     streamed: result.streamed,
     retries: inputs.retries,
     ...(server ? { server } : {}),
+    cachedInputTokens: cached ?? null,
+    cache: cached === undefined ? 'unknown' : cached > 0 ? 'warm' : 'cold',
+    phases: phasesOf(timings, ttftMs),
     ...(result.simulated ? { simulated: true as const } : {}),
   };
   return { record, text: { answer, reasoning } };
+}
+
+function phasesOf(timings: ServerTimings | undefined, ttftMs: number | null): RunPhases | null {
+  if (timings?.promptMs === undefined) return null;
+  return {
+    queueMs: ttftMs === null ? null : Math.max(0, ttftMs - timings.promptMs),
+    prefillMs: timings.promptMs,
+    decodeMs: timings.predictedMs ?? null,
+    source: 'llama.cpp timings',
+  };
+}
+
+/** Decode rate as vLLM names it: 1000 / TPOT (tokens per second after the first). */
+export function decodeTokensPerSec(run: RunRecord): number | null {
+  return run.tpotMs !== null && run.tpotMs > 0 ? 1000 / run.tpotMs : null;
 }
 
 /** The record with an output-token estimate made after it was built (a large answer counted within the run's time). */

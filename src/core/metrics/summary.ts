@@ -4,7 +4,7 @@
  * would only restate the maximum, so it is reported as null and listed in `tooFewFor`.
  */
 import type { ErrorKind } from '../endpoint/types';
-import type { RunRecord } from './runRecord';
+import { decodeTokensPerSec, type RunRecord } from './runRecord';
 
 export interface MetricSummary {
   n: number;
@@ -28,8 +28,13 @@ export interface RunSummary {
   ttftMs: MetricSummary;
   e2eMs: MetricSummary;
   tpotMs: MetricSummary;
+  /** Output tokens / E2E (the whole request, TTFT included). */
   outputTokensPerSec: MetricSummary;
+  /** 1000 / TPOT: the rate after the first token (vLLM's decode rate). */
+  decodeTokensPerSec: MetricSummary;
   errors: Partial<Record<ErrorKind, number>>;
+  /** Runs by prefix-cache state; latencies above are over the cold and unknown ones (warm runs: summarizeWarmRuns). */
+  cache: { cold: number; warm: number; unknown: number };
 }
 
 /** Linear interpolation between closest ranks (numpy's default, Hyndman–Fan type 7) on sorted values. */
@@ -62,19 +67,36 @@ export function summarize(values: readonly number[]): MetricSummary {
   return summary;
 }
 
-/** Latency metrics over successful runs only (a partial run has no E2E); errors counted by kind. */
+/**
+ * Latency metrics over successful runs only (a partial run has no E2E); errors counted by kind.
+ * Runs the server served partly from its prefix cache are never mixed in: `summarizeRuns` covers
+ * cold (and unknown) runs, `summarizeWarmRuns` the warm ones.
+ */
 export function summarizeRuns(runs: readonly RunRecord[]): RunSummary {
-  const ok = runs.filter((r) => r.ok);
+  return summarizeSome(runs, (r) => r.cache !== 'warm');
+}
+
+export function summarizeWarmRuns(runs: readonly RunRecord[]): RunSummary | null {
+  return runs.some((r) => r.cache === 'warm') ? summarizeSome(runs, (r) => r.cache === 'warm') : null;
+}
+
+function summarizeSome(runs: readonly RunRecord[], measured: (run: RunRecord) => boolean): RunSummary {
+  const ok = runs.filter((r) => r.ok && measured(r));
+  const okRuns = runs.filter((r) => r.ok).length;
+  const cache = { cold: 0, warm: 0, unknown: 0 };
+  for (const run of runs) cache[run.cache ?? 'unknown']++;
   const errors: Partial<Record<ErrorKind, number>> = {};
   for (const run of runs) if (run.error) errors[run.error.kind] = (errors[run.error.kind] ?? 0) + 1;
   return {
     runs: runs.length,
-    ok: ok.length,
+    ok: okRuns,
     ttftMs: summarize(ok.map((r) => r.ttftMs).filter(isNumber)),
     e2eMs: summarize(ok.map((r) => r.e2eMs).filter(isNumber)),
     tpotMs: summarize(ok.map((r) => r.tpotMs).filter(isNumber)),
     outputTokensPerSec: summarize(ok.map(outputTokensPerSec).filter(isNumber)),
+    decodeTokensPerSec: summarize(ok.map(decodeTokensPerSec).filter(isNumber)),
     errors,
+    cache,
   };
 }
 

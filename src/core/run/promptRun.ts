@@ -9,7 +9,8 @@ import type { ChatTransport } from '../endpoint/transport';
 import type { ChatRequest } from '../endpoint/types';
 import { parsePromptFile } from '../formats/detect';
 import type { Prompt } from '../formats/model';
-import { summarizeRuns, type RunSummary } from '../metrics/summary';
+import { summarizeRuns, summarizeWarmRuns, type RunSummary } from '../metrics/summary';
+import { cacheFields, probeServerKind, type CacheMode, type ServerKind } from '../endpoint/serverKind';
 import type { ResultsStore } from '../store/resultsStore';
 import { runKeyOf } from '../store/runKey';
 import { chatTokenTotal } from '../tokens/chatOverhead';
@@ -62,6 +63,8 @@ export async function planPromptRun(
 
 export interface ExecuteOptions extends BatchOptions {
   timeoutMs: number;
+  /** Prefix cache: `cold` (default) turns it off per request where the server allows; runs are labelled either way. */
+  cache?: CacheMode;
   store?: ResultsStore;
   /** Called as each run finishes, with the runs so far. */
   onRun?: (outcome: RunOutcome, finished: number) => void;
@@ -73,16 +76,22 @@ export interface ExecuteOptions extends BatchOptions {
 
 export interface ExecutedRuns {
   outcomes: RunOutcome[];
+  /** Cold (and unknown) runs. */
   summary: RunSummary;
+  /** Runs the server served partly from its prefix cache, apart; null when there were none. */
+  summaryWarm: RunSummary | null;
+  serverKind: ServerKind;
 }
 
 export async function executePromptRuns(transport: ChatTransport, plan: PromptRunPlan, options: ExecuteOptions): Promise<ExecutedRuns> {
   const key = runKeyOf(transport.endpoint, plan.request);
   const simulated = transport.endpoint.simulated === true;
+  const mode = options.cache ?? 'cold';
+  const serverKind: ServerKind = simulated || transport.endpoint.provider !== 'openai' ? 'unknown' : await probeServerKind(transport.endpoint.baseUrl);
   let finished = 0;
   const outcomes = await batchRunner(
     (index, warmup) =>
-      runOnce(transport, plan.request, {
+      runOnce(transport, withServerFields(plan.request, cacheFields(serverKind, mode)), {
         timeoutMs: options.timeoutMs,
         ...(options.signal ? { signal: options.signal } : {}),
         countTokens: (t) => plan.encoder.count(t),
@@ -112,5 +121,10 @@ export async function executePromptRuns(transport: ChatTransport, plan: PromptRu
       options.onRun?.(outcome, finished);
     },
   );
-  return { outcomes, summary: summarizeRuns(outcomes.map((o) => o.record)) };
+  const records = outcomes.map((o) => o.record);
+  return { outcomes, summary: summarizeRuns(records), summaryWarm: summarizeWarmRuns(records), serverKind };
+}
+
+function withServerFields(request: ChatRequest, fields: Record<string, unknown> | undefined): ChatRequest {
+  return fields ? { ...request, serverFields: { ...request.serverFields, ...fields } } : request;
 }

@@ -54,6 +54,14 @@ export const STORED_RUN_SCHEMA: Schema = {
         streamed: { type: 'boolean' },
         retries: { type: 'integer', minimum: 0 },
         server: { type: 'object', properties: { ttftMs: ms, e2eMs: ms } },
+        cachedInputTokens: count,
+        cache: { enum: ['cold', 'warm', 'unknown'] },
+        phases: {
+          anyOf: [
+            { type: 'null' },
+            { type: 'object', required: ['queueMs', 'prefillMs', 'decodeMs', 'source'], properties: { queueMs: msOrNull, prefillMs: ms, decodeMs: msOrNull, source: { type: 'string' } } },
+          ],
+        },
         simulated: { const: true },
       },
     },

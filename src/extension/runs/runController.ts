@@ -5,6 +5,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { CACHE_MODES, type CacheMode } from '../../core/endpoint/serverKind';
 import { configureProxy } from '../../core/endpoint/httpExchange';
 import { scrubSecrets } from '../../core/endpoint/secrets';
 import { httpTransport, type ChatTransport } from '../../core/endpoint/transport';
@@ -103,6 +104,7 @@ export class RunController implements vscode.Disposable {
         token.onCancellationRequested(() => controller.abort());
         progress.report({ message: `0/${runs} on ${choice.config.name}` });
         return executePromptRuns(transport, plan, {
+          cache: runCacheMode(settings.get<string>('run.cache', 'cold')),
           runs,
           concurrency,
           warmup,
@@ -250,4 +252,9 @@ function metricsMarkdown(summary: RunSummary): string {
     row('TPOT', summary.tpotMs, (v) => `${v.toFixed(1)} ms`),
     row('output tok/s', summary.outputTokensPerSec, (v) => v.toFixed(1)),
   ].join('\n');
+}
+
+/** The setting's cache mode; anything unexpected is the default, cold. */
+function runCacheMode(value: string | undefined): CacheMode {
+  return (CACHE_MODES as readonly (string | undefined)[]).includes(value) ? (value as CacheMode) : 'cold';
 }

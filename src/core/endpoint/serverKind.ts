@@ -1,0 +1,53 @@
+/**
+ * Which inference server is behind an OpenAI-compatible endpoint, and the request fields that keep
+ * its prefix cache out of a cold measurement. Asked once per base URL with a short, keyless GET:
+ * llama.cpp answers `/props`, vLLM `/version`. Anything else is `unknown`, and its runs are labelled
+ * from what it reports (cached tokens) rather than changed.
+ */
+import { randomUUID } from 'node:crypto';
+
+export type ServerKind = 'llama.cpp' | 'vllm' | 'unknown';
+export type CacheMode = 'cold' | 'warm' | 'as-is';
+
+export const CACHE_MODES: readonly CacheMode[] = ['cold', 'warm', 'as-is'];
+
+const PROBE_TIMEOUT_MS = 1000;
+const known = new Map<string, Promise<ServerKind>>();
+
+async function getJson(url: string): Promise<Record<string, unknown> | undefined> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS), redirect: 'manual' });
+    if (!response.ok || !/json/.test(response.headers.get('content-type') ?? '')) return undefined;
+    const text = await response.text();
+    if (text.length > 1_000_000) return undefined;
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === 'object' ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The server's kind, from its root (the base URL without a trailing /v1). Never sends a key. */
+export function probeServerKind(baseUrl: string): Promise<ServerKind> {
+  const root = baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
+  let kind = known.get(root);
+  if (!kind) {
+    kind = (async () => {
+      const props = await getJson(`${root}/props`);
+      if (props && ('default_generation_settings' in props || 'build_info' in props)) return 'llama.cpp';
+      const version = await getJson(`${root}/version`);
+      if (version && typeof version.version === 'string') return 'vllm';
+      return 'unknown';
+    })();
+    known.set(root, kind);
+  }
+  return kind;
+}
+
+/** Request fields for one run: cold runs turn the prefix cache off where the server has a per-request switch. */
+export function cacheFields(kind: ServerKind, mode: CacheMode): Record<string, unknown> | undefined {
+  if (mode !== 'cold') return undefined;
+  if (kind === 'llama.cpp') return { cache_prompt: false };
+  if (kind === 'vllm') return { cache_salt: randomUUID() }; // a salt of its own per run: nothing to share
+  return undefined;
+}
