@@ -21,11 +21,12 @@ fi
 rm -rf "$DIR"
 mkdir -p "$DIR/apt/lists/partial" "$DIR/apt/archives/partial" "$DIR/apt/sources" "$DIR/debs" "$DIR/root"
 
-# numpy for the model writer, from this release's Debian packages.
-if ! /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
-  echo "install-llama: Debian package python3-numpy"
+# Python and numpy for the model writer, from this release's Debian packages (always under CI, as for
+# chromium: a package left on the machine by an earlier run must not hide a missing step).
+if [ "${CI:-}" = "true" ] || ! /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+  echo "install-llama: Debian packages python3 python3-numpy"
   apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-numpy >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 python3-numpy >/dev/null
 fi
 
 cat > "$DIR/apt/sources/sid.sources" <<SOURCES
