@@ -19,9 +19,12 @@ let page: Page;
 
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
-  echo = await scriptedServer((request, index) => {
+  let chats = 0;
+  echo = await scriptedServer((request) => {
     const sent = String(request.headers.authorization ?? '');
-    if (index === 0) return { status: 401, headers: { 'content-type': 'application/json' }, steps: [{ write: JSON.stringify({ error: { message: `invalid key: you sent ${sent}` } }) }, { end: true }] };
+    // The server-kind probe (GET /props, /version) is not a chat: it gets a 404, and never a key.
+    if (request.method !== 'POST') return { status: 404, headers: { 'content-type': 'text/plain' }, steps: [{ write: 'not found' }, { end: true }] };
+    if (chats++ === 0) return { status: 401, headers: { 'content-type': 'application/json' }, steps: [{ write: JSON.stringify({ error: { message: `invalid key: you sent ${sent}` } }) }, { end: true }] };
     const half = sent.length >> 1;
     return { steps: [{ write: delta({ content: `Echo: ${sent.slice(0, half)}` }) }, { write: delta({ content: `${sent.slice(half)} done` }, 'stop') }, { write: DONE }] };
   });
@@ -90,6 +93,7 @@ describe('API keys in the editor', () => {
     await page.screenshot({ path: `${ARTIFACTS}/secret-echo.png` });
     // The server did receive the key, so its echo was a real threat.
     expect(echo.requests.map((r) => r.headers.authorization)).toContain(`Bearer ${KEY}`);
+    for (const probe of echo.requests.filter((r) => r.method !== 'POST')) expect(JSON.stringify(probe.headers)).not.toContain(KEY);
     const userData = join(server.workspace, '..', 'user-data');
     const files = filesUnder(userData);
     const store = files.filter((f) => f.endsWith('runs.jsonl'));

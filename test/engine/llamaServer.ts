@@ -34,7 +34,7 @@ export async function startLlamaServer(extraArgs: string[] = []): Promise<LlamaS
   if (!existsSync(marker)) throw new Error(`llama-server is not installed in ${DIR}: run bash test/engine/install-llama.sh (npm test does)`);
   const lib = join(DIR, 'root/usr/lib/x86_64-linux-gnu');
   const port = await freePort();
-  const args = ['--library-path', `${lib}:${lib}/llama`, join(DIR, 'root/usr/bin/llama-server'), '-m', join(DIR, 'model.gguf'), '--host', '127.0.0.1', '--port', String(port), '-t', '1', '-c', '4096', '-n', '32', '--metrics', ...extraArgs];
+  const args = ['--library-path', `${lib}:${lib}/llama`, join(DIR, 'root/usr/bin/llama-server'), '-m', join(DIR, 'model.gguf'), '--host', '127.0.0.1', '--port', String(port), '-t', '1', '-np', '1', '-c', '4096', '-n', '32', '--metrics', ...extraArgs];
   const child: ChildProcess = spawn(join(lib, 'ld-linux-x86-64.so.2'), args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (chunk) => (output = (output + chunk).slice(-20_000)));

@@ -5,8 +5,8 @@
  * TPOT: (E2E − TTFT) / (output tokens − 1). ITL: gaps between successive reads that carried
  * generated tokens (events that arrive in one read are one arrival; a chunk may hold several tokens).
  * These are vLLM `bench serve`'s definitions (E2E there is E2EL). Cache: a run whose prompt the
- * server partly served from its prefix cache (cached input tokens > 0) is warm, one it reports 0
- * for is cold, one it says nothing about is unknown. Phases come from what the server reports.
+ * server served in good part (over 10%) from its prefix cache is warm, one with less is cold, one
+ * the server says nothing about is unknown. Phases come from what the server reports.
  */
 import type { ExchangeResult } from '../endpoint/httpExchange';
 import type { ErrorKind, ServerReported, ServerTimings } from '../endpoint/types';
@@ -144,11 +144,23 @@ export function buildRunRecord(result: ExchangeResult, inputs: RecordInputs): { 
     retries: inputs.retries,
     ...(server ? { server } : {}),
     cachedInputTokens: cached ?? null,
-    cache: cached === undefined ? 'unknown' : cached > 0 ? 'warm' : 'cold',
+    cache: cacheState(cached, usageIn),
     phases: phasesOf(timings, ttftMs),
     ...(result.simulated ? { simulated: true as const } : {}),
   };
   return { record, text: { answer, reasoning } };
+}
+
+/**
+ * Warm when the server served more than a tenth of the prompt from its cache: a shared chat-template
+ * start (a few tokens any two prompts have in common) does not make a run warm.
+ */
+const WARM_SHARE = 0.1;
+
+function cacheState(cached: number | undefined, inputTokens: number | undefined): CacheState {
+  if (cached === undefined) return 'unknown';
+  if (cached === 0) return 'cold';
+  return inputTokens === undefined || cached > inputTokens * WARM_SHARE ? 'warm' : 'cold';
 }
 
 function phasesOf(timings: ServerTimings | undefined, ttftMs: number | null): RunPhases | null {

@@ -65,6 +65,9 @@ describe('serving metrics on recorded streams', () => {
     const cold = buildRunRecord({ startedAt: 1000, status: 200, streamed: true, events: llamaStream(arrivals, 0).events, endedAt: 1300, simulated: false }, { countTokens: () => 1, inputTokensEstimate: null, retries: 0 }).record;
     const warm = buildRunRecord({ startedAt: 1000, status: 200, streamed: true, events: llamaStream(arrivals, 105).events, endedAt: 1300, simulated: false }, { countTokens: () => 1, inputTokensEstimate: null, retries: 0 }).record;
     expect([cold.cache, cold.cachedInputTokens, warm.cache, warm.cachedInputTokens]).toEqual(['cold', 0, 'warm', 105]);
+    // A few tokens of a shared chat-template start (4 of 106) do not make a run warm.
+    const shared = buildRunRecord({ startedAt: 1000, status: 200, streamed: true, events: llamaStream(arrivals, 4).events, endedAt: 1300, simulated: false }, { countTokens: () => 1, inputTokensEstimate: null, retries: 0 }).record;
+    expect([shared.cache, shared.cachedInputTokens]).toEqual(['cold', 4]);
     expect(cold.phases).toEqual({ queueMs: 212 - 180.5, prefillMs: 180.5, decodeMs: 48, source: 'llama.cpp timings' });
     const summary = summarizeRuns([cold, warm, { ...cold, cache: 'unknown' }]);
     expect(summary.cache).toEqual({ cold: 1, warm: 1, unknown: 1 });
