@@ -19,7 +19,7 @@ export const DEFAULT_STORE_PATH = '.prompt-insight/runs.jsonl';
 /** `prompt-insight run`: N measured runs of one prompt; exit 1 when any run failed, 130 when interrupted. */
 export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, {
-    valued: ['prompt', ...ENDPOINT_FLAGS, 'model', 'runs', 'concurrency', 'warmup', 'rate', 'timeout-ms', 'store', 'cache'],
+    valued: ['prompt', ...ENDPOINT_FLAGS, 'model', 'runs', 'concurrency', 'warmup', 'rate', 'timeout-ms', 'store', 'cache', 'server-metrics'],
     boolean: ['json', 'no-store'],
   });
   if (args.positionals.length !== 1) throw new UsageError(`give exactly one prompt file\nusage: ${RUN_USAGE}`);
@@ -64,8 +64,10 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const signal = io.interrupted();
   const json = args.flags.get('json') === true;
   if (!json) io.stderr(`Running '${plan.prompt.name}' on ${safeUrl(baseUrl)} (${plan.request.model}): ${runs} run${runs === 1 ? '' : 's'}, concurrency ${concurrency}${warmup ? `, ${warmup} warm-up` : ''}${rate ? `, ${rate}/s Poisson` : ''}\n`);
-  const { outcomes, summary, summaryWarm, serverKind } = await executePromptRuns(transport, plan, {
+  const metricsUrl = stringFlag(args, 'server-metrics');
+  const { outcomes, summary, summaryWarm, serverKind, serverMetrics } = await executePromptRuns(transport, plan, {
     cache: cache as CacheMode,
+    ...(metricsUrl ? { metricsUrl } : {}),
     runs,
     concurrency,
     warmup,
@@ -81,17 +83,28 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const simulated = records.some((r) => r.simulated);
   const hints = attributionHints(summary, fitLatency(records), concurrency);
   if (json) {
-    io.stdout(`${JSON.stringify({ prompt: plan.prompt.name, endpoint: safeUrl(baseUrl), model: plan.request.model, simulated, cache, server: { kind: serverKind }, runs: records, summary, summaryWarm, hints: hints.map((h) => h.message) }, null, 2)}\n`);
+    io.stdout(`${JSON.stringify({ prompt: plan.prompt.name, endpoint: safeUrl(baseUrl), model: plan.request.model, simulated, cache, server: { kind: serverKind, ...(serverMetrics ? { metricsUrl: safeUrl(serverMetrics.url), metrics: serverMetrics.samples, metricsGaps: serverMetrics.gaps } : {}) }, runs: records, summary, summaryWarm, hints: hints.map((h) => h.message) }, null, 2)}\n`);
   } else {
     if (process.stderr.isTTY) io.stderr('\n');
     io.stdout(renderSummary(summary, simulated, 'cold'));
     if (summaryWarm) io.stdout(renderSummary(summaryWarm, simulated, 'warm'));
+    if (serverMetrics) io.stdout(`${serverMetricsLine(serverKind, serverMetrics)}\n`);
     for (const hint of hints) io.stdout(`hint: ${hint.message}\n`);
     for (const record of records) if (record.error && record.error.kind !== 'cancelled') io.stderr(`run failed (${record.error.kind}): ${record.error.message}\n`);
   }
   if (store && !json) io.stderr(`Runs kept in ${store.path}\n`);
   if (signal.aborted) return 130;
   return records.some((r) => !r.ok) ? 1 : 0;
+}
+
+/** What the server's own metrics said during the batch, in one line. */
+function serverMetricsLine(kind: string, metrics: { samples: { requestsRunning?: number; requestsWaiting?: number; kvCacheUsage?: number }[]; gaps: { error: string }[] }): string {
+  const most = (field: 'requestsRunning' | 'requestsWaiting' | 'kvCacheUsage'): string => {
+    const values = metrics.samples.map((s) => s[field]).filter((v): v is number => v !== undefined);
+    return values.length ? String(Math.round(Math.max(...values) * 100) / 100) : 'n/a';
+  };
+  const gaps = metrics.gaps.length ? ` · ${metrics.gaps.length} sample${metrics.gaps.length === 1 ? '' : 's'} missing (${metrics.gaps[0]!.error})` : '';
+  return `server (${kind}) metrics: ${metrics.samples.length} samples · max running ${most('requestsRunning')} · max waiting ${most('requestsWaiting')} · max KV cache ${most('kvCacheUsage')}${gaps}`;
 }
 
 /** One table per cache state: runs served from the prefix cache are never mixed with cold ones. */

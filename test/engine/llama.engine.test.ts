@@ -27,7 +27,7 @@ function promptFile(name: string): string {
 }
 
 interface RunJson {
-  server: { kind: string };
+  server: { kind: string; metricsUrl?: string; metrics?: { t: number; requestsRunning?: number; requestsWaiting?: number; raw: Record<string, number> }[]; metricsGaps?: unknown[] };
   runs: { ok: boolean; ttftMs: number; e2eMs: number; tpotMs: number; outputTokens: number; cache: string; cachedInputTokens: number | null; phases: { queueMs: number; prefillMs: number; decodeMs: number; source: string } | null }[];
   summary: { cache: { cold: number; warm: number; unknown: number }; ttftMs: { n: number; p50: number }; decodeTokensPerSec: { p50: number } };
   summaryWarm: { ttftMs: { n: number; p50: number } } | null;
@@ -86,6 +86,18 @@ describe(`llama-server (${process.env.PROMPT_INSIGHT_TOOLS ?? '.e2e-tools'}/llam
     expect(waited.phases!.queueMs).toBeGreaterThan(alonePrefill * 0.5);
     expect(waited.phases!.prefillMs).toBeLessThan(Math.max(...alone.runs.map((r) => r.phases!.prefillMs)) * 1.5);
     expect(waited.ttftMs).toBeGreaterThan(waited.phases!.prefillMs + alonePrefill * 0.5);
+  });
+
+  it("samples the server's own /metrics during the runs: requests running and waiting on the runs' clock", async () => {
+    prompt = promptFile('metrics');
+    const result = await cli('--runs', '3', '--concurrency', '2');
+    expect(result.server.metricsUrl).toBe(`${server.url}/metrics`);
+    const samples = result.server.metrics!;
+    expect(samples.length).toBeGreaterThanOrEqual(3);
+    expect(Math.max(...samples.map((s) => s.requestsRunning ?? 0))).toBe(1); // one slot
+    expect(Math.max(...samples.map((s) => s.requestsWaiting ?? 0))).toBeGreaterThanOrEqual(1); // the second run queued
+    expect(samples.at(-1)!.raw['llamacpp:tokens_predicted_total']).toBeGreaterThan(0);
+    expect(samples.map((s) => s.t)).toEqual([...samples.map((s) => s.t)].sort((a, b) => a - b));
   });
 
   it("decode rate is 1000 / TPOT and agrees with the server's own decode rate", async () => {

@@ -27,9 +27,14 @@ async function getJson(url: string): Promise<Record<string, unknown> | undefined
   }
 }
 
-/** The server's kind, from its root (the base URL without a trailing /v1). Never sends a key. */
+/** The server's root: the base URL without a trailing /v1. */
+export function serverRoot(baseUrl: string): string {
+  return baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
+}
+
+/** The server's kind, from its root. Never sends a key. */
 export function probeServerKind(baseUrl: string): Promise<ServerKind> {
-  const root = baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
+  const root = serverRoot(baseUrl);
   let kind = known.get(root);
   if (!kind) {
     kind = (async () => {

@@ -10,7 +10,8 @@ import type { ChatRequest } from '../endpoint/types';
 import { parsePromptFile } from '../formats/detect';
 import type { Prompt } from '../formats/model';
 import { summarizeRuns, summarizeWarmRuns, type RunSummary } from '../metrics/summary';
-import { cacheFields, probeServerKind, type CacheMode, type ServerKind } from '../endpoint/serverKind';
+import { cacheFields, probeServerKind, serverRoot, type CacheMode, type ServerKind } from '../endpoint/serverKind';
+import { MetricsSampler, type MetricsGap, type MetricsSample } from '../endpoint/serverMetrics';
 import type { ResultsStore } from '../store/resultsStore';
 import { runKeyOf } from '../store/runKey';
 import { chatTokenTotal } from '../tokens/chatOverhead';
@@ -65,6 +66,8 @@ export interface ExecuteOptions extends BatchOptions {
   timeoutMs: number;
   /** Prefix cache: `cold` (default) turns it off per request where the server allows; runs are labelled either way. */
   cache?: CacheMode;
+  /** Prometheus text endpoint to sample during the runs (default: the server's own /metrics when its kind is known). */
+  metricsUrl?: string;
   store?: ResultsStore;
   /** Called as each run finishes, with the runs so far. */
   onRun?: (outcome: RunOutcome, finished: number) => void;
@@ -81,6 +84,8 @@ export interface ExecutedRuns {
   /** Runs the server served partly from its prefix cache, apart; null when there were none. */
   summaryWarm: RunSummary | null;
   serverKind: ServerKind;
+  /** The server's metrics sampled during the batch (t: ms from the batch's start), and samples that failed. */
+  serverMetrics: { url: string; samples: MetricsSample[]; gaps: MetricsGap[] } | null;
 }
 
 export async function executePromptRuns(transport: ChatTransport, plan: PromptRunPlan, options: ExecuteOptions): Promise<ExecutedRuns> {
@@ -88,6 +93,10 @@ export async function executePromptRuns(transport: ChatTransport, plan: PromptRu
   const simulated = transport.endpoint.simulated === true;
   const mode = options.cache ?? 'cold';
   const serverKind: ServerKind = simulated || transport.endpoint.provider !== 'openai' ? 'unknown' : await probeServerKind(transport.endpoint.baseUrl);
+  const metricsUrl = options.metricsUrl ?? (serverKind === 'unknown' ? undefined : `${serverRoot(transport.endpoint.baseUrl)}/metrics`);
+  const batchStart = performance.now();
+  const sampler = metricsUrl ? new MetricsSampler(metricsUrl, () => performance.now() - batchStart) : undefined;
+  sampler?.start();
   let finished = 0;
   const outcomes = await batchRunner(
     (index, warmup) =>
@@ -121,8 +130,15 @@ export async function executePromptRuns(transport: ChatTransport, plan: PromptRu
       options.onRun?.(outcome, finished);
     },
   );
+  await sampler?.stop();
   const records = outcomes.map((o) => o.record);
-  return { outcomes, summary: summarizeRuns(records), summaryWarm: summarizeWarmRuns(records), serverKind };
+  return {
+    outcomes,
+    summary: summarizeRuns(records),
+    summaryWarm: summarizeWarmRuns(records),
+    serverKind,
+    serverMetrics: sampler && metricsUrl ? { url: metricsUrl, samples: sampler.samples, gaps: sampler.gaps } : null,
+  };
 }
 
 function withServerFields(request: ChatRequest, fields: Record<string, unknown> | undefined): ChatRequest {

@@ -1,0 +1,156 @@
+/**
+ * The server's own resource and load metrics, sampled from its Prometheus `/metrics` while runs go
+ * on: the evidence the seed's attribution rules need (queueing, KV-cache pressure, GPU use). The
+ * text format is parsed by `parse-prometheus-text-format`; here only the names each server uses are
+ * mapped to one vocabulary, and raw values are kept beside them.
+ */
+import parsePrometheus from 'parse-prometheus-text-format';
+
+export interface MetricsSample {
+  /** ms since the batch started (the runs' clock). */
+  t: number;
+  requestsRunning?: number;
+  requestsWaiting?: number;
+  /** 0..1 */
+  kvCacheUsage?: number;
+  promptTokensPerSec?: number;
+  generationTokensPerSec?: number;
+  preemptions?: number;
+  /** 0..1 */
+  prefixCacheHitRate?: number;
+  /** 0..1 */
+  gpuUtil?: number;
+  gpuMemoryUsedBytes?: number;
+  /** Every gauge and counter read, by its name (labels summed). */
+  raw: Record<string, number>;
+}
+
+export interface MetricsGap {
+  t: number;
+  error: string;
+}
+
+const MAX_METRICS_BYTES = 4 * 1024 * 1024;
+
+/** name → [field, scale]; the first name a server exposes wins. */
+const FIELDS: [keyof Omit<MetricsSample, 't' | 'raw'>, string[], number][] = [
+  ['requestsRunning', ['vllm:num_requests_running', 'llamacpp:requests_processing', 'sglang:num_running_reqs', 'tgi_batch_current_size'], 1],
+  ['requestsWaiting', ['vllm:num_requests_waiting', 'llamacpp:requests_deferred', 'sglang:num_queue_reqs', 'tgi_queue_size'], 1],
+  ['kvCacheUsage', ['vllm:kv_cache_usage_perc', 'vllm:gpu_cache_usage_perc', 'llamacpp:kv_cache_usage_ratio', 'sglang:token_usage'], 1],
+  ['promptTokensPerSec', ['llamacpp:prompt_tokens_seconds', 'sglang:prompt_throughput'], 1],
+  ['generationTokensPerSec', ['llamacpp:predicted_tokens_seconds', 'sglang:gen_throughput'], 1],
+  ['preemptions', ['vllm:num_preemptions_total', 'vllm:num_preemptions'], 1],
+  ['prefixCacheHitRate', ['sglang:cache_hit_rate'], 1],
+  ['gpuUtil', ['DCGM_FI_DEV_GPU_UTIL'], 0.01],
+  ['gpuMemoryUsedBytes', ['DCGM_FI_DEV_FB_USED'], 1024 * 1024],
+];
+
+interface Family {
+  name: string;
+  type: string;
+  metrics: { value?: string; count?: string; sum?: string }[];
+}
+
+/** One /metrics text → a sample (never throws: unreadable text is an empty sample). */
+export function sampleFromText(text: string, t: number): MetricsSample {
+  const raw: Record<string, number> = {};
+  let families: Family[] = [];
+  try {
+    families = parsePrometheus(text) as Family[];
+  } catch {
+    families = [];
+  }
+  for (const family of families) {
+    if (family.type !== 'GAUGE' && family.type !== 'COUNTER' && family.type !== 'UNTYPED') continue;
+    let sum = 0;
+    let any = false;
+    for (const metric of family.metrics) {
+      const value = Number(metric.value);
+      if (Number.isFinite(value)) {
+        sum += value;
+        any = true;
+      }
+    }
+    if (any) raw[family.name] = sum;
+  }
+  const sample: MetricsSample = { t, raw };
+  for (const [field, names, scale] of FIELDS) {
+    const name = names.find((n) => n in raw);
+    if (name !== undefined) sample[field] = raw[name]! * scale;
+  }
+  // vLLM counts prefix-cache queries and hits (tokens); their ratio is the hit rate so far.
+  const queries = raw['vllm:prefix_cache_queries_total'] ?? raw['vllm:prefix_cache_queries'];
+  const hits = raw['vllm:prefix_cache_hits_total'] ?? raw['vllm:prefix_cache_hits'];
+  if (sample.prefixCacheHitRate === undefined && queries !== undefined && hits !== undefined && queries > 0) sample.prefixCacheHitRate = hits / queries;
+  return sample;
+}
+
+/** GET the metrics text, bounded in time and size; the error says what went wrong. */
+async function fetchMetrics(url: string, timeoutMs: number): Promise<{ text: string } | { error: string }> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
+    if (!response.ok) return { error: `HTTP ${response.status}` };
+    const reader = response.body?.getReader();
+    if (!reader) return { error: 'no body' };
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.length;
+      if (size > MAX_METRICS_BYTES) {
+        await reader.cancel();
+        return { error: `more than ${MAX_METRICS_BYTES} bytes` };
+      }
+      chunks.push(value);
+    }
+    return { text: Buffer.concat(chunks).toString('utf8') };
+  } catch (error) {
+    return { error: (error as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (error as Error).message };
+  }
+}
+
+/**
+ * Samples a server's /metrics every `intervalMs` until stopped. A sample that fails (missing,
+ * slow, huge, malformed) is recorded as a gap; the runs never wait for it.
+ */
+export class MetricsSampler {
+  readonly samples: MetricsSample[] = [];
+  readonly gaps: MetricsGap[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private inFlight: Promise<void> | undefined;
+
+  constructor(
+    private readonly url: string,
+    private readonly clock: () => number,
+    private readonly intervalMs = 500,
+  ) {}
+
+  start(): void {
+    const tick = (): void => {
+      if (!this.inFlight) this.inFlight = this.sampleOnce().finally(() => (this.inFlight = undefined));
+      this.timer = setTimeout(tick, this.intervalMs);
+      this.timer.unref();
+    };
+    tick();
+  }
+
+  async stop(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.inFlight;
+    await this.sampleOnce(); // the state right after the last run
+  }
+
+  private async sampleOnce(): Promise<void> {
+    const t = this.clock();
+    const answer = await fetchMetrics(this.url, Math.max(250, this.intervalMs));
+    if ('error' in answer) {
+      this.gaps.push({ t, error: answer.error });
+      return;
+    }
+    const sample = sampleFromText(answer.text, t);
+    if (Object.keys(sample.raw).length === 0) this.gaps.push({ t, error: 'not Prometheus text (no metric could be read)' });
+    else this.samples.push(sample);
+  }
+}
