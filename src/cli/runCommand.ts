@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { decodePromptBytes } from '../core/formats/decode';
-import { attributionHints } from '../core/metrics/attribution';
+import { attributionHints, serverEvidenceHints } from '../core/metrics/attribution';
 import { formatMs } from '../core/metrics/format';
 import { fitLatency } from '../core/metrics/latencyModel';
 import type { MetricSummary, RunSummary } from '../core/metrics/summary';
@@ -81,7 +81,10 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   });
   const records = outcomes.map((o) => o.record);
   const simulated = records.some((r) => r.simulated);
-  const hints = attributionHints(summary, fitLatency(records), concurrency);
+  const hints = [
+    ...attributionHints(summary, fitLatency(records), concurrency),
+    ...serverEvidenceHints(summary, { records, ...(serverMetrics ? { samples: serverMetrics.samples } : {}), summaryWarm }),
+  ];
   if (json) {
     io.stdout(`${JSON.stringify({ prompt: plan.prompt.name, endpoint: safeUrl(baseUrl), model: plan.request.model, simulated, cache, server: { kind: serverKind, ...(serverMetrics ? { metricsUrl: safeUrl(serverMetrics.url), metrics: serverMetrics.samples, metricsGaps: serverMetrics.gaps } : {}) }, runs: records, summary, summaryWarm, hints: hints.map((h) => h.message) }, null, 2)}\n`);
   } else {

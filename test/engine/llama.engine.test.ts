@@ -27,6 +27,7 @@ function promptFile(name: string): string {
 }
 
 interface RunJson {
+  hints: string[];
   server: { kind: string; metricsUrl?: string; metrics?: { t: number; requestsRunning?: number; requestsWaiting?: number; raw: Record<string, number> }[]; metricsGaps?: unknown[] };
   runs: { ok: boolean; ttftMs: number; e2eMs: number; tpotMs: number; outputTokens: number; cache: string; cachedInputTokens: number | null; phases: { queueMs: number; prefillMs: number; decodeMs: number; source: string } | null }[];
   summary: { cache: { cold: number; warm: number; unknown: number }; ttftMs: { n: number; p50: number }; decodeTokensPerSec: { p50: number } };
@@ -90,8 +91,10 @@ describe(`llama-server (${process.env.PROMPT_INSIGHT_TOOLS ?? '.e2e-tools'}/llam
 
   it("samples the server's own /metrics during the runs: requests running and waiting on the runs' clock", async () => {
     prompt = promptFile('metrics');
-    const result = await cli('--runs', '3', '--concurrency', '2');
+    const result = await cli('--runs', '4', '--concurrency', '4');
     expect(result.server.metricsUrl).toBe(`${server.url}/metrics`);
+    // Four at once on one slot: most of TTFT is waiting, and the hint says so from the server's numbers.
+    expect(result.hints.join('\n')).toMatch(/Queue-bound: of TTFT p50 .* was waiting .* the server reported up to \d+ requests? waiting/);
     const samples = result.server.metrics!;
     expect(samples.length).toBeGreaterThanOrEqual(3);
     expect(Math.max(...samples.map((s) => s.requestsRunning ?? 0))).toBe(1); // one slot

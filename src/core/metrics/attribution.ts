@@ -4,12 +4,26 @@
  */
 import { formatMs } from './format';
 import type { LatencyFit } from './latencyModel';
-import type { RunSummary } from './summary';
+import type { MetricsSample } from '../endpoint/serverMetrics';
+import type { RunRecord } from './runRecord';
+import { percentile, type RunSummary } from './summary';
 
 export interface AttributionHint {
-  kind: 'decode-bound' | 'prefill-bound' | 'capacity' | 'slow-first-token';
+  kind: 'decode-bound' | 'prefill-bound' | 'capacity' | 'slow-first-token' | 'queue-bound' | 'cache-pressure' | 'cold-vs-warm';
   message: string;
 }
+
+/** What the server itself reported, when it did: per-run phases and its sampled metrics. */
+export interface ServerEvidence {
+  records: readonly RunRecord[];
+  samples?: readonly MetricsSample[];
+  summaryWarm?: RunSummary | null;
+}
+
+const QUEUE_SHARE = 0.5;
+const MIN_QUEUE_MS = 100;
+const PREFILL_SHARE = 0.7;
+const KV_PRESSURE = 0.9;
 
 const INTERACTIVE_TTFT_LIMIT_MS = 2000;
 const DECODE_SHARE = 0.75;
@@ -42,6 +56,44 @@ export function attributionHints(summary: RunSummary, fit: LatencyFit | undefine
     hints.push({
       kind: 'capacity',
       message: `${capacityErrors} of ${summary.runs} runs failed with 429/5xx/timeouts at concurrency ${concurrency}: the endpoint is at capacity. Lower the concurrency or add capacity.`,
+    });
+  }
+  return hints;
+}
+
+/** Hints from the server's own numbers: where TTFT went (queue or prefill), cache pressure, cold against warm. */
+export function serverEvidenceHints(summary: RunSummary, evidence: ServerEvidence): AttributionHint[] {
+  const hints: AttributionHint[] = [];
+  const phased = evidence.records.filter((r) => r.ok && r.cache !== 'warm' && r.phases && r.ttftMs !== null);
+  if (phased.length > 0) {
+    const median = (values: number[]): number => percentile([...values].sort((a, b) => a - b), 0.5);
+    const ttft = median(phased.map((r) => r.ttftMs!));
+    const queue = median(phased.map((r) => r.phases!.queueMs ?? 0));
+    const prefill = median(phased.map((r) => r.phases!.prefillMs));
+    const waiting = Math.max(0, ...(evidence.samples ?? []).map((s) => s.requestsWaiting ?? 0));
+    if (queue >= MIN_QUEUE_MS && queue / ttft > QUEUE_SHARE) {
+      hints.push({
+        kind: 'queue-bound',
+        message: `Queue-bound: of TTFT p50 ${formatMs(ttft)}, ${formatMs(queue)} was waiting before the server started on the prompt (its prefill took ${formatMs(prefill)})${waiting > 0 ? `; the server reported up to ${waiting} request${waiting === 1 ? '' : 's'} waiting` : ''}. Lower the concurrency or add server slots.`,
+      });
+    } else if (prefill / ttft > PREFILL_SHARE) {
+      hints.push({ kind: 'prefill-bound', message: `Prefill-bound: the server spent ${formatMs(prefill)} of TTFT p50 ${formatMs(ttft)} processing the prompt. Trimming the prompt (or caching its fixed start) lowers TTFT.` });
+    }
+  }
+  const kv = Math.max(0, ...(evidence.samples ?? []).map((s) => s.kvCacheUsage ?? 0));
+  const preemptions = (evidence.samples ?? []).map((s) => s.preemptions).filter((v): v is number => v !== undefined);
+  const preempted = preemptions.length > 1 ? preemptions.at(-1)! - preemptions[0]! : 0;
+  if (kv >= KV_PRESSURE || preempted > 0) {
+    hints.push({
+      kind: 'cache-pressure',
+      message: `KV-cache pressure: usage reached ${(kv * 100).toFixed(0)}%${preempted > 0 ? ` and ${preempted} request${preempted === 1 ? ' was' : 's were'} preempted` : ''} during the runs; throughput suffers from paging. Lower concurrency or context length, or give the server more KV memory.`,
+    });
+  }
+  const warm = evidence.summaryWarm;
+  if (warm && warm.ttftMs.p50 !== null && summary.ttftMs.p50 !== null) {
+    hints.push({
+      kind: 'cold-vs-warm',
+      message: `${warm.cache.warm} run${warm.cache.warm === 1 ? ' was' : 's were'} served from the server's prefix cache (warm): TTFT p50 ${formatMs(warm.ttftMs.p50)} against ${formatMs(summary.ttftMs.p50)} cold. The figures above are cold; users whose prompts share a cached start see the warm ones.`,
     });
   }
   return hints;

@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { anthropicDecoder } from '../../../src/core/endpoint/anthropicDecoder';
 import { openAiDecoder } from '../../../src/core/endpoint/openaiDecoder';
 import type { TimedEvent } from '../../../src/core/endpoint/types';
-import { buildRunRecord, decodeTokensPerSec } from '../../../src/core/metrics/runRecord';
+import { serverEvidenceHints } from '../../../src/core/metrics/attribution';
+import { buildRunRecord, decodeTokensPerSec, type RunRecord } from '../../../src/core/metrics/runRecord';
 import { summarizeRuns, summarizeWarmRuns } from '../../../src/core/metrics/summary';
 
 /** A recorded llama-server stream (the last chunks as it sent them), replayed with arrival times. */
@@ -87,5 +88,31 @@ describe('serving metrics on recorded streams', () => {
     ];
     const usage = events.filter((e) => e.kind === 'usage').at(-1) as Extract<TimedEvent, { kind: 'usage' }>;
     expect(usage).toMatchObject({ inputTokens: 1920, outputTokens: 3, cachedInputTokens: 1800 });
+  });
+});
+
+describe('hints from the server\'s own numbers', () => {
+  const base = buildRunRecord({ startedAt: 1000, status: 200, streamed: true, events: llamaStream([1212, 1231, 1250], 0).events, endedAt: 1300, simulated: false }, { countTokens: () => 1, inputTokensEstimate: null, retries: 0 }).record;
+  const withPhases = (ttftMs: number, queueMs: number, prefillMs: number): RunRecord => ({ ...base, ttftMs, phases: { queueMs, prefillMs, decodeMs: 100, source: 'llama.cpp timings' } });
+
+  it('queue-bound when most of TTFT was waiting for the server, citing its numbers', () => {
+    const records = [withPhases(2400, 2200, 200), withPhases(2500, 2300, 200), withPhases(300, 100, 200)];
+    const hints = serverEvidenceHints(summarizeRuns(records), { records, samples: [{ t: 0, requestsWaiting: 3, raw: {} }] });
+    expect(hints.map((h) => h.kind)).toEqual(['queue-bound']);
+    expect(hints[0]!.message).toContain('2.20 s was waiting');
+    expect(hints[0]!.message).toContain('up to 3 requests waiting');
+  });
+
+  it('prefill-bound, cache pressure and cold against warm from the same evidence', () => {
+    const records = [withPhases(900, 50, 850), withPhases(950, 60, 890)];
+    const warm = summarizeRuns([{ ...withPhases(40, 30, 10), cache: 'cold' }]);
+    const hints = serverEvidenceHints(summarizeRuns(records), { records, samples: [{ t: 0, kvCacheUsage: 0.5, preemptions: 2, raw: {} }, { t: 500, kvCacheUsage: 0.95, preemptions: 4, raw: {} }], summaryWarm: { ...warm, cache: { cold: 0, warm: 1, unknown: 0 } } });
+    expect(hints.map((h) => h.kind)).toEqual(['prefill-bound', 'cache-pressure', 'cold-vs-warm']);
+    expect(hints[1]!.message).toContain('95%');
+    expect(hints[1]!.message).toContain('2 requests were preempted');
+  });
+
+  it('no phases, no metrics: no hint is made up', () => {
+    expect(serverEvidenceHints(summarizeRuns([base]), { records: [{ ...base, phases: null }] })).toEqual([]);
   });
 });
