@@ -94,6 +94,9 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
     if (serverMetrics) io.stdout(`${serverMetricsLine(serverKind, serverMetrics)}\n`);
     for (const hint of hints) io.stdout(`hint: ${hint.message}\n`);
     for (const record of records) if (record.error && record.error.kind !== 'cancelled') io.stderr(`run failed (${record.error.kind}): ${record.error.message}\n`);
+    records.forEach((record, i) => {
+      if (record.overlappedLeftover) io.stderr(`run ${i + 1} is left out of the figures: ${record.overlappedLeftover}\n`);
+    });
   }
   if (store && !json) io.stderr(`Runs kept in ${store.path}\n`);
   if (signal.aborted) return 130;

@@ -154,3 +154,32 @@ export class MetricsSampler {
     else this.samples.push(sample);
   }
 }
+
+export interface IdleCheck {
+  idle: boolean;
+  /** Why the next run may share the server with leftover work (only when the server said it was busy). */
+  busy?: string;
+  waitedMs: number;
+}
+
+/**
+ * After a run timed out or was cancelled the server often goes on working on it (llama-server
+ * finishes the prompt step; others the whole answer). Waits, bounded, until the server's metrics
+ * say nothing is running or waiting. A server whose metrics cannot be read is not waited for.
+ */
+export async function waitForServerIdle(url: string, maxMs: number, signal?: AbortSignal, pollMs = 250): Promise<IdleCheck> {
+  const started = performance.now();
+  let running = 0;
+  while (!signal?.aborted) {
+    const answer = await fetchMetrics(url, Math.max(250, pollMs));
+    if ('error' in answer) return { idle: true, waitedMs: performance.now() - started };
+    const sample = sampleFromText(answer.text, 0);
+    if (sample.requestsRunning === undefined) return { idle: true, waitedMs: performance.now() - started };
+    running = sample.requestsRunning + (sample.requestsWaiting ?? 0);
+    if (running === 0) return { idle: true, waitedMs: performance.now() - started };
+    if (performance.now() - started >= maxMs) break;
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+  const waitedMs = performance.now() - started;
+  return { idle: false, busy: `the server still had ${running} request${running === 1 ? '' : 's'} from an earlier timed-out or cancelled run after ${Math.round(waitedMs)} ms`, waitedMs };
+}

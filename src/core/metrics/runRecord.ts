@@ -53,6 +53,8 @@ export interface RunRecord {
   cachedInputTokens?: number | null;
   cache?: CacheState;
   phases?: RunPhases | null;
+  /** Set when the run shared the server with leftover work of an earlier timed-out or cancelled run. */
+  overlappedLeftover?: string;
   /** The answer came from Prompt Insight's simulator. */
   simulated?: true;
 }

@@ -81,7 +81,8 @@ export function summarizeWarmRuns(runs: readonly RunRecord[]): RunSummary | null
 }
 
 function summarizeSome(runs: readonly RunRecord[], measured: (run: RunRecord) => boolean): RunSummary {
-  const ok = runs.filter((r) => r.ok && measured(r));
+  // A run that shared the server with an earlier run's leftover work measured that work too: not counted.
+  const ok = runs.filter((r) => r.ok && measured(r) && !r.overlappedLeftover);
   const okRuns = runs.filter((r) => r.ok).length;
   const cache = { cold: 0, warm: 0, unknown: 0 };
   for (const run of runs) cache[run.cache ?? 'unknown']++;

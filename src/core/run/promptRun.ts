@@ -11,7 +11,7 @@ import { parsePromptFile } from '../formats/detect';
 import type { Prompt } from '../formats/model';
 import { summarizeRuns, summarizeWarmRuns, type RunSummary } from '../metrics/summary';
 import { cacheFields, probeServerKind, serverRoot, type CacheMode, type ServerKind } from '../endpoint/serverKind';
-import { MetricsSampler, type MetricsGap, type MetricsSample } from '../endpoint/serverMetrics';
+import { MetricsSampler, waitForServerIdle, type IdleCheck, type MetricsGap, type MetricsSample } from '../endpoint/serverMetrics';
 import type { ResultsStore } from '../store/resultsStore';
 import { runKeyOf } from '../store/runKey';
 import { chatTokenTotal } from '../tokens/chatOverhead';
@@ -68,6 +68,8 @@ export interface ExecuteOptions extends BatchOptions {
   cache?: CacheMode;
   /** Prometheus text endpoint to sample during the runs (default: the server's own /metrics when its kind is known). */
   metricsUrl?: string;
+  /** How long a run waits for a server still busy with a timed-out or cancelled run (default 30 s). */
+  leftoverWaitMs?: number;
   store?: ResultsStore;
   /** Called as each run finishes, with the runs so far. */
   onRun?: (outcome: RunOutcome, finished: number) => void;
@@ -97,17 +99,26 @@ export async function executePromptRuns(transport: ChatTransport, plan: PromptRu
   const batchStart = performance.now();
   const sampler = metricsUrl ? new MetricsSampler(metricsUrl, () => performance.now() - batchStart) : undefined;
   sampler?.start();
+  // One run at a time: after a timeout or cancel, the next run waits until the server has let go of the old one.
+  let leftover: Promise<IdleCheck> | undefined;
+  const guardLeftovers = metricsUrl !== undefined && options.concurrency <= 1;
   let finished = 0;
   const outcomes = await batchRunner(
-    (index, warmup) =>
-      runOnce(transport, withServerFields(plan.request, cacheFields(serverKind, mode)), {
+    async (index, warmup) => {
+      const check = leftover ? await leftover : undefined;
+      leftover = undefined;
+      const outcome = await runOnce(transport, withServerFields(plan.request, cacheFields(serverKind, mode)), {
         timeoutMs: options.timeoutMs,
         ...(options.signal ? { signal: options.signal } : {}),
         countTokens: (t) => plan.encoder.count(t),
         encoder: plan.encoder,
         inputTokensEstimate: plan.inputTokensEstimate,
         ...(index === 0 && !warmup && options.onFirstRunText ? { onText: options.onFirstRunText } : {}),
-      }),
+      });
+      const kind = outcome.record.error?.kind;
+      if (guardLeftovers && (kind === 'timeout' || kind === 'cancelled') && !options.signal?.aborted) leftover = waitForServerIdle(metricsUrl!, options.leftoverWaitMs ?? LEFTOVER_WAIT_MS, options.signal);
+      return check?.busy ? { ...outcome, record: { ...outcome.record, overlappedLeftover: check.busy } } : outcome;
+    },
     options,
     (outcome) => {
       finished++;
@@ -140,6 +151,9 @@ export async function executePromptRuns(transport: ChatTransport, plan: PromptRu
     serverMetrics: sampler && metricsUrl ? { url: metricsUrl, samples: sampler.samples, gaps: sampler.gaps } : null,
   };
 }
+
+/** How long the next run waits for a server still busy with a timed-out or cancelled run. */
+const LEFTOVER_WAIT_MS = 30_000;
 
 function withServerFields(request: ChatRequest, fields: Record<string, unknown> | undefined): ChatRequest {
   return fields ? { ...request, serverFields: { ...request.serverFields, ...fields } } : request;

@@ -56,6 +56,7 @@ export const STORED_RUN_SCHEMA: Schema = {
         server: { type: 'object', properties: { ttftMs: ms, e2eMs: ms } },
         cachedInputTokens: count,
         cache: { enum: ['cold', 'warm', 'unknown'] },
+        overlappedLeftover: text,
         phases: {
           anyOf: [
             { type: 'null' },
