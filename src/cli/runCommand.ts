@@ -6,10 +6,11 @@ import { formatMs } from '../core/metrics/format';
 import { fitLatency } from '../core/metrics/latencyModel';
 import type { MetricSummary, RunSummary } from '../core/metrics/summary';
 import { CACHE_MODES, type CacheMode } from '../core/endpoint/serverKind';
+import { isSafeSelector, type MetricsSource } from '../core/endpoint/serverMetrics';
 import { executePromptRuns, planPromptRun, PlanError } from '../core/run/promptRun';
 import { ResultsStore } from '../core/store/resultsStore';
 import { safeUrl } from '../core/store/runKey';
-import { numberFlag, parseArgs, stringFlag, UsageError } from './args';
+import { numberFlag, parseArgs, stringFlag, UsageError, type ParsedArgs } from './args';
 import { endpointTransport, ENDPOINT_FLAGS } from './endpointArgs';
 import type { CliIO } from './io';
 import { RUN_USAGE } from './usage';
@@ -19,12 +20,13 @@ export const DEFAULT_STORE_PATH = '.prompt-insight/runs.jsonl';
 /** `prompt-insight run`: N measured runs of one prompt; exit 1 when any run failed, 130 when interrupted. */
 export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, {
-    valued: ['prompt', ...ENDPOINT_FLAGS, 'model', 'runs', 'concurrency', 'warmup', 'rate', 'timeout-ms', 'store', 'cache', 'server-metrics'],
+    valued: ['prompt', ...ENDPOINT_FLAGS, 'model', 'runs', 'concurrency', 'warmup', 'rate', 'timeout-ms', 'store', 'cache', 'server-metrics', 'prometheus', 'prometheus-selector'],
     boolean: ['json', 'no-store'],
   });
   if (args.positionals.length !== 1) throw new UsageError(`give exactly one prompt file\nusage: ${RUN_USAGE}`);
   const cache = stringFlag(args, 'cache') ?? 'cold';
   if (!(CACHE_MODES as readonly string[]).includes(cache)) throw new UsageError(`--cache must be one of ${CACHE_MODES.join(', ')}`);
+  const metricsSource = metricsSourceOf(args);
   const file = args.positionals[0]!;
   const transport = endpointTransport(args, '', RUN_USAGE)!;
   const runs = numberFlag(args, 'runs', { min: 1, max: 100_000, integer: true }, 1);
@@ -64,10 +66,9 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const signal = io.interrupted();
   const json = args.flags.get('json') === true;
   if (!json) io.stderr(`Running '${plan.prompt.name}' on ${safeUrl(baseUrl)} (${plan.request.model}): ${runs} run${runs === 1 ? '' : 's'}, concurrency ${concurrency}${warmup ? `, ${warmup} warm-up` : ''}${rate ? `, ${rate}/s Poisson` : ''}\n`);
-  const metricsUrl = stringFlag(args, 'server-metrics');
   const { outcomes, summary, summaryWarm, serverKind, serverMetrics } = await executePromptRuns(transport, plan, {
     cache: cache as CacheMode,
-    ...(metricsUrl ? { metricsUrl } : {}),
+    ...(metricsSource ? { metricsSource } : {}),
     runs,
     concurrency,
     warmup,
@@ -86,7 +87,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
     ...serverEvidenceHints(summary, { records, ...(serverMetrics ? { samples: serverMetrics.samples } : {}), summaryWarm }),
   ];
   if (json) {
-    io.stdout(`${JSON.stringify({ prompt: plan.prompt.name, endpoint: safeUrl(baseUrl), model: plan.request.model, simulated, cache, server: { kind: serverKind, ...(serverMetrics ? { metricsUrl: safeUrl(serverMetrics.url), metrics: serverMetrics.samples, metricsGaps: serverMetrics.gaps } : {}) }, runs: records, summary, summaryWarm, hints: hints.map((h) => h.message) }, null, 2)}\n`);
+    io.stdout(`${JSON.stringify({ prompt: plan.prompt.name, endpoint: safeUrl(baseUrl), model: plan.request.model, simulated, cache, server: { kind: serverKind, ...(serverMetrics ? { metricsUrl: safeUrl(serverMetrics.source.url), ...(serverMetrics.source.kind === 'promql' ? { promqlSelector: serverMetrics.source.selector } : {}), metrics: serverMetrics.samples, metricsGaps: serverMetrics.gaps } : {}) }, runs: records, summary, summaryWarm, hints: hints.map((h) => h.message) }, null, 2)}\n`);
   } else {
     if (process.stderr.isTTY) io.stderr('\n');
     io.stdout(renderSummary(summary, simulated, 'cold'));
@@ -101,6 +102,18 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   if (store && !json) io.stderr(`Runs kept in ${store.path}\n`);
   if (signal.aborted) return 130;
   return records.some((r) => !r.ok) ? 1 : 0;
+}
+
+/** `--server-metrics URL` (Prometheus text) or `--prometheus URL [--prometheus-selector 'job="llama"']` (a Prometheus server's API). */
+function metricsSourceOf(args: ParsedArgs): MetricsSource | undefined {
+  const text = stringFlag(args, 'server-metrics');
+  const prometheus = stringFlag(args, 'prometheus');
+  const selector = stringFlag(args, 'prometheus-selector') ?? '';
+  if (text && prometheus) throw new UsageError('give --server-metrics or --prometheus, not both');
+  if (selector && !prometheus) throw new UsageError('--prometheus-selector needs --prometheus URL');
+  if (selector && !isSafeSelector(selector)) throw new UsageError(`--prometheus-selector takes label matchers such as job="llama", instance=~"gpu-.*"`);
+  if (prometheus) return { kind: 'promql', url: prometheus, selector };
+  return text ? { kind: 'text', url: text } : undefined;
 }
 
 /** What the server's own metrics said during the batch, in one line. */

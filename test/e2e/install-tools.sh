@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the end-to-end tests and the demo need: Debian's Chromium (and libkrb5-dev, which
-# code-server's kerberos module builds against), Node 24 (code-server needs it) and code-server
+# code-server's kerberos module builds against), Debian's Prometheus, Node 24 (code-server needs it) and code-server
 # 4.139.1 (VS Code 1.139.1) with its post-install step, and llama-server with a generated model
 # (test/engine/install-llama.sh), into the tools folder:
 # $PROMPT_INSIGHT_TOOLS, default .e2e-tools/ in the repository (ignored by git).
@@ -22,10 +22,12 @@ started=$(date +%s)
 fresh=false
 if [ "${CI:-}" = "true" ] && [ -z "${PROMPT_INSIGHT_TOOLS_FRESH_DONE:-}" ]; then fresh=true; fi
 
-if $fresh || ! command -v chromium >/dev/null || ! dpkg -s libkrb5-dev >/dev/null 2>&1; then
-  echo "install-tools: Debian packages chromium libkrb5-dev"
+if $fresh || ! command -v chromium >/dev/null || ! dpkg -s libkrb5-dev >/dev/null 2>&1 || ! command -v prometheus >/dev/null; then
+  echo "install-tools: Debian packages chromium libkrb5-dev prometheus"
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium libkrb5-dev >/dev/null
+  # Prometheus 2.42 (the engine tests read llama-server's metrics through its HTTP API); not started as a service.
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >/dev/null
 fi
 
 if $fresh; then

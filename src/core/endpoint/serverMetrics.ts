@@ -51,6 +51,35 @@ interface Family {
   metrics: { value?: string; count?: string; sum?: string }[];
 }
 
+/** Where samples come from: a server's Prometheus text, or a Prometheus server's HTTP API with a label selector. */
+export type MetricsSource = { kind: 'text'; url: string } | { kind: 'promql'; url: string; selector: string };
+
+// The inference servers' and DCGM's metric families, for the PromQL query.
+const SERVER_METRIC_NAMES = 'llamacpp:.+|vllm:.+|sglang:.+|tgi_.+|DCGM_FI_.+';
+
+/** Label matchers for PromQL (`job="llama", instance=~"gpu-.*"`): refused if they could end the selector. */
+export function isSafeSelector(selector: string): boolean {
+  return /^[\w]+\s*(=|!=|=~|!~)\s*"[^"\\\n{}]*"(\s*,\s*[\w]+\s*(=|!=|=~|!~)\s*"[^"\\\n{}]*")*$/.test(selector.trim());
+}
+
+export function promqlQueryUrl(base: string, selector: string): string {
+  const query = `{__name__=~"${SERVER_METRIC_NAMES}"${selector.trim() ? `, ${selector.trim()}` : ''}}`;
+  return `${base.replace(/\/+$/, '')}/api/v1/query?query=${encodeURIComponent(query)}`;
+}
+
+/** A Prometheus HTTP API answer (instant vector) → raw values by metric name (series summed). */
+export function rawFromPromql(json: unknown): Record<string, number> | undefined {
+  const body = json as { status?: string; data?: { resultType?: string; result?: { metric?: Record<string, string>; value?: [number, string] }[] } } | null;
+  if (body?.status !== 'success' || body.data?.resultType !== 'vector' || !Array.isArray(body.data.result)) return undefined;
+  const raw: Record<string, number> = {};
+  for (const series of body.data.result) {
+    const name = series.metric?.__name__;
+    const value = Number(series.value?.[1]);
+    if (name && Number.isFinite(value)) raw[name] = (raw[name] ?? 0) + value;
+  }
+  return raw;
+}
+
 /** One /metrics text → a sample (never throws: unreadable text is an empty sample). */
 export function sampleFromText(text: string, t: number): MetricsSample {
   const raw: Record<string, number> = {};
@@ -73,6 +102,11 @@ export function sampleFromText(text: string, t: number): MetricsSample {
     }
     if (any) raw[family.name] = sum;
   }
+  return sampleFromRaw(raw, t);
+}
+
+/** Raw values by name → the normalised sample. */
+export function sampleFromRaw(raw: Record<string, number>, t: number): MetricsSample {
   const sample: MetricsSample = { t, raw };
   for (const [field, names, scale] of FIELDS) {
     const name = names.find((n) => n in raw);
@@ -119,12 +153,15 @@ export class MetricsSampler {
   readonly gaps: MetricsGap[] = [];
   private timer: NodeJS.Timeout | undefined;
   private inFlight: Promise<void> | undefined;
+  private readonly source: MetricsSource;
 
   constructor(
-    private readonly url: string,
+    source: MetricsSource | string,
     private readonly clock: () => number,
     private readonly intervalMs = 500,
-  ) {}
+  ) {
+    this.source = typeof source === 'string' ? { kind: 'text', url: source } : source;
+  }
 
   start(): void {
     const tick = (): void => {
@@ -144,13 +181,29 @@ export class MetricsSampler {
 
   private async sampleOnce(): Promise<void> {
     const t = this.clock();
-    const answer = await fetchMetrics(this.url, Math.max(250, this.intervalMs));
+    const url = this.source.kind === 'promql' ? promqlQueryUrl(this.source.url, this.source.selector) : this.source.url;
+    const answer = await fetchMetrics(url, Math.max(250, this.intervalMs));
     if ('error' in answer) {
       this.gaps.push({ t, error: answer.error });
       return;
     }
-    const sample = sampleFromText(answer.text, t);
-    if (Object.keys(sample.raw).length === 0) this.gaps.push({ t, error: 'not Prometheus text (no metric could be read)' });
+    let sample: MetricsSample;
+    if (this.source.kind === 'promql') {
+      let raw: Record<string, number> | undefined;
+      try {
+        raw = rawFromPromql(JSON.parse(answer.text));
+      } catch {
+        raw = undefined;
+      }
+      if (!raw) {
+        this.gaps.push({ t, error: 'not a Prometheus API answer (instant vector)' });
+        return;
+      }
+      sample = sampleFromRaw(raw, t);
+    } else {
+      sample = sampleFromText(answer.text, t);
+    }
+    if (Object.keys(sample.raw).length === 0) this.gaps.push({ t, error: this.source.kind === 'promql' ? 'the query matched no series' : 'not Prometheus text (no metric could be read)' });
     else this.samples.push(sample);
   }
 }

@@ -11,7 +11,7 @@ import { parsePromptFile } from '../formats/detect';
 import type { Prompt } from '../formats/model';
 import { summarizeRuns, summarizeWarmRuns, type RunSummary } from '../metrics/summary';
 import { cacheFields, probeServerKind, serverRoot, type CacheMode, type ServerKind } from '../endpoint/serverKind';
-import { MetricsSampler, waitForServerIdle, type IdleCheck, type MetricsGap, type MetricsSample } from '../endpoint/serverMetrics';
+import { MetricsSampler, waitForServerIdle, type IdleCheck, type MetricsGap, type MetricsSample, type MetricsSource } from '../endpoint/serverMetrics';
 import type { ResultsStore } from '../store/resultsStore';
 import { runKeyOf } from '../store/runKey';
 import { chatTokenTotal } from '../tokens/chatOverhead';
@@ -66,8 +66,8 @@ export interface ExecuteOptions extends BatchOptions {
   timeoutMs: number;
   /** Prefix cache: `cold` (default) turns it off per request where the server allows; runs are labelled either way. */
   cache?: CacheMode;
-  /** Prometheus text endpoint to sample during the runs (default: the server's own /metrics when its kind is known). */
-  metricsUrl?: string;
+  /** Where to sample the server's metrics during the runs: a Prometheus text URL, or a Prometheus server's API with a selector (default: the server's own /metrics when its kind is known). */
+  metricsSource?: MetricsSource;
   /** How long a run waits for a server still busy with a timed-out or cancelled run (default 30 s). */
   leftoverWaitMs?: number;
   store?: ResultsStore;
@@ -87,7 +87,7 @@ export interface ExecutedRuns {
   summaryWarm: RunSummary | null;
   serverKind: ServerKind;
   /** The server's metrics sampled during the batch (t: ms from the batch's start), and samples that failed. */
-  serverMetrics: { url: string; samples: MetricsSample[]; gaps: MetricsGap[] } | null;
+  serverMetrics: { source: MetricsSource; samples: MetricsSample[]; gaps: MetricsGap[] } | null;
 }
 
 export async function executePromptRuns(transport: ChatTransport, plan: PromptRunPlan, options: ExecuteOptions): Promise<ExecutedRuns> {
@@ -95,9 +95,10 @@ export async function executePromptRuns(transport: ChatTransport, plan: PromptRu
   const simulated = transport.endpoint.simulated === true;
   const mode = options.cache ?? 'cold';
   const serverKind: ServerKind = simulated || transport.endpoint.provider !== 'openai' ? 'unknown' : await probeServerKind(transport.endpoint.baseUrl);
-  const metricsUrl = options.metricsUrl ?? (serverKind === 'unknown' ? undefined : `${serverRoot(transport.endpoint.baseUrl)}/metrics`);
+  const metricsSource: MetricsSource | undefined = options.metricsSource ?? (serverKind === 'unknown' ? undefined : { kind: 'text', url: `${serverRoot(transport.endpoint.baseUrl)}/metrics` });
+  const metricsUrl = metricsSource?.kind === 'text' ? metricsSource.url : undefined;
   const batchStart = performance.now();
-  const sampler = metricsUrl ? new MetricsSampler(metricsUrl, () => performance.now() - batchStart) : undefined;
+  const sampler = metricsSource ? new MetricsSampler(metricsSource, () => performance.now() - batchStart) : undefined;
   sampler?.start();
   // One run at a time: after a timeout or cancel, the next run waits until the server has let go of the old one.
   let leftover: Promise<IdleCheck> | undefined;
@@ -148,7 +149,7 @@ export async function executePromptRuns(transport: ChatTransport, plan: PromptRu
     summary: summarizeRuns(records),
     summaryWarm: summarizeWarmRuns(records),
     serverKind,
-    serverMetrics: sampler && metricsUrl ? { url: metricsUrl, samples: sampler.samples, gaps: sampler.gaps } : null,
+    serverMetrics: sampler && metricsSource ? { source: metricsSource, samples: sampler.samples, gaps: sampler.gaps } : null,
   };
 }
 
