@@ -8,6 +8,7 @@ import { benchRender } from './render';
 import { benchTtft } from './ttft';
 import { benchWorstCase } from './worstCase';
 import { benchColdStart } from './coldStart';
+import { benchEngine } from './engine';
 
 async function main(): Promise<void> {
   const which = process.argv.slice(2);
@@ -21,6 +22,7 @@ async function main(): Promise<void> {
   if (want('render')) console.log(`${await benchRender()}\n`);
   if (want('history')) console.log(`${await benchHistory()}\n`);
   if (want('activation')) console.log(`${await benchActivation()}\n`);
+  if (want('engine')) console.log(`${await benchEngine()}\n`);
 }
 
 main().catch((error) => {
