@@ -30,7 +30,7 @@ export async function benchEngine(): Promise<string> {
   const server = await startLlamaServer();
   const dir = mkdtempSync(join(tmpdir(), 'pi-bench-engine-'));
   const prompt = join(dir, 'homes.prompty');
-  // ~2,000 input tokens, 64 output tokens.
+  // ~2,650 input tokens, 64 output tokens.
   writeFileSync(prompt, `---\nname: homes\nmodel:\n  api: chat\n  parameters:\n    max_tokens: 64\n---\nsystem:\n${Array.from({ length: 90 }, (_, i) => `- Rule ${i + 1}: a home is a single-family house with its own land, never an apartment, a condo or a townhouse.`).join('\n')}\n\nuser:\nFind homes nearby with at least three bedrooms.\n`);
   const cli = async (...args: string[]) => JSON.parse((await run(process.execPath, [resolve('dist/cli.js'), 'run', prompt, '--endpoint', `${server.url}/v1`, '--model', 'model.gguf', '--json', '--no-store', ...args], { timeout: 600_000, maxBuffer: 64 * 1024 * 1024 })).stdout);
   try {
@@ -65,7 +65,7 @@ export async function benchEngine(): Promise<string> {
     const most = (f: (s: (typeof samples)[number]) => number | undefined) => Math.max(...samples.map(f).filter((v): v is number => v !== undefined));
     const hints = (together.hints as string[]).map((h) => `- ${h}`).join('\n');
     return [
-      `### Real engine (${server.build}; one thread, one slot; ~2,000 input tokens, 64 output)`,
+      `### Real engine (${server.build}; one thread, one slot; ~2,650 input tokens, 64 output)`,
       '',
       table(['runs', 'n', 'TTFT p50 ms', 'queue ms', 'prefill ms', 'E2E ms', 'cached tokens', 'decode tok/s (1000/TPOT)', 'out/E2E tok/s'], rows),
       '',
