@@ -6,13 +6,12 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { CACHE_MODES, type CacheMode } from '../../core/endpoint/serverKind';
+import { runReportMarkdown } from '../../core/metrics/runReport';
 import { configureProxy } from '../../core/endpoint/httpExchange';
 import { scrubSecrets } from '../../core/endpoint/secrets';
 import { httpTransport, type ChatTransport } from '../../core/endpoint/transport';
-import { attributionHints } from '../../core/metrics/attribution';
 import { formatMs, runSummaryLine } from '../../core/metrics/format';
 import { fitLatency } from '../../core/metrics/latencyModel';
-import type { RunSummary } from '../../core/metrics/summary';
 import { executePromptRuns, planPromptRun } from '../../core/run/promptRun';
 import { runsToCsv, runsToJson } from '../../core/store/export';
 import { ResultsStore, storeNotice } from '../../core/store/resultsStore';
@@ -129,8 +128,10 @@ export class RunController implements vscode.Disposable {
     this.deps.onRunsStored(store.path);
     const records = result.outcomes.map((o) => o.record);
     const simulated = choice.config.simulated === true || records.some((r) => r.simulated);
-    this.documents.append(output, `\n\n## Metrics${simulated ? ' — SIMULATED endpoint (scripted answers and timings, not a real model)' : ''}\n\n${metricsMarkdown(result.summary)}\n`);
-    for (const hint of attributionHints(result.summary, fitLatency(records), concurrency)) this.documents.append(output, `\n- ${hint.message}`);
+    this.documents.append(
+      output,
+      `\n\n${runReportMarkdown({ records, summary: result.summary, summaryWarm: result.summaryWarm, serverKind: result.serverKind, serverMetrics: result.serverMetrics, fit: fitLatency(records), concurrency, simulated })}`,
+    );
     const failures = records.filter((r) => r.error && r.error.kind !== 'cancelled');
     if (failures.length > 0) {
       this.documents.append(output, `\n\n## Errors\n\n${failures.map((r) => `- ${r.error!.kind}: ${r.error!.message}`).join('\n')}\n`);
@@ -237,21 +238,6 @@ export class RunController implements vscode.Disposable {
   dispose(): void {
     for (const d of this.disposables) d.dispose();
   }
-}
-
-function metricsMarkdown(summary: RunSummary): string {
-  const cell = (v: number | null, f: (x: number) => string): string => (v === null ? 'n/a' : f(v));
-  const row = (name: string, m: RunSummary['ttftMs'], f: (x: number) => string): string => `| ${name} | ${m.n} | ${cell(m.p50, f)} | ${cell(m.p90, f)} | ${cell(m.p99, f)} | ${cell(m.min, f)} | ${cell(m.max, f)} |`;
-  return [
-    `${runSummaryLine(summary)}`,
-    '',
-    '| metric | n | p50 | p90 | p99 | min | max |',
-    '|---|---:|---:|---:|---:|---:|---:|',
-    row('TTFT', summary.ttftMs, formatMs),
-    row('E2E', summary.e2eMs, formatMs),
-    row('TPOT', summary.tpotMs, (v) => `${v.toFixed(1)} ms`),
-    row('output tok/s', summary.outputTokensPerSec, (v) => v.toFixed(1)),
-  ].join('\n');
 }
 
 /** The setting's cache mode; anything unexpected is the default, cold. */

@@ -1,0 +1,80 @@
+/**
+ * The end of a run document in the editor: the figures (cold apart from warm, both rates with their
+ * formulas), where TTFT went by the server's own phases, what its metrics said over the batch's
+ * clock, and the hints. Markdown; no `vscode` here.
+ */
+import type { MetricsGap, MetricsSample } from '../endpoint/serverMetrics';
+import { attributionHints, serverEvidenceHints } from './attribution';
+import { formatMs, runSummaryLine } from './format';
+import type { LatencyFit } from './latencyModel';
+import type { RunRecord } from './runRecord';
+import { percentile, type MetricSummary, type RunSummary } from './summary';
+
+export interface RunReportInput {
+  records: readonly RunRecord[];
+  summary: RunSummary;
+  summaryWarm: RunSummary | null;
+  serverKind: string;
+  serverMetrics: { samples: readonly MetricsSample[]; gaps: readonly MetricsGap[] } | null;
+  fit: LatencyFit | undefined;
+  concurrency: number;
+  simulated: boolean;
+}
+
+const MAX_METRIC_ROWS = 16;
+
+function table(summary: RunSummary): string {
+  const cell = (v: number | null, f: (x: number) => string): string => (v === null ? 'n/a' : f(v));
+  const row = (name: string, m: MetricSummary, f: (x: number) => string): string => `| ${name} | ${m.n} | ${cell(m.p50, f)} | ${cell(m.p90, f)} | ${cell(m.p99, f)} | ${cell(m.min, f)} | ${cell(m.max, f)} |`;
+  return [
+    '| metric | n | p50 | p90 | p99 | min | max |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+    row('TTFT', summary.ttftMs, formatMs),
+    row('E2E', summary.e2eMs, formatMs),
+    row('TPOT', summary.tpotMs, (v) => `${v.toFixed(1)} ms`),
+    row('out/E2E tok/s', summary.outputTokensPerSec, (v) => v.toFixed(1)),
+    row('decode tok/s', summary.decodeTokensPerSec, (v) => v.toFixed(1)),
+  ].join('\n');
+}
+
+export function runReportMarkdown(input: RunReportInput): string {
+  const { summary, summaryWarm, records } = input;
+  const { cold, warm, unknown } = summary.cache;
+  const out = [
+    `## Metrics${input.simulated ? ' — SIMULATED endpoint (scripted answers and timings, not a real model)' : ''}`,
+    '',
+    runSummaryLine(summary),
+    '',
+    `Prompt cache: ${cold} cold, ${unknown} unknown${warm ? `, ${warm} warm (apart, below)` : ''}${input.serverKind !== 'unknown' ? ` · server: ${input.serverKind}` : ''}. Figures below are cold and unknown runs.`,
+    '',
+    table(summary),
+    '',
+    'TPOT = (E2E − TTFT) / (output tokens − 1) · out/E2E = output tokens / E2E · decode = 1000 / TPOT (vLLM bench serve).',
+  ];
+  if (summaryWarm) out.push('', `### Warm runs (${warm}, prompt partly from the server's prefix cache)`, '', table(summaryWarm));
+  const phased = records.filter((r) => r.ok && r.cache !== 'warm' && r.phases);
+  if (phased.length > 0) {
+    const median = (values: number[]): string => formatMs(percentile([...values].sort((a, b) => a - b), 0.5));
+    out.push('', `### Where TTFT went (the server's own timings, ${phased.length} run${phased.length === 1 ? '' : 's'}, medians)`, '', `queue + transfer ${median(phased.map((r) => r.phases!.queueMs ?? 0))} · prefill ${median(phased.map((r) => r.phases!.prefillMs))} · then decode ${median(phased.map((r) => r.phases!.decodeMs ?? 0))}`);
+  }
+  const metrics = input.serverMetrics;
+  if (metrics && (metrics.samples.length > 0 || metrics.gaps.length > 0)) {
+    out.push('', '### The server during the runs (its /metrics; t from the start of the batch)', '');
+    if (metrics.samples.length > 0) {
+      const step = Math.max(1, Math.ceil(metrics.samples.length / MAX_METRIC_ROWS));
+      const shown = metrics.samples.filter((_, i) => i % step === 0 || i === metrics.samples.length - 1);
+      const value = (v: number | undefined, digits = 0): string => (v === undefined ? '—' : v.toFixed(digits));
+      out.push('| t | running | waiting | KV cache | prompt tok/s | gen tok/s |', '|---:|---:|---:|---:|---:|---:|');
+      for (const s of shown) out.push(`| ${(s.t / 1000).toFixed(1)} s | ${value(s.requestsRunning)} | ${value(s.requestsWaiting)} | ${s.kvCacheUsage === undefined ? '—' : `${(s.kvCacheUsage * 100).toFixed(0)}%`} | ${value(s.promptTokensPerSec)} | ${value(s.generationTokensPerSec, 1)} |`);
+    }
+    if (metrics.gaps.length > 0) out.push('', `${metrics.gaps.length} sample${metrics.gaps.length === 1 ? '' : 's'} missing: ${metrics.gaps[0]!.error}.`);
+  }
+  const overlapped = records.filter((r) => r.overlappedLeftover);
+  if (overlapped.length > 0) out.push('', `${overlapped.length} run${overlapped.length === 1 ? '' : 's'} left out of the figures: ${overlapped[0]!.overlappedLeftover}.`);
+  const hints = [
+    ...attributionHints(summary, input.fit, input.concurrency),
+    ...serverEvidenceHints(summary, { records, ...(metrics ? { samples: metrics.samples } : {}), summaryWarm }),
+  ];
+  for (const hint of hints) out.push('', `- ${hint.message}`);
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,31 @@
+/** The run document's end: cold apart from warm, both rates with formulas, phases, the server's metrics over time, hints. */
+import { describe, expect, it } from 'vitest';
+import { runReportMarkdown } from '../../../src/core/metrics/runReport';
+import type { RunRecord } from '../../../src/core/metrics/runRecord';
+import { summarizeRuns, summarizeWarmRuns } from '../../../src/core/metrics/summary';
+
+const run = (ttftMs: number, cache: RunRecord['cache'], queueMs: number, prefillMs: number): RunRecord => ({
+  ok: true, status: 200, error: null, ttftMs, firstAnswerMs: ttftMs, e2eMs: ttftMs + 1000, streamEndMs: ttftMs + 1001, outputTokens: 41, outputTokensSource: 'usage',
+  inputTokens: 2650, inputTokensSource: 'usage', tpotMs: 25, itlMs: [], finishReason: 'length', streamed: true, retries: 0,
+  cachedInputTokens: cache === 'warm' ? 2622 : 0, cache, phases: { queueMs, prefillMs, decodeMs: 1000, source: 'llama.cpp timings' },
+});
+
+describe('run report', () => {
+  it('keeps warm runs apart, names both rates, shows phases, the server over time and the hints', () => {
+    const records = [run(5900, 'cold', 50, 5850), run(12900, 'cold', 7150, 5750), run(12800, 'cold', 7050, 5750), run(29, 'warm', 6, 23)];
+    const markdown = runReportMarkdown({
+      records, summary: summarizeRuns(records), summaryWarm: summarizeWarmRuns(records), serverKind: 'llama.cpp', fit: undefined, concurrency: 2, simulated: false,
+      serverMetrics: { samples: Array.from({ length: 40 }, (_, i) => ({ t: i * 500, requestsRunning: 1, requestsWaiting: i % 2, raw: {} })), gaps: [{ t: 3, error: 'HTTP 404' }] },
+    });
+    expect(markdown).toContain('Prompt cache: 3 cold, 0 unknown, 1 warm (apart, below) · server: llama.cpp');
+    expect(markdown).toContain('### Warm runs (1,');
+    expect(markdown).toContain('| decode tok/s | 3 | 40.0 |');
+    expect(markdown).toContain('decode = 1000 / TPOT');
+    expect(markdown).toMatch(/queue \+ transfer 7\.05 s · prefill 5\.75 s/);
+    expect(markdown.match(/^\| \d+\.\d s \|/gm)!.length).toBeLessThanOrEqual(17); // 40 samples thinned to ~16 rows
+    expect(markdown).toContain('| 19.5 s |'); // the last sample is always shown
+    expect(markdown).toContain('1 sample missing: HTTP 404.');
+    expect(markdown).toContain('Queue-bound');
+    expect(markdown).toContain('served from the server\'s prefix cache (warm)');
+  });
+});
