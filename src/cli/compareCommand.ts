@@ -1,3 +1,4 @@
+import { CACHE_MODES, type CacheMode } from '../core/endpoint/serverKind';
 import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { compareRevisions, type ComparisonResult } from '../core/compare/compare';
@@ -19,7 +20,7 @@ import { COMPARE_USAGE } from './usage';
 /** `prompt-insight compare`: base vs head on the file's test cases; exit 1 on a significant worsening with --fail-on-regression. */
 export async function compareCommand(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, {
-    valued: ['base', 'head', 'prompt', 'runs', ...ENDPOINT_FLAGS, 'model', ...ENDPOINT_FLAGS.map((f) => `judge-${f}`), 'judge-model', 'concurrency', 'timeout-ms', 'store', 'report'],
+    valued: ['base', 'head', 'prompt', 'runs', ...ENDPOINT_FLAGS, 'model', ...ENDPOINT_FLAGS.map((f) => `judge-${f}`), 'judge-model', 'concurrency', 'timeout-ms', 'store', 'report', 'cache'],
     boolean: ['json', 'fresh', 'reuse-stored', 'no-store', 'fail-on-regression'],
   });
   if (args.positionals.length !== 1) throw new UsageError(`give exactly one prompt file\nusage: ${COMPARE_USAGE}`);
@@ -34,6 +35,8 @@ export async function compareCommand(argv: string[], io: CliIO): Promise<number>
   const runsPerCase = numberFlag(args, 'runs', { min: 1, max: 10_000, integer: true }, 10);
   const concurrency = numberFlag(args, 'concurrency', { min: 1, max: 256, integer: true }, 4);
   const timeoutMs = numberFlag(args, 'timeout-ms', { min: 1 }, 60_000);
+  const cache = stringFlag(args, 'cache') ?? 'cold';
+  if (!(CACHE_MODES as readonly string[]).includes(cache)) throw new UsageError(`--cache must be one of ${CACHE_MODES.join(', ')}`);
   if (args.flags.has('store') && args.flags.has('no-store')) throw new UsageError('--store and --no-store exclude each other');
   const store = args.flags.has('no-store') ? undefined : new ResultsStore(stringFlag(args, 'store') ?? DEFAULT_STORE_PATH);
   const json = args.flags.get('json') === true;
@@ -75,7 +78,7 @@ export async function compareCommand(argv: string[], io: CliIO): Promise<number>
   if (!json) io.stderr(`Comparing ${sources[0]!.label} → ${sources[1]!.label}: ${suite.cases.length} test case(s) × ${runsPerCase} runs each on ${transport.endpoint.name}\n`);
   const result = await compareRevisions({
     file, ...(promptName ? { promptName } : {}), revisions: sources, suite, runsPerCase, transport, ...(model ? { modelOverride: model } : {}),
-    ...(store ? { store } : {}), fresh, timeoutMs, concurrency, signal,
+    ...(store ? { store } : {}), fresh, timeoutMs, concurrency, signal, cache: cache as CacheMode,
     ...(judgeTransport && judgeModel ? { judge: transportJudge(judgeTransport, judgeModel, timeoutMs, signal) } : {}),
     onProgress: (done, total) => !json && process.stderr.isTTY && io.stderr(`\r  ${done}/${total} runs`),
   });

@@ -5,6 +5,7 @@
  * revision is judged by the same rules. Result: adherence with Wilson intervals, latency
  * percentiles, per-case matrix, verdicts of each revision against the first, and the prompt diff.
  */
+import type { CacheMode } from '../endpoint/serverKind';
 import { scoreRun, type Judge } from '../adherence/score';
 import type { TestSuite } from '../adherence/testCases';
 import type { RunOutcome } from '../endpoint/runOnce';
@@ -41,6 +42,8 @@ export interface CompareOptions {
   fresh: boolean;
   timeoutMs: number;
   concurrency: number;
+  /** Prompt cache during fresh runs (default cold: both revisions measured without the server's prefix cache). */
+  cache?: CacheMode;
   signal?: AbortSignal;
   judge?: Judge;
   onProgress?: (done: number, total: number, message: string) => void;
@@ -158,6 +161,7 @@ export async function compareRevisions(options: CompareOptions): Promise<Compari
       if (missing > 0) {
         const executed = await executePromptRuns(options.transport, plan, {
           runs: missing, concurrency: options.concurrency, warmup: 0, timeoutMs: options.timeoutMs,
+          ...(options.cache ? { cache: options.cache } : {}),
           ...(options.signal ? { signal: options.signal } : {}),
           ...(options.store ? { store: options.store } : {}),
           revision: revision.rev, testCase: caseIndex,
