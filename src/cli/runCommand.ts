@@ -56,7 +56,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const promptName = stringFlag(args, 'prompt');
   let plan;
   try {
-    plan = await planPromptRun(file, text, { ...(promptName !== undefined ? { promptName } : {}), ...(model ? { modelOverride: model } : {}), filePath: resolve(file) });
+    plan = await planPromptRun(file, text, { ...(promptName !== undefined ? { promptName } : {}), ...(model ? { modelOverride: model } : {}), references: { filePath: resolve(file) } });
   } catch (error) {
     io.stderr(`prompt-insight run: ${(error as Error).message}\n`);
     return 1;

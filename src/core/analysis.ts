@@ -1,9 +1,8 @@
 import { textLooksBinary } from './formats/decode';
 import { detectFormat, parsePromptFile } from './formats/detect';
 import type { OffsetRange, Prompt, PromptDiagnostic, PromptFormat, PromptMessage } from './formats/model';
-import { loadPartials } from './render/references';
-import { promptValues } from './render/promptValues';
-import { renderPrompt, type PromptRendering } from './render/renderPrompt';
+import type { PromptRendering } from './render/renderPrompt';
+import { renderWithReferences } from './render/renderWithReferences';
 import { chatTokenTotal } from './tokens/chatOverhead';
 import type { TokenCounter } from './tokens/counter';
 import { loadEncoder, type EncodingName, type TokenEncoder } from './tokens/engine';
@@ -79,16 +78,8 @@ export async function analyzePromptText(fileName: string, text: string, counter:
 /** Renders a prompt with its own sample values, reporting what could not be read or rendered. */
 async function renderForCounting(text: string, prompt: Prompt, options: AnalysisOptions, diagnostics: PromptDiagnostic[]): Promise<PromptRendering> {
   const at = firstLineOf(text, prompt.range);
-  const { filePath } = options;
-  const { values, notes } = promptValues(prompt, filePath);
-  let partials: Record<string, string> = {};
-  if (prompt.body?.engine === 'dotprompt' && filePath) {
-    const loaded = loadPartials(filePath, text.slice(prompt.body.bodyStart), options.partialFolders);
-    partials = loaded.partials;
-    notes.push(...loaded.notes);
-  }
+  const { rendering, notes } = await renderWithReferences(text, prompt, {}, options);
   for (const note of notes) diagnostics.push({ range: at, severity: 'warning', code: 'unresolved-reference', message: `${note.message}.` });
-  const rendering = await renderPrompt(text, prompt, values, partials);
   if (rendering.error) {
     diagnostics.push({ range: at, severity: 'warning', code: 'template-error', message: `The template could not be rendered (${rendering.error}); its text is counted as written.` });
   }

@@ -5,6 +5,7 @@
  * from what it reports (cached tokens) rather than changed.
  */
 import { randomUUID } from 'node:crypto';
+import { boundedGet } from './boundedGet';
 
 export type ServerKind = 'llama.cpp' | 'vllm' | 'unknown';
 export type CacheMode = 'cold' | 'warm' | 'as-is';
@@ -12,15 +13,14 @@ export type CacheMode = 'cold' | 'warm' | 'as-is';
 export const CACHE_MODES: readonly CacheMode[] = ['cold', 'warm', 'as-is'];
 
 const PROBE_TIMEOUT_MS = 1000;
+const MAX_PROBE_BYTES = 1_000_000;
 const known = new Map<string, Promise<ServerKind>>();
 
 async function getJson(url: string): Promise<Record<string, unknown> | undefined> {
+  const answer = await boundedGet(url, PROBE_TIMEOUT_MS, MAX_PROBE_BYTES);
+  if ('error' in answer || !/json/.test(answer.contentType)) return undefined;
   try {
-    const response = await fetch(url, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS), redirect: 'manual' });
-    if (!response.ok || !/json/.test(response.headers.get('content-type') ?? '')) return undefined;
-    const text = await response.text();
-    if (text.length > 1_000_000) return undefined;
-    const value: unknown = JSON.parse(text);
+    const value: unknown = JSON.parse(answer.text);
     return value && typeof value === 'object' ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;

@@ -5,6 +5,7 @@
  * mapped to one vocabulary, and raw values are kept beside them.
  */
 import parsePrometheus from 'parse-prometheus-text-format';
+import { boundedGet } from './boundedGet';
 
 export interface MetricsSample {
   /** ms since the batch started (the runs' clock). */
@@ -119,31 +120,6 @@ export function sampleFromRaw(raw: Record<string, number>, t: number): MetricsSa
   return sample;
 }
 
-/** GET the metrics text, bounded in time and size; the error says what went wrong. */
-async function fetchMetrics(url: string, timeoutMs: number): Promise<{ text: string } | { error: string }> {
-  try {
-    const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
-    if (!response.ok) return { error: `HTTP ${response.status}` };
-    const reader = response.body?.getReader();
-    if (!reader) return { error: 'no body' };
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.length;
-      if (size > MAX_METRICS_BYTES) {
-        await reader.cancel();
-        return { error: `more than ${MAX_METRICS_BYTES} bytes` };
-      }
-      chunks.push(value);
-    }
-    return { text: Buffer.concat(chunks).toString('utf8') };
-  } catch (error) {
-    return { error: (error as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (error as Error).message };
-  }
-}
-
 /**
  * Samples a server's /metrics every `intervalMs` until stopped. A sample that fails (missing,
  * slow, huge, malformed) is recorded as a gap; the runs never wait for it.
@@ -182,7 +158,7 @@ export class MetricsSampler {
   private async sampleOnce(): Promise<void> {
     const t = this.clock();
     const url = this.source.kind === 'promql' ? promqlQueryUrl(this.source.url, this.source.selector) : this.source.url;
-    const answer = await fetchMetrics(url, Math.max(250, this.intervalMs));
+    const answer = await boundedGet(url, Math.max(250, this.intervalMs), MAX_METRICS_BYTES);
     if ('error' in answer) {
       this.gaps.push({ t, error: answer.error });
       return;
@@ -224,7 +200,7 @@ export async function waitForServerIdle(url: string, maxMs: number, signal?: Abo
   const started = performance.now();
   let running = 0;
   while (!signal?.aborted) {
-    const answer = await fetchMetrics(url, Math.max(250, pollMs));
+    const answer = await boundedGet(url, Math.max(250, pollMs), MAX_METRICS_BYTES);
     if ('error' in answer) return { idle: true, waitedMs: performance.now() - started };
     const sample = sampleFromText(answer.text, 0);
     if (sample.requestsRunning === undefined) return { idle: true, waitedMs: performance.now() - started };

@@ -1,4 +1,4 @@
-import { parseDotprompt } from './dotprompt';
+import { dotpromptSourceStart, parseDotprompt } from './dotprompt';
 import { splitFrontMatter } from './frontMatter';
 import { parseGithubPromptYaml } from './githubPromptYaml';
 import type { PromptDoc, PromptFormat } from './model';
@@ -29,11 +29,8 @@ export function detectFormat(fileName: string, text: string): PromptFormat {
   return sniffFormat(text.slice(0, SNIFF_LIMIT), lower.endsWith('.prompt'));
 }
 
-// '#' licence lines before the front matter, as Dotprompt allows (formats/dotprompt.ts).
-const LICENSE_HEADER = /^(?:(?:#[^\n]*|[ \t]*)\n)*(?=---)/;
-
 function sniffFormat(head: string, dotPromptName: boolean): PromptFormat {
-  const front = splitFrontMatter(head, dotPromptName ? (LICENSE_HEADER.exec(head)?.[0].length ?? 0) : 0);
+  const front = splitFrontMatter(head, dotPromptName ? dotpromptSourceStart(head) : 0);
   const yaml = front.yaml?.text ?? '';
   if (front.yaml) {
     if (/^model:\s*\n(\s+)(api|configuration|parameters|id|provider|connection|options):/m.test(yaml) || /^sample:/m.test(yaml)) return 'prompty';

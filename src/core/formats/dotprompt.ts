@@ -11,8 +11,13 @@ const LICENSE_HEADER = /^(?:(?:#[^\n]*|[ \t]*)\n)*(?=---)/;
 const DOTPROMPT_ROLES = ['system', 'user', 'model', 'assistant', 'tool'];
 
 /** Parses a Dotprompt `.prompt` file: YAML front matter and a Handlebars body with `{{role "…"}}` markers. */
+/** Where the Dotprompt source starts: after `#` licence lines and blank lines that precede front matter. */
+export function dotpromptSourceStart(text: string): number {
+  return LICENSE_HEADER.exec(text)?.[0].length ?? 0;
+}
+
 export function parseDotprompt(text: string, fileName: string): PromptDoc {
-  const sourceStart = LICENSE_HEADER.exec(text)?.[0].length ?? 0;
+  const sourceStart = dotpromptSourceStart(text);
   const front = readFrontMatter(text, sourceStart);
   const { fields, diagnostics } = front;
   const input = fields.map('input');

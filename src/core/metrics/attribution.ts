@@ -6,7 +6,7 @@ import { formatMs } from './format';
 import type { LatencyFit } from './latencyModel';
 import type { MetricsSample } from '../endpoint/serverMetrics';
 import type { RunRecord } from './runRecord';
-import { percentile, type RunSummary } from './summary';
+import { medianOf, type RunSummary } from './summary';
 
 export interface AttributionHint {
   kind: 'decode-bound' | 'prefill-bound' | 'capacity' | 'slow-first-token' | 'queue-bound' | 'cache-pressure' | 'cold-vs-warm';
@@ -66,10 +66,9 @@ export function serverEvidenceHints(summary: RunSummary, evidence: ServerEvidenc
   const hints: AttributionHint[] = [];
   const phased = evidence.records.filter((r) => r.ok && r.cache !== 'warm' && r.phases && r.ttftMs !== null);
   if (phased.length > 0) {
-    const median = (values: number[]): number => percentile([...values].sort((a, b) => a - b), 0.5);
-    const ttft = median(phased.map((r) => r.ttftMs!));
-    const queue = median(phased.map((r) => r.phases!.queueMs ?? 0));
-    const prefill = median(phased.map((r) => r.phases!.prefillMs));
+    const ttft = medianOf(phased.map((r) => r.ttftMs!));
+    const queue = medianOf(phased.map((r) => r.phases!.queueMs ?? 0));
+    const prefill = medianOf(phased.map((r) => r.phases!.prefillMs));
     const waiting = Math.max(0, ...(evidence.samples ?? []).map((s) => s.requestsWaiting ?? 0));
     if (queue >= MIN_QUEUE_MS && queue / ttft > QUEUE_SHARE) {
       hints.push({

@@ -8,7 +8,7 @@ import { attributionHints, serverEvidenceHints } from './attribution';
 import { formatMs, runSummaryLine } from './format';
 import type { LatencyFit } from './latencyModel';
 import type { RunRecord } from './runRecord';
-import { percentile, type MetricSummary, type RunSummary } from './summary';
+import { medianOf, type MetricSummary, type RunSummary } from './summary';
 
 export interface RunReportInput {
   records: readonly RunRecord[];
@@ -54,7 +54,7 @@ export function runReportMarkdown(input: RunReportInput): string {
   if (summaryWarm) out.push('', `### Warm runs (${warm}, prompt partly from the server's prefix cache)`, '', table(summaryWarm));
   const phased = records.filter((r) => r.ok && r.cache !== 'warm' && r.phases);
   if (phased.length > 0) {
-    const median = (values: number[]): string => formatMs(percentile([...values].sort((a, b) => a - b), 0.5));
+    const median = (values: number[]): string => formatMs(medianOf(values));
     out.push('', `### Where TTFT went (the server's own timings, ${phased.length} run${phased.length === 1 ? '' : 's'}, medians)`, '', `queue + transfer ${median(phased.map((r) => r.phases!.queueMs ?? 0))} · prefill ${median(phased.map((r) => r.phases!.prefillMs))} · then decode ${median(phased.map((r) => r.phases!.decodeMs ?? 0))}`);
   }
   const metrics = input.serverMetrics;

@@ -46,6 +46,11 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (rank - lo);
 }
 
+/** The median of values in any order (at least one). */
+export function medianOf(values: readonly number[]): number {
+  return percentile([...values].sort((a, b) => a - b), 0.5);
+}
+
 /** Smallest n for which the p-th percentile is reported. */
 export function minSamplesFor(p: number): number {
   return p <= 0.5 ? 1 : Math.ceil(1 / (1 - p) - 1e-9);

@@ -1,9 +1,8 @@
 /** A parsed prompt with values for its variables → the chat request that is sent, and its content hash. */
 import { createHash } from 'node:crypto';
 import type { Prompt } from '../formats/model';
-import { promptValues } from '../render/promptValues';
-import { loadPartials } from '../render/references';
-import { renderPrompt, type RenderedMessage } from '../render/renderPrompt';
+import type { RenderedMessage } from '../render/renderPrompt';
+import { renderWithReferences, type PromptReferences } from '../render/renderWithReferences';
 import { canonicalJson, normalizeParams } from '../endpoint/params';
 import type { ChatRequest } from '../endpoint/types';
 
@@ -16,7 +15,7 @@ export interface RenderedRequest {
 /**
  * Renders the prompt as its runtime would (render/renderPrompt.ts) and builds the request. Model
  * precedence: an explicit override (CLI `--model`) → the prompt file's model → the endpoint's
- * default. Parameters: the endpoint cannot set any; the file's parameters are sent. `filePath`:
+ * default. Parameters: the endpoint cannot set any; the file's parameters are sent. `references`:
  * where partials and `${file:}` values are read (none for a revision from git history).
  */
 export async function renderPromptRequest(
@@ -24,11 +23,9 @@ export async function renderPromptRequest(
   prompt: Prompt,
   vars: Record<string, unknown>,
   model: { override?: string; endpointDefault?: string },
-  filePath?: string,
+  references: PromptReferences = {},
 ): Promise<RenderedRequest> {
-  const { values } = promptValues(prompt, filePath, vars);
-  const partials = prompt.body?.engine === 'dotprompt' && filePath ? loadPartials(filePath, text.slice(prompt.body.bodyStart)).partials : {};
-  const rendering = await renderPrompt(text, prompt, values, partials);
+  const { rendering } = await renderWithReferences(text, prompt, vars, references);
   if (rendering.error) throw new Error(`Prompt '${prompt.name}' could not be rendered: ${rendering.error}.`);
   return { request: requestOf(prompt, rendering.messages, model), unresolved: rendering.unresolved.map((v) => v.name) };
 }

@@ -17,6 +17,7 @@ import { runKeyOf } from '../store/runKey';
 import { chatTokenTotal } from '../tokens/chatOverhead';
 import { loadEncoder, type TokenEncoder } from '../tokens/engine';
 import { modelTokenInfo } from '../tokens/models';
+import type { PromptReferences } from '../render/renderWithReferences';
 import { renderPromptRequest } from './promptRequest';
 
 export interface PromptRunPlan {
@@ -35,7 +36,7 @@ export class PlanError extends Error {}
 export async function planPromptRun(
   file: string,
   text: string,
-  options: { promptName?: string; promptIndex?: number; modelOverride?: string; endpointModel?: string; vars?: Record<string, unknown>; filePath?: string },
+  options: { promptName?: string; promptIndex?: number; modelOverride?: string; endpointModel?: string; vars?: Record<string, unknown>; references?: PromptReferences },
 ): Promise<PromptRunPlan> {
   const doc = parsePromptFile(file, text);
   const errors = doc.diagnostics.filter((d) => d.severity === 'error');
@@ -51,7 +52,7 @@ export async function planPromptRun(
   if (prompt.messages.length === 0) throw new PlanError(`Prompt '${prompt.name}' has no messages to send.`);
   let rendered;
   try {
-    rendered = await renderPromptRequest(text, prompt, options.vars ?? {}, { ...(options.modelOverride ? { override: options.modelOverride } : {}), ...(options.endpointModel ? { endpointDefault: options.endpointModel } : {}) }, options.filePath);
+    rendered = await renderPromptRequest(text, prompt, options.vars ?? {}, { ...(options.modelOverride ? { override: options.modelOverride } : {}), ...(options.endpointModel ? { endpointDefault: options.endpointModel } : {}) }, options.references);
   } catch (error) {
     throw new PlanError((error as Error).message);
   }

@@ -72,7 +72,15 @@ export class RunController implements vscode.Disposable {
 
     let plan;
     try {
-      plan = await planPromptRun(file, document.getText(), { promptIndex, ...(choice.config.model ? { endpointModel: choice.config.model } : {}), ...(document.uri.scheme === 'file' ? { filePath: document.uri.fsPath } : {}) });
+      plan = await planPromptRun(file, document.getText(), {
+        promptIndex,
+        ...(choice.config.model ? { endpointModel: choice.config.model } : {}),
+        references: {
+          ...(document.uri.scheme === 'file' ? { filePath: document.uri.fsPath } : {}),
+          // The same folders the language server counts with, so what is sent is what was counted.
+          partialFolders: (settings.get<unknown[]>('render.partialFolders') ?? []).filter((f): f is string => typeof f === 'string' && path.isAbsolute(f)),
+        },
+      });
     } catch (error) {
       void vscode.window.showErrorMessage(`Prompt Insight: ${(error as Error).message}`);
       return;
