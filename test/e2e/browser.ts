@@ -15,3 +15,63 @@ export async function openWorkbench(browser: Browser, url: string): Promise<Page
   await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
   return page;
 }
+
+/**
+ * Opens a workspace file the way a user does: Quick Open, type the name, arrow down to the file
+ * once the list has settled, Enter. (Clicking a row is not safe: the list recycles its row elements as file
+ * search results arrive, and a click measured on "homes.prompty" was seen to open
+ * "homes.prompt.yml".) Tries three times; on the last failure it saves a screenshot and says
+ * which rows and tabs were shown, so a flaky CI run leaves evidence.
+ */
+export async function openFileByQuickOpen(page: Page, name: string, screenshotPath: string): Promise<void> {
+  const tab = page.locator(`.tab.active[aria-label*="${name}"]`);
+  const rows = page.locator('.quick-input-list .monaco-list-row');
+  const labels = page.locator('.quick-input-list .monaco-list-row .label-name');
+  const focusedLabel = page.locator('.quick-input-list .monaco-list-row.focused .label-name');
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+P');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor();
+    await input.fill('');
+    await input.pressSequentially(name, { delay: 10 });
+    try {
+      // Wait until the list reads the same twice, 300 ms apart (file search has settled), then move
+      // the focus down to the row named exactly `name` (recently opened files come first).
+      let previous = '';
+      for (let polls = 0; polls < 50; polls++) {
+        await page.waitForTimeout(300);
+        const now = JSON.stringify(await rows.allTextContents());
+        if (now === previous && (await labels.allTextContents()).includes(name)) break;
+        previous = now;
+      }
+      for (let moves = 0; (await focusedLabel.textContent({ timeout: 1_000 }).catch(() => '')) !== name; moves++) {
+        if (moves >= 20) throw new Error(`no row named ${name}`);
+        await page.keyboard.press('ArrowDown');
+      }
+      await page.keyboard.press('Enter');
+      await tab.waitFor({ timeout: 15_000 });
+      return;
+    } catch (error) {
+      if (attempt < 3) continue;
+      await page.screenshot({ path: screenshotPath }).catch(() => undefined);
+      const shown = await rows.allTextContents().catch(() => []);
+      const tabs = await page.locator('.tab').evaluateAll((all) => all.map((t) => `${t.getAttribute('aria-label')}${t.classList.contains('active') ? ' (active)' : ''}`)).catch(() => []);
+      throw new Error(`could not open ${name} by Quick Open (3 tries; rows: ${JSON.stringify(shown)}; tabs: ${JSON.stringify(tabs)}; screenshot ${screenshotPath}): ${String(error)}`);
+    }
+  }
+}
+
+/** Runs a command from the Command Palette (F1), picking the row whose label contains `label`. */
+export async function runCommandByPalette(page: Page, title: string, label: string, screenshotPath: string): Promise<void> {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor();
+  await input.pressSequentially(title, { delay: 10 });
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
+  await row.waitFor({ timeout: 30_000 }).catch(async (error: unknown) => {
+    await page.screenshot({ path: screenshotPath }).catch(() => undefined);
+    throw error;
+  });
+  await row.click();
+}

@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium, openWorkbench } from './browser';
+import { launchChromium, openFileByQuickOpen, openWorkbench } from './browser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScenario } from '../../src/core/sim/scenario';
 import { startSim, type RunningSim } from '../../src/core/sim/simServer';
@@ -46,17 +46,7 @@ afterAll(async () => {
   await sim?.close();
 });
 
-/** Opens a workspace file the way a user does: Quick Open, type the name, Enter. */
-async function openFile(name: string): Promise<void> {
-  await page.locator('.monaco-workbench').click({ position: { x: 700, y: 450 } }).catch(() => undefined);
-  await page.keyboard.press('Control+P');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor();
-  await input.pressSequentially(name, { delay: 10 });
-  // Click the matching row: Enter can land before the file search has settled.
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().click();
-  await page.locator(`.tab.active[aria-label*="${name}"]`).waitFor({ timeout: 30_000 });
-}
+const openFile = (name: string) => openFileByQuickOpen(page, name, `${ARTIFACTS}/open-${name}-failed.png`);
 
 describe('Prompt Insight in a real VS Code (code-server 1.139 + Chromium)', () => {
   it.each(['homes.prompty', 'homes.prompt.yml', 'homes.prompt', 'homes.prompt.md', 'homes.prompt.txt'])('%s shows the token CodeLens', async (name) => {

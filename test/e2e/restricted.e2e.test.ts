@@ -2,7 +2,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium, openWorkbench } from './browser';
+import { launchChromium, openFileByQuickOpen, openWorkbench } from './browser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSim, type RunningSim } from '../../src/core/sim/simServer';
 import { startCodeServer, type RunningCodeServer } from './codeServer';
@@ -40,9 +40,7 @@ afterAll(async () => {
 
 describe('Restricted Mode', () => {
   it('counts tokens but refuses to run, and the endpoint receives nothing', async () => {
-    await page.keyboard.press('Control+P');
-    await page.locator('.quick-input-widget input').pressSequentially('homes.prompty', { delay: 10 });
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'homes.prompty' }).first().click();
+    await openFileByQuickOpen(page, 'homes.prompty', `${ARTIFACTS}/open-homes-failed.png`);
     const lens = page.locator('.codelens-decoration').first();
     await expect.poll(async () => (await lens.textContent()) ?? '', { timeout: 60_000 }).toMatch(/\d+ tokens · 2 messages/);
     await page.locator('.codelens-decoration a', { hasText: '▶ Run' }).first().click();

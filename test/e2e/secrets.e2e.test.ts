@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { delta, DONE, scriptedServer, type ScriptedServer } from '../fixtures/scriptedServer';
-import { launchChromium, openWorkbench } from './browser';
+import { launchChromium, openFileByQuickOpen, openWorkbench, runCommandByPalette } from './browser';
 import { startCodeServer, type RunningCodeServer } from './codeServer';
 
 const ARTIFACTS = 'test-artifacts/e2e';
@@ -42,43 +42,23 @@ afterAll(async () => {
   await echo?.close();
 });
 
-async function command(title: string): Promise<void> {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor();
-  await input.pressSequentially(title, { delay: 10 });
-  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title.split(': ')[1]! }).first();
-  await row.waitFor({ timeout: 30_000 }).catch(async (error: unknown) => {
-    await page.screenshot({ path: `${ARTIFACTS}/secret-palette.png` });
-    throw error;
-  });
-  await row.click();
-}
-
-async function openPrompt(): Promise<void> {
-  await page.keyboard.press('Control+P');
-  await page.locator('.quick-input-widget input').pressSequentially('echo.prompty', { delay: 10 });
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'echo.prompty' }).first().click();
-  await page.locator('.tab.active[aria-label*="echo.prompty"]').waitFor({ timeout: 30_000 });
-}
-
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((name) => join(dir, name)).filter((path) => statSync(path).isFile());
 }
 
 describe('API keys in the editor', () => {
   it('a server that echoes the key: not in the run document, the store or the logs', async () => {
-    await openPrompt();
+    await openFileByQuickOpen(page, 'echo.prompty', `${ARTIFACTS}/open-echo-failed.png`);
     // Token lens shown: the extension is up, its commands are in the palette.
     await page.locator('.codelens-decoration', { hasText: /tokens/ }).first().waitFor({ timeout: 60_000 });
-    await command('Prompt Insight: Set API Key');
+    await runCommandByPalette(page, 'Prompt Insight: Set API Key', 'Set API Key', `${ARTIFACTS}/secret-palette.png`);
     const keyInput = page.locator('.quick-input-widget input[type="password"]');
     await keyInput.waitFor({ timeout: 30_000 });
     await keyInput.fill(KEY);
     await keyInput.press('Enter');
     await page.locator('.notification-toast', { hasText: 'API key stored for Echo server' }).waitFor({ timeout: 30_000 });
 
-    await openPrompt();
+    await openFileByQuickOpen(page, 'echo.prompty', `${ARTIFACTS}/open-echo-failed.png`);
     const run = page.locator('.codelens-decoration a', { hasText: '▶ Run' }).first();
     for (const n of [1, 2]) {
       await run.waitFor({ timeout: 60_000 });
@@ -88,7 +68,7 @@ describe('API keys in the editor', () => {
       await expect.poll(async () => ((await doc.first().textContent().catch(() => '')) ?? '').replace(/\u00a0/g, ' '), { timeout: 30_000 }).toMatch(n === 1 ? /HTTP 401.*\[REDACTED\]/s : /Echo: Bearer \[REDACTED\] done/s);
       const shown = ((await doc.first().textContent()) ?? '').replace(/\u00a0/g, ' ');
       expect(shown).not.toContain(KEY.slice(0, 12));
-      await openPrompt();
+      await openFileByQuickOpen(page, 'echo.prompty', `${ARTIFACTS}/open-echo-failed.png`);
     }
     await page.screenshot({ path: `${ARTIFACTS}/secret-echo.png` });
     // The server did receive the key, so its echo was a real threat.

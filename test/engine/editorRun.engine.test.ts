@@ -6,7 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, openWorkbench } from '../e2e/browser';
+import { launchChromium, openFileByQuickOpen, openWorkbench } from '../e2e/browser';
 import { startCodeServer, type RunningCodeServer } from '../e2e/codeServer';
 import { startLlamaServer, type LlamaServer } from './llamaServer';
 
@@ -35,9 +35,7 @@ afterAll(async () => {
 
 describe('Run ×N in the editor against llama-server', () => {
   it('the run document shows cold runs, the phases and the server during the runs', async () => {
-    await page.keyboard.press('Control+P');
-    await page.locator('.quick-input-widget input').pressSequentially('homes.prompty', { delay: 10 });
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'homes.prompty' }).first().click();
+    await openFileByQuickOpen(page, 'homes.prompty', `${ARTIFACTS}/open-homes-failed.png`);
     const runN = page.locator('.codelens-decoration a', { hasText: 'Run ×3' }).first();
     await runN.waitFor({ timeout: 90_000 });
     await runN.click();
