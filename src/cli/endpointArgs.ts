@@ -15,7 +15,7 @@ export function endpointTransport(args: ParsedArgs, prefix = '', usage = ''): Ch
   }
   if (!/^https?:\/\//i.test(baseUrl) || !URL.canParse(baseUrl)) throw new UsageError(`--${flag('endpoint')} must be an http(s) URL (got '${baseUrl}')`);
   const provider = (stringFlag(args, flag('provider')) ?? 'openai') as ProviderKind;
-  if (!PROVIDER_KINDS.includes(provider) || provider === 'vscode-lm') throw new UsageError(`--${flag('provider')} must be openai, azure or anthropic (vscode-lm runs inside VS Code only)`);
+  if (!PROVIDER_KINDS.includes(provider) || provider === 'vscode-lm') throw new UsageError(`--${flag('provider')} must be openai, azure, anthropic or ollama (vscode-lm runs inside VS Code only)`);
   const keyVariable = stringFlag(args, flag('api-key-env'));
   let apiKey: string | undefined;
   if (keyVariable !== undefined) {

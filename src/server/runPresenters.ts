@@ -1,6 +1,6 @@
 /** Run metrics in the editor: the lens line above each prompt and the hover section with the estimate. */
 import type { PromptAnalysis } from '../core/analysis';
-import { formatMs, formatRate, percentileCells, runSummaryLine } from '../core/metrics/format';
+import { formatMs, formatRate, percentileCells, phaseLine, runSummaryLine } from '../core/metrics/format';
 import { estimateLatency } from '../core/metrics/latencyModel';
 import type { StoredRun } from '../core/store/resultsStore';
 import { promptRunsView, type PromptRunsView } from '../core/store/promptRuns';
@@ -46,6 +46,7 @@ export function runHoverSection(view: PromptRunsView, prompt: PromptAnalysis): s
     lines.push(`| TPOT | ${percentileCells(s.tpotMs, (v) => `${v.toFixed(1)} ms`).join(' | ')} | ${s.tpotMs.n} |`);
     lines.push(`| out/E2E tok/s | ${percentileCells(s.outputTokensPerSec, formatRate).join(' | ')} | ${s.outputTokensPerSec.n} |`);
     lines.push(`| decode tok/s (1000/TPOT) | ${percentileCells(s.decodeTokensPerSec, formatRate).join(' | ')} | ${s.decodeTokensPerSec.n} |`);
+    if (s.phases) lines.push('', `${phaseLine(s.phases)} (medians of ${s.phases.n} run${s.phases.n === 1 ? '' : 's'}, ${s.phases.sources.join(', ')})`);
     const errors = Object.entries(s.errors);
     if (errors.length > 0) lines.push('', `errors: ${errors.map(([k, n]) => `${k} ×${n}`).join(', ')}`);
   } else {

@@ -100,7 +100,7 @@ function pushUsage(json: unknown, t: number, out: TimedEvent[]): void {
 function llamaTimings(value: unknown): ServerTimings | undefined {
   const timings = record(value);
   if (!timings) return undefined;
-  const fields: ServerTimings = {};
+  const fields: ServerTimings = { source: 'llama.cpp timings' };
   const promptMs = numberOf(timings.prompt_ms);
   const promptTokens = numberOf(timings.prompt_n);
   const predictedMs = numberOf(timings.predicted_ms);
@@ -111,7 +111,7 @@ function llamaTimings(value: unknown): ServerTimings | undefined {
   if (predictedMs !== undefined) fields.predictedMs = predictedMs;
   if (predictedTokens !== undefined) fields.predictedTokens = predictedTokens;
   if (cachedTokens !== undefined) fields.cachedTokens = cachedTokens;
-  return Object.keys(fields).length > 0 ? fields : undefined;
+  return Object.keys(fields).length > 1 ? fields : undefined;
 }
 
 function serverReported(value: unknown): ServerReported | undefined {

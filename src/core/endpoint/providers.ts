@@ -1,5 +1,6 @@
 /** Request shapes per provider; each pairs with its response decoder. */
 import { anthropicDecoder, anthropicErrorMessage } from './anthropicDecoder';
+import { ollamaDecoder, ollamaErrorMessage } from './ollamaDecoder';
 import { openAiDecoder, openAiErrorMessage } from './openaiDecoder';
 import { normalizeParams } from './params';
 import type { ChatRequest, EndpointConfig, Provider, ProviderKind } from './types';
@@ -79,6 +80,43 @@ const anthropicMessages: Provider = {
   errorMessage: anthropicErrorMessage,
 };
 
+/** OpenAI-vocabulary sampling parameters → Ollama's `options`. */
+const OLLAMA_OPTION_NAMES: Record<string, string> = {
+  temperature: 'temperature',
+  top_p: 'top_p',
+  top_k: 'top_k',
+  seed: 'seed',
+  stop: 'stop',
+  max_tokens: 'num_predict',
+  presence_penalty: 'presence_penalty',
+  frequency_penalty: 'frequency_penalty',
+};
+
+/** Ollama's native `/api/chat`: the only Ollama API that reports its prefill and decode durations. */
+const ollamaNative: Provider = {
+  kind: 'ollama',
+  buildRequest(endpoint, request, apiKey) {
+    const url = requestUrl(endpoint.baseUrl, (base) => (/\/api\/chat$/.test(base) ? base : `${base.replace(/\/(v1|api)$/, '')}/api/chat`));
+    const headers: Record<string, string> = { ...baseHeaders(endpoint), accept: 'application/x-ndjson' };
+    if (apiKey) headers.authorization = `Bearer ${apiKey}`; // an Ollama behind an authenticating proxy
+    const params = normalizeParams(request.params);
+    const options: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(params)) {
+      const option = OLLAMA_OPTION_NAMES[name];
+      if (option) options[option] = name === 'stop' && typeof value === 'string' ? [value] : value;
+    }
+    const body = {
+      model: request.model,
+      messages: request.messages.map((m) => ({ role: m.role === 'developer' ? 'system' : m.role, content: m.content })),
+      stream: true,
+      ...(Object.keys(options).length > 0 ? { options } : {}),
+    };
+    return { url, headers, body: JSON.stringify(body) };
+  },
+  decoder: ollamaDecoder,
+  errorMessage: ollamaErrorMessage,
+};
+
 function openAiBody(request: ChatRequest, withModel: boolean): Record<string, unknown> {
   return {
     ...(withModel ? { model: request.model } : {}),
@@ -90,7 +128,7 @@ function openAiBody(request: ChatRequest, withModel: boolean): Record<string, un
   };
 }
 
-const HTTP_PROVIDERS: Partial<Record<ProviderKind, Provider>> = { openai: openAiCompatible, azure: azureOpenAi, anthropic: anthropicMessages };
+const HTTP_PROVIDERS: Partial<Record<ProviderKind, Provider>> = { openai: openAiCompatible, azure: azureOpenAi, anthropic: anthropicMessages, ollama: ollamaNative };
 
 /** The HTTP provider for a kind; `vscode-lm` has none (the extension injects a transport). */
 export function httpProvider(kind: ProviderKind): Provider | undefined {

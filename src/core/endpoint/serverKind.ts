@@ -1,13 +1,14 @@
 /**
  * Which inference server is behind an OpenAI-compatible endpoint, and the request fields that keep
- * its prefix cache out of a cold measurement. Asked once per base URL with a short, keyless GET:
- * llama.cpp answers `/props`, vLLM `/version`. Anything else is `unknown`, and its runs are labelled
- * from what it reports (cached tokens) rather than changed.
+ * its prefix cache out of a cold measurement. OpenAI's own API is known by its host; anything else
+ * is asked once per base URL with short, keyless GETs, each answered only by its server: llama.cpp
+ * `/props`, Ollama `/api/version`, TGI `/info`, SGLang `/get_model_info`, vLLM `/version`. Anything
+ * else is `unknown`, and its runs are labelled from what it reports (cached tokens) rather than changed.
  */
 import { randomUUID } from 'node:crypto';
 import { boundedGet } from './boundedGet';
 
-export type ServerKind = 'llama.cpp' | 'vllm' | 'unknown';
+export type ServerKind = 'llama.cpp' | 'vllm' | 'tgi' | 'sglang' | 'ollama' | 'openai' | 'unknown';
 export type CacheMode = 'cold' | 'warm' | 'as-is';
 
 export const CACHE_MODES: readonly CacheMode[] = ['cold', 'warm', 'as-is'];
@@ -37,9 +38,16 @@ export function probeServerKind(baseUrl: string): Promise<ServerKind> {
   const root = serverRoot(baseUrl);
   let kind = known.get(root);
   if (!kind) {
-    kind = (async () => {
+    kind = (async (): Promise<ServerKind> => {
+      if (/^api\.openai\.com$/i.test(new URL(root).hostname)) return 'openai';
       const props = await getJson(`${root}/props`);
       if (props && ('default_generation_settings' in props || 'build_info' in props)) return 'llama.cpp';
+      const ollama = await getJson(`${root}/api/version`);
+      if (ollama && typeof ollama.version === 'string') return 'ollama';
+      const info = await getJson(`${root}/info`);
+      if (info && typeof info.model_id === 'string' && ('max_concurrent_requests' in info || 'router' in info)) return 'tgi';
+      const modelInfo = await getJson(`${root}/get_model_info`);
+      if (modelInfo && typeof modelInfo.model_path === 'string') return 'sglang';
       const version = await getJson(`${root}/version`);
       if (version && typeof version.version === 'string') return 'vllm';
       return 'unknown';
@@ -47,6 +55,11 @@ export function probeServerKind(baseUrl: string): Promise<ServerKind> {
     known.set(root, kind);
   }
   return kind;
+}
+
+/** Servers with a Prometheus `/metrics` on the API's own port (Ollama and OpenAI have none). */
+export function hasOwnMetrics(kind: ServerKind): boolean {
+  return kind === 'llama.cpp' || kind === 'vllm' || kind === 'tgi' || kind === 'sglang';
 }
 
 /** Request fields for one run: cold runs turn the prefix cache off where the server has a per-request switch. */

@@ -86,7 +86,7 @@ export function sampleFromText(text: string, t: number): MetricsSample {
   const raw: Record<string, number> = {};
   let families: Family[] = [];
   try {
-    families = parsePrometheus(text) as Family[];
+    families = parsePrometheus(`${text}\n`) as Family[]; // the parser drops a last line without its newline
   } catch {
     families = [];
   }

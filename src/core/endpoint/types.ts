@@ -1,7 +1,7 @@
 /** What every provider turns a response into: timed events on one monotonic clock (ms, performance.now()). */
 
-export type ProviderKind = 'openai' | 'azure' | 'anthropic' | 'vscode-lm';
-export const PROVIDER_KINDS: readonly ProviderKind[] = ['openai', 'azure', 'anthropic', 'vscode-lm'];
+export type ProviderKind = 'openai' | 'azure' | 'anthropic' | 'ollama' | 'vscode-lm';
+export const PROVIDER_KINDS: readonly ProviderKind[] = ['openai', 'azure', 'anthropic', 'ollama', 'vscode-lm'];
 
 export interface EndpointConfig {
   name: string;
@@ -14,6 +14,8 @@ export interface EndpointConfig {
   headers?: Record<string, string>;
   /** Azure `api-version`. */
   apiVersion?: string;
+  /** The server's Prometheus metrics, when not at `/metrics` beside the API (a sidecar, an exporter). Read without credentials. */
+  metricsUrl?: string;
   /** The bundled simulator: always labelled as such. */
   simulated?: boolean;
 }
@@ -64,8 +66,11 @@ export type TimedEvent =
   | { kind: 'done'; t: number; finishReason?: string }
   | { kind: 'error'; t: number; error: EndpointError };
 
-/** What llama.cpp's `timings` object says about one request (ms and token counts). */
+/** What the server says about one request's phases (llama.cpp's `timings`, Ollama's durations): ms and token counts. */
 export interface ServerTimings {
+  source?: 'llama.cpp timings' | 'ollama durations';
+  /** Loading the model before the request could start (Ollama). */
+  loadMs?: number;
   promptMs?: number;
   promptTokens?: number;
   predictedMs?: number;

@@ -1,5 +1,5 @@
 /** How run metrics read in every view (CodeLens, hover, CLI, panel), so they always agree. */
-import type { MetricSummary, RunSummary } from './summary';
+import type { MetricSummary, RunSummary, PhaseSummary } from './summary';
 
 export function formatMs(ms: number): string {
   return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${Math.round(ms)} ms`;
@@ -31,4 +31,10 @@ export function runSummaryLine(summary: RunSummary): string {
 
 export function percentileCells(metric: MetricSummary, format: (v: number) => string): string[] {
   return [metric.p50, metric.p90, metric.p99, metric.p999].map((v) => (v === null ? 'n/a' : format(v)));
+}
+
+/** "TTFT = queue + transfer 12 ms + prefill 340 ms · then decode 1.20 s" from the phase medians. */
+export function phaseLine(phases: PhaseSummary): string {
+  const part = (ms: number | null): string => (ms === null ? '—' : formatMs(ms));
+  return `TTFT = queue + transfer ${part(phases.queueMs)} + prefill ${formatMs(phases.prefillMs)} · then decode ${part(phases.decodeMs)}`;
 }

@@ -19,8 +19,11 @@ export interface RunPhases {
   queueMs: number | null;
   prefillMs: number;
   decodeMs: number | null;
-  source: 'llama.cpp timings';
+  /** Where the split came from: the server's answer, or its /metrics histograms read before and after a run alone on it. */
+  source: PhaseSource;
 }
+
+export type PhaseSource = 'llama.cpp timings' | 'ollama durations' | 'vllm /metrics' | 'sglang /metrics' | 'tgi /metrics';
 
 export interface RunError {
   kind: ErrorKind;
@@ -171,7 +174,7 @@ function phasesOf(timings: ServerTimings | undefined, ttftMs: number | null): Ru
     queueMs: ttftMs === null ? null : Math.max(0, ttftMs - timings.promptMs),
     prefillMs: timings.promptMs,
     decodeMs: timings.predictedMs ?? null,
-    source: 'llama.cpp timings',
+    source: timings.source ?? 'llama.cpp timings',
   };
 }
 

@@ -5,7 +5,7 @@
  */
 import type { MetricsGap, MetricsSample } from '../endpoint/serverMetrics';
 import { attributionHints, serverEvidenceHints } from './attribution';
-import { formatMs, runSummaryLine } from './format';
+import { formatMs, phaseLine, runSummaryLine } from './format';
 import type { LatencyFit } from './latencyModel';
 import type { RunRecord } from './runRecord';
 import { medianOf, type MetricSummary, type RunSummary } from './summary';
@@ -52,10 +52,9 @@ export function runReportMarkdown(input: RunReportInput): string {
     'TPOT = (E2E − TTFT) / (output tokens − 1) · out/E2E = output tokens / E2E · decode = 1000 / TPOT (vLLM bench serve).',
   ];
   if (summaryWarm) out.push('', `### Warm runs (${warm}, prompt partly from the server's prefix cache)`, '', table(summaryWarm));
-  const phased = records.filter((r) => r.ok && r.cache !== 'warm' && r.phases);
-  if (phased.length > 0) {
-    const median = (values: number[]): string => formatMs(medianOf(values));
-    out.push('', `### Where TTFT went (the server's own timings, ${phased.length} run${phased.length === 1 ? '' : 's'}, medians)`, '', `queue + transfer ${median(phased.map((r) => r.phases!.queueMs ?? 0))} · prefill ${median(phased.map((r) => r.phases!.prefillMs))} · then decode ${median(phased.map((r) => r.phases!.decodeMs ?? 0))}`);
+  const phases = summary.phases;
+  if (phases) {
+    out.push('', `### Where TTFT went (${phases.sources.join(', ')}; ${phases.n} run${phases.n === 1 ? '' : 's'}, medians)`, '', phaseLine(phases));
   }
   const metrics = input.serverMetrics;
   if (metrics && (metrics.samples.length > 0 || metrics.gaps.length > 0)) {

@@ -4,7 +4,7 @@
  * would only restate the maximum, so it is reported as null and listed in `tooFewFor`.
  */
 import type { ErrorKind } from '../endpoint/types';
-import { decodeTokensPerSec, type RunRecord } from './runRecord';
+import { decodeTokensPerSec, type PhaseSource, type RunRecord } from './runRecord';
 
 export interface MetricSummary {
   n: number;
@@ -17,6 +17,15 @@ export interface MetricSummary {
   p999: number | null;
   /** Percentiles left out because n cannot support them. */
   tooFewFor: PercentileName[];
+}
+
+/** TTFT = queue + transfer + prefill; decode after the first token (medians, ms). */
+export interface PhaseSummary {
+  n: number;
+  queueMs: number | null;
+  prefillMs: number;
+  decodeMs: number | null;
+  sources: PhaseSource[];
 }
 
 export type PercentileName = 'p50' | 'p90' | 'p99' | 'p999';
@@ -35,6 +44,8 @@ export interface RunSummary {
   errors: Partial<Record<ErrorKind, number>>;
   /** Runs by prefix-cache state; latencies above are over the cold and unknown ones (warm runs: summarizeWarmRuns). */
   cache: { cold: number; warm: number; unknown: number };
+  /** Medians of the server-reported phases over the measured runs that have them. */
+  phases?: PhaseSummary | null;
 }
 
 /** Linear interpolation between closest ranks (numpy's default, Hyndman–Fan type 7) on sorted values. */
@@ -103,6 +114,23 @@ function summarizeSome(runs: readonly RunRecord[], measured: (run: RunRecord) =>
     decodeTokensPerSec: summarize(ok.map(decodeTokensPerSec).filter(isNumber)),
     errors,
     cache,
+    phases: phaseSummary(ok),
+  };
+}
+
+function phaseSummary(runs: readonly RunRecord[]): PhaseSummary | null {
+  const phased = runs.filter((r) => r.phases);
+  if (phased.length === 0) return null;
+  const median = (values: (number | null)[]): number | null => {
+    const known = values.filter(isNumber);
+    return known.length > 0 ? medianOf(known) : null;
+  };
+  return {
+    n: phased.length,
+    queueMs: median(phased.map((r) => r.phases!.queueMs)),
+    prefillMs: medianOf(phased.map((r) => r.phases!.prefillMs)),
+    decodeMs: median(phased.map((r) => r.phases!.decodeMs)),
+    sources: [...new Set(phased.map((r) => r.phases!.source))],
   };
 }
 

@@ -10,7 +10,8 @@ import type { ChatRequest } from '../endpoint/types';
 import { parsePromptFile } from '../formats/detect';
 import type { Prompt } from '../formats/model';
 import { summarizeRuns, summarizeWarmRuns, type RunSummary } from '../metrics/summary';
-import { cacheFields, probeServerKind, serverRoot, type CacheMode, type ServerKind } from '../endpoint/serverKind';
+import { hasHistogramPhases, phasesFromHistograms, readHistograms, readHistogramsAfter } from '../endpoint/histogramPhases';
+import { cacheFields, hasOwnMetrics, probeServerKind, serverRoot, type CacheMode, type ServerKind } from '../endpoint/serverKind';
 import { MetricsSampler, waitForServerIdle, type IdleCheck, type MetricsGap, type MetricsSample, type MetricsSource } from '../endpoint/serverMetrics';
 import type { ResultsStore } from '../store/resultsStore';
 import { runKeyOf } from '../store/runKey';
@@ -95,8 +96,11 @@ export async function executePromptRuns(transport: ChatTransport, plan: PromptRu
   const key = runKeyOf(transport.endpoint, plan.request);
   const simulated = transport.endpoint.simulated === true;
   const mode = options.cache ?? 'cold';
-  const serverKind: ServerKind = simulated || transport.endpoint.provider !== 'openai' ? 'unknown' : await probeServerKind(transport.endpoint.baseUrl);
-  const metricsSource: MetricsSource | undefined = options.metricsSource ?? (serverKind === 'unknown' ? undefined : { kind: 'text', url: `${serverRoot(transport.endpoint.baseUrl)}/metrics` });
+  const serverKind = await serverKindOf(transport.endpoint);
+  const configuredMetrics = transport.endpoint.metricsUrl;
+  const metricsSource: MetricsSource | undefined =
+    options.metricsSource ??
+    (configuredMetrics ? { kind: 'text', url: configuredMetrics } : hasOwnMetrics(serverKind) ? { kind: 'text', url: `${serverRoot(transport.endpoint.baseUrl)}/metrics` } : undefined);
   const metricsUrl = metricsSource?.kind === 'text' ? metricsSource.url : undefined;
   const batchStart = performance.now();
   const sampler = metricsSource ? new MetricsSampler(metricsSource, () => performance.now() - batchStart) : undefined;
@@ -104,12 +108,15 @@ export async function executePromptRuns(transport: ChatTransport, plan: PromptRu
   // One run at a time: after a timeout or cancel, the next run waits until the server has let go of the old one.
   let leftover: Promise<IdleCheck> | undefined;
   const guardLeftovers = metricsUrl !== undefined && options.concurrency <= 1;
+  // vLLM, SGLang and TGI state phases only in their histograms: readable per run when runs are one at a time.
+  const phasesFromMetrics = metricsUrl !== undefined && options.concurrency <= 1 && hasHistogramPhases(serverKind);
   let finished = 0;
   const outcomes = await batchRunner(
     async (index, warmup) => {
       const check = leftover ? await leftover : undefined;
       leftover = undefined;
-      const outcome = await runOnce(transport, withServerFields(plan.request, cacheFields(serverKind, mode)), {
+      const before = phasesFromMetrics ? await readHistograms(metricsUrl!) : undefined;
+      let outcome = await runOnce(transport, withServerFields(plan.request, cacheFields(serverKind, mode)), {
         timeoutMs: options.timeoutMs,
         ...(options.signal ? { signal: options.signal } : {}),
         countTokens: (t) => plan.encoder.count(t),
@@ -117,6 +124,11 @@ export async function executePromptRuns(transport: ChatTransport, plan: PromptRu
         inputTokensEstimate: plan.inputTokensEstimate,
         ...(index === 0 && !warmup && options.onFirstRunText ? { onText: options.onFirstRunText } : {}),
       });
+      if (before && outcome.record.ok && !outcome.record.phases) {
+        const after = await readHistogramsAfter(serverKind, metricsUrl!, before);
+        const phases = after ? phasesFromHistograms(serverKind, before, after, outcome.record.ttftMs) : null;
+        if (phases) outcome = { ...outcome, record: { ...outcome.record, phases } };
+      }
       const kind = outcome.record.error?.kind;
       if (guardLeftovers && (kind === 'timeout' || kind === 'cancelled') && !options.signal?.aborted) leftover = waitForServerIdle(metricsUrl!, options.leftoverWaitMs ?? LEFTOVER_WAIT_MS, options.signal);
       return check?.busy ? { ...outcome, record: { ...outcome.record, overlappedLeftover: check.busy } } : outcome;
@@ -152,6 +164,13 @@ export async function executePromptRuns(transport: ChatTransport, plan: PromptRu
     serverKind,
     serverMetrics: sampler && metricsSource ? { source: metricsSource, samples: sampler.samples, gaps: sampler.gaps } : null,
   };
+}
+
+/** The server behind an endpoint: asked for OpenAI-compatible endpoints, known for Ollama's native API. */
+async function serverKindOf(endpoint: ChatTransport['endpoint']): Promise<ServerKind> {
+  if (endpoint.simulated) return 'unknown';
+  if (endpoint.provider === 'ollama') return 'ollama';
+  return endpoint.provider === 'openai' ? probeServerKind(endpoint.baseUrl) : 'unknown';
 }
 
 /** How long the next run waits for a server still busy with a timed-out or cancelled run. */

@@ -32,6 +32,8 @@ function parseEndpoint(entry: unknown): EndpointConfig | string {
   const baseUrl = typeof e.baseUrl === 'string' ? e.baseUrl.trim() : '';
   if (provider !== 'vscode-lm' && !/^https?:\/\/.+/i.test(baseUrl)) return '`baseUrl` must be an http(s) URL';
   if (provider !== 'vscode-lm' && !URL.canParse(baseUrl)) return '`baseUrl` is not a valid URL';
+  const metricsUrl = typeof e.metricsUrl === 'string' ? e.metricsUrl.trim() : '';
+  if (metricsUrl && (!/^https?:\/\/.+/i.test(metricsUrl) || !URL.canParse(metricsUrl))) return '`metricsUrl` must be an http(s) URL';
   const headers: Record<string, string> = {};
   if (e.headers !== undefined) {
     if (typeof e.headers !== 'object' || e.headers === null) return '`headers` must map names to strings';
@@ -44,6 +46,7 @@ function parseEndpoint(entry: unknown): EndpointConfig | string {
     ...(typeof e.model === 'string' && e.model.trim() ? { model: e.model.trim() } : {}),
     ...(Object.keys(headers).length > 0 ? { headers } : {}),
     ...(typeof e.apiVersion === 'string' && e.apiVersion ? { apiVersion: e.apiVersion } : {}),
+    ...(metricsUrl ? { metricsUrl } : {}),
   };
 }
 

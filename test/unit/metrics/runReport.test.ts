@@ -21,7 +21,7 @@ describe('run report', () => {
     expect(markdown).toContain('### Warm runs (1,');
     expect(markdown).toContain('| decode tok/s | 3 | 40.0 |');
     expect(markdown).toContain('decode = 1000 / TPOT');
-    expect(markdown).toMatch(/queue \+ transfer 7\.05 s · prefill 5\.75 s/);
+    expect(markdown).toMatch(/llama\.cpp timings; 3 runs, medians\)\n\nTTFT = queue \+ transfer 7\.05 s \+ prefill 5\.75 s · then decode 1\.00 s/);
     expect(markdown.match(/^\| \d+\.\d s \|/gm)!.length).toBeLessThanOrEqual(17); // 40 samples thinned to ~16 rows
     expect(markdown).toContain('| 19.5 s |'); // the last sample is always shown
     expect(markdown).toContain('1 sample missing: HTTP 404.');
