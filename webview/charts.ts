@@ -2,10 +2,10 @@
  * The comparison charts (chart.js, bundled): adherence with 95% interval whiskers, TTFT and E2E
  * percentiles, tokens per revision. Colours come from the VS Code theme's CSS variables.
  */
-import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip, type ChartConfiguration, type Plugin } from 'chart.js';
+import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, LineController, LineElement, PointElement, ScatterController, Tooltip, type ChartConfiguration, type Plugin } from 'chart.js';
 import type { ComparisonView } from '../src/core/compare/view';
 
-Chart.register(BarController, BarElement, CategoryScale, LinearScale, Tooltip, Legend);
+Chart.register(BarController, BarElement, CategoryScale, LinearScale, Tooltip, Legend, ScatterController, LineController, PointElement, LineElement);
 
 function themeColor(name: string, fallback: string): string {
   const value = getComputedStyle(document.body).getPropertyValue(name).trim();
@@ -73,8 +73,28 @@ function palette(): string[] {
   return [themeColor('--vscode-charts-blue', '#3794ff'), themeColor('--vscode-charts-orange', '#d18616'), themeColor('--vscode-charts-purple', '#b180d7'), themeColor('--vscode-charts-green', '#89d185')];
 }
 
-export function drawCharts(view: ComparisonView, canvases: { adherence: HTMLCanvasElement; ttft: HTMLCanvasElement; e2e: HTMLCanvasElement; tokens: HTMLCanvasElement }): void {
+type Canvases = { adherence: HTMLCanvasElement; ttft: HTMLCanvasElement; e2e: HTMLCanvasElement; tokens: HTMLCanvasElement; timeline?: HTMLCanvasElement };
+
+let lastDrawn: { view: ComparisonView; canvases: Canvases } | undefined;
+let themeObserver: MutationObserver | undefined;
+
+/**
+ * Colours are read from the theme when a chart is made: when VS Code switches theme (it changes
+ * the body's class and CSS variables), the charts are drawn again in the new colours.
+ */
+function redrawOnThemeChange(): void {
+  if (themeObserver || typeof MutationObserver === 'undefined') return;
+  themeObserver = new MutationObserver(() => {
+    if (lastDrawn) drawCharts(lastDrawn.view, lastDrawn.canvases);
+  });
+  themeObserver.observe(document.body, { attributes: true, attributeFilter: ['class', 'data-vscode-theme-kind', 'style'] });
+}
+
+export function drawCharts(view: ComparisonView, canvases: Canvases): void {
   destroyCharts();
+  lastDrawn = { view, canvases };
+  redrawOnThemeChange();
+  document.body.dataset.chartsDrawn = String(Number(document.body.dataset.chartsDrawn ?? '0') + 1);
   const labels = view.revisions.map((r) => r.label);
   const [blue, orange, purple, green] = palette();
   const adherenceOptions = baseOptions('adherence %', 100)!;
@@ -100,4 +120,36 @@ export function drawCharts(view: ComparisonView, canvases: { adherence: HTMLCanv
     );
   }
   charts.push(new Chart(canvases.tokens, { type: 'bar', data: { labels, datasets: [{ label: 'prompt tokens', data: view.revisions.map((r) => r.tokens) as number[], backgroundColor: blue }] }, options: baseOptions('tokens') }));
+  if (canvases.timeline && view.timeline) drawTimeline(view, canvases.timeline, [blue!, orange!, purple!, green!]);
+}
+
+/** Each fresh run's TTFT at the time it started, per revision, and the server's queue on the same clock. */
+function drawTimeline(view: ComparisonView, canvas: HTMLCanvasElement, colours: string[]): void {
+  const timeline = view.timeline!;
+  const options = baseOptions('TTFT ms')!;
+  const foreground = foregroundColor();
+  options.scales = {
+    x: { type: 'linear', title: { display: true, text: 's from the start of the runs', color: foreground }, ticks: { color: foreground } },
+    y: { beginAtZero: true, title: { display: true, text: 'TTFT ms', color: foreground }, ticks: { color: foreground } },
+    requests: { position: 'right', beginAtZero: true, title: { display: true, text: 'requests at the server', color: foreground }, ticks: { color: foreground, precision: 0 }, grid: { drawOnChartArea: false } },
+  };
+  const runs = view.revisions.map((r, i) => ({
+    type: 'scatter' as const,
+    label: `${r.label} TTFT`,
+    data: timeline.runs.filter((run) => run.revision === r.rev && run.ttftMs !== null).map((run) => ({ x: run.t / 1000, y: run.ttftMs! })),
+    backgroundColor: colours[i % colours.length],
+    yAxisID: 'y',
+  }));
+  const server = (['requestsRunning', 'requestsWaiting'] as const)
+    .filter((field) => timeline.server.some((m) => m[field] !== null))
+    .map((field, i) => ({
+      type: 'line' as const,
+      label: `server: ${field === 'requestsRunning' ? 'running' : 'waiting'}`,
+      data: timeline.server.filter((m) => m[field] !== null).map((m) => ({ x: m.t / 1000, y: m[field]! })),
+      borderColor: colours[(i + 2) % colours.length],
+      pointRadius: 0,
+      stepped: true,
+      yAxisID: 'requests',
+    }));
+  charts.push(new Chart(canvas, { type: 'scatter', data: { datasets: [...runs, ...server] as never }, options: options as never }));
 }

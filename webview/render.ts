@@ -25,26 +25,44 @@ const VERDICT_WORDS = { better: 'better', worse: 'worse' } as const;
 export function renderComparison(target: HTMLElement, view: ComparisonView): number {
   const started = performance.now();
   const labelOf = new Map(view.revisions.map((r) => [r.rev, r.label]));
+  const base = view.revisions[0];
+  const head = view.revisions[view.revisions.length - 1];
   const header = el('header', {}, [
-    el('h2', { text: `${view.prompt} — ${view.revisions.map((r) => r.label).join(' vs ')}` }),
+    el('h2', { text: `${view.prompt} — ${view.revisions.map((r) => r.label).join(' → ')}` }),
     el('p', { className: 'meta', text: `${view.endpoint} · ${view.model} · ${view.cases.length} test case(s) × ${view.runsPerCase} runs · tests from ${view.suiteSource}${view.cancelled ? ' · CANCELLED: partial results' : ''}` }),
   ]);
   if (view.simulated) header.append(el('p', { className: 'simulated', text: 'SIMULATED endpoint: answers and timings are scripted rehearsals, not a real model.' }));
+  const sections: Node[] = [header];
+  if (view.rollout && base && head) {
+    const words = { ship: `Ship ${head.label}`, hold: `Hold ${head.label}`, insufficient: `Insufficient evidence for ${head.label}` } as const;
+    const reasons = el('ul', { className: 'reasons' }, view.rollout.reasons.map((r) => el('li', { text: r })));
+    sections.push(
+      el('section', { className: `rollout ${view.rollout.decision}`, attrs: { 'aria-label': 'rollout decision' } }, [
+        el('h3', { className: 'decision', text: `${view.rollout.decision === 'ship' ? '✓' : view.rollout.decision === 'hold' ? '✗' : '?'} ${words[view.rollout.decision]} (vs ${base.label})` }),
+        el('p', { className: 'meta', text: `Scenario: ${view.policy.scenario} (${view.policy.scenarioSource}) · SLOs: ${view.policy.slo.length > 0 ? view.policy.slo.join(', ') : 'none'}` }),
+        reasons,
+      ]),
+    );
+  }
+  const reused = view.revisions.filter((r) => r.runsReused > 0);
+  sections.push(el('p', { className: 'meta reuse', text: reused.length === 0 ? 'All runs fresh, interleaved across the revisions in one time window.' : `Reused stored runs: ${reused.map((r) => `${r.label} ${r.runsReused} (recorded since ${r.reusedSince ?? '?'})`).join(', ')}; fresh runs interleaved in one time window.` }));
   const verdictCards = el('section', { className: 'verdicts', attrs: { 'aria-label': 'verdicts' } });
   const byHead = new Map<string, ComparisonView['verdicts']>();
   for (const v of view.verdicts) byHead.set(v.head, [...(byHead.get(v.head) ?? []), v]);
-  for (const [head, verdicts] of byHead) {
-    const card = el('article', { className: 'card', attrs: { tabindex: '0' } }, [el('h3', { text: `${labelOf.get(head) ?? head} vs ${labelOf.get(verdicts[0]!.base) ?? verdicts[0]!.base}` })]);
+  for (const [headRev, verdicts] of byHead) {
+    const card = el('article', { className: 'card', attrs: { tabindex: '0' } }, [el('h3', { text: `${labelOf.get(verdicts[0]!.base) ?? verdicts[0]!.base} → ${labelOf.get(headRev) ?? headRev}` })]);
     for (const v of verdicts) card.append(el('p', { className: `verdict ${v.verdict}`, text: v.verdict === 'better' || v.verdict === 'worse' ? `${v.summary} — ${VERDICT_WORDS[v.verdict]}` : v.summary }));
-    const regression = verdicts.some((v) => v.verdict === 'worse');
-    const evidence = view.evidence;
-    if (regression) card.append(el('p', { className: 'verdict worse', text: 'Regression: do not roll out.' }));
-    else if (!evidence.sufficient) card.append(el('p', { className: 'verdict insufficient', text: `Not enough evidence to roll out: ${evidence.reasons.join('; ')}` }));
-    else card.append(el('p', { className: 'verdict better', text: 'No regression in adherence or latency.' }));
     verdictCards.append(card);
   }
+  sections.push(verdictCards);
   const canvas = (label: string) => el('canvas', { attrs: { role: 'img', 'aria-label': label } });
-  const canvases = { adherence: canvas('adherence per revision with 95% intervals'), ttft: canvas('TTFT percentiles per revision'), e2e: canvas('E2E percentiles per revision'), tokens: canvas('prompt tokens per revision') };
+  const canvases = {
+    adherence: canvas('adherence per revision with 95% intervals'),
+    ttft: canvas('TTFT percentiles per revision'),
+    e2e: canvas('E2E percentiles per revision'),
+    tokens: canvas('prompt tokens per revision'),
+    ...(view.timeline ? { timeline: canvas('TTFT of each fresh run over time, with the server’s running and waiting requests') } : {}),
+  };
   const chartGrid = el('section', { className: 'charts' }, Object.entries(canvases).map(([name, c]) => el('figure', { className: `chart ${name}` }, [el('div', { className: 'chart-box' }, [c])])));
   const matrix = el('table', { className: 'matrix', attrs: { 'aria-label': 'pass rate per test case and revision' } });
   matrix.append(el('thead', {}, [el('tr', {}, [el('th', { text: 'test case' }), ...view.revisions.map((r) => el('th', { text: r.label, attrs: { scope: 'col' } }))])]));
@@ -57,7 +75,7 @@ export function renderComparison(target: HTMLElement, view: ComparisonView): num
     })]));
   });
   matrix.append(body);
-  const sections: Node[] = [header, verdictCards, chartGrid, el('h3', { text: 'Per test case' }), matrix];
+  sections.push(chartGrid, el('h3', { text: 'Per test case' }), matrix);
   const errors = view.revisions.filter((r) => r.error).map((r) => el('li', { text: r.error! }));
   if (errors.length || view.problems.length) sections.push(el('h3', { text: 'Problems' }), el('ul', { className: 'problems' }, [...errors, ...view.problems.map((p) => el('li', { text: p }))]));
   if (view.diff) {

@@ -4,11 +4,14 @@ export class UsageError extends Error {}
 export interface ParsedArgs {
   positionals: string[];
   flags: Map<string, string | true>;
+  /** Every value of a repeatable flag, in order. */
+  lists: Map<string, string[]>;
 }
 
-export function parseArgs(argv: string[], spec: { valued: string[]; boolean: string[] }): ParsedArgs {
+export function parseArgs(argv: string[], spec: { valued: string[]; boolean: string[]; repeatable?: string[] }): ParsedArgs {
   const positionals: string[] = [];
   const flags = new Map<string, string | true>();
+  const lists = new Map<string, string[]>();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--') {
@@ -23,15 +26,16 @@ export function parseArgs(argv: string[], spec: { valued: string[]; boolean: str
     if (spec.boolean.includes(name)) {
       if (inline !== undefined) throw new UsageError(`--${name} takes no value`);
       flags.set(name, true);
-    } else if (spec.valued.includes(name)) {
+    } else if (spec.valued.includes(name) || spec.repeatable?.includes(name)) {
       const value = inline ?? argv[++i];
       if (value === undefined || (inline === undefined && value.startsWith('--'))) throw new UsageError(`--${name} needs a value`);
       flags.set(name, value);
+      if (spec.repeatable?.includes(name)) lists.set(name, [...(lists.get(name) ?? []), value]);
     } else {
       throw new UsageError(`unknown option --${name}`);
     }
   }
-  return { positionals, flags };
+  return { positionals, flags, lists };
 }
 
 /** A numeric flag with bounds; absent → `fallback`. */

@@ -5,6 +5,8 @@ import { compareRevisions, type ComparisonResult } from '../core/compare/compare
 import { transportJudge } from '../core/compare/judge';
 import { renderReportHtml } from '../core/compare/report';
 import { comparisonView } from '../core/compare/view';
+import { policyText } from '../core/rollout/scenario';
+import { SloError } from '../core/rollout/slo';
 import { loadRevisionSources } from '../core/compare/revisionSources';
 import { loadTestSuite } from '../core/adherence/testCases';
 import { detectFormat, parsePromptFile } from '../core/formats/detect';
@@ -20,8 +22,9 @@ import { COMPARE_USAGE } from './usage';
 /** `prompt-insight compare`: base vs head on the file's test cases; exit 1 on a significant worsening with --fail-on-regression. */
 export async function compareCommand(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, {
-    valued: ['base', 'head', 'prompt', 'runs', ...ENDPOINT_FLAGS, 'model', ...ENDPOINT_FLAGS.map((f) => `judge-${f}`), 'judge-model', 'concurrency', 'timeout-ms', 'store', 'report', 'cache'],
+    valued: ['base', 'head', 'prompt', 'runs', ...ENDPOINT_FLAGS, 'model', ...ENDPOINT_FLAGS.map((f) => `judge-${f}`), 'judge-model', 'concurrency', 'timeout-ms', 'store', 'report', 'cache', 'scenario', 'max-age-hours'],
     boolean: ['json', 'fresh', 'reuse-stored', 'no-store', 'fail-on-regression'],
+    repeatable: ['slo'],
   });
   if (args.positionals.length !== 1) throw new UsageError(`give exactly one prompt file\nusage: ${COMPARE_USAGE}`);
   const file = args.positionals[0]!;
@@ -40,6 +43,9 @@ export async function compareCommand(argv: string[], io: CliIO): Promise<number>
   if (args.flags.has('store') && args.flags.has('no-store')) throw new UsageError('--store and --no-store exclude each other');
   const store = args.flags.has('no-store') ? undefined : new ResultsStore(stringFlag(args, 'store') ?? DEFAULT_STORE_PATH);
   const json = args.flags.get('json') === true;
+  const scenario = stringFlag(args, 'scenario');
+  const slo = args.lists.get('slo') ?? [];
+  const maxAgeHours = numberFlag(args, 'max-age-hours', { min: 0 }, 24);
   if (args.flags.has('fresh') && args.flags.has('reuse-stored')) throw new UsageError('--fresh and --reuse-stored exclude each other');
   // A gate decides on runs made now, unless told to trust this machine's stored runs.
   const fresh = args.flags.get('fresh') === true || (args.flags.get('fail-on-regression') === true && args.flags.get('reuse-stored') !== true);
@@ -76,12 +82,19 @@ export async function compareCommand(argv: string[], io: CliIO): Promise<number>
   }
   const model = stringFlag(args, 'model');
   if (!json) io.stderr(`Comparing ${sources[0]!.label} → ${sources[1]!.label}: ${suite.cases.length} test case(s) × ${runsPerCase} runs each on ${transport.endpoint.name}\n`);
-  const result = await compareRevisions({
+  let result: ComparisonResult;
+  try {
+    result = await compareRevisions({
     file, ...(promptName ? { promptName } : {}), revisions: sources, suite, runsPerCase, transport, ...(model ? { modelOverride: model } : {}),
     ...(store ? { store } : {}), fresh, timeoutMs, concurrency, signal, cache: cache as CacheMode,
+    policy: { ...(scenario !== undefined ? { cliScenario: scenario } : {}), cliSlo: slo }, freshnessMs: maxAgeHours * 3_600_000,
     ...(judgeTransport && judgeModel ? { judge: transportJudge(judgeTransport, judgeModel, timeoutMs, signal) } : {}),
     onProgress: (done, total) => !json && process.stderr.isTTY && io.stderr(`\r  ${done}/${total} runs`),
-  });
+    });
+  } catch (error) {
+    if (error instanceof SloError) throw new UsageError(error.message);
+    throw error;
+  }
   if (!json && process.stderr.isTTY) io.stderr('\n');
   if (json) io.stdout(`${JSON.stringify(comparisonView(result), null, 2)}\n`);
   else io.stdout(renderText(result));
@@ -92,9 +105,10 @@ export async function compareCommand(argv: string[], io: CliIO): Promise<number>
   }
   if (result.cancelled) return 130;
   if (!args.flags.get('fail-on-regression')) return 0;
-  // The gate fails closed: a regression, or no evidence either way, stops the pipeline.
-  if (!result.evidence.sufficient && !json) io.stderr(`prompt-insight compare: --fail-on-regression: not enough evidence to pass the gate: ${result.evidence.reasons.join('; ')}\n`);
-  return result.noRegression && result.evidence.sufficient ? 0 : 1;
+  // The gate fails closed: hold, or no evidence either way (insufficient), stops the pipeline.
+  const decision = result.rollout?.decision ?? 'insufficient';
+  if (decision !== 'ship' && !json) io.stderr(`prompt-insight compare: --fail-on-regression: ${decision.toUpperCase()}: ${(result.rollout?.reasons ?? result.evidence.reasons).slice(0, 2).join('; ')}\n`);
+  return decision === 'ship' ? 0 : 1;
 }
 
 function renderText(result: ComparisonResult): string {
@@ -106,8 +120,14 @@ function renderText(result: ComparisonResult): string {
     lines.push(`  ${r.label.padEnd(14)} adherence ${r.adherence.passed}/${r.adherence.total} ${pct(r.adherence.rate)}${ci} · TTFT p50 ${ms(r.ttftMs.p50)} · E2E p50 ${ms(r.e2eMs.p50)} · ${r.tokens ?? '?'} tokens${r.runsReused ? ` · ${r.runsReused} runs reused` : ''}${r.error ? ` · ${r.error}` : ''}`);
   }
   for (const v of result.verdicts) lines.push(`  ${v.verdict.toUpperCase().padEnd(13)} ${v.summary}`);
-  if (!result.noRegression) lines.push('REGRESSION: a significant worsening (see above).');
-  else if (!result.evidence.sufficient) lines.push(`INSUFFICIENT EVIDENCE: ${result.evidence.reasons.join('; ')}`);
-  else lines.push('No regression: no significant worsening in adherence or latency.');
+  lines.push(`Scenario: ${policyText(result.policy)}`);
+  const reused = result.revisions.filter((r) => r.runsReused > 0);
+  if (reused.length > 0) lines.push(`Reused stored runs: ${reused.map((r) => `${r.label} ${r.runsReused} (since ${r.reusedSince})`).join(', ')}`);
+  const rollout = result.rollout;
+  if (rollout) {
+    const headline = { ship: 'SHIP', hold: 'HOLD', insufficient: 'INSUFFICIENT EVIDENCE' }[rollout.decision];
+    lines.push(`${headline}: ${result.revisions[result.revisions.length - 1]!.label} (vs ${result.revisions[0]!.label})`);
+    for (const reason of rollout.reasons) lines.push(`  - ${reason}`);
+  }
   return `${lines.join('\n')}\n`;
 }

@@ -58,5 +58,10 @@ export function isHostToWebview(value: unknown): value is HostToWebview {
 
 export function isComparisonView(value: unknown): value is ComparisonView {
   const v = value as Partial<ComparisonView> | null;
-  return typeof v === 'object' && v !== null && Array.isArray(v.revisions) && Array.isArray(v.verdicts) && Array.isArray(v.cases) && typeof v.prompt === 'string' && typeof v.evidence?.sufficient === 'boolean' && Array.isArray(v.evidence.reasons);
+  return (
+    typeof v === 'object' && v !== null && Array.isArray(v.revisions) && Array.isArray(v.verdicts) && Array.isArray(v.cases) && typeof v.prompt === 'string' && typeof v.evidence?.sufficient === 'boolean' && Array.isArray(v.evidence.reasons) &&
+    typeof v.policy?.scenario === 'string' && Array.isArray(v.policy.slo) &&
+    (v.rollout === null || (typeof v.rollout?.decision === 'string' && Array.isArray(v.rollout.reasons))) &&
+    (v.timeline === null || (Array.isArray(v.timeline?.runs) && Array.isArray(v.timeline.server)))
+  );
 }

@@ -97,7 +97,7 @@ describe('Prompt Insight in a real VS Code (code-server 1.139 + Chromium)', () =
     await page.screenshot({ path: `${ARTIFACTS}/run-lens.png` });
   });
 
-  it('"Compare revisions" opens the panel: two revisions, charts and a verdict', async () => {
+  it('"Compare revisions" opens the panel: the homes fix ships; AA contrast and charts re-coloured in dark and light themes', async () => {
     await openFile('homes.prompty');
     await page.locator('.codelens-decoration a', { hasText: 'Compare revisions' }).first().click();
     const panel = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
@@ -106,14 +106,52 @@ describe('Prompt Insight in a real VS Code (code-server 1.139 + Chromium)', () =
     await expect.poll(async () => (await panel.locator('.revisions').textContent()) ?? '').toContain('Define "homes" as single-family houses');
     await panel.locator('#runs').fill('24');
     await panel.locator('button', { hasText: 'Compare selected' }).click();
-    const card = panel.locator('.card').first();
-    await card.waitFor({ timeout: 90_000 });
-    const text = (await card.textContent()) ?? '';
-    expect(text).toMatch(/adherence \+\d+ pts, p [=<] .*better/);
-    expect(text).toMatch(/TTFT .*no significant/);
-    expect(await panel.locator('canvas').count()).toBe(4);
+    const decision = panel.locator('.rollout .decision');
+    await decision.waitFor({ timeout: 90_000 });
+    // Real estate is a decision scenario (homes.tests.yaml): the adherence fix ships.
+    expect(await decision.textContent()).toMatch(/^✓ Ship [0-9a-f]{7,} \(vs [0-9a-f]{7,}\)$/);
+    expect(await panel.locator('.rollout .meta').textContent()).toContain('Scenario: decision (homes.tests.yaml)');
+    const card = (await panel.locator('.card').first().textContent()) ?? '';
+    expect(card).toMatch(/adherence \+\d+ pts, p [=<] .*better/);
+    // Base → head in the title and in the card alike.
+    const title = (await panel.locator('header h2').textContent()) ?? '';
+    const [, baseLabel, headLabel] = /— (\S+) → (\S+)$/.exec(title) ?? [];
+    expect(await panel.locator('.card h3').first().textContent()).toBe(`${baseLabel} → ${headLabel}`);
+    expect(await panel.locator('canvas').count()).toBe(5); // adherence, TTFT, E2E, tokens, and the runs over time
     expect(await panel.locator('.simulated').count()).toBe(1);
     expect(await panel.locator('.diff .added').count()).toBeGreaterThan(0);
-    await page.screenshot({ path: `${ARTIFACTS}/compare-panel.png` });
+    await page.screenshot({ path: `${ARTIFACTS}/compare-panel-light.png` });
+
+    const contrast = () => panel.locator('body').evaluate(() => {
+      const rgb = (c: string) => (c.match(/[\d.]+/g) ?? []).slice(0, 3).map(Number);
+      const lum = (c: string) => {
+        const [r, g, b] = rgb(c).map((v) => v / 255).map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
+        return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+      };
+      const ratio = (a: string, b: string) => (Math.max(lum(a), lum(b)) + 0.05) / (Math.min(lum(a), lum(b)) + 0.05);
+      const background = getComputedStyle(document.body).backgroundColor;
+      const of = (selector: string) => ratio(getComputedStyle(document.querySelector(selector)!).color, background);
+      return { kind: document.body.className, decision: of('.rollout .decision'), better: of('.verdict.better'), pass: of('.matrix td.pass'), drawn: Number(document.body.dataset.chartsDrawn) };
+    });
+    // code-server starts in its light theme: where VS Code's own "passed" green reaches only 2:1.
+    const light = await contrast();
+    expect(light.kind).toContain('vscode-light');
+    for (const value of [light.decision, light.better, light.pass]) expect(value).toBeGreaterThanOrEqual(4.5);
+
+    // Switch to a dark theme as a user does; the panel re-colours without a new comparison.
+    await page.keyboard.press('Control+K');
+    await page.keyboard.press('Control+T');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor();
+    await input.pressSequentially('Dark Modern', { delay: 10 });
+    await page.locator('.quick-input-list .monaco-list-row.focused', { hasText: 'Dark Modern' }).waitFor({ timeout: 10_000 });
+    await page.keyboard.press('Enter');
+    await expect.poll(async () => (await contrast()).kind, { timeout: 15_000 }).toContain('vscode-dark');
+    await expect.poll(async () => (await contrast()).drawn, { timeout: 15_000 }).toBeGreaterThan(light.drawn);
+    const dark = await contrast();
+    for (const value of [dark.decision, dark.better, dark.pass]) expect(value).toBeGreaterThanOrEqual(4.5);
+    const axisColour = await panel.locator('body').evaluate(() => getComputedStyle(document.body).getPropertyValue('--vscode-foreground').trim());
+    expect(axisColour).not.toBe('');
+    await page.screenshot({ path: `${ARTIFACTS}/compare-panel-dark.png` });
   });
 });

@@ -52,6 +52,16 @@ describe('prompt-insight compare', () => {
     expect(byMetric.adherence.pValue).toBeLessThan(0.05);
     expect(byMetric.ttftMs.verdict).toBe('no-difference');
     expect(json.noRegression).toBe(true);
+    // Real estate is declared a decision scenario in homes.tests.yaml: the change ships on adherence.
+    expect(json.policy).toEqual({ scenario: 'decision', scenarioSource: 'homes.tests.yaml', slo: ['e2eMs.p90 ≤ 30000', 'adherence ≥ 0.8'] });
+    expect(json.rollout).toMatchObject({ decision: 'ship', scenario: 'decision', base: a, head: b });
+    expect(json.rollout.reasons.join('\n')).toMatch(/adherence \+\d+ pts, p [=<] [\d.]+ — better/);
+    // Fresh runs of both revisions are interleaved in one time window, not A's then B's.
+    const order: string[] = json.timeline.runs.map((r: { revision: string }) => r.revision);
+    expect(order).toHaveLength(48);
+    expect(order.slice(0, 24)).toContain(a);
+    expect(order.slice(0, 24)).toContain(b);
+    expect(json.timeline.runs.every((r: { t: number }, i: number, all: { t: number }[]) => i === 0 || r.t >= all[i - 1]!.t)).toBe(true);
     expect(json.simulated).toBe(true);
     expect(existsSync(join(repo.root, 'report.html'))).toBe(true);
     const report = readFileSync(join(repo.root, 'report.html'), 'utf8');
@@ -62,6 +72,11 @@ describe('prompt-insight compare', () => {
     const again = JSON.parse((await cli([...args, '--reuse-stored'], repo.root)).stdout);
     expect(sim.served()).toBe(served);
     expect(again.revisions[0].runsReused).toBe(24);
+    expect(Date.parse(again.revisions[0].reusedSince)).toBeGreaterThan(Date.now() - 10 * 60_000);
+    expect(again.timeline).toBeNull();
+    // Stored runs older than the freshness window are measured again.
+    const stale = JSON.parse((await cli([...args, '--reuse-stored', '--max-age-hours', '0'], repo.root)).stdout);
+    expect(stale.revisions[0]).toMatchObject({ runsReused: 0, runsNew: 24 });
     // A gate (--fail-on-regression) decides on fresh runs unless told otherwise.
     const gate = JSON.parse((await cli(args, repo.root)).stdout);
     expect(gate.revisions[0]).toMatchObject({ runsNew: 24, runsReused: 0 });
@@ -72,8 +87,47 @@ describe('prompt-insight compare', () => {
   it('--fail-on-regression exits 1 when head is significantly worse', async () => {
     const { code, stdout } = await cli(['compare', 'homes.prompty', '--base', b, '--head', a, '--runs', '16', '--endpoint', sim.url, '--no-store', '--fail-on-regression'], repo.root);
     expect(stdout).toMatch(/WORSE\s+adherence -\d+ pts, p [=<] /);
-    expect(stdout).toContain('REGRESSION');
+    expect(stdout).toMatch(/HOLD: \w+ \(vs \w+\)\n  - adherence -\d+ pts, p [=<] [\d.]+ — significantly worse/);
     expect(code).toBe(1);
+  });
+
+  it('--fail-on-regression fails closed: too few runs to decide is exit 1 (insufficient), not a pass', async () => {
+    const { code, stdout, stderr } = await cli(['compare', 'homes.prompty', '--base', a, '--head', b, '--runs', '1', '--endpoint', sim.url, '--no-store', '--fail-on-regression'], repo.root);
+    expect(stdout).toContain('INSUFFICIENT EVIDENCE');
+    expect(stderr).toContain('--fail-on-regression: INSUFFICIENT');
+    expect(code).toBe(1);
+  });
+
+  it('the scenario decides whether a real latency cost blocks: the rule adds ~20 ms of prefill', async () => {
+    // An endpoint where every prompt token costs 1.5 ms of prefill: the head's longer prompt is slower, for real.
+    const slow = await startSim({ ttftBaseMs: 150, prefillMsPerInputToken: 1.5, decodeMsPerToken: 1, jitterMs: 2, scenario: parseScenario(readFileSync('examples/homes/homes.sim.yaml', 'utf8')) });
+    try {
+      const run = async (scenario: string) => {
+        const result = await cli(['compare', 'homes.prompty', '--base', a, '--head', b, '--runs', '16', '--endpoint', slow.url, '--no-store', '--json', '--scenario', scenario, '--fail-on-regression'], repo.root);
+        return { code: result.code, json: JSON.parse(result.stdout) };
+      };
+      const decision = await run('decision');
+      const ttft = decision.json.verdicts.find((v: { metric: string }) => v.metric === 'ttftMs');
+      expect(ttft.verdict).toBe('worse');
+      expect(decision.json.rollout.decision).toBe('ship');
+      expect(decision.json.rollout.reasons.join('\n')).toMatch(/TTFT \+\d+ ms \(median\), p [=<] [\d.]+ — worse, not blocking: strict-decision work tolerates latency/);
+      expect(decision.code).toBe(0);
+      const interactive = await run('interactive');
+      expect(interactive.json.policy).toMatchObject({ scenario: 'interactive', scenarioSource: '--scenario' });
+      expect(interactive.json.rollout.decision).toBe('hold');
+      expect(interactive.json.rollout.reasons[0]).toMatch(/^TTFT \+\d+ ms \(median\), p [=<] [\d.]+ — significantly worse beyond the margin; interactive use gates/);
+      expect(interactive.code).toBe(1);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('a misspelt scenario or SLO is a usage error before any run', async () => {
+    const before = sim.served();
+    expect(await cli(['compare', 'homes.prompty', '--base', a, '--head', b, '--endpoint', sim.url, '--scenario', 'chat'], repo.root)).toMatchObject({ code: 2, stderr: expect.stringContaining('scenario must be one of interactive, batch, decision') });
+    expect(await cli(['compare', 'homes.prompty', '--base', a, '--head', b, '--endpoint', sim.url, '--slo', 'ttft<1000'], repo.root)).toMatchObject({ code: 2, stderr: expect.stringContaining("--slo 'ttft<1000'") });
+    expect(await cli(['compare', 'homes.prompty', '--base', a, '--head', b, '--endpoint', sim.url, '--slo', 'ttftMs.p42<=10'], repo.root)).toMatchObject({ code: 2, stderr: expect.stringContaining("unknown percentile 'p42'") });
+    expect(sim.served()).toBe(before);
   });
 
   it('clear errors for bad revisions and missing tests', async () => {

@@ -39,6 +39,8 @@ export interface TestSuite {
   /** Where the cases came from, for messages. */
   source: string;
   problems: string[];
+  /** `scenario:` and `slo:` at the top of the tests file, as written (the rollout decision reads them). */
+  rollout?: { scenario?: unknown; slo?: unknown };
 }
 
 /** `homes.prompty`, `homes.prompt.md`, `homes.prompt.txt`, `homes.prompt` → `homes.tests.yaml`. */
@@ -58,7 +60,16 @@ export function loadTestSuite(file: string, text: string, format: PromptFormat, 
   const parsed = parseYaml(sidecarText, 0);
   const error = parsed.diagnostics.find((d) => d.severity === 'error');
   if (error) return { cases: [], source: basename(sidecar), problems: [`${basename(sidecar)}: ${error.message}`] };
-  return { cases: promptfooCases(parsed.value, basename(sidecar), problems), source: basename(sidecar), problems };
+  const top = isPlainRecord(parsed.value) ? parsed.value : {};
+  const rollout = top.scenario !== undefined || top.slo !== undefined ? { rollout: { ...(top.scenario !== undefined ? { scenario: top.scenario } : {}), ...(top.slo !== undefined ? { slo: top.slo } : {}) } } : {};
+  return { cases: promptfooCases(parsed.value, basename(sidecar), problems), source: basename(sidecar), problems, ...rollout };
+}
+
+/** A case without a description is named by its inputs: `city=Bellevue, WA · request=Find homes…`. */
+function caseName(index: number, vars: Record<string, unknown>): string {
+  const parts = Object.entries(vars).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
+  const text = parts.join(' · ').replace(/\s+/g, ' ');
+  return text ? `#${index + 1} ${text.length > 60 ? `${text.slice(0, 59)}…` : text}` : `case ${index + 1}`;
 }
 
 function promptfooCases(root: unknown, where: string, problems: string[]): TestCase[] {
@@ -80,7 +91,7 @@ function promptfooCases(root: unknown, where: string, problems: string[]): TestC
     });
     const threshold = typeof raw.threshold === 'number' ? raw.threshold : typeof defaults.threshold === 'number' ? defaults.threshold : 1;
     if (assertions.length === 0) problems.push(`${where}: tests[${index}] has no usable assertion; it is skipped.`);
-    else cases.push({ description: typeof raw.description === 'string' ? raw.description : `case ${index + 1}`, vars, assertions, threshold });
+    else cases.push({ description: typeof raw.description === 'string' && raw.description.trim() ? raw.description : caseName(index, isPlainRecord(raw.vars) ? raw.vars : vars), vars, assertions, threshold });
   });
   return cases;
 }

@@ -5,14 +5,18 @@
  * revision is judged by the same rules. Result: adherence with Wilson intervals, latency
  * percentiles, per-case matrix, verdicts of each revision against the first, and the prompt diff.
  */
+import { basename } from 'node:path';
 import type { CacheMode } from '../endpoint/serverKind';
+import { decideRollout, type RolloutDecision } from '../rollout/decision';
+import { resolvePolicy, type PolicySources, type RolloutPolicy } from '../rollout/scenario';
 import { scoreRun, type Judge } from '../adherence/score';
 import type { TestSuite } from '../adherence/testCases';
 import type { RunOutcome } from '../endpoint/runOnce';
 import type { ChatTransport } from '../endpoint/transport';
-import { summarize } from '../metrics/summary';
+import { outputTokensPerSec, summarize } from '../metrics/summary';
+import type { MetricsSample } from '../endpoint/serverMetrics';
 import type { RunRecord } from '../metrics/runRecord';
-import { executePromptRuns, planPromptRun } from '../run/promptRun';
+import { executeRunJobs, planPromptRun, type PromptRunPlan, type RunJob } from '../run/promptRun';
 import { storeNotice, type ResultsStore, type StoredRun } from '../store/resultsStore';
 import { runKeyOf, runKeyString, safeUrl } from '../store/runKey';
 import { wilsonInterval } from '../stats/proportions';
@@ -45,6 +49,13 @@ export interface CompareOptions {
   /** Prompt cache during fresh runs (default cold: both revisions measured without the server's prefix cache). */
   cache?: CacheMode;
   signal?: AbortSignal;
+  /** Scenario and SLOs from outside the files (`--scenario`, `--slo`, the setting); the files' own are read here. */
+  policy?: Pick<PolicySources, 'cliScenario' | 'cliSlo' | 'settingScenario'>;
+  /** Stored runs older than this (ms) are measured again (default 24 h). */
+  freshnessMs?: number;
+  /** Order of the interleaved fresh runs (default Math.random); tests pass a seeded one. */
+  random?: () => number;
+  now?: () => number;
   judge?: Judge;
   onProgress?: (done: number, total: number, message: string) => void;
 }
@@ -75,9 +86,14 @@ export interface RevisionResult {
   failureSample?: string;
   /** Why this revision could not be measured (no prompt at it, cancelled…). */
   error?: string;
-  /** Raw latencies, for the verdicts (not part of the CLI JSON). */
+  /** ISO time of the oldest stored run reused, when any were. */
+  reusedSince?: string;
+  /** Raw per-run values, for the verdicts and SLOs (not part of the CLI JSON). */
   ttftValues: number[];
   e2eValues: number[];
+  tpotValues: number[];
+  /** Output tokens / E2E per run. */
+  tokensPerSecValues: number[];
 }
 
 export interface ComparisonResult {
@@ -101,17 +117,40 @@ export interface ComparisonResult {
   /** Prompt diff between the first and the last revision. */
   diff?: { base: string; head: string; lines: DiffLine[] | null };
   cancelled: boolean;
+  /** The scenario and SLOs the decision followed, and where they came from. */
+  policy: RolloutPolicy;
+  /** The decision for the last revision against the first; null with one revision. */
+  rollout: RolloutDecision | null;
+  /** The fresh runs on one clock (ms from the batch's start) with the server's metrics over the same time; null when every run was reused. */
+  timeline: { serverKind: string; runs: { t: number; revision: string; ttftMs: number | null; ok: boolean }[]; serverMetrics: MetricsSample[]; metricsGaps: number } | null;
+}
+
+/** Stored runs older than this are not reused by default: the server, its load and its version move on. */
+export const DEFAULT_FRESHNESS_MS = 24 * 60 * 60 * 1000;
+
+/** One revision × test case: its plan (or why it has none) and the runs it has. */
+interface Cell {
+  revision: number;
+  caseIndex: number;
+  plan?: PromptRunPlan;
+  reused: StoredRun[];
+  fresh: { outcome: RunOutcome; startedAt: number }[];
 }
 
 export async function compareRevisions(options: CompareOptions): Promise<ComparisonResult> {
   const { suite, runsPerCase } = options;
-  const total = options.revisions.length * suite.cases.length * runsPerCase;
-  let done = 0;
+  const now = options.now?.() ?? Date.now();
+  const freshnessMs = options.freshnessMs ?? DEFAULT_FRESHNESS_MS;
+  const cacheMode = options.cache ?? 'cold';
   let model = options.modelOverride ?? options.transport.endpoint.model ?? '';
   let promptName = options.promptName ?? '';
   let simulated = options.transport.endpoint.simulated === true;
-  // Cancelled runs are never reused: they say nothing about the prompt.
-  const storeContents = options.store && !options.fresh ? options.store.read((r) => r.run.error?.kind !== 'cancelled') : undefined;
+  // Cancelled runs are never reused: they say nothing about the prompt. Nor are stale ones, or ones
+  // measured with the prefix cache in another state than this comparison asks for.
+  const storeContents =
+    options.store && !options.fresh
+      ? options.store.read((r) => r.run.error?.kind !== 'cancelled' && now - Date.parse(r.at) <= freshnessMs && cacheStateFits(r.run.cache, cacheMode))
+      : undefined;
   const stored = storeContents ? indexStore(storeContents.records) : new Map<string, StoredRun[]>();
   const storeProblem = storeContents && options.store ? storeNotice(options.store.path, storeContents) : undefined;
   const judgeCache = new Map<string, Promise<string>>();
@@ -123,19 +162,20 @@ export async function compareRevisions(options: CompareOptions): Promise<Compari
         return reply;
       }
     : undefined;
+
+  // 1. Plan every revision × case, and take what the store already has.
   const revisions: RevisionResult[] = [];
-  for (const revision of options.revisions) {
+  const cells: Cell[] = [];
+  for (const [revisionIndex, revision] of options.revisions.entries()) {
     const result: RevisionResult = {
       rev: revision.rev, label: revision.label, path: revision.path,
       ...(revision.date ? { date: revision.date } : {}), ...(revision.author ? { author: revision.author } : {}), ...(revision.subject ? { subject: revision.subject } : {}),
       tokens: null, adherence: { passed: 0, total: 0, rate: null, ci95: null }, ttftMs: { p50: null, p90: null, p99: null, n: 0 }, e2eMs: { p50: null, p90: null, p99: null, n: 0 },
-      perCase: [], runsReused: 0, runsNew: 0, failedRuns: 0, ttftValues: [], e2eValues: [],
+      perCase: [], runsReused: 0, runsNew: 0, failedRuns: 0, ttftValues: [], e2eValues: [], tpotValues: [], tokensPerSecValues: [],
     };
     revisions.push(result);
-    const records: RunRecord[] = [];
     for (const [caseIndex, testCase] of suite.cases.entries()) {
-      if (options.signal?.aborted) break;
-      let plan;
+      let plan: PromptRunPlan;
       try {
         plan = await planPromptRun(options.file, revision.text, {
           ...(options.promptName !== undefined ? { promptName: options.promptName } : {}),
@@ -145,7 +185,6 @@ export async function compareRevisions(options: CompareOptions): Promise<Compari
         });
       } catch (error) {
         result.error = `${revision.label}: ${(error as Error).message}`;
-        done += runsPerCase * (suite.cases.length - caseIndex);
         break;
       }
       promptName ||= plan.prompt.name;
@@ -155,25 +194,61 @@ export async function compareRevisions(options: CompareOptions): Promise<Compari
         result.tokens = sample?.inputTokensEstimate ?? plan.inputTokensEstimate;
       }
       const key = runKeyString(runKeyOf(options.transport.endpoint, plan.request));
-      const reused = (stored.get(key) ?? []).slice(-runsPerCase);
-      const missing = runsPerCase - reused.length;
-      let fresh: RunOutcome[] = [];
-      if (missing > 0) {
-        const executed = await executePromptRuns(options.transport, plan, {
-          runs: missing, concurrency: options.concurrency, warmup: 0, timeoutMs: options.timeoutMs,
-          ...(options.cache ? { cache: options.cache } : {}),
-          ...(options.signal ? { signal: options.signal } : {}),
-          ...(options.store ? { store: options.store } : {}),
-          revision: revision.rev, testCase: caseIndex,
-          onRun: () => options.onProgress?.(++done, total, `${revision.label} · ${testCase.description}`),
-        });
-        fresh = executed.outcomes.filter((o) => o.record.error?.kind !== 'cancelled');
-      }
-      done += reused.length;
-      options.onProgress?.(done, total, `${revision.label} · ${testCase.description}`);
-      result.runsReused += reused.length;
-      result.runsNew += fresh.length;
-      const runs = [...reused.map((r) => ({ record: r.run, answer: r.answer })), ...fresh.map((o) => ({ record: o.record, answer: o.text.answer }))];
+      cells.push({ revision: revisionIndex, caseIndex, plan, reused: (stored.get(key) ?? []).slice(-runsPerCase), fresh: [] });
+    }
+  }
+
+  // The policy is checked before any run: a misspelt scenario or SLO is an error, not a silent default.
+  const headPlan = [...cells].reverse().find((c) => c.plan)?.plan;
+  const policy = resolvePolicy({
+    ...options.policy,
+    ...(headPlan?.prompt.rollout ? { prompt: { where: basename(options.file), ...headPlan.prompt.rollout } } : {}),
+    ...(suite.rollout ? { tests: { where: suite.source, ...suite.rollout } } : {}),
+  });
+
+  // 2. The missing runs of every revision, interleaved in random order: one time window, one load.
+  const jobs: { cell: Cell; job: RunJob }[] = [];
+  for (const cell of cells) {
+    for (let i = cell.reused.length; i < runsPerCase; i++) jobs.push({ cell, job: { plan: cell.plan!, revision: options.revisions[cell.revision]!.rev, testCase: cell.caseIndex } });
+  }
+  shuffle(jobs, options.random ?? Math.random);
+  const total = jobs.length;
+  let timeline: ComparisonResult['timeline'] = null;
+  if (jobs.length > 0 && !options.signal?.aborted) {
+    const executed = await executeRunJobs(options.transport, jobs.map((j) => j.job), {
+      concurrency: options.concurrency, warmup: 0, timeoutMs: options.timeoutMs,
+      cache: cacheMode,
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.store ? { store: options.store } : {}),
+      onRun: (_outcome, finished) => {
+        const next = jobs[Math.min(finished, jobs.length - 1)]!;
+        options.onProgress?.(finished, total, `${options.revisions[next.cell.revision]!.label} · ${suite.cases[next.cell.caseIndex]!.description}`);
+      },
+    });
+    executed.outcomes.forEach((outcome, i) => {
+      if (outcome.record.error?.kind === 'cancelled') return;
+      jobs[executed.jobOf[i]!]!.cell.fresh.push({ outcome, startedAt: executed.startedAt[i]! });
+    });
+    timeline = {
+      serverKind: executed.serverKind,
+      runs: executed.outcomes.map((outcome, i) => {
+        const cell = jobs[executed.jobOf[i]!]!.cell;
+        return { t: executed.startedAt[i]!, revision: options.revisions[cell.revision]!.rev, ttftMs: outcome.record.ttftMs, ok: outcome.record.ok };
+      }),
+      serverMetrics: executed.serverMetrics ? executed.serverMetrics.samples : [],
+      metricsGaps: executed.serverMetrics?.gaps.length ?? 0,
+    };
+  }
+
+  // 3. Score every run with the current test cases; figures per revision.
+  for (const [revisionIndex, result] of revisions.entries()) {
+    const records: RunRecord[] = [];
+    for (const cell of cells.filter((c) => c.revision === revisionIndex)) {
+      const testCase = suite.cases[cell.caseIndex]!;
+      result.runsReused += cell.reused.length;
+      result.runsNew += cell.fresh.length;
+      for (const r of cell.reused) if (!result.reusedSince || r.at < result.reusedSince) result.reusedSince = r.at;
+      const runs = [...cell.reused.map((r) => ({ record: r.run, answer: r.answer })), ...cell.fresh.map((f) => ({ record: f.outcome.record, answer: f.outcome.text.answer }))];
       let passed = 0;
       for (const run of runs) {
         if (run.record.simulated) simulated = true;
@@ -190,8 +265,10 @@ export async function compareRevisions(options: CompareOptions): Promise<Compari
     result.failedRuns = records.length - ok.length;
     const firstFailure = records.find((r) => !r.ok)?.error;
     if (firstFailure) result.failureSample = `${firstFailure.kind}: ${firstFailure.message}`;
-    result.ttftValues = ok.map((r) => r.ttftMs!).filter((v) => v !== null);
-    result.e2eValues = ok.map((r) => r.e2eMs!).filter((v) => v !== null);
+    result.ttftValues = ok.map((r) => r.ttftMs).filter(isNumber);
+    result.e2eValues = ok.map((r) => r.e2eMs).filter(isNumber);
+    result.tpotValues = ok.map((r) => r.tpotMs).filter(isNumber);
+    result.tokensPerSecValues = ok.map(outputTokensPerSec).filter(isNumber);
     result.ttftMs = triple(result.ttftValues);
     result.e2eMs = triple(result.e2eValues);
   }
@@ -206,6 +283,10 @@ export async function compareRevisions(options: CompareOptions): Promise<Compari
   }
   const first = options.revisions[0];
   const last = options.revisions[options.revisions.length - 1];
+  const evidence = judgeEvidence(revisions, verdicts, options.signal?.aborted === true);
+  const headResult = revisions[revisions.length - 1];
+  const side = (r: RevisionResult) => ({ rev: r.rev, label: r.label, ttftMs: r.ttftValues, e2eMs: r.e2eValues, tpotMs: r.tpotValues, adherence: { passed: r.adherence.passed, total: r.adherence.total }, tokensPerSec: r.tokensPerSecValues });
+  const rollout = base && headResult && headResult !== base ? decideRollout({ policy, base: side(base), head: side(headResult), verdicts, evidence }) : null;
   return {
     file: options.file,
     prompt: promptName,
@@ -219,10 +300,32 @@ export async function compareRevisions(options: CompareOptions): Promise<Compari
     revisions,
     verdicts,
     noRegression: noRegression(verdicts),
-    evidence: judgeEvidence(revisions, verdicts, options.signal?.aborted === true),
+    evidence,
+    policy,
+    rollout,
     ...(first && last && first !== last ? { diff: { base: first.label, head: last.label, lines: lineDiff(first.text, last.text) ?? null } } : {}),
     cancelled: options.signal?.aborted === true,
+    timeline,
   };
+}
+
+/** Stored runs fit a cold comparison when the server did not serve them from its cache, a warm one when it did. */
+function cacheStateFits(state: RunRecord['cache'], mode: CacheMode): boolean {
+  if (mode === 'cold') return state !== 'warm';
+  if (mode === 'warm') return state === 'warm';
+  return true;
+}
+
+/** Fisher–Yates, in place. */
+function shuffle<T>(items: T[], random: () => number): void {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [items[i], items[j]] = [items[j]!, items[i]!];
+  }
+}
+
+function isNumber(value: number | null): value is number {
+  return value !== null;
 }
 
 export interface Evidence {

@@ -1,5 +1,6 @@
 /** The JSON view of a comparison: what the CLI prints, the panel draws and the HTML report embeds. */
 import type { ComparisonResult } from './compare';
+import { objectiveText } from '../rollout/slo';
 
 export function comparisonView(result: ComparisonResult) {
   return {
@@ -16,11 +17,21 @@ export function comparisonView(result: ComparisonResult) {
       rev: r.rev, label: r.label, path: r.path,
       ...(r.date ? { date: r.date } : {}), ...(r.author ? { author: r.author } : {}), ...(r.subject ? { subject: r.subject } : {}),
       tokens: r.tokens, adherence: r.adherence, ttftMs: r.ttftMs, e2eMs: r.e2eMs, perCase: r.perCase,
-      runsReused: r.runsReused, runsNew: r.runsNew, failedRuns: r.failedRuns, ...(r.error ? { error: r.error } : {}),
+      runsReused: r.runsReused, ...(r.reusedSince ? { reusedSince: r.reusedSince } : {}), runsNew: r.runsNew, failedRuns: r.failedRuns, ...(r.error ? { error: r.error } : {}),
     })),
     verdicts: result.verdicts.map((v) => ({ metric: v.metric, base: v.base, head: v.head, verdict: v.verdict, pValue: v.pValue, difference: v.difference, ci95: v.ci95, test: v.test, summary: v.summary })),
     noRegression: result.noRegression,
     evidence: result.evidence,
+    policy: { scenario: result.policy.scenario, scenarioSource: result.policy.scenarioSource, slo: result.policy.objectives.map(objectiveText) },
+    rollout: result.rollout,
+    timeline: result.timeline
+      ? {
+          serverKind: result.timeline.serverKind,
+          runs: result.timeline.runs,
+          server: result.timeline.serverMetrics.map((m) => ({ t: m.t, requestsRunning: m.requestsRunning ?? null, requestsWaiting: m.requestsWaiting ?? null, kvCacheUsage: m.kvCacheUsage ?? null })),
+          metricsGaps: result.timeline.metricsGaps,
+        }
+      : null,
     ...(result.diff ? { diff: result.diff } : {}),
     cancelled: result.cancelled,
   };

@@ -72,6 +72,8 @@ export interface Prompt {
   responseFormat?: unknown;
   /** Token budget from the file itself (`tokenBudget` key), overriding the setting. */
   tokenBudget?: number;
+  /** `scenario:` and `slo:` as written (front matter or `.prompt.yml` top level), for the rollout decision. */
+  rollout?: { scenario?: unknown; slo?: unknown };
   /** Template syntax used by the messages. */
   templateSyntax: TemplateSyntax;
   /**

@@ -78,9 +78,15 @@ function readInputs(fields: FieldReader): Record<string, unknown> {
   return values;
 }
 
-export function budget(fields: FieldReader): { tokenBudget?: number } {
+export function budget(fields: FieldReader): { tokenBudget?: number; rollout?: { scenario?: unknown; slo?: unknown } } {
   const value = fields.number('tokenBudget');
-  return value !== undefined && value > 0 ? { tokenBudget: value } : {};
+  // `scenario:` and `slo:` are read (and checked) by the rollout decision; kept raw here.
+  const scenario = fields.raw('scenario');
+  const slo = fields.raw('slo');
+  return {
+    ...(value !== undefined && value > 0 ? { tokenBudget: value } : {}),
+    ...(scenario !== undefined || slo !== undefined ? { rollout: { ...(scenario !== undefined ? { scenario } : {}), ...(slo !== undefined ? { slo } : {}) } } : {}),
+  };
 }
 
 /** Role lines as Prompty's runtime splits a rendered body at them (known roles only). */

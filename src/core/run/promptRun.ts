@@ -93,7 +93,35 @@ export interface ExecutedRuns {
 }
 
 export async function executePromptRuns(transport: ChatTransport, plan: PromptRunPlan, options: ExecuteOptions): Promise<ExecutedRuns> {
-  const key = runKeyOf(transport.endpoint, plan.request);
+  const jobs: RunJob[] = Array.from({ length: options.runs }, () => ({ plan, ...(options.revision ? { revision: options.revision } : {}), ...(options.testCase !== undefined ? { testCase: options.testCase } : {}) }));
+  const executed = await executeRunJobs(transport, jobs, { ...options, warmupPlan: plan });
+  const records = executed.outcomes.map((o) => o.record);
+  return { outcomes: executed.outcomes, summary: summarizeRuns(records), summaryWarm: summarizeWarmRuns(records), serverKind: executed.serverKind, serverMetrics: executed.serverMetrics };
+}
+
+/** One run to make: which prompt, and what it is a run of (kept in the store). */
+export interface RunJob {
+  plan: PromptRunPlan;
+  revision?: string;
+  testCase?: number;
+}
+
+export interface ExecutedJobs {
+  /** In job order (runs that were never started because of a cancel are missing). */
+  outcomes: RunOutcome[];
+  /** Index of the job each outcome belongs to, and when its request started (ms from the batch's start). */
+  jobOf: number[];
+  startedAt: number[];
+  serverKind: ServerKind;
+  serverMetrics: ExecutedRuns['serverMetrics'];
+}
+
+/**
+ * Runs a list of jobs through one batch: one concurrency, one metrics sampler, one clock. Different
+ * prompts may be mixed, in the order given (a comparison interleaves its revisions this way, so
+ * they share one time window and load).
+ */
+export async function executeRunJobs(transport: ChatTransport, jobs: readonly RunJob[], options: Omit<ExecuteOptions, 'runs' | 'revision' | 'testCase'> & { warmupPlan?: PromptRunPlan }): Promise<ExecutedJobs> {
   const simulated = transport.endpoint.simulated === true;
   const mode = options.cache ?? 'cold';
   const serverKind = await serverKindOf(transport.endpoint);
@@ -110,12 +138,16 @@ export async function executePromptRuns(transport: ChatTransport, plan: PromptRu
   const guardLeftovers = metricsUrl !== undefined && options.concurrency <= 1;
   // vLLM, SGLang and TGI state phases only in their histograms: readable per run when runs are one at a time.
   const phasesFromMetrics = metricsUrl !== undefined && options.concurrency <= 1 && hasHistogramPhases(serverKind);
+  const startedAt: number[] = new Array(jobs.length);
+  const done: { index: number; outcome: RunOutcome }[] = [];
   let finished = 0;
-  const outcomes = await batchRunner(
+  await batchRunner(
     async (index, warmup) => {
+      const plan = warmup ? (options.warmupPlan ?? jobs[0]!.plan) : jobs[index]!.plan;
       const check = leftover ? await leftover : undefined;
       leftover = undefined;
       const before = phasesFromMetrics ? await readHistograms(metricsUrl!) : undefined;
+      if (!warmup) startedAt[index] = performance.now() - batchStart;
       let outcome = await runOnce(transport, withServerFields(plan.request, cacheFields(serverKind, mode)), {
         timeoutMs: options.timeoutMs,
         ...(options.signal ? { signal: options.signal } : {}),
@@ -133,20 +165,22 @@ export async function executePromptRuns(transport: ChatTransport, plan: PromptRu
       if (guardLeftovers && (kind === 'timeout' || kind === 'cancelled') && !options.signal?.aborted) leftover = waitForServerIdle(metricsUrl!, options.leftoverWaitMs ?? LEFTOVER_WAIT_MS, options.signal);
       return check?.busy ? { ...outcome, record: { ...outcome.record, overlappedLeftover: check.busy } } : outcome;
     },
-    options,
-    (outcome) => {
+    { ...options, runs: jobs.length },
+    (outcome, index) => {
       finished++;
+      done.push({ index, outcome });
+      const job = jobs[index]!;
       // A run cut short by the user is not a measurement; everything else (errors included) is kept.
       if (options.store && outcome.record.error?.kind !== 'cancelled') {
         options.store.append([
           {
-            key,
-            file: plan.file,
-            prompt: plan.prompt.name,
+            key: runKeyOf(transport.endpoint, job.plan.request),
+            file: job.plan.file,
+            prompt: job.plan.prompt.name,
             endpointName: transport.endpoint.name,
             simulated: simulated || outcome.record.simulated === true,
-            ...(options.revision ? { revision: options.revision } : {}),
-            ...(options.testCase !== undefined ? { testCase: options.testCase } : {}),
+            ...(job.revision ? { revision: job.revision } : {}),
+            ...(job.testCase !== undefined ? { testCase: job.testCase } : {}),
             run: outcome.record,
             answer: outcome.text.answer,
           },
@@ -156,11 +190,11 @@ export async function executePromptRuns(transport: ChatTransport, plan: PromptRu
     },
   );
   await sampler?.stop();
-  const records = outcomes.map((o) => o.record);
+  done.sort((a, b) => a.index - b.index);
   return {
-    outcomes,
-    summary: summarizeRuns(records),
-    summaryWarm: summarizeWarmRuns(records),
+    outcomes: done.map((d) => d.outcome),
+    jobOf: done.map((d) => d.index),
+    startedAt: done.map((d) => startedAt[d.index]!),
     serverKind,
     serverMetrics: sampler && metricsSource ? { source: metricsSource, samples: sampler.samples, gaps: sampler.gaps } : null,
   };

@@ -17,6 +17,8 @@ export interface ScenarioRule {
 }
 
 export interface SimScenario {
+  /** The scenario covers only prompts that contain all of these; any other prompt gets a neutral answer. */
+  appliesWhenPromptContains?: string[];
   rules: ScenarioRule[];
   /** Used when no rule applies. */
   answers: WeightedAnswer[];
@@ -26,7 +28,7 @@ export function parseScenario(text: string): SimScenario {
   const parsed = parseYaml(text, 0);
   const error = parsed.diagnostics.find((d) => d.severity === 'error');
   if (error) throw new Error(`scenario: ${error.message}`);
-  const root = parsed.value as { rules?: unknown; answers?: unknown } | null;
+  const root = parsed.value as { rules?: unknown; answers?: unknown; appliesWhenPromptContains?: unknown } | null;
   if (!root || typeof root !== 'object') throw new Error('scenario: expected a mapping with `answers` and optional `rules`');
   const answers = readAnswers(root.answers, 'answers');
   const rules = Array.isArray(root.rules)
@@ -37,8 +39,13 @@ export function parseScenario(text: string): SimScenario {
         return { whenPromptContains: when as string[], answers: readAnswers(r.answers, `rules[${i}].answers`) };
       })
     : [];
-  return { rules, answers };
+  const applies = typeof root.appliesWhenPromptContains === 'string' ? [root.appliesWhenPromptContains] : root.appliesWhenPromptContains;
+  if (applies !== undefined && (!Array.isArray(applies) || !applies.every((w) => typeof w === 'string'))) throw new Error('scenario: appliesWhenPromptContains must be a string or a list of strings');
+  return { ...(applies ? { appliesWhenPromptContains: applies as string[] } : {}), rules, answers };
 }
+
+/** What the simulator says to a prompt its scenario does not cover: nothing that looks like a real answer. */
+export const NEUTRAL_ANSWER = 'This is a simulated answer. The simulator’s scenario does not cover this prompt, so it answers neutrally; run against a real endpoint for a real answer.';
 
 function readAnswers(value: unknown, where: string): WeightedAnswer[] {
   if (!Array.isArray(value) || value.length === 0) throw new Error(`scenario: ${where} must be a non-empty list`);
@@ -54,6 +61,7 @@ function readAnswers(value: unknown, where: string): WeightedAnswer[] {
 /** The first rule whose phrases all occur in the prompt decides; else the default answers. */
 export function chooseAnswer(scenario: SimScenario, promptText: string, random: () => number): string {
   const haystack = promptText.toLowerCase();
+  if (scenario.appliesWhenPromptContains && !scenario.appliesWhenPromptContains.every((phrase) => haystack.includes(phrase.toLowerCase()))) return NEUTRAL_ANSWER;
   const rule = scenario.rules.find((r) => r.whenPromptContains.every((phrase) => haystack.includes(phrase.toLowerCase())));
   const answers = rule ? rule.answers : scenario.answers;
   const total = answers.reduce((sum, a) => sum + a.weight, 0);

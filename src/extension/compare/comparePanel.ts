@@ -17,7 +17,7 @@ import { BUFFER_REVISION, fileHistory, WORKING_REVISION, type FileHistory } from
 import { ResultsStore } from '../../core/store/resultsStore';
 import { isWebviewToHost, type HostToWebview, type RevisionChoice } from '../../protocol/webview';
 import { chooseEndpoint, configuredEndpoints } from '../runs/endpoints';
-import type { RunController } from '../runs/runController';
+import { runCacheMode, type RunController } from '../runs/runController';
 
 export class ComparePanel {
   private static readonly panels = new Map<string, ComparePanel>();
@@ -123,6 +123,9 @@ export class ComparePanel {
         fresh,
         timeoutMs: settings.get<number>('run.timeoutMs', 60_000),
         concurrency: settings.get<number>('run.concurrency', 1),
+        cache: runCacheMode(settings.get<string>('run.cache', 'cold')),
+        policy: { settingScenario: settings.get<string>('compare.scenario', '').trim() },
+        freshnessMs: Math.max(0, settings.get<number>('compare.maxAgeHours', 24)) * 3_600_000,
         signal: controller.signal,
         ...(judge ? { judge } : {}),
         onProgress: (done, total, message) => this.post({ type: 'progress', done, total, message }),

@@ -249,6 +249,6 @@ export class RunController implements vscode.Disposable {
 }
 
 /** The setting's cache mode; anything unexpected is the default, cold. */
-function runCacheMode(value: string | undefined): CacheMode {
+export function runCacheMode(value: string | undefined): CacheMode {
   return (CACHE_MODES as readonly (string | undefined)[]).includes(value) ? (value as CacheMode) : 'cold';
 }

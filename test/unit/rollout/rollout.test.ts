@@ -1,0 +1,144 @@
+/** Scenarios, SLOs judged with their intervals, and the one rollout decision. */
+import { describe, expect, it } from 'vitest';
+import { adherenceVerdict, latencyVerdict } from '../../../src/core/compare/verdicts';
+import { decideRollout, type RolloutSide } from '../../../src/core/rollout/decision';
+import { resolvePolicy } from '../../../src/core/rollout/scenario';
+import { judgeObjective, objectiveFromText, objectivesFromBlock, SloError } from '../../../src/core/rollout/slo';
+import { quantileInterval } from '../../../src/core/stats/quantileInterval';
+import { seededRandom } from '../../../src/core/stats/random';
+
+const range = (n: number, from = 1) => Array.from({ length: n }, (_, i) => i + from);
+
+describe('distribution-free quantile intervals', () => {
+  it('are the textbook order statistics (Conover): median of 100 → x(40), x(61); p90 → x(84), x(96)', () => {
+    expect(quantileInterval(range(100), 0.5)).toEqual([40, 61]);
+    expect(quantileInterval(range(100), 0.9)).toEqual([84, 96]);
+  });
+  it('leave a side open when the runs are too few to bound it', () => {
+    expect(quantileInterval(range(24), 0.9)).toEqual([18, null]); // 24 runs cannot bound a p90 from above
+    expect(quantileInterval(range(5), 0.5)).toEqual([null, null]);
+    expect(quantileInterval([], 0.5)).toEqual([null, null]);
+  });
+  it('cover the true quantile about 95% of the time', () => {
+    const random = seededRandom(7);
+    let covered = 0;
+    const trials = 400;
+    for (let t = 0; t < trials; t++) {
+      const sample = Array.from({ length: 60 }, () => -Math.log(1 - random()) * 100); // exponential, p90 = 100·ln 10
+      const [lo, hi] = quantileInterval(sample, 0.9);
+      if (lo !== null && hi !== null && lo <= 100 * Math.LN10 && 100 * Math.LN10 <= hi) covered++;
+    }
+    expect(covered / trials).toBeGreaterThan(0.92);
+    expect(covered / trials).toBeLessThan(0.995);
+  });
+});
+
+describe('SLOs', () => {
+  it('read from a slo: block and from --slo text', () => {
+    expect(objectivesFromBlock({ ttftMs: { p90: 1000 }, e2eMs: { p99: 8000 }, tpotMs: { p50: 50 }, adherence: { min: 0.9 } }, 'f')).toEqual([
+      { metric: 'ttftMs', percentile: 'p90', maxMs: 1000 },
+      { metric: 'e2eMs', percentile: 'p99', maxMs: 8000 },
+      { metric: 'tpotMs', percentile: 'p50', maxMs: 50 },
+      { metric: 'adherence', min: 0.9 },
+    ]);
+    expect(objectiveFromText('ttftMs.p90<=1000')).toEqual({ metric: 'ttftMs', percentile: 'p90', maxMs: 1000 });
+    expect(objectiveFromText(' adherence >= 0.9 ')).toEqual({ metric: 'adherence', min: 0.9 });
+  });
+  it.each([
+    [() => objectivesFromBlock([1], 'f'), 'must be a map'],
+    [() => objectivesFromBlock({ ttftMs: 1000 }, 'f'), 'slo.ttftMs must be a map'],
+    [() => objectivesFromBlock({ latency: { p90: 1 } }, 'f'), "unknown metric 'latency'"],
+    [() => objectivesFromBlock({ adherence: { min: 90 } }, 'f'), 'rate from 0 to 1'],
+    [() => objectiveFromText('ttftMs.p90>=1000'), 'a latency takes a ceiling'],
+    [() => objectiveFromText('adherence<=0.9'), 'adherence takes a floor'],
+  ])('bad input is a clear error (%#)', (make, message) => {
+    expect(make).toThrow(SloError);
+    expect(make).toThrow(message);
+  });
+  it('are judged with their interval: met, broken, or unclear when the runs cannot tell', () => {
+    const evidence = (ttft: number[]) => ({ ttftMs: ttft, e2eMs: [], tpotMs: [], adherence: { passed: 45, total: 50 } });
+    const slo = { metric: 'ttftMs', percentile: 'p50', maxMs: 500 } as const;
+    expect(judgeObjective(slo, evidence(range(30, 100))).status).toBe('met');
+    expect(judgeObjective(slo, evidence(range(30, 600))).status).toBe('broken');
+    expect(judgeObjective(slo, evidence(range(30, 485))).status).toBe('unclear');
+    expect(judgeObjective({ metric: 'ttftMs', percentile: 'p99', maxMs: 10_000 }, evidence(range(30, 100))).status).toBe('unclear'); // 30 runs cannot bound a p99
+    expect(judgeObjective({ metric: 'adherence', min: 0.7 }, evidence([])).status).toBe('met'); // 90% of 50, lower bound 78.6%
+    expect(judgeObjective({ metric: 'adherence', min: 0.85 }, evidence([])).status).toBe('unclear');
+  });
+});
+
+describe('the policy', () => {
+  it('takes the scenario from --scenario, else the prompt, else its tests file, else the setting, else interactive', () => {
+    expect(resolvePolicy({}).scenario).toBe('interactive');
+    expect(resolvePolicy({ settingScenario: 'batch' })).toMatchObject({ scenario: 'batch', scenarioSource: 'setting' });
+    expect(resolvePolicy({ settingScenario: 'batch', tests: { where: 't.tests.yaml', scenario: 'decision' } })).toMatchObject({ scenario: 'decision', scenarioSource: 't.tests.yaml' });
+    expect(resolvePolicy({ tests: { where: 't', scenario: 'decision' }, prompt: { where: 'p.prompty', scenario: 'batch' } })).toMatchObject({ scenario: 'batch', scenarioSource: 'p.prompty' });
+    expect(resolvePolicy({ cliScenario: 'interactive', prompt: { where: 'p', scenario: 'batch' } })).toMatchObject({ scenario: 'interactive', scenarioSource: '--scenario' });
+    expect(() => resolvePolicy({ prompt: { where: 'p.prompty', scenario: 'chat' } })).toThrow("p.prompty: scenario must be one of interactive, batch, decision (got \"chat\")");
+  });
+  it('replaces a default SLO of the same metric and percentile, and adds the others', () => {
+    const policy = resolvePolicy({ cliScenario: 'decision', prompt: { where: 'p', slo: { e2eMs: { p90: 9000 } } }, cliSlo: ['adherence>=0.95', 'ttftMs.p99<=4000'] });
+    expect(policy.objectives).toEqual([
+      { metric: 'e2eMs', percentile: 'p90', maxMs: 9000 },
+      { metric: 'adherence', min: 0.95 },
+      { metric: 'ttftMs', percentile: 'p99', maxMs: 4000 },
+    ]);
+  });
+});
+
+describe('the rollout decision', () => {
+  const random = seededRandom(11);
+  const latencies = (median: number, n = 40) => Array.from({ length: n }, () => median + (random() - 0.5) * 20);
+  const side = (rev: string, passed: number, ttft: number[], tokensPerSec = latencies(50)): RolloutSide => ({ rev, label: rev, ttftMs: ttft, e2eMs: ttft.map((t) => t + 1000), tpotMs: [], adherence: { passed, total: 40 }, tokensPerSec });
+  const verdictsOf = (base: RolloutSide, head: RolloutSide) => [
+    adherenceVerdict({ rev: base.rev, ...base.adherence }, { rev: head.rev, ...head.adherence }),
+    latencyVerdict('ttftMs', { rev: base.rev, values: base.ttftMs }, { rev: head.rev, values: head.ttftMs }),
+    latencyVerdict('e2eMs', { rev: base.rev, values: base.e2eMs }, { rev: head.rev, values: head.e2eMs }),
+  ];
+  const decide = (scenario: 'interactive' | 'batch' | 'decision', base: RolloutSide, head: RolloutSide, cliSlo: string[] = []) =>
+    decideRollout({ policy: resolvePolicy({ cliScenario: scenario, cliSlo }), base, head, verdicts: verdictsOf(base, head), evidence: { sufficient: true, reasons: [] } });
+
+  it('the homes fix: adherence 10% → 90% and TTFT +20 ms ships in a decision scenario, holds in an interactive one', () => {
+    const base = side('A', 4, latencies(300));
+    const head = side('B', 36, latencies(320));
+    expect(verdictsOf(base, head)[1]!.verdict).toBe('worse');
+    const decision = decide('decision', base, head);
+    expect(decision.decision).toBe('ship');
+    expect(decision.reasons.join('\n')).toContain('worse, not blocking');
+    const interactive = decide('interactive', base, head);
+    expect(interactive.decision).toBe('hold');
+    expect(interactive.reasons[0]).toMatch(/^TTFT \+\d+ ms .* significantly worse beyond the margin/);
+  });
+
+  it('adherence significantly worse holds in every scenario', () => {
+    for (const scenario of ['interactive', 'batch', 'decision'] as const) expect(decide(scenario, side('A', 36, latencies(300)), side('B', 10, latencies(300))).decision).toBe('hold');
+  });
+
+  it('an SLO the head breaks and the base met holds; one both break does not (the change does not cause it)', () => {
+    const base = side('A', 30, latencies(300));
+    const head = side('B', 30, latencies(700));
+    const held = decide('decision', base, head, ['ttftMs.p50<=500']);
+    expect(held.decision).toBe('hold');
+    expect(held.reasons[0]).toMatch(/^B breaks SLO ttftMs\.p50 ≤ 500: p50 \d+ ms \(95% CI \d+ ms–\d+ ms, n = 40\); A did not/);
+    const both = decide('decision', side('A', 30, latencies(800)), side('B', 30, latencies(790)), ['ttftMs.p50<=500']);
+    expect(both.decision).toBe('ship');
+    expect(both.reasons.join('\n')).toContain('both break SLO ttftMs.p50 ≤ 500');
+  });
+
+  it('batch gates on throughput, not on single-request latency', () => {
+    const base = side('A', 30, latencies(300), latencies(60));
+    const slower = side('B', 30, latencies(300), latencies(40));
+    const held = decide('batch', base, slower);
+    expect(held.decision).toBe('hold');
+    expect(held.reasons[0]).toMatch(/^throughput -\d+\.\d tok\/s .* significantly worse beyond the margin; batch work gates on throughput/);
+    expect(decide('interactive', base, slower).decision).toBe('ship');
+  });
+
+  it('no evidence is no decision: insufficient, which a gate treats as failure', () => {
+    const base = side('A', 2, latencies(300, 3));
+    const head = { ...side('B', 3, latencies(300, 3)), adherence: { passed: 3, total: 3 } };
+    const result = decideRollout({ policy: resolvePolicy({}), base: { ...base, adherence: { passed: 2, total: 3 } }, head, verdicts: verdictsOf({ ...base, adherence: { passed: 2, total: 3 } }, head), evidence: { sufficient: false, reasons: ['A: 3 of 3 runs succeeded (5 needed)'] } });
+    expect(result.decision).toBe('insufficient');
+    expect(result.reasons.at(-1)).toBe('A gate fails closed: no decision without evidence.');
+  });
+});
