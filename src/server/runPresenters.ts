@@ -1,6 +1,6 @@
 /** Run metrics in the editor: the lens line above each prompt and the hover section with the estimate. */
 import type { PromptAnalysis } from '../core/analysis';
-import { formatMs, formatRate, percentileCells, phaseLine, runSummaryLine } from '../core/metrics/format';
+import { formatMs, formatRate, percentileCells, phaseLine, runLensLine } from '../core/metrics/format';
 import { estimateLatency } from '../core/metrics/latencyModel';
 import type { StoredRun } from '../core/store/resultsStore';
 import { promptRunsView, type PromptRunsView } from '../core/store/promptRuns';
@@ -24,12 +24,9 @@ export function runsViewFor(prompt: PromptAnalysis, lookup: RunLookup): PromptRu
 }
 
 export function runLensTitle(view: PromptRunsView, prompt: PromptAnalysis): string {
-  const label = view.simulated ? ' · simulated' : '';
-  if (view.current) return `${runSummaryLine(view.current)}${label}`;
-  if (view.fit) {
-    const estimate = estimateLatency(view.fit, prompt.totalTokens);
-    return `edited since last run · est. TTFT ${formatMs(estimate.ttftMs)}${estimate.e2eMs !== null ? ` · E2E ${formatMs(estimate.e2eMs)}` : ''} (fit of ${estimate.basedOnRuns})${label}`;
-  }
+  if (view.current) return runLensLine(view.current, view.simulated);
+  const label = view.simulated ? ' · sim' : '';
+  if (view.fit) return `edited · est. TTFT ${formatMs(estimateLatency(view.fit, prompt.totalTokens).ttftMs)}${label}`;
   return `edited since last run${label}`;
 }
 

@@ -34,6 +34,8 @@ export interface ExchangeOptions {
   errorMessage(body: string): string | undefined;
   /** Each event as it is decoded (after its timestamp was taken), e.g. to stream the answer to a view. */
   onEvent?: (event: TimedEvent) => void;
+  /** The response's status line and headers arrived (the server accepted the request; tokens may still be far off). */
+  onResponseHead?: (status: number) => void;
   /** Where the bytes go; by default a worker thread's sockets when available (see defaultWire). */
   wire?: Wire;
 }
@@ -117,6 +119,7 @@ export function exchange(spec: HttpRequestSpec, options: ExchangeOptions): Promi
           if (settled) return;
           if (part.kind === 'head') {
             status = part.status;
+            options.onResponseHead?.(part.status);
             keepAlive = part.keepAlive;
             simulated = part.headers.get(SIMULATED_HEADER) === 'prompt-insight';
             const contentType = part.headers.get('content-type') ?? '';

@@ -18,6 +18,8 @@ export interface RunOnceOptions {
   maxRetryWaitMs?: number;
   /** Each event as it arrives, for streaming the answer into an editor. */
   onText?: (delta: string, kind: 'token' | 'reasoning') => void;
+  /** The server answered (`waiting`: for the first token), then the first token came (`streaming`). */
+  onStage?: (stage: 'waiting' | 'streaming') => void;
 }
 
 export interface RunOutcome {
@@ -39,10 +41,24 @@ export async function runOnce(transport: ChatTransport, request: ChatRequest, op
     const show = (text: string, kind: 'token' | 'reasoning'): void => {
       if (text) onText!(text, kind);
     };
+    const onStage = options.onStage;
+    let streaming = false;
     const result = await transport.send(request, {
       timeoutMs: options.timeoutMs,
       ...(options.signal ? { signal: options.signal } : {}),
-      ...(onText ? { onEvent: (e: TimedEvent) => (e.kind === 'token' || e.kind === 'reasoning') && show(streams[e.kind].push(e.text), e.kind) } : {}),
+      ...(onText || onStage
+        ? {
+            onEvent: (e: TimedEvent) => {
+              if (e.kind !== 'token' && e.kind !== 'reasoning') return;
+              if (!streaming) {
+                streaming = true;
+                onStage?.('streaming');
+              }
+              if (onText) show(streams[e.kind].push(e.text), e.kind);
+            },
+          }
+        : {}),
+      ...(onStage ? { onResponseHead: () => onStage('waiting') } : {}),
     });
     if (onText) for (const kind of ['reasoning', 'token'] as const) show(streams[kind].flush(), kind);
     const rateLimit = result.events.find((e) => e.kind === 'error' && e.error.kind === 'rate_limited');

@@ -40,15 +40,13 @@ export function probeServerKind(baseUrl: string): Promise<ServerKind> {
   if (!kind) {
     kind = (async (): Promise<ServerKind> => {
       if (/^api\.openai\.com$/i.test(new URL(root).hostname)) return 'openai';
-      const props = await getJson(`${root}/props`);
+      // Asked at once (each path is answered by one server only), so an endpoint that lets unknown
+      // paths hang costs one probe timeout, not five.
+      const [props, ollama, info, modelInfo, version] = await Promise.all(['/props', '/api/version', '/info', '/get_model_info', '/version'].map((path) => getJson(`${root}${path}`)));
       if (props && ('default_generation_settings' in props || 'build_info' in props)) return 'llama.cpp';
-      const ollama = await getJson(`${root}/api/version`);
       if (ollama && typeof ollama.version === 'string') return 'ollama';
-      const info = await getJson(`${root}/info`);
       if (info && typeof info.model_id === 'string' && ('max_concurrent_requests' in info || 'router' in info)) return 'tgi';
-      const modelInfo = await getJson(`${root}/get_model_info`);
       if (modelInfo && typeof modelInfo.model_path === 'string') return 'sglang';
-      const version = await getJson(`${root}/version`);
       if (version && typeof version.version === 'string') return 'vllm';
       return 'unknown';
     })();

@@ -12,6 +12,7 @@ export interface SendOptions {
   timeoutMs: number;
   signal?: AbortSignal;
   onEvent?: (event: TimedEvent) => void;
+  onResponseHead?: (status: number) => void;
 }
 
 export interface ChatTransport {

@@ -10,6 +10,23 @@ export function formatRate(perSec: number): string {
 }
 
 /** `TTFT 312 ms · E2E 1.84 s · 41 tok/s · p50 of 20 (p99 n/a)`; one run reads `… · 1 run`. */
+/**
+ * The CodeLens after runs: short enough to fit beside the count lens in a split editor (TTFT and
+ * E2E medians, how many runs); rates, percentiles, cache and phases are in the hover.
+ */
+export function runLensLine(summary: RunSummary, simulated: boolean): string {
+  const sim = simulated ? ' · sim' : '';
+  if (summary.ok === 0) return `${summary.runs} run${summary.runs === 1 ? '' : 's'} failed${sim}`;
+  const parts: string[] = [];
+  if (summary.ttftMs.p50 !== null) parts.push(`TTFT ${formatMs(summary.ttftMs.p50)}`);
+  if (summary.e2eMs.p50 !== null) parts.push(`E2E ${formatMs(summary.e2eMs.p50)}`);
+  const n = summary.ttftMs.n;
+  parts.push(n === 1 ? '1 run' : `p50 of ${n}`);
+  const failed = summary.runs - summary.ok;
+  if (failed > 0) parts.push(`${failed} failed`);
+  return `${parts.join(' · ')}${sim}`;
+}
+
 export function runSummaryLine(summary: RunSummary): string {
   if (summary.ok === 0) {
     const errors = Object.entries(summary.errors).map(([kind, n]) => `${kind} ×${n}`).join(', ');

@@ -77,9 +77,16 @@ export interface ExecuteOptions extends BatchOptions {
   onRun?: (outcome: RunOutcome, finished: number) => void;
   /** Streaming text of the first run (the one shown in the editor). */
   onFirstRunText?: (delta: string, kind: 'token' | 'reasoning') => void;
+  /**
+   * Where the first run is, so an editor never sits silent: identifying the server, the request
+   * going out, the server's answer (waiting for the first token), the first token.
+   */
+  onFirstRunStage?: (stage: RunStage) => void;
   revision?: string;
   testCase?: number;
 }
+
+export type RunStage = 'identifying-server' | 'sending' | 'waiting' | 'streaming';
 
 export interface ExecutedRuns {
   outcomes: RunOutcome[];
@@ -124,6 +131,7 @@ export interface ExecutedJobs {
 export async function executeRunJobs(transport: ChatTransport, jobs: readonly RunJob[], options: Omit<ExecuteOptions, 'runs' | 'revision' | 'testCase'> & { warmupPlan?: PromptRunPlan }): Promise<ExecutedJobs> {
   const simulated = transport.endpoint.simulated === true;
   const mode = options.cache ?? 'cold';
+  options.onFirstRunStage?.('identifying-server');
   const serverKind = await serverKindOf(transport.endpoint);
   const configuredMetrics = transport.endpoint.metricsUrl;
   const metricsSource: MetricsSource | undefined =
@@ -148,13 +156,16 @@ export async function executeRunJobs(transport: ChatTransport, jobs: readonly Ru
       leftover = undefined;
       const before = phasesFromMetrics ? await readHistograms(metricsUrl!) : undefined;
       if (!warmup) startedAt[index] = performance.now() - batchStart;
+      const first = index === 0 && !warmup;
+      if (first) options.onFirstRunStage?.('sending');
       let outcome = await runOnce(transport, withServerFields(plan.request, cacheFields(serverKind, mode)), {
         timeoutMs: options.timeoutMs,
         ...(options.signal ? { signal: options.signal } : {}),
         countTokens: (t) => plan.encoder.count(t),
         encoder: plan.encoder,
         inputTokensEstimate: plan.inputTokensEstimate,
-        ...(index === 0 && !warmup && options.onFirstRunText ? { onText: options.onFirstRunText } : {}),
+        ...(first && options.onFirstRunText ? { onText: options.onFirstRunText } : {}),
+        ...(first && options.onFirstRunStage ? { onStage: options.onFirstRunStage } : {}),
       });
       if (before && outcome.record.ok && !outcome.record.phases) {
         const after = await readHistogramsAfter(serverKind, metricsUrl!, before);

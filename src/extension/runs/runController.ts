@@ -12,7 +12,7 @@ import { scrubSecrets } from '../../core/endpoint/secrets';
 import { httpTransport, type ChatTransport } from '../../core/endpoint/transport';
 import { formatMs, runSummaryLine } from '../../core/metrics/format';
 import { fitLatency } from '../../core/metrics/latencyModel';
-import { executePromptRuns, planPromptRun } from '../../core/run/promptRun';
+import { executePromptRuns, planPromptRun, type RunStage } from '../../core/run/promptRun';
 import { runsToCsv, runsToJson } from '../../core/store/export';
 import { ResultsStore, storeNotice } from '../../core/store/resultsStore';
 import { isPromptCommandArgs, type PromptCommandArgs } from '../../protocol/lsp';
@@ -110,7 +110,14 @@ export class RunController implements vscode.Disposable {
       async (progress, token) => {
         token.onCancellationRequested(() => controller.abort());
         progress.report({ message: `0/${runs} on ${choice.config.name}` });
+        const stageText: Record<RunStage, string> = {
+          'identifying-server': `identifying the server at ${choice.config.name}…`,
+          sending: `connecting to ${choice.config.name}…`,
+          waiting: 'sent; waiting for the first token…',
+          streaming: 'streaming the answer…',
+        };
         return executePromptRuns(transport, plan, {
+          onFirstRunStage: (stage) => progress.report({ message: `${runs > 1 ? `run 1/${runs}: ` : ''}${stageText[stage]}` }),
           cache: runCacheMode(settings.get<string>('run.cache', 'cold')),
           runs,
           concurrency,

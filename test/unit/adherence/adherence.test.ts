@@ -84,6 +84,22 @@ describe('test case sources', () => {
     expect(suite.cases[0]!.assertions.map((a) => `${a.negate ? 'not-' : ''}${a.type}`)).toEqual(['icontains', 'not-icontains-any']);
   });
 
+  it('a case without a description is named by its inputs, not "case 1"; scenario and slo at the top of the tests file are kept', () => {
+    const text = readFileSync('examples/homes/homes.prompty', 'utf8');
+    const doc = parsePromptFile('homes.prompty', text);
+    const sidecar = 'scenario: batch\nslo:\n  ttftMs: { p90: 900 }\ntests:\n  - vars: { city: "Bellevue, WA", request: "Find homes nearby with at least three bedrooms and a yard." }\n    assert: [{ type: contains, value: house }]\n  - vars: {}\n    assert: [{ type: contains, value: house }]\n';
+    const suite = loadTestSuite('h/homes.prompty', text, doc.format, doc.prompts[0]!, () => sidecar);
+    expect(suite.cases.map((c) => c.description)).toEqual(['#1 city=Bellevue, WA · request=Find homes nearby with at least…', 'case 2']);
+    expect(suite.rollout).toEqual({ scenario: 'batch', slo: { ttftMs: { p90: 900 } } });
+  });
+
+  it('scenario and slo in a prompt file: Prompty front matter and a .prompt.yml top level', () => {
+    const prompty = parsePromptFile('p.prompty', '---\nname: p\nscenario: decision\nslo:\n  adherence: { min: 0.95 }\n---\nuser:\nhi\n');
+    expect(prompty.prompts[0]!.rollout).toEqual({ scenario: 'decision', slo: { adherence: { min: 0.95 } } });
+    const yml = parsePromptFile('p.prompt.yml', 'name: p\nmodel: openai/gpt-4o-mini\nscenario: interactive\nmessages:\n  - role: user\n    content: hi\n');
+    expect(yml.prompts[0]!.rollout).toEqual({ scenario: 'interactive' });
+  });
+
   it('front-matter tests: key wins over the sidecar; bad assertions are reported, not thrown', () => {
     const text = '---\nname: t\ntests:\n  - vars: { x: 1 }\n    assert:\n      - type: contains\n        value: yes\n      - type: telepathy\n      - type: latency\n  - description: empty\n---\nuser:\nhi {{x}}\n';
     const doc = parsePromptFile('t.prompty', text);

@@ -273,3 +273,30 @@ describe('an endpoint’s own metricsUrl', () => {
     expect(sample.gpuMemoryUsedBytes).toBe(20480 * 1024 * 1024);
   });
 });
+
+describe('the first run is never silent', () => {
+  it('reports identifying the server, sending, waiting (the server answered) and streaming, in order and on time', async () => {
+    const url = await listen(async (req, res) => {
+      if (req.url !== '/v1/chat/completions') return void res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.flushHeaders();
+      await sleep(400); // a long prefill: the head is out, the first token is not
+      res.end('data: {"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n');
+    });
+    const plan = await planPromptRun('p.prompt.txt', 'Say ok.', { endpointModel: 'm' });
+    const stages: { stage: string; t: number }[] = [];
+    await executePromptRuns(httpTransport({ name: 'slow', provider: 'openai', baseUrl: `${url}/v1` }, undefined), plan, {
+      runs: 2, concurrency: 1, warmup: 0, timeoutMs: 5000,
+      onFirstRunStage: (stage) => stages.push({ stage, t: performance.now() }),
+    });
+    expect(stages.map((s) => s.stage)).toEqual(['identifying-server', 'sending', 'waiting', 'streaming']);
+    expect(stages[3]!.t - stages[2]!.t).toBeGreaterThanOrEqual(350);
+  });
+
+  it('an endpoint that lets unknown paths hang costs one probe timeout, not one per server kind', async () => {
+    const url = await listen(() => undefined); // never answers
+    const started = performance.now();
+    expect(await probeServerKind(`${url}/v1`)).toBe('unknown');
+    expect(performance.now() - started).toBeLessThan(2500);
+  });
+});

@@ -1,8 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runOnce } from '../../../src/core/endpoint/runOnce';
 import { httpTransport } from '../../../src/core/endpoint/transport';
 import type { ChatRequest } from '../../../src/core/endpoint/types';
-import { parseScenario } from '../../../src/core/sim/scenario';
+import { NEUTRAL_ANSWER, parseScenario } from '../../../src/core/sim/scenario';
 import { startSim, type RunningSim, type SimOptions } from '../../../src/core/sim/simServer';
 
 let sim: RunningSim | undefined;
@@ -73,5 +74,14 @@ answers:
     expect((await measure({}, ask('homes means single-family houses. Find homes.'))).text.answer).toBe('Detached house on Elm St.');
     expect((await measure({}, ask('Find homes.'))).text.answer).toBe('Apartment downtown.');
     expect(() => parseScenario('rules: [{ answers: [] }]\nanswers: [a]')).toThrow(/whenPromptContains/);
+  });
+
+  it('a prompt the homes scenario does not cover gets a neutral answer, not house listings', async () => {
+    sim = await startSim({ jitterMs: 0, ttftBaseMs: 5, decodeMsPerToken: 1, scenario: parseScenario(readFileSync('examples/homes/homes.sim.yaml', 'utf8')) });
+    const neutral = (await measure({}, ask('Translate "good morning" into French.'))).text.answer;
+    expect(neutral).toBe(NEUTRAL_ANSWER);
+    expect(neutral).not.toMatch(/house|apartment|condo|\$/i);
+    expect((await measure({}, ask('Find homes in Bellevue.'))).text.answer).toMatch(/Bellevue/);
+    expect(() => parseScenario('appliesWhenPromptContains: 3\nanswers: [a]')).toThrow(/appliesWhenPromptContains/);
   });
 });
