@@ -66,7 +66,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const signal = io.interrupted();
   const json = args.flags.get('json') === true;
   if (!json) io.stderr(`Running '${plan.prompt.name}' on ${safeUrl(baseUrl)} (${plan.request.model}): ${runs} run${runs === 1 ? '' : 's'}, concurrency ${concurrency}${warmup ? `, ${warmup} warm-up` : ''}${rate ? `, ${rate}/s Poisson` : ''}\n`);
-  const { outcomes, summary, summaryWarm, serverKind, serverMetrics } = await executePromptRuns(transport, plan, {
+  const { outcomes, startedAt, summary, summaryWarm, serverKind, serverMetrics } = await executePromptRuns(transport, plan, {
     cache: cache as CacheMode,
     ...(metricsSource ? { metricsSource } : {}),
     runs,
@@ -87,7 +87,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
     ...serverEvidenceHints(summary, { records, ...(serverMetrics ? { samples: serverMetrics.samples } : {}), summaryWarm }),
   ];
   if (json) {
-    io.stdout(`${JSON.stringify({ prompt: plan.prompt.name, endpoint: safeUrl(baseUrl), model: plan.request.model, simulated, cache, server: { kind: serverKind, ...(serverMetrics ? { metricsUrl: safeUrl(serverMetrics.source.url), ...(serverMetrics.source.kind === 'promql' ? { promqlSelector: serverMetrics.source.selector } : {}), metrics: serverMetrics.samples, metricsGaps: serverMetrics.gaps } : {}) }, runs: records, summary, summaryWarm, hints: hints.map((h) => h.message) }, null, 2)}\n`);
+    io.stdout(`${JSON.stringify({ prompt: plan.prompt.name, endpoint: safeUrl(baseUrl), model: plan.request.model, simulated, cache, server: { kind: serverKind, ...(serverMetrics ? { metricsUrl: safeUrl(serverMetrics.source.url), ...(serverMetrics.source.kind === 'promql' ? { promqlSelector: serverMetrics.source.selector } : {}), metrics: serverMetrics.samples, metricsGaps: serverMetrics.gaps } : {}) }, runs: records.map((r, i) => ({ ...r, startedAtMs: startedAt[i] })), summary, summaryWarm, hints: hints.map((h) => h.message) }, null, 2)}\n`);
   } else {
     if (process.stderr.isTTY) io.stderr('\n');
     io.stdout(renderSummary(summary, simulated, 'cold'));

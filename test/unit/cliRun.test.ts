@@ -69,9 +69,9 @@ describe('prompt-insight run', () => {
       const chat = server.requests.find((r) => r.method === 'POST')!;
       expect(chat.headers.authorization).toBe(`Bearer ${secret}`);
       expect(JSON.parse(chat.body).model).toBe('gpt-4o');
-      // The server-kind probe (GET /props, /version) never carries the key.
+      // The server-kind probes (GET /props, /api/version, /info, /get_model_info, /version) never carry the key.
       const probes = server.requests.filter((r) => r.method === 'GET');
-      expect(probes.map((r) => r.url)).toEqual(['/props', '/version']);
+      expect(probes.map((r) => r.url).sort()).toEqual(['/api/version', '/get_model_info', '/info', '/props', '/version']);
       for (const probe of probes) expect(JSON.stringify(probe.headers)).not.toContain(secret);
       for (const text of [stdout, stderr, readFileSync(store, 'utf8')]) expect(text).not.toContain(secret);
     } finally {

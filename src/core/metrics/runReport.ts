@@ -16,6 +16,8 @@ export interface RunReportInput {
   summaryWarm: RunSummary | null;
   serverKind: string;
   serverMetrics: { samples: readonly MetricsSample[]; gaps: readonly MetricsGap[] } | null;
+  /** When each run's request started, ms from the batch's start (the metrics' clock), aligned with records. */
+  startedAt?: readonly number[];
   fit: LatencyFit | undefined;
   concurrency: number;
   simulated: boolean;
@@ -63,8 +65,16 @@ export function runReportMarkdown(input: RunReportInput): string {
       const step = Math.max(1, Math.ceil(metrics.samples.length / MAX_METRIC_ROWS));
       const shown = metrics.samples.filter((_, i) => i % step === 0 || i === metrics.samples.length - 1);
       const value = (v: number | undefined, digits = 0): string => (v === undefined ? '—' : v.toFixed(digits));
-      out.push('| t | running | waiting | KV cache | prompt tok/s | gen tok/s |', '|---:|---:|---:|---:|---:|---:|');
-      for (const s of shown) out.push(`| ${(s.t / 1000).toFixed(1)} s | ${value(s.requestsRunning)} | ${value(s.requestsWaiting)} | ${s.kvCacheUsage === undefined ? '—' : `${(s.kvCacheUsage * 100).toFixed(0)}%`} | ${value(s.promptTokensPerSec)} | ${value(s.generationTokensPerSec, 1)} |`);
+      // Each run's first token on the same clock: TTFT beside what the server was doing then.
+      const firstTokens = input.startedAt ? records.map((r, i) => (r.ttftMs !== null && input.startedAt![i] !== undefined ? { at: input.startedAt![i]! + r.ttftMs, run: i + 1, ttft: r.ttftMs } : undefined)).filter((x) => x !== undefined) : [];
+      out.push('| t | running | waiting | KV cache | prompt tok/s | gen tok/s | first tokens (run: TTFT) |', '|---:|---:|---:|---:|---:|---:|---|');
+      let from = -Infinity;
+      shown.forEach((s, i) => {
+        const until = i === shown.length - 1 ? Infinity : s.t;
+        const arrived = firstTokens.filter((f) => f.at > from && f.at <= until).map((f) => `${f.run}: ${formatMs(f.ttft)}`);
+        from = until;
+        out.push(`| ${(s.t / 1000).toFixed(1)} s | ${value(s.requestsRunning)} | ${value(s.requestsWaiting)} | ${s.kvCacheUsage === undefined ? '—' : `${(s.kvCacheUsage * 100).toFixed(0)}%`} | ${value(s.promptTokensPerSec)} | ${value(s.generationTokensPerSec, 1)} | ${arrived.length > 0 ? arrived.join(', ') : ''} |`);
+      });
     }
     if (metrics.gaps.length > 0) out.push('', `${metrics.gaps.length} sample${metrics.gaps.length === 1 ? '' : 's'} missing: ${metrics.gaps[0]!.error}.`);
   }

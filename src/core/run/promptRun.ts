@@ -90,6 +90,8 @@ export type RunStage = 'identifying-server' | 'sending' | 'waiting' | 'streaming
 
 export interface ExecutedRuns {
   outcomes: RunOutcome[];
+  /** When each run's request started, ms from the batch's start (the clock of serverMetrics). */
+  startedAt: number[];
   /** Cold (and unknown) runs. */
   summary: RunSummary;
   /** Runs the server served partly from its prefix cache, apart; null when there were none. */
@@ -103,7 +105,7 @@ export async function executePromptRuns(transport: ChatTransport, plan: PromptRu
   const jobs: RunJob[] = Array.from({ length: options.runs }, () => ({ plan, ...(options.revision ? { revision: options.revision } : {}), ...(options.testCase !== undefined ? { testCase: options.testCase } : {}) }));
   const executed = await executeRunJobs(transport, jobs, { ...options, warmupPlan: plan });
   const records = executed.outcomes.map((o) => o.record);
-  return { outcomes: executed.outcomes, summary: summarizeRuns(records), summaryWarm: summarizeWarmRuns(records), serverKind: executed.serverKind, serverMetrics: executed.serverMetrics };
+  return { outcomes: executed.outcomes, startedAt: executed.startedAt, summary: summarizeRuns(records), summaryWarm: summarizeWarmRuns(records), serverKind: executed.serverKind, serverMetrics: executed.serverMetrics };
 }
 
 /** One run to make: which prompt, and what it is a run of (kept in the store). */

@@ -145,7 +145,7 @@ export class RunController implements vscode.Disposable {
     const simulated = choice.config.simulated === true || records.some((r) => r.simulated);
     this.documents.append(
       output,
-      `\n\n${runReportMarkdown({ records, summary: result.summary, summaryWarm: result.summaryWarm, serverKind: result.serverKind, serverMetrics: result.serverMetrics, fit: fitLatency(records), concurrency, simulated })}`,
+      `\n\n${runReportMarkdown({ records, summary: result.summary, summaryWarm: result.summaryWarm, serverKind: result.serverKind, serverMetrics: result.serverMetrics, startedAt: result.startedAt, fit: fitLatency(records), concurrency, simulated })}`,
     );
     const failures = records.filter((r) => r.error && r.error.kind !== 'cancelled');
     if (failures.length > 0) {
