@@ -26,6 +26,7 @@ async function llamaLike(busyMs: number): Promise<{ url: string; chatArrivals: n
       const running = performance.now() < busyUntil ? 1 : 0;
       return void res.writeHead(200, { 'content-type': 'text/plain' }).end(`# TYPE llamacpp:requests_processing gauge\nllamacpp:requests_processing ${running}\n# TYPE llamacpp:requests_deferred gauge\nllamacpp:requests_deferred 0\n`);
     }
+    if (req.url !== '/v1/chat/completions') return void res.writeHead(404).end(); // other servers' probe paths
     req.resume();
     req.on('end', () => {
       chatArrivals.push(performance.now());
