@@ -149,6 +149,7 @@ describe('Prompt Insight in a real VS Code (code-server 1.139 + Chromium)', () =
     await expect.poll(async () => (await contrast()).kind, { timeout: 15_000 }).toContain('vscode-dark');
     await expect.poll(async () => (await contrast()).drawn, { timeout: 15_000 }).toBeGreaterThan(light.drawn);
     const dark = await contrast();
+    expect(await decision.textContent()).toMatch(/^✓ Ship /);
     for (const value of [dark.decision, dark.better, dark.pass]) expect(value).toBeGreaterThanOrEqual(4.5);
     const axisColour = await panel.locator('body').evaluate(() => getComputedStyle(document.body).getPropertyValue('--vscode-foreground').trim());
     expect(axisColour).not.toBe('');

@@ -28,7 +28,8 @@ afterAll(async () => llama?.stop());
 
 describe('compare against llama-server', () => {
   it('measures both revisions fresh and cold, and reports verdicts without a crash on a random model', async () => {
-    const { stdout } = await run(process.execPath, [resolve('dist/cli.js'), 'compare', 'homes.prompty', '--base', a, '--head', 'HEAD', '--runs', '3', '--endpoint', `${llama.url}/v1`, '--json', '--no-store'], { cwd: repo.root, timeout: 240_000 }).catch((error: { stdout: string }) => error);
+    // One run at a time on the one-slot server: with more in flight, TTFT would be the queue behind the other revision.
+    const { stdout } = await run(process.execPath, [resolve('dist/cli.js'), 'compare', 'homes.prompty', '--base', a, '--head', 'HEAD', '--runs', '3', '--concurrency', '1', '--endpoint', `${llama.url}/v1`, '--json', '--no-store'], { cwd: repo.root, timeout: 240_000 }).catch((error: { stdout: string }) => error);
     const json = JSON.parse(stdout);
     const [base, head] = json.revisions;
     expect(base.ttftMs.n).toBe(3);
@@ -37,5 +38,14 @@ describe('compare against llama-server', () => {
     expect(head.tokens).toBeGreaterThan(base.tokens);
     expect(head.ttftMs.p50).toBeGreaterThan(base.ttftMs.p50);
     expect(json.verdicts.map((v: { metric: string }) => v.metric)).toContain('ttftMs');
+    // One batch for both revisions, on the server's clock: six interleaved runs, and llama-server's
+    // own metrics sampled over the same time (the panel plots them together).
+    expect(json.timeline.serverKind).toBe('llama.cpp');
+    expect(json.timeline.runs).toHaveLength(6);
+    expect(new Set(json.timeline.runs.map((r: { revision: string }) => r.revision)).size).toBe(2);
+    expect(json.timeline.server.length).toBeGreaterThan(0);
+    expect(Math.max(...json.timeline.server.map((m: { requestsRunning: number | null }) => m.requestsRunning ?? 0))).toBe(1);
+    // Three runs per side are too few to decide: the rollout says so.
+    expect(json.rollout.decision).toBe('insufficient');
   });
 });

@@ -241,7 +241,8 @@ export class RunController implements vscode.Disposable {
       const scenario = vscode.workspace.getConfiguration('promptInsight').get<string>('simulator.scenario')?.trim();
       const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
       const scenarioPath = scenario ? (path.isAbsolute(scenario) || !folder ? scenario : path.join(folder, scenario)) : undefined;
-      const url = await this.deps.simulator.start(scenarioPath);
+      // The first start of the bundled simulator takes a moment (a child process): said, not silent.
+      const url = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Prompt Insight: starting the simulated endpoint…' }, () => this.deps.simulator.start(scenarioPath));
       return httpTransport({ ...choice.config, baseUrl: url }, undefined);
     }
     if (choice.config.provider === 'vscode-lm') return languageModelTransport(choice.config);
