@@ -1,5 +1,6 @@
 /** The comparison engine on a real git repo and the simulator: buffer/working revisions, cancellation. */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadTestSuite } from '../../../src/core/adherence/testCases';
@@ -10,6 +11,9 @@ import { parsePromptFile } from '../../../src/core/formats/detect';
 import { parseScenario } from '../../../src/core/sim/scenario';
 import { startSim, type RunningSim } from '../../../src/core/sim/simServer';
 import { HOMES_WITHOUT_RULE, homesRepo } from '../../fixtures/homesRepo';
+import { planPromptRun } from '../../../src/core/run/promptRun';
+import { ResultsStore } from '../../../src/core/store/resultsStore';
+import { runKeyOf } from '../../../src/core/store/runKey';
 
 let sim: RunningSim;
 beforeAll(async () => {
@@ -50,6 +54,38 @@ describe('compareRevisions', () => {
     const total = result.revisions.reduce((s, r) => s + r.adherence.total, 0);
     expect(total).toBeGreaterThanOrEqual(5);
     expect(total).toBeLessThan(80);
+  });
+
+  it('reuses stored runs only when fresh and in the same prompt-cache state; says how many and since when', async () => {
+    const { repo, a, b } = homesRepo();
+    const file = join(repo.root, 'homes.prompty');
+    const { sources } = await loadRevisionSources(file, [a, b]);
+    const transport = httpTransport({ name: 'sim', provider: 'openai', baseUrl: sim.url }, undefined);
+    const suite = suiteFor(file);
+    const store = new ResultsStore(join(mkdtempSync(join(tmpdir(), 'pi-reuse-')), 'runs.jsonl'));
+    // Revision A's key, as a comparison computes it: stale cold runs, fresh warm runs, fresh cold runs.
+    const plan = await planPromptRun('homes.prompty', sources[0]!.text, { vars: suite.cases[0]!.vars });
+    const key = runKeyOf(transport.endpoint, plan.request);
+    const now = Date.parse('2026-12-03T12:00:00Z');
+    const stored = (cache: 'cold' | 'warm', at: string) => ({
+      key, file: 'homes.prompty', prompt: 'homes-assistant', endpointName: 'sim', simulated: true, revision: a, testCase: 0, at, answer: 'Single-family house',
+      run: { ok: true, status: 200, error: null, ttftMs: 100, firstAnswerMs: 100, e2eMs: 300, streamEndMs: 301, outputTokens: 10, outputTokensSource: 'usage' as const, inputTokens: 100, inputTokensSource: 'usage' as const, tpotMs: 20, itlMs: [], finishReason: 'stop', streamed: true, retries: 0, cachedInputTokens: cache === 'warm' ? 90 : 0, cache },
+    });
+    store.append([
+      ...Array.from({ length: 4 }, () => stored('cold', '2026-11-29T12:00:00Z')), // 4 days old
+      ...Array.from({ length: 4 }, () => stored('warm', '2026-12-03T11:00:00Z')),
+      ...Array.from({ length: 3 }, (_, i) => stored('cold', `2026-12-03T10:0${i}:00Z`)),
+    ]);
+    const compare = (cache: 'cold' | 'warm', freshnessMs?: number) =>
+      compareRevisions({ file: 'homes.prompty', revisions: sources, suite, runsPerCase: 4, transport, store, fresh: false, timeoutMs: 5000, concurrency: 2, cache, now: () => now, ...(freshnessMs !== undefined ? { freshnessMs } : {}) });
+    const cold = await compare('cold');
+    expect(cold.revisions[0]).toMatchObject({ runsReused: 3, runsNew: 1, reusedSince: '2026-12-03T10:00:00Z' });
+    expect(cold.revisions[1]).toMatchObject({ runsReused: 0, runsNew: 4 });
+    expect(cold.timeline!.runs).toHaveLength(5);
+    const warm = await compare('warm');
+    expect(warm.revisions[0]).toMatchObject({ runsReused: 4, runsNew: 0, reusedSince: '2026-12-03T11:00:00Z' });
+    const week = await compare('cold', 7 * 24 * 3_600_000);
+    expect(week.revisions[0]!.runsReused).toBe(4); // a week-long window: enough cold runs to reuse them all
   });
 
   it('a revision that cannot be read is a clear error', async () => {
