@@ -1,6 +1,6 @@
 /** `prompt-insight run | sim | export` as child processes against real loopback endpoints. */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -84,6 +84,12 @@ describe('prompt-insight run', () => {
     expect(await cli(['run', 'examples/homes/homes.prompty', '--endpoint', sim.url, '--runs', '0'])).toMatchObject({ code: 2, stderr: expect.stringContaining('--runs must be an integer ≥ 1') });
     expect(await cli(['run', 'examples/homes/homes.prompty', '--endpoint', sim.url, '--api-key-env', 'PI_UNSET_VAR_X'])).toMatchObject({ code: 2, stderr: expect.stringContaining('not set') });
     expect(await cli(['run', 'nope.prompty', '--endpoint', sim.url])).toMatchObject({ code: 1, stderr: expect.stringContaining('no such file') });
+    // A file without a model and no --model: the error says the three ways to name one.
+    const noModel = join(dir, 'no-model.prompt.txt');
+    writeFileSync(noModel, 'Say hello.\n');
+    const result = await cli(['run', noModel, '--endpoint', sim.url, '--no-store']);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/No model for prompt .*front matter \(model:\), pass --model, or set a model on the endpoint/);
   });
 
   it('export writes the store as CSV and JSON', async () => {
