@@ -1,6 +1,7 @@
 import { CACHE_MODES, type CacheMode } from '../core/endpoint/serverKind';
 import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { compareRevisions, type ComparisonResult } from '../core/compare/compare';
 import { transportJudge } from '../core/compare/judge';
 import { renderReportHtml } from '../core/compare/report';
@@ -87,7 +88,8 @@ export async function compareCommand(argv: string[], io: CliIO): Promise<number>
     result = await compareRevisions({
     file, ...(promptName ? { promptName } : {}), revisions: sources, suite, runsPerCase, transport, ...(model ? { modelOverride: model } : {}),
     ...(store ? { store } : {}), fresh, timeoutMs, concurrency, signal, cache: cache as CacheMode,
-    policy: { ...(scenario !== undefined ? { cliScenario: scenario } : {}), cliSlo: slo }, freshnessMs: maxAgeHours * 3_600_000,
+    policy: { ...(scenario !== undefined ? { cliScenario: scenario } : {}), cliSlo: slo, ...(prompt.rollout ? { prompt: { where: basename(file), ...prompt.rollout } } : {}) },
+    freshnessMs: maxAgeHours * 3_600_000,
     ...(judgeTransport && judgeModel ? { judge: transportJudge(judgeTransport, judgeModel, timeoutMs, signal) } : {}),
     onProgress: (done, total) => !json && process.stderr.isTTY && io.stderr(`\r  ${done}/${total} runs`),
     });

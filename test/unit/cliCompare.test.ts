@@ -1,6 +1,6 @@
 /** `prompt-insight history | compare` on the homes case: a real git repo, the simulator, the CLI as a child process. */
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScenario } from '../../src/core/sim/scenario';
@@ -128,6 +128,18 @@ describe('prompt-insight compare', () => {
     expect(await cli(['compare', 'homes.prompty', '--base', a, '--head', b, '--endpoint', sim.url, '--slo', 'ttft<1000'], repo.root)).toMatchObject({ code: 2, stderr: expect.stringContaining("--slo 'ttft<1000'") });
     expect(await cli(['compare', 'homes.prompty', '--base', a, '--head', b, '--endpoint', sim.url, '--slo', 'ttftMs.p42<=10'], repo.root)).toMatchObject({ code: 2, stderr: expect.stringContaining("unknown percentile 'p42'") });
     expect(sim.served()).toBe(before);
+  });
+
+  it('the scenario declared in the file as it is now wins over the tests file, even when comparing two commits', async () => {
+    const path = join(repo.root, 'homes.prompty');
+    const committed = readFileSync(path, 'utf8');
+    writeFileSync(path, committed.replace('---\nname:', '---\nscenario: batch\nname:'));
+    try {
+      const { stdout } = await cli(['compare', 'homes.prompty', '--base', a, '--head', b, '--runs', '6', '--endpoint', sim.url, '--no-store', '--json'], repo.root);
+      expect(JSON.parse(stdout).policy).toEqual({ scenario: 'batch', scenarioSource: 'homes.prompty', slo: [] });
+    } finally {
+      writeFileSync(path, committed);
+    }
   });
 
   it('clear errors for bad revisions and missing tests', async () => {

@@ -50,7 +50,7 @@ export interface CompareOptions {
   cache?: CacheMode;
   signal?: AbortSignal;
   /** Scenario and SLOs from outside the files (`--scenario`, `--slo`, the setting); the files' own are read here. */
-  policy?: Pick<PolicySources, 'cliScenario' | 'cliSlo' | 'settingScenario'>;
+  policy?: Pick<PolicySources, 'cliScenario' | 'cliSlo' | 'settingScenario' | 'prompt'>;
   /** Stored runs older than this (ms) are measured again (default 24 h). */
   freshnessMs?: number;
   /** Order of the interleaved fresh runs (default Math.random); tests pass a seeded one. */
@@ -199,10 +199,11 @@ export async function compareRevisions(options: CompareOptions): Promise<Compari
   }
 
   // The policy is checked before any run: a misspelt scenario or SLO is an error, not a silent default.
+  // The prompt's own declaration: as the caller read it from the current file, else the head revision's.
   const headPlan = [...cells].reverse().find((c) => c.plan)?.plan;
   const policy = resolvePolicy({
     ...options.policy,
-    ...(headPlan?.prompt.rollout ? { prompt: { where: basename(options.file), ...headPlan.prompt.rollout } } : {}),
+    ...(!options.policy?.prompt && headPlan?.prompt.rollout ? { prompt: { where: basename(options.file), ...headPlan.prompt.rollout } } : {}),
     ...(suite.rollout ? { tests: { where: suite.source, ...suite.rollout } } : {}),
   });
 

@@ -1,7 +1,7 @@
 import { readFrontMatter } from './frontMatterDoc';
 import type { Prompt, PromptDiagnostic, PromptDoc } from './model';
 import { promptNameFromFile } from './names';
-import { budget } from './prompty';
+import { fileSettings } from './prompty';
 import { splitAtMarkers, type RoleMarker } from './roleMarkers';
 import { isPlainRecord } from './yaml';
 
@@ -37,7 +37,7 @@ export function parseDotprompt(text: string, fileName: string): PromptDoc {
     ...(output ? { responseFormat: output.data } : {}),
     templateSyntax: 'handlebars',
     body: { engine: 'dotprompt', sourceStart: front.bodyStart > sourceStart ? sourceStart : 0, bodyStart: front.bodyStart, markers, defaultRole: 'user' },
-    ...budget(fields),
+    ...fileSettings(fields),
   };
   return { format: 'dotprompt', prompts: [prompt], diagnostics };
 }

@@ -2,7 +2,7 @@ import type { YAMLMap } from 'yaml';
 import { FieldReader, describe } from './fields';
 import type { Prompt, PromptDiagnostic, PromptDoc, PromptMessage, PromptTestCase } from './model';
 import { promptNameFromFile } from './names';
-import { budget } from './prompty';
+import { fileSettings } from './prompty';
 import { isPlainRecord, isVerbatimScalar, mapNode, nodeRange, parseYaml, seqItems } from './yaml';
 
 const GITHUB_ROLES = ['system', 'user', 'assistant', 'developer'];
@@ -44,7 +44,7 @@ export function parseGithubPromptYaml(text: string, fileName: string): PromptDoc
     evaluators,
     ...(responseFormat !== undefined ? { responseFormat: { type: responseFormat, jsonSchema: fields.raw('jsonSchema') } } : {}),
     templateSyntax: 'gh-models',
-    ...budget(fields),
+    ...fileSettings(fields),
   };
   return { format: 'github-prompt-yaml', prompts: [prompt], diagnostics };
 }

@@ -1,3 +1,5 @@
+import { SCENARIOS } from '../rollout/scenario';
+import { objectivesFromBlock } from '../rollout/slo';
 import type { FieldReader } from './fields';
 import { readFrontMatter } from './frontMatterDoc';
 import type { Prompt, PromptDiagnostic, PromptDoc } from './model';
@@ -37,7 +39,7 @@ export function parsePrompty(text: string, fileName: string): PromptDoc {
     evaluators: [],
     templateSyntax: templateFormat === 'mustache' ? 'mustache' : 'jinja',
     body: { engine: templateFormat === 'mustache' ? 'mustache' : 'jinja2', sourceStart: front.bodyStart, bodyStart: front.bodyStart, markers, defaultRole: 'system' },
-    ...budget(fields),
+    ...fileSettings(fields),
   };
   return { format: 'prompty', prompts: [prompt], diagnostics };
 }
@@ -78,11 +80,21 @@ function readInputs(fields: FieldReader): Record<string, unknown> {
   return values;
 }
 
-export function budget(fields: FieldReader): { tokenBudget?: number; rollout?: { scenario?: unknown; slo?: unknown } } {
+/** Keys any prompt file may carry: `tokenBudget`, and `scenario`/`slo` for the rollout decision (checked here, so a typo shows in the editor). */
+export function fileSettings(fields: FieldReader): { tokenBudget?: number; rollout?: { scenario?: unknown; slo?: unknown } } {
   const value = fields.number('tokenBudget');
-  // `scenario:` and `slo:` are read (and checked) by the rollout decision; kept raw here.
   const scenario = fields.raw('scenario');
   const slo = fields.raw('slo');
+  if (scenario !== undefined && !(typeof scenario === 'string' && (SCENARIOS as readonly string[]).includes(scenario.trim()))) {
+    fields.report('scenario', `'scenario' must be one of ${SCENARIOS.join(', ')}; Compare revisions refuses anything else.`);
+  }
+  if (slo !== undefined) {
+    try {
+      objectivesFromBlock(slo, 'slo');
+    } catch (error) {
+      fields.report('slo', (error as Error).message);
+    }
+  }
   return {
     ...(value !== undefined && value > 0 ? { tokenBudget: value } : {}),
     ...(scenario !== undefined || slo !== undefined ? { rollout: { ...(scenario !== undefined ? { scenario } : {}), ...(slo !== undefined ? { slo } : {}) } } : {}),

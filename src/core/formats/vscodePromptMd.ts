@@ -1,7 +1,7 @@
 import { readFrontMatter } from './frontMatterDoc';
 import type { Prompt, PromptDoc } from './model';
 import { promptNameFromFile } from './names';
-import { budget } from './prompty';
+import { fileSettings } from './prompty';
 import { splitAtMarkers } from './roleMarkers';
 
 /** Parses a VS Code `*.prompt.md` file: front matter (description, name, model, agent/mode, tools) and one user message. */
@@ -25,7 +25,7 @@ export function parseVscodePromptMd(text: string, fileName: string): PromptDoc {
     tests: [],
     evaluators: [],
     templateSyntax: 'vscode',
-    ...budget(fields),
+    ...fileSettings(fields),
   };
   return { format: 'vscode-prompt-md', prompts: [prompt], diagnostics };
 }

@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { loadTestSuite } from '../../core/adherence/testCases';
 import { compareRevisions } from '../../core/compare/compare';
@@ -124,7 +125,7 @@ export class ComparePanel {
         timeoutMs: settings.get<number>('run.timeoutMs', 60_000),
         concurrency: settings.get<number>('run.concurrency', 1),
         cache: runCacheMode(settings.get<string>('run.cache', 'cold')),
-        policy: { settingScenario: settings.get<string>('compare.scenario', '').trim() },
+        policy: { settingScenario: settings.get<string>('compare.scenario', '').trim(), ...(prompt.rollout ? { prompt: { where: path.basename(file), ...prompt.rollout } } : {}) },
         freshnessMs: Math.max(0, settings.get<number>('compare.maxAgeHours', 24)) * 3_600_000,
         signal: controller.signal,
         ...(judge ? { judge } : {}),

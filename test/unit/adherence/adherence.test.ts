@@ -98,6 +98,14 @@ describe('test case sources', () => {
     expect(prompty.prompts[0]!.rollout).toEqual({ scenario: 'decision', slo: { adherence: { min: 0.95 } } });
     const yml = parsePromptFile('p.prompt.yml', 'name: p\nmodel: openai/gpt-4o-mini\nscenario: interactive\nmessages:\n  - role: user\n    content: hi\n');
     expect(yml.prompts[0]!.rollout).toEqual({ scenario: 'interactive' });
+    // A typo is a diagnostic at the key, in the editor, before anyone compares.
+    const typo = parsePromptFile('p.prompty', '---\nname: p\nscenario: chat\nslo:\n  ttftMs: { p42: 100 }\n---\nuser:\nhi\n');
+    const messages = typo.diagnostics.filter((d) => d.code === 'invalid-field').map((d) => d.message);
+    expect(messages).toEqual([
+      "'scenario' must be one of interactive, batch, decision; Compare revisions refuses anything else.",
+      "slo: slo.ttftMs.p42: unknown percentile 'p42' (use p50, p90, p95 or p99)",
+    ]);
+    expect(typo.diagnostics.find((d) => d.message.startsWith("'scenario'"))!.range).toEqual({ start: 22, end: 26 }); // on 'chat'
   });
 
   it('front-matter tests: key wins over the sidecar; bad assertions are reported, not thrown', () => {
