@@ -27,6 +27,9 @@ describe('comparison report', () => {
     page.on('request', (r) => !r.url().startsWith('file:') && !r.url().startsWith('data:') && problems.push(`network: ${r.url()}`));
     await page.goto(`file://${file}`);
     await page.waitForFunction(() => document.body.dataset.renderMs !== undefined);
+    // The rollout decision leads the report as it leads the panel (adherence 30% → 90% over 3 revisions: ship).
+    expect(await page.locator('.rollout .decision').textContent()).toBe('✓ Ship rev2 (vs rev0)');
+    expect(await page.locator('.rollout .meta').textContent()).toContain('Scenario: decision (--scenario)');
     expect(await page.locator('.card').count()).toBe(2);
     expect(await page.locator('.card').first().textContent()).toMatch(/adherence [+-]\d+ pts/);
     const sizes = await page.locator('canvas').evaluateAll((canvases) => canvases.map((c) => [(c as HTMLCanvasElement).width, (c as HTMLCanvasElement).height]));
