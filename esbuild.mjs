@@ -25,6 +25,15 @@ const sharedRankTables = {
   },
 };
 
+// The language server on stdio never spawns a process or opens a socket: the libraries' eager
+// requires of those builtins are served by lazy stand-ins (src/server/lazyBuiltins/), −3 ms of its start.
+const lazyServerBuiltins = {
+  name: 'lazy-server-builtins',
+  setup(build) {
+    build.onResolve({ filter: /^(child_process|net)$/ }, (args) => ({ path: new URL(`./src/server/lazyBuiltins/${args.path === 'net' ? 'net' : 'childProcess'}.ts`, import.meta.url).pathname }));
+  },
+};
+
 /** Writes dist/NAME.ranks with the project's own encoder (rankFile.ts, bundled on the fly). */
 async function writeRankFiles() {
   const { outputFiles } = await esbuild.build({ entryPoints: ['src/core/tokens/rankFile.ts'], bundle: true, format: 'esm', platform: 'neutral', write: false });
@@ -44,7 +53,7 @@ const builds = [
   { ...node, entryPoints: { extension: 'src/extension/main.ts' }, outdir: 'dist', external: ['vscode'], banner: { js: 'globalThis.__promptInsightLoadStart = performance.now();' }, footer: { js: 'globalThis.__promptInsightLoadEnd = performance.now();' } },
   // Loaded by the extension on first use (language client; runs and comparisons), not at activation.
   { ...node, entryPoints: { 'extension-client': 'src/extension/languageClient.ts', 'extension-features': 'src/extension/features.ts' }, outdir: 'dist', external: ['vscode'] },
-  { ...node, entryPoints: { server: 'src/server/main.ts' }, outdir: 'dist' },
+  { ...node, entryPoints: { server: 'src/server/main.ts' }, outdir: 'dist', plugins: [...node.plugins, lazyServerBuiltins] },
   // The sockets of HTTP runs live in this worker thread (core/endpoint/workerWire.ts); found beside the bundles.
   { ...node, entryPoints: { socketWorker: 'src/core/endpoint/socketWorker.ts' }, outdir: 'dist' },
   // Large answers are counted in this worker, stopped at the run's deadline (core/tokens/boundedCount.ts).

@@ -9,6 +9,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { splitPattern } from './splitPatterns';
 import { asciiSplitPattern } from './asciiPatterns';
 import { BpeEncoder, buildRankTable, type RankTable } from './bpe';
 import { decodeRankFile, encodeRankFile, type RankData } from './rankFile';
@@ -50,9 +51,7 @@ export function loadEncoder(name: EncodingName): Promise<TokenEncoder> {
 }
 
 async function importRankTable(name: EncodingName): Promise<RankTable> {
-  const patterns = await import('gpt-tokenizer/encodingParams/constants');
-  const split = name === 'o200k_base' ? patterns.O200K_TOKEN_SPLIT_REGEX : patterns.CL100K_TOKEN_SPLIT_REGEX;
-  return buildRankTable(await rankData(name), split, asciiSplitPattern(name));
+  return buildRankTable(await rankData(name), splitPattern(name), asciiSplitPattern(name));
 }
 
 /**

@@ -85,10 +85,14 @@ function encodeGaps(values: Uint32Array): Uint8Array {
 }
 
 function decodeGaps(bytes: Uint8Array): Uint32Array {
-  const values: number[] = [];
+  // One value ends at each byte without the continuation bit: size the array once, fill it in place.
+  let count = 0;
+  for (let i = 0; i < bytes.length; i++) if ((bytes[i]! & 0x80) === 0) count++;
+  const values = new Uint32Array(count);
   let value = 0;
   let gap = 0;
   let shift = 0;
+  let n = 0;
   for (let i = 0; i < bytes.length; i++) {
     const byte = bytes[i]!;
     gap |= (byte & 0x7f) << shift;
@@ -98,10 +102,10 @@ function decodeGaps(bytes: Uint8Array): Uint32Array {
       continue;
     }
     value += gap;
-    values.push(value);
+    values[n++] = value;
     gap = 0;
     shift = 0;
   }
   if (shift !== 0) throw new Error('rank file span index is truncated');
-  return Uint32Array.from(values);
+  return values;
 }

@@ -1,0 +1,3 @@
+import { lazyBuiltin } from './lazyBuiltin';
+
+module.exports = lazyBuiltin(() => require('node:net') as typeof import('node:net'));
