@@ -221,9 +221,9 @@ export async function compareRevisions(options: CompareOptions): Promise<Compari
       cache: cacheMode,
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.store ? { store: options.store } : {}),
-      onRun: (_outcome, finished) => {
-        const next = jobs[Math.min(finished, jobs.length - 1)]!;
-        options.onProgress?.(finished, total, `${options.revisions[next.cell.revision]!.label} · ${suite.cases[next.cell.caseIndex]!.description}`);
+      onRun: (_outcome, finished, jobIndex) => {
+        const { cell } = jobs[jobIndex]!;
+        options.onProgress?.(finished, total, `${options.revisions[cell.revision]!.label} · ${suite.cases[cell.caseIndex]!.description}`);
       },
     });
     executed.outcomes.forEach((outcome, i) => {

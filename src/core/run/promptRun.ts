@@ -73,8 +73,8 @@ export interface ExecuteOptions extends BatchOptions {
   /** How long a run waits for a server still busy with a timed-out or cancelled run (default 30 s). */
   leftoverWaitMs?: number;
   store?: ResultsStore;
-  /** Called as each run finishes, with the runs so far. */
-  onRun?: (outcome: RunOutcome, finished: number) => void;
+  /** Called as each run finishes, with the runs so far and the index of its job. */
+  onRun?: (outcome: RunOutcome, finished: number, jobIndex: number) => void;
   /** Streaming text of the first run (the one shown in the editor). */
   onFirstRunText?: (delta: string, kind: 'token' | 'reasoning') => void;
   /**
@@ -199,7 +199,7 @@ export async function executeRunJobs(transport: ChatTransport, jobs: readonly Ru
           },
         ]);
       }
-      options.onRun?.(outcome, finished);
+      options.onRun?.(outcome, finished, index);
     },
   );
   await sampler?.stop();
