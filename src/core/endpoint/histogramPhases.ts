@@ -63,6 +63,12 @@ export function hasHistogramPhases(kind: ServerKind): boolean {
   return NAMES[kind] !== undefined;
 }
 
+/** Whether a reading has the histogram that counts finished requests (older servers, or metrics turned off, do not). */
+export function histogramsReadable(kind: ServerKind, totals: HistogramTotals): boolean {
+  const requests = NAMES[kind]?.requests;
+  return requests !== undefined && totals.has(requests);
+}
+
 /** The phases of the one request that finished between two readings; null when it was not exactly one. */
 export function phasesFromHistograms(kind: ServerKind, before: HistogramTotals, after: HistogramTotals, ttftMs: number | null): RunPhases | null {
   const names = NAMES[kind];

@@ -10,7 +10,7 @@ import type { ChatRequest } from '../endpoint/types';
 import { parsePromptFile } from '../formats/detect';
 import type { Prompt } from '../formats/model';
 import { summarizeRuns, summarizeWarmRuns, type RunSummary } from '../metrics/summary';
-import { hasHistogramPhases, phasesFromHistograms, readHistograms, readHistogramsAfter } from '../endpoint/histogramPhases';
+import { hasHistogramPhases, histogramsReadable, phasesFromHistograms, readHistograms, readHistogramsAfter } from '../endpoint/histogramPhases';
 import { cacheFields, hasOwnMetrics, probeServerKind, serverRoot, type CacheMode, type ServerKind } from '../endpoint/serverKind';
 import { MetricsSampler, waitForServerIdle, type IdleCheck, type MetricsGap, type MetricsSample, type MetricsSource } from '../endpoint/serverMetrics';
 import type { ResultsStore } from '../store/resultsStore';
@@ -147,7 +147,7 @@ export async function executeRunJobs(transport: ChatTransport, jobs: readonly Ru
   let leftover: Promise<IdleCheck> | undefined;
   const guardLeftovers = metricsUrl !== undefined && options.concurrency <= 1;
   // vLLM, SGLang and TGI state phases only in their histograms: readable per run when runs are one at a time.
-  const phasesFromMetrics = metricsUrl !== undefined && options.concurrency <= 1 && hasHistogramPhases(serverKind);
+  let phasesFromMetrics = metricsUrl !== undefined && options.concurrency <= 1 && hasHistogramPhases(serverKind);
   const startedAt: number[] = new Array(jobs.length);
   const done: { index: number; outcome: RunOutcome }[] = [];
   let finished = 0;
@@ -156,7 +156,12 @@ export async function executeRunJobs(transport: ChatTransport, jobs: readonly Ru
       const plan = warmup ? (options.warmupPlan ?? jobs[0]!.plan) : jobs[index]!.plan;
       const check = leftover ? await leftover : undefined;
       leftover = undefined;
-      const before = phasesFromMetrics ? await readHistograms(metricsUrl!) : undefined;
+      let before = phasesFromMetrics ? await readHistograms(metricsUrl!) : undefined;
+      if (before && !histogramsReadable(serverKind, before)) {
+        // No request histograms (an older server, or metrics off): not asked again for this batch.
+        phasesFromMetrics = false;
+        before = undefined;
+      }
       if (!warmup) startedAt[index] = performance.now() - batchStart;
       const first = index === 0 && !warmup;
       if (first) options.onFirstRunStage?.('sending');

@@ -161,6 +161,26 @@ describe('phases from the server’s histograms, when a run is alone on it', () 
     expect(result.summary.phases).toBeNull();
   });
 
+  it('a server without request histograms (older vLLM, metrics off) is not polled after every run', async () => {
+    let scrapes = 0;
+    const url = await listen((req, res) => {
+      if (req.url === '/version') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"version":"0.5.0"}');
+      if (req.url === '/metrics') {
+        scrapes++;
+        return void res.writeHead(200, { 'content-type': 'text/plain' }).end('# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running 0\n');
+      }
+      if (req.url !== '/v1/chat/completions') return void res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': 'text/event-stream' }).end('data: {"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n');
+    });
+    const started = performance.now();
+    const result = await runAgainst(`${url}/v1`, 4, 1);
+    expect(result.serverKind).toBe('vllm');
+    expect(result.outcomes.every((o) => o.record.ok && o.record.phases === null)).toBe(true);
+    // The sampler's first and last samples and one reading before the first run; not 4 × (1 + 5).
+    expect(scrapes).toBeLessThanOrEqual(5);
+    expect(performance.now() - started).toBeLessThan(1500);
+  });
+
   it('labelled histograms are read whole (the text parser alone loses their _sum and _count)', () => {
     const text = histogram('vllm:request_prefill_time_seconds', [
       { labels: 'model_name="a"', sum: 1.5, count: 3 },
