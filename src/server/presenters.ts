@@ -40,7 +40,15 @@ export function toCodeLenses(uri: string, analysis: FileAnalysis, lines: Positio
       { range, command: { title: 'Compare revisions', command: CLIENT_COMMANDS.compareRevisions, arguments: [args] } },
     );
     const view = runsViewFor(prompt, runs);
-    if (view) lenses.push({ range, command: { title: runLensTitle(view, prompt), command: CLIENT_COMMANDS.showRuns, arguments: [args] } });
+    if (view) {
+      // A line of its own (above the first message), so a split editor shows it whole beside the count lens's actions.
+      const firstMessage = prompt.messages[0];
+      const messageLine = firstMessage ? lines.positionAt(firstMessage.range.start).line : line;
+      const promptEnd = lines.positionAt(prompt.prompt.range.end).line;
+      const runLine = messageLine > line ? messageLine : Math.min(line + 1, promptEnd);
+      const runRange = { start: { line: runLine, character: 0 }, end: { line: runLine, character: 0 } };
+      lenses.push({ range: runRange, command: { title: runLensTitle(view, prompt), command: CLIENT_COMMANDS.showRuns, arguments: [args] } });
+    }
   });
   return lenses;
 }

@@ -94,6 +94,13 @@ describe('Prompt Insight in a real VS Code (code-server 1.139 + Chromium)', () =
     await openFile('homes.prompty');
     const metricsLens = page.locator('.codelens-decoration', { hasText: /TTFT \d+ ms · E2E [\d.]+ m?s · 1 run · sim/ });
     await metricsLens.first().waitFor({ timeout: 30_000 });
+    // In the split editor (the run document beside), the whole lens line fits: the last lens ends inside the editor.
+    const fits = await metricsLens.first().evaluate((lens) => {
+      const editor = lens.closest('.monaco-editor')!.getBoundingClientRect();
+      const links = [...lens.querySelectorAll('a, span')].map((e) => e.getBoundingClientRect().right);
+      return { editorRight: editor.right, lensRight: Math.max(lens.getBoundingClientRect().left, ...links) };
+    });
+    expect(fits.lensRight).toBeLessThanOrEqual(fits.editorRight);
     await page.screenshot({ path: `${ARTIFACTS}/run-lens.png` });
   });
 

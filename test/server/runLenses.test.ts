@@ -40,7 +40,11 @@ describe('run lenses and hover', () => {
     const { uri } = await server.open('runs/homes.prompty', text);
     const titles = await lenses(uri);
     expect(titles[4]).toMatch(/^TTFT \d+ ms · E2E \d+ ms · p50 of 12 · sim$/);
-    expect(titles[4]!.length).toBeLessThanOrEqual(40); // fits beside the count lens in a split editor
+    expect(titles[4]!.length).toBeLessThanOrEqual(40);
+    // On a line of its own, above the first message, so a split editor shows it whole.
+    const all = (await server.connection.sendRequest(CodeLensRequest.type, { textDocument: { uri } })) as CodeLens[];
+    expect(all.slice(0, 4).map((l) => l.range.start.line)).toEqual([0, 0, 0, 0]);
+    expect(text.split('\n')[all[4]!.range.start.line]).toBe('system:');
   });
 
   it('hover carries the percentile table, the estimate for the current text and the runs behind it', async () => {
