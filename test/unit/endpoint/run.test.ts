@@ -68,7 +68,8 @@ describe('a well-behaved stream', () => {
     expect(record.outputTokens).toBe(10);
     expect(record.tpotMs).toBeCloseTo((record.e2eMs! - record.ttftMs!) / 9, 6);
     expect(record.itlMs).toHaveLength(2);
-    for (const gap of record.itlMs) expect(gap).toBeGreaterThanOrEqual(29);
+    // Two arrivals about 30 ms apart (the server's pauses); a late first read on a loaded machine can shorten a gap by a few ms.
+    for (const gap of record.itlMs) expect(gap).toBeGreaterThanOrEqual(20);
   });
 
   it('takes TTFT at the first reasoning delta and reports the first answer token separately', async () => {
