@@ -39,7 +39,7 @@ describe('a well-behaved stream', () => {
     expect(text.answer).toBe('Detached houses');
     expect(record.ttftMs!).toBeGreaterThanOrEqual(150);
     expect(record.ttftMs!).toBeLessThan(150 + 60);
-    expect(record.e2eMs! - record.ttftMs!).toBeGreaterThanOrEqual(39);
+    expect(record.e2eMs! - record.ttftMs!).toBeGreaterThanOrEqual(30); // the 40 ms pause, less a late first read on a loaded machine
     expect(record).toMatchObject({ outputTokens: 2, outputTokensSource: 'usage', inputTokens: 9, inputTokensSource: 'usage', finishReason: 'stop', status: 200, streamed: true, error: null });
     expect(record.tpotMs).toBeCloseTo(record.e2eMs! - record.ttftMs!, 6);
     expect(record.itlMs).toHaveLength(1);
@@ -212,7 +212,7 @@ describe('providers', () => {
     expect(text).toEqual({ reasoning: 'homes means…', answer: 'Detached houses.' });
     expect(record).toMatchObject({ ok: true, inputTokens: 21, outputTokens: 8, outputTokensSource: 'usage', finishReason: 'end_turn' });
     expect(record.ttftMs!).toBeGreaterThanOrEqual(60);
-    expect(record.firstAnswerMs! - record.ttftMs!).toBeGreaterThanOrEqual(39);
+    expect(record.firstAnswerMs! - record.ttftMs!).toBeGreaterThanOrEqual(30); // the 40 ms pause, less a late first read
   });
 
   it('Anthropic: an overloaded error event mid-stream is an http_5xx error', async () => {
