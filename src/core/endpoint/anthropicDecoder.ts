@@ -3,7 +3,7 @@
  * (text_delta → answer token, thinking_delta → reasoning token), message_delta (stop reason,
  * output usage), message_stop, ping (ignored), error (overloaded, rate limit…).
  */
-import { numberOf, record, stringOf } from './jsonFields';
+import { numberOf, parseJson, record, stringOf } from './jsonFields';
 import { JsonBodyDecoder, SseStreamDecoder } from './decoderBase';
 import type { SseEvent } from './sse';
 import { EndpointError, type StreamDecoder, type TimedEvent } from './types';
@@ -23,12 +23,7 @@ class AnthropicStreamDecoder extends SseStreamDecoder {
     for (const { event, data, t } of sseEvents) {
       if (this.failed || this.complete) break;
       if (event === 'ping') continue;
-      let json: Record<string, unknown> | undefined;
-      try {
-        json = record(JSON.parse(data));
-      } catch {
-        json = undefined;
-      }
+      const json = record(parseJson(data));
       if (!json) {
         out.push(this.fail(t, new EndpointError('malformed_stream', `The stream carried an event that is not a JSON object: ${data.slice(0, 120)}`)));
         break;
@@ -91,10 +86,5 @@ function anthropicError(error: Record<string, unknown> | undefined): EndpointErr
 }
 
 export function anthropicErrorMessage(body: string): string | undefined {
-  try {
-    const json = record(JSON.parse(body));
-    return stringOf(record(json?.error)?.message);
-  } catch {
-    return undefined;
-  }
+  return stringOf(record(record(parseJson(body))?.error)?.message);
 }

@@ -1,4 +1,5 @@
 /** What every provider's decoders share: an SSE stream that must reach its end marker, or one JSON body. */
+import { parseJson } from './jsonFields';
 import { SseLimitError, SseParser, type SseEvent } from './sse';
 import { EndpointError, type StreamDecoder, type TimedEvent } from './types';
 
@@ -70,12 +71,7 @@ export abstract class JsonBodyDecoder implements StreamDecoder {
   end(t: number): TimedEvent[] {
     if (this.failed) return [];
     const text = Buffer.concat(this.chunks).toString('utf8');
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
+    const json = parseJson(text);
     if (json === undefined || json === null || typeof json !== 'object') {
       return [{ kind: 'error', t, error: new EndpointError('malformed_stream', `The answer is neither an event stream nor valid JSON: ${text.slice(0, 120)}`) }];
     }

@@ -1,4 +1,14 @@
 /** Typed reads of fields in untrusted JSON from endpoints: a wrong type reads as absent. */
+
+/** The value of a JSON text, or undefined when the text is not JSON. */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 export function record(value: unknown): Record<string, unknown> | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }

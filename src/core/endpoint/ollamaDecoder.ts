@@ -5,7 +5,7 @@
  * `eval_duration`: decode, `load_duration`: loading the model). Errors arrive as `{"error": "…"}`.
  * The native API is used for Ollama because its OpenAI-compatible `/v1` drops those durations.
  */
-import { numberOf, record, stringOf } from './jsonFields';
+import { numberOf, parseJson, record, stringOf } from './jsonFields';
 import { NdjsonParser } from './ndjson';
 import { SseLimitError } from './sse';
 import { JsonBodyDecoder } from './decoderBase';
@@ -85,12 +85,7 @@ class OllamaStreamDecoder implements StreamDecoder {
     }
     const out: TimedEvent[] = [];
     for (const line of lines) {
-      let json: Record<string, unknown> | undefined;
-      try {
-        json = record(JSON.parse(line.text));
-      } catch {
-        json = undefined;
-      }
+      const json = record(parseJson(line.text));
       if (!json) {
         this.failed = true;
         out.push({ kind: 'error', t: line.t, error: new EndpointError('malformed_stream', `The stream carried a line that is not a JSON object: ${line.text.slice(0, 120)}`) });
@@ -114,9 +109,5 @@ class OllamaJsonDecoder extends JsonBodyDecoder {
 
 /** The server's error message in an Ollama error body (`{"error": "…"}`). */
 export function ollamaErrorMessage(body: string): string | undefined {
-  try {
-    return stringOf(record(JSON.parse(body))?.error);
-  } catch {
-    return undefined;
-  }
+  return stringOf(record(parseJson(body))?.error);
 }

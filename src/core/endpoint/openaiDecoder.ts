@@ -4,7 +4,7 @@
  * chunk. Reasoning deltas (`reasoning_content`, `reasoning`) are tokens of kind reasoning.
  */
 import { JsonBodyDecoder, SseStreamDecoder } from './decoderBase';
-import { numberOf, record, stringOf } from './jsonFields';
+import { numberOf, parseJson, record, stringOf } from './jsonFields';
 import type { SseEvent } from './sse';
 import { EndpointError, type ServerReported, type ServerTimings, type StreamDecoder, type TimedEvent } from './types';
 
@@ -24,10 +24,8 @@ class OpenAiStreamDecoder extends SseStreamDecoder {
         this.complete = true;
         continue;
       }
-      let json: unknown;
-      try {
-        json = JSON.parse(data);
-      } catch {
+      const json = parseJson(data);
+      if (json === undefined) {
         out.push(this.fail(t, new EndpointError('malformed_stream', `The stream carried an event that is not JSON: ${data.slice(0, 120)}`)));
         break;
       }
@@ -133,13 +131,9 @@ function streamErrorOf(json: unknown): EndpointError | undefined {
 
 /** The server's error message in an OpenAI-style error body. */
 export function openAiErrorMessage(body: string): string | undefined {
-  try {
-    const json = JSON.parse(body) as unknown;
-    const error = record(json)?.error;
-    return stringOf(record(error)?.message) ?? stringOf(error) ?? stringOf(record(json)?.message) ?? stringOf(record(json)?.detail);
-  } catch {
-    return undefined;
-  }
+  const json = parseJson(body);
+  const error = record(json)?.error;
+  return stringOf(record(error)?.message) ?? stringOf(error) ?? stringOf(record(json)?.message) ?? stringOf(record(json)?.detail);
 }
 
 function firstChoice(json: unknown): Record<string, unknown> | undefined {

@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { boundedGet } from './boundedGet';
+import { parseJson, record } from './jsonFields';
 
 export type ServerKind = 'llama.cpp' | 'vllm' | 'tgi' | 'sglang' | 'ollama' | 'openai' | 'unknown';
 export type CacheMode = 'cold' | 'warm' | 'as-is';
@@ -19,13 +20,7 @@ const known = new Map<string, Promise<ServerKind>>();
 
 async function getJson(url: string): Promise<Record<string, unknown> | undefined> {
   const answer = await boundedGet(url, PROBE_TIMEOUT_MS, MAX_PROBE_BYTES);
-  if ('error' in answer || !/json/.test(answer.contentType)) return undefined;
-  try {
-    const value: unknown = JSON.parse(answer.text);
-    return value && typeof value === 'object' ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
+  return 'error' in answer || !/json/.test(answer.contentType) ? undefined : record(parseJson(answer.text));
 }
 
 /** The server's root: the base URL without a trailing /v1. */

@@ -6,6 +6,7 @@
  */
 import parsePrometheus from 'parse-prometheus-text-format';
 import { boundedGet } from './boundedGet';
+import { parseJson } from './jsonFields';
 
 export interface MetricsSample {
   /** ms since the batch started (the runs' clock). */
@@ -165,12 +166,7 @@ export class MetricsSampler {
     }
     let sample: MetricsSample;
     if (this.source.kind === 'promql') {
-      let raw: Record<string, number> | undefined;
-      try {
-        raw = rawFromPromql(JSON.parse(answer.text));
-      } catch {
-        raw = undefined;
-      }
+      const raw = rawFromPromql(parseJson(answer.text));
       if (!raw) {
         this.gaps.push({ t, error: 'not a Prometheus API answer (instant vector)' });
         return;
