@@ -1,6 +1,6 @@
 /** The package ships no types: the part of its output we read (prom2json's shape). */
 declare module 'parse-prometheus-text-format' {
-  interface PrometheusMetric {
+  export interface PrometheusMetric {
     value?: string;
     labels?: Record<string, string>;
     buckets?: Record<string, string>;
@@ -8,7 +8,7 @@ declare module 'parse-prometheus-text-format' {
     count?: string;
     sum?: string;
   }
-  interface PrometheusFamily {
+  export interface PrometheusFamily {
     name: string;
     help: string;
     type: 'GAUGE' | 'COUNTER' | 'HISTOGRAM' | 'SUMMARY' | 'UNTYPED';

@@ -2,14 +2,11 @@
  * A run's phases from the server's own request histograms (vLLM, SGLang, TGI): read `/metrics`
  * before and after a run that is alone on the server; when exactly one request finished in
  * between, the growth of each histogram's `_sum` is that request's time in the phase.
- *
- * The text is parsed by `parse-prometheus-text-format`, which loses the `_sum` and `_count` of
- * histograms whose series carry labels (every vLLM series has `model_name`): the histogram and
- * summary families are declared untyped first, so each series is read as the plain sample it is.
+ * Histogram series are read as plain samples (parsePrometheusText says why).
  */
-import parsePrometheus from 'parse-prometheus-text-format';
 import type { RunPhases } from '../metrics/runRecord';
 import { boundedGet } from './boundedGet';
+import { MAX_METRICS_BYTES, parsePrometheusText } from './serverMetrics';
 import type { ServerKind } from './serverKind';
 
 /** Sum and count of one histogram (series summed), by family name and `name{method="…"}`. */
@@ -17,14 +14,7 @@ export type HistogramTotals = Map<string, { sum: number; count: number }>;
 
 export function histogramTotals(text: string): HistogramTotals {
   const totals: HistogramTotals = new Map();
-  let families: { name: string; metrics: { value?: string; labels?: Record<string, string> }[] }[];
-  try {
-    // The parser drops a last line without its newline: one is added.
-    families = parsePrometheus(`${text.replace(/^#\s*TYPE\s+(\S+)\s+(histogram|summary)\s*$/gim, '# TYPE $1 untyped')}\n`) as typeof families;
-  } catch {
-    return totals;
-  }
-  for (const family of families) {
+  for (const family of parsePrometheusText(text, { histogramSeries: true })) {
     const part = /_(sum|count)$/.exec(family.name);
     if (!part) continue;
     const base = family.name.slice(0, -part[0].length);
@@ -101,11 +91,10 @@ export function phasesFromHistograms(kind: ServerKind, before: HistogramTotals, 
 }
 
 const READ_TIMEOUT_MS = 1000;
-const MAX_BYTES = 4 * 1024 * 1024;
 
 /** One reading of the server's histograms; undefined when /metrics cannot be read. */
 export async function readHistograms(url: string): Promise<HistogramTotals | undefined> {
-  const answer = await boundedGet(url, READ_TIMEOUT_MS, MAX_BYTES);
+  const answer = await boundedGet(url, READ_TIMEOUT_MS, MAX_METRICS_BYTES);
   return 'error' in answer ? undefined : histogramTotals(answer.text);
 }
 

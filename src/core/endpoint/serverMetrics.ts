@@ -4,7 +4,7 @@
  * text format is parsed by `parse-prometheus-text-format`; here only the names each server uses are
  * mapped to one vocabulary, and raw values are kept beside them.
  */
-import parsePrometheus from 'parse-prometheus-text-format';
+import parsePrometheus, { type PrometheusFamily } from 'parse-prometheus-text-format';
 import { boundedGet } from './boundedGet';
 import { parseJson } from './jsonFields';
 
@@ -32,7 +32,7 @@ export interface MetricsGap {
   error: string;
 }
 
-const MAX_METRICS_BYTES = 4 * 1024 * 1024;
+export const MAX_METRICS_BYTES = 4 * 1024 * 1024;
 
 /** name → [field, scale]; the first name a server exposes wins. */
 const FIELDS: [keyof Omit<MetricsSample, 't' | 'raw'>, string[], number][] = [
@@ -47,10 +47,20 @@ const FIELDS: [keyof Omit<MetricsSample, 't' | 'raw'>, string[], number][] = [
   ['gpuMemoryUsedBytes', ['DCGM_FI_DEV_FB_USED'], 1024 * 1024],
 ];
 
-interface Family {
-  name: string;
-  type: string;
-  metrics: { value?: string; count?: string; sum?: string }[];
+/**
+ * The exposition text as families; never throws (unreadable text has none). Two quirks of
+ * `parse-prometheus-text-format` are handled here, once: it drops a last line without its newline,
+ * and it loses the `_sum` and `_count` of histograms whose series carry labels (every vLLM series
+ * has `model_name`) — with `histogramSeries`, histogram and summary families are declared untyped
+ * first, so each of their series reads as the plain sample it is.
+ */
+export function parsePrometheusText(text: string, options: { histogramSeries?: boolean } = {}): PrometheusFamily[] {
+  const source = options.histogramSeries ? text.replace(/^#\s*TYPE\s+(\S+)\s+(histogram|summary)\s*$/gim, '# TYPE $1 untyped') : text;
+  try {
+    return parsePrometheus(`${source}\n`);
+  } catch {
+    return [];
+  }
 }
 
 /** Where samples come from: a server's Prometheus text, or a Prometheus server's HTTP API with a label selector. */
@@ -85,13 +95,7 @@ export function rawFromPromql(json: unknown): Record<string, number> | undefined
 /** One /metrics text → a sample (never throws: unreadable text is an empty sample). */
 export function sampleFromText(text: string, t: number): MetricsSample {
   const raw: Record<string, number> = {};
-  let families: Family[] = [];
-  try {
-    families = parsePrometheus(`${text}\n`) as Family[]; // the parser drops a last line without its newline
-  } catch {
-    families = [];
-  }
-  for (const family of families) {
+  for (const family of parsePrometheusText(text)) {
     if (family.type !== 'GAUGE' && family.type !== 'COUNTER' && family.type !== 'UNTYPED') continue;
     let sum = 0;
     let any = false;
