@@ -4,7 +4,7 @@
  * between, the growth of each histogram's `_sum` is that request's time in the phase.
  * Histogram series are read as plain samples (parsePrometheusText says why).
  */
-import type { RunPhases } from '../metrics/runRecord';
+import { runPhases, type RunPhases } from '../metrics/runRecord';
 import { boundedGet } from './boundedGet';
 import { MAX_METRICS_BYTES, parsePrometheusText } from './serverMetrics';
 import type { ServerKind } from './serverKind';
@@ -82,12 +82,7 @@ export function phasesFromHistograms(kind: ServerKind, before: HistogramTotals, 
     decodeMs = ttft === undefined || e2e === undefined ? undefined : Math.max(0, e2e - ttft);
   }
   if (prefillMs === undefined || prefillMs < 0) return null;
-  return {
-    queueMs: ttftMs === null ? null : Math.max(0, ttftMs - prefillMs),
-    prefillMs,
-    decodeMs: decodeMs === undefined || decodeMs < 0 ? null : decodeMs,
-    source: `${kind as 'vllm' | 'sglang' | 'tgi'} /metrics`,
-  };
+  return runPhases(ttftMs, prefillMs, decodeMs === undefined || decodeMs < 0 ? null : decodeMs, `${kind as 'vllm' | 'sglang' | 'tgi'} /metrics`);
 }
 
 const READ_TIMEOUT_MS = 1000;

@@ -170,12 +170,12 @@ function cacheState(cached: number | undefined, inputTokens: number | undefined)
 
 function phasesOf(timings: ServerTimings | undefined, ttftMs: number | null): RunPhases | null {
   if (timings?.promptMs === undefined) return null;
-  return {
-    queueMs: ttftMs === null ? null : Math.max(0, ttftMs - timings.promptMs),
-    prefillMs: timings.promptMs,
-    decodeMs: timings.predictedMs ?? null,
-    source: timings.source ?? 'llama.cpp timings',
-  };
+  return runPhases(ttftMs, timings.promptMs, timings.predictedMs ?? null, timings.source ?? 'llama.cpp timings');
+}
+
+/** The phases from the server's prefill and decode times; what TTFT holds beyond prefill is queue + transfer. */
+export function runPhases(ttftMs: number | null, prefillMs: number, decodeMs: number | null, source: PhaseSource): RunPhases {
+  return { queueMs: ttftMs === null ? null : Math.max(0, ttftMs - prefillMs), prefillMs, decodeMs, source };
 }
 
 /** Decode rate as vLLM names it: 1000 / TPOT (tokens per second after the first). */
