@@ -9,41 +9,33 @@ export function formatRate(perSec: number): string {
   return perSec >= 100 ? perSec.toFixed(0) : perSec.toFixed(1);
 }
 
-/** `TTFT 312 ms · E2E 1.84 s · 41 tok/s · p50 of 20 (p99 n/a)`; one run reads `… · 1 run`. */
 /**
- * The CodeLens after runs: short enough to fit beside the count lens in a split editor (TTFT and
- * E2E medians, how many runs); rates, percentiles, cache and phases are in the hover.
+ * `TTFT 312 ms · E2E 1.84 s · 41 tok/s · p50 of 20 (p99 n/a)`; one run reads `… · 1 run`. `short`
+ * (the CodeLens, which must fit beside the count lens in a split editor) leaves the rate, the p99
+ * note and the error kinds to the hover.
  */
-export function runLensLine(summary: RunSummary, simulated: boolean): string {
-  const sim = simulated ? ' · sim' : '';
-  if (summary.ok === 0) return `${summary.runs} run${summary.runs === 1 ? '' : 's'} failed${sim}`;
-  const parts: string[] = [];
-  if (summary.ttftMs.p50 !== null) parts.push(`TTFT ${formatMs(summary.ttftMs.p50)}`);
-  if (summary.e2eMs.p50 !== null) parts.push(`E2E ${formatMs(summary.e2eMs.p50)}`);
-  const n = summary.ttftMs.n;
-  parts.push(n === 1 ? '1 run' : `p50 of ${n}`);
-  const failed = summary.runs - summary.ok;
-  if (failed > 0) parts.push(`${failed} failed`);
-  return `${parts.join(' · ')}${sim}`;
-}
-
-export function runSummaryLine(summary: RunSummary): string {
+export function runSummaryLine(summary: RunSummary, { short = false } = {}): string {
   if (summary.ok === 0) {
-    const errors = Object.entries(summary.errors).map(([kind, n]) => `${kind} ×${n}`).join(', ');
+    const errors = short ? '' : Object.entries(summary.errors).map(([kind, n]) => `${kind} ×${n}`).join(', ');
     return `${summary.runs} run${summary.runs === 1 ? '' : 's'} failed${errors ? ` (${errors})` : ''}`;
   }
   const parts: string[] = [];
   const ttft = summary.ttftMs.p50;
   const e2e = summary.e2eMs.p50;
-  const rate = summary.outputTokensPerSec.p50;
+  const rate = short ? null : summary.outputTokensPerSec.p50;
   if (ttft !== null) parts.push(`TTFT ${formatMs(ttft)}`);
   if (e2e !== null) parts.push(`E2E ${formatMs(e2e)}`);
   if (rate !== null) parts.push(`${formatRate(rate)} tok/s`);
   const n = summary.ttftMs.n;
-  parts.push(n === 1 ? '1 run' : `p50 of ${n}${summary.ttftMs.p99 === null ? ' (p99 n/a)' : ''}`);
+  parts.push(n === 1 ? '1 run' : `p50 of ${n}${!short && summary.ttftMs.p99 === null ? ' (p99 n/a)' : ''}`);
   const failed = summary.runs - summary.ok;
   if (failed > 0) parts.push(`${failed} failed`);
   return parts.join(' · ');
+}
+
+/** The CodeLens after runs: the short summary line, labelled when the endpoint was the simulator. */
+export function runLensLine(summary: RunSummary, simulated: boolean): string {
+  return `${runSummaryLine(summary, { short: true })}${simulated ? ' · sim' : ''}`;
 }
 
 export function percentileCells(metric: MetricSummary, format: (v: number) => string): string[] {
