@@ -7,13 +7,13 @@
  */
 import { basename } from 'node:path';
 import type { CacheMode } from '../endpoint/serverKind';
-import { decideRollout, type RolloutDecision } from '../rollout/decision';
+import { decideRollout, type RolloutDecision, type RolloutSide } from '../rollout/decision';
 import { resolvePolicy, type PolicySources, type RolloutPolicy } from '../rollout/scenario';
 import { scoreRun, type Judge } from '../adherence/score';
 import type { TestSuite } from '../adherence/testCases';
 import type { RunOutcome } from '../endpoint/runOnce';
 import type { ChatTransport } from '../endpoint/transport';
-import { outputTokensPerSec, summarize } from '../metrics/summary';
+import { isNumber, outputTokensPerSec, summarize } from '../metrics/summary';
 import type { MetricsSample } from '../endpoint/serverMetrics';
 import type { RunRecord } from '../metrics/runRecord';
 import { executeRunJobs, planPromptRun, type PromptRunPlan, type RunJob } from '../run/promptRun';
@@ -128,13 +128,13 @@ export interface ComparisonResult {
 /** Stored runs older than this are not reused by default: the server, its load and its version move on. */
 export const DEFAULT_FRESHNESS_MS = 24 * 60 * 60 * 1000;
 
-/** One revision × test case: its plan (or why it has none) and the runs it has. */
+/** One revision × test case that could be planned: its plan, and the runs it has. */
 interface Cell {
   revision: number;
   caseIndex: number;
-  plan?: PromptRunPlan;
+  plan: PromptRunPlan;
   reused: StoredRun[];
-  fresh: { outcome: RunOutcome; startedAt: number }[];
+  fresh: RunOutcome[];
 }
 
 export async function compareRevisions(options: CompareOptions): Promise<ComparisonResult> {
@@ -200,7 +200,7 @@ export async function compareRevisions(options: CompareOptions): Promise<Compari
 
   // The policy is checked before any run: a misspelt scenario or SLO is an error, not a silent default.
   // The prompt's own declaration: as the caller read it from the current file, else the head revision's.
-  const headPlan = [...cells].reverse().find((c) => c.plan)?.plan;
+  const headPlan = cells[cells.length - 1]?.plan;
   const policy = resolvePolicy({
     ...options.policy,
     ...(!options.policy?.prompt && headPlan?.prompt.rollout ? { prompt: { where: basename(options.file), ...headPlan.prompt.rollout } } : {}),
@@ -210,7 +210,7 @@ export async function compareRevisions(options: CompareOptions): Promise<Compari
   // 2. The missing runs of every revision, interleaved in random order: one time window, one load.
   const jobs: { cell: Cell; job: RunJob }[] = [];
   for (const cell of cells) {
-    for (let i = cell.reused.length; i < runsPerCase; i++) jobs.push({ cell, job: { plan: cell.plan!, revision: options.revisions[cell.revision]!.rev, testCase: cell.caseIndex } });
+    for (let i = cell.reused.length; i < runsPerCase; i++) jobs.push({ cell, job: { plan: cell.plan, revision: options.revisions[cell.revision]!.rev, testCase: cell.caseIndex } });
   }
   shuffle(jobs, options.random ?? Math.random);
   const total = jobs.length;
@@ -228,7 +228,7 @@ export async function compareRevisions(options: CompareOptions): Promise<Compari
     });
     executed.outcomes.forEach((outcome, i) => {
       if (outcome.record.error?.kind === 'cancelled') return;
-      jobs[executed.jobOf[i]!]!.cell.fresh.push({ outcome, startedAt: executed.startedAt[i]! });
+      jobs[executed.jobOf[i]!]!.cell.fresh.push(outcome);
     });
     timeline = {
       serverKind: executed.serverKind,
@@ -249,7 +249,7 @@ export async function compareRevisions(options: CompareOptions): Promise<Compari
       result.runsReused += cell.reused.length;
       result.runsNew += cell.fresh.length;
       for (const r of cell.reused) if (!result.reusedSince || r.at < result.reusedSince) result.reusedSince = r.at;
-      const runs = [...cell.reused.map((r) => ({ record: r.run, answer: r.answer })), ...cell.fresh.map((f) => ({ record: f.outcome.record, answer: f.outcome.text.answer }))];
+      const runs = [...cell.reused.map((r) => ({ record: r.run, answer: r.answer })), ...cell.fresh.map((o) => ({ record: o.record, answer: o.text.answer }))];
       let passed = 0;
       for (const run of runs) {
         if (run.record.simulated) simulated = true;
@@ -286,8 +286,7 @@ export async function compareRevisions(options: CompareOptions): Promise<Compari
   const last = options.revisions[options.revisions.length - 1];
   const evidence = judgeEvidence(revisions, verdicts, options.signal?.aborted === true);
   const headResult = revisions[revisions.length - 1];
-  const side = (r: RevisionResult) => ({ rev: r.rev, label: r.label, ttftMs: r.ttftValues, e2eMs: r.e2eValues, tpotMs: r.tpotValues, adherence: { passed: r.adherence.passed, total: r.adherence.total }, tokensPerSec: r.tokensPerSecValues });
-  const rollout = base && headResult && headResult !== base ? decideRollout({ policy, base: side(base), head: side(headResult), verdicts, evidence }) : null;
+  const rollout = base && headResult && headResult !== base ? decideRollout({ policy, base: rolloutSide(base), head: rolloutSide(headResult), verdicts, evidence }) : null;
   return {
     file: options.file,
     prompt: promptName,
@@ -310,6 +309,11 @@ export async function compareRevisions(options: CompareOptions): Promise<Compari
   };
 }
 
+/** A revision's runs as the rollout decision reads them. */
+export function rolloutSide(r: RevisionResult): RolloutSide {
+  return { rev: r.rev, label: r.label, ttftMs: r.ttftValues, e2eMs: r.e2eValues, tpotMs: r.tpotValues, adherence: { passed: r.adherence.passed, total: r.adherence.total }, tokensPerSec: r.tokensPerSecValues };
+}
+
 /** Stored runs fit a cold comparison when the server did not serve them from its cache, a warm one when it did. */
 function cacheStateFits(state: RunRecord['cache'], mode: CacheMode): boolean {
   if (mode === 'cold') return state !== 'warm';
@@ -323,10 +327,6 @@ function shuffle<T>(items: T[], random: () => number): void {
     const j = Math.floor(random() * (i + 1));
     [items[i], items[j]] = [items[j]!, items[i]!];
   }
-}
-
-function isNumber(value: number | null): value is number {
-  return value !== null;
 }
 
 export interface Evidence {

@@ -140,6 +140,6 @@ export function outputTokensPerSec(run: RunRecord): number | null {
   return run.outputTokens / (run.e2eMs / 1000);
 }
 
-function isNumber(value: number | null): value is number {
+export function isNumber(value: number | null): value is number {
   return value !== null;
 }
