@@ -7,9 +7,9 @@
  *   as no difference even when detectable.
  * "insufficient" when a side has fewer than 5 runs: no claim either way.
  */
-import { bootstrapMedianDifference } from '../stats/bootstrap';
+import { bootstrapMedianDifference, type MedianDifference } from '../stats/bootstrap';
 import { newcombeDifferenceInterval, proportionTest } from '../stats/proportions';
-import { percentile } from '../metrics/summary';
+import { medianOf } from '../metrics/summary';
 
 export type VerdictKind = 'better' | 'worse' | 'no-difference' | 'insufficient';
 export type VerdictMetric = 'adherence' | 'ttftMs' | 'e2eMs';
@@ -53,11 +53,7 @@ export function latencyVerdict(metric: 'ttftMs' | 'e2eMs', base: { rev: string; 
   if (base.values.length < MIN_RUNS_FOR_CLAIM || head.values.length < MIN_RUNS_FOR_CLAIM) {
     return { ...common, verdict: 'insufficient', pValue: null, difference: null, ci95: null, test: null, summary: `${name}: not enough successful runs (${base.values.length} and ${head.values.length}; ${MIN_RUNS_FOR_CLAIM} each needed)` };
   }
-  const result = bootstrapMedianDifference(base.values, head.values);
-  const baseMedian = percentile([...base.values].sort((a, b) => a - b), 0.5);
-  const margin = Math.max(PRACTICAL_MARGIN_MIN_MS, PRACTICAL_MARGIN_SHARE * baseMedian);
-  const excludesZero = result.ci95[0] > 0 || result.ci95[1] < 0;
-  const material = Math.abs(result.difference) >= margin;
+  const { result, margin, excludesZero, material } = medianShift(base.values, head.values, (baseMedian) => Math.max(PRACTICAL_MARGIN_MIN_MS, PRACTICAL_MARGIN_SHARE * baseMedian));
   const verdict: VerdictKind = excludesZero && material ? (result.difference < 0 ? 'better' : 'worse') : 'no-difference';
   const change = `${result.difference >= 0 ? '+' : ''}${Math.round(result.difference)} ms`;
   const summary =
@@ -65,6 +61,16 @@ export function latencyVerdict(metric: 'ttftMs' | 'e2eMs', base: { rev: string; 
       ? `${name} ${change} (median), no significant change${excludesZero && !material ? ` beyond the ${Math.round(margin)} ms practical margin` : ''}`
       : `${name} ${change} (median), ${formatP(result.pValue)}`;
   return { ...common, verdict, pValue: result.pValue, difference: result.difference, ci95: result.ci95, test: 'bootstrap-median', summary };
+}
+
+/**
+ * The shift of the median (head − base) with its bootstrap interval, and whether it is detectable
+ * (the interval excludes 0) and material (at least the margin, a function of the base median).
+ */
+export function medianShift(base: readonly number[], head: readonly number[], marginFor: (baseMedian: number) => number): { result: MedianDifference; margin: number; excludesZero: boolean; material: boolean } {
+  const result = bootstrapMedianDifference(base, head);
+  const margin = marginFor(medianOf(base));
+  return { result, margin, excludesZero: result.ci95[0] > 0 || result.ci95[1] < 0, material: Math.abs(result.difference) >= margin };
 }
 
 /** `p < 0.001`, `p = 0.004`, `p = 0.31`. */

@@ -8,9 +8,7 @@
  *   not blocking. Every reason cites its numbers.
  */
 import { formatMs } from '../metrics/format';
-import { bootstrapMedianDifference } from '../stats/bootstrap';
-import { formatP, MIN_RUNS_FOR_CLAIM, type Verdict } from '../compare/verdicts';
-import { percentile } from '../metrics/summary';
+import { formatP, medianShift, MIN_RUNS_FOR_CLAIM, type Verdict } from '../compare/verdicts';
 import { SCENARIO_RULES, type RolloutPolicy } from './scenario';
 import { judgeObjective, objectiveText, type ObjectiveJudgement, type SloEvidence } from './slo';
 
@@ -91,10 +89,7 @@ export function decideRollout(input: { policy: RolloutPolicy; base: RolloutSide;
 /** Output tokens/s, median difference (head − base) with a bootstrap interval; higher is better. */
 function throughputChange(base: readonly number[], head: readonly number[]): { worse: boolean; text: string } | undefined {
   if (base.length < MIN_RUNS_FOR_CLAIM || head.length < MIN_RUNS_FOR_CLAIM) return undefined;
-  const result = bootstrapMedianDifference(base, head);
-  const baseMedian = percentile([...base].sort((a, b) => a - b), 0.5);
-  const excludesZero = result.ci95[0] > 0 || result.ci95[1] < 0;
-  const material = Math.abs(result.difference) >= THROUGHPUT_MARGIN_SHARE * baseMedian;
+  const { result, excludesZero, material } = medianShift(base, head, (baseMedian) => THROUGHPUT_MARGIN_SHARE * baseMedian);
   const worse = excludesZero && material && result.difference < 0;
   const change = `${result.difference >= 0 ? '+' : ''}${result.difference.toFixed(1)} tok/s`;
   return { worse, text: `throughput ${change} (median output tokens/s), ${excludesZero && material ? formatP(result.pValue) : 'no significant change'}` };
