@@ -1,9 +1,9 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
+import { freePort, waitUntilReady } from '../fixtures/localServers';
 
 /** The tools folder test/e2e/install-tools.sh fills: $PROMPT_INSIGHT_TOOLS, default .e2e-tools/. */
 export const TOOLS = resolve(process.env.PROMPT_INSIGHT_TOOLS || '.e2e-tools');
@@ -17,16 +17,6 @@ export interface RunningCodeServer {
   stop: () => Promise<void>;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as { port: number }).port;
-      server.close(() => resolvePort(port));
-    });
-  });
-}
 
 /** Installs the packaged .vsix (`npm run package`) the way a user does: `--install-extension`. */
 function installVsix(userData: string, extensionsDir: string): void {
@@ -107,18 +97,7 @@ export async function startCodeServer(files: Record<string, string>, userSetting
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`code-server exited early:\n${output}`);
-    try {
-      const response = await fetch(`${url}/healthz`);
-      if (response.ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`code-server did not start within 60 s:\n${output}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await waitUntilReady('code-server', child, async () => (await fetch(`${url}/healthz`)).ok, () => output);
   return {
     url: `${url}/?folder=${encodeURIComponent(workspace)}`,
     workspace,

@@ -5,8 +5,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
+import { freePort, waitUntilReady } from '../fixtures/localServers';
 
 const DIR = join(process.env.PROMPT_INSIGHT_TOOLS ?? resolve('.e2e-tools'), 'llama');
 
@@ -16,17 +16,6 @@ export interface LlamaServer {
   build: string;
   log: () => string;
   stop: () => Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-    server.on('error', fail);
-  });
 }
 
 export async function startLlamaServer(extraArgs: string[] = []): Promise<LlamaServer> {
@@ -40,18 +29,7 @@ export async function startLlamaServer(extraArgs: string[] = []): Promise<LlamaS
   child.stdout!.on('data', (chunk) => (output = (output + chunk).slice(-20_000)));
   child.stderr!.on('data', (chunk) => (output = (output + chunk).slice(-20_000)));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`llama-server exited with ${child.exitCode}:\n${output}`);
-    try {
-      const health = await fetch(`${url}/health`);
-      if (health.ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`llama-server was not ready within 60 s:\n${output}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await waitUntilReady('llama-server', child, async () => (await fetch(`${url}/health`)).ok, () => output);
   return {
     url,
     build: readFileSync(marker, 'utf8').trim(),

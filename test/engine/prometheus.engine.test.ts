@@ -5,12 +5,12 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLlamaServer, type LlamaServer } from './llamaServer';
+import { freePort, waitUntilReady } from '../fixtures/localServers';
 
 const run = promisify(execFile);
 let llama: LlamaServer;
@@ -18,14 +18,6 @@ let prometheus: ChildProcess;
 let prometheusUrl: string;
 let dir: string;
 
-async function freePort(): Promise<number> {
-  return new Promise((done) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
 
 beforeAll(async () => {
   llama = await startLlamaServer();
@@ -36,17 +28,10 @@ beforeAll(async () => {
   prometheusUrl = `http://127.0.0.1:${port}`;
   prometheus = spawn('prometheus', [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`], { stdio: 'ignore' });
   // Ready, and the llama job scraped at least once.
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    try {
-      const answer = await (await fetch(`${prometheusUrl}/api/v1/query?query=${encodeURIComponent('llamacpp:requests_processing{job="llama"}')}`)).json();
-      if (answer.data?.result?.length > 0) break;
-    } catch {
-      // not up yet
-    }
-    if (Date.now() > deadline) throw new Error('Prometheus did not scrape llama-server within 60 s');
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  await waitUntilReady('Prometheus (scraping llama-server)', prometheus, async () => {
+    const answer = await (await fetch(`${prometheusUrl}/api/v1/query?query=${encodeURIComponent('llamacpp:requests_processing{job="llama"}')}`)).json();
+    return answer.data?.result?.length > 0;
+  }, undefined, { pollMs: 250 });
   writeFileSync(join(dir, 'p.prompty'), `---\nname: p\nmodel:\n  api: chat\n  parameters:\n    max_tokens: 48\n---\nsystem:\n${'You list homes for sale; a home is a single-family house. '.repeat(25)}\nuser:\nFind homes nearby.\n`);
 }, 120_000);
 
