@@ -10,7 +10,7 @@ import {
   isRenderedPromptParams, isRunsChangedParams, isTokenSummaryParams, renderedPromptRequest, type RenderedPrompt, readServerInitOptions, readServerSettings, runsChangedNotification, tokenSummaryRequest,
   DEFAULT_SERVER_SETTINGS, type ServerSettings, type TokenSummary,
 } from '../protocol/lsp';
-import { DocumentAnalyses } from './documentAnalyses';
+import { DocumentAnalyses, type AnalyzedDocument } from './documentAnalyses';
 import { promptAt, toCodeLenses, toDiagnostics, toHover, toSymbols } from './presenters';
 import { RunHistory } from './runHistory';
 import type { RunLookup } from './runPresenters';
@@ -126,27 +126,25 @@ function scheduleDiagnostics(document: TextDocument, delayMs = DIAGNOSTICS_DELAY
 
 connection.onHover((params) =>
   guarded('hover', async () => {
-    const document = documents.get(params.textDocument.uri);
-    if (!document) return null;
-    const analyzed = await analyses.get(document);
-    return toHover(analyzed.analysis, analyzed.lines.offsetAt(params.position), analyzed.lines, runLookup(document.uri));
+    const analyzed = await analyzedDocument(params.textDocument.uri);
+    if (!analyzed) return null;
+    return toHover(analyzed.analysis, analyzed.lines.offsetAt(params.position), analyzed.lines, runLookup(params.textDocument.uri));
   }, null),
 );
 
 connection.onCodeLens((params) =>
   guarded('codeLens', async () => {
-    const document = documents.get(params.textDocument.uri);
-    if (!document) return [];
-    const analyzed = await analyses.get(document);
-    return toCodeLenses(document.uri, analyzed.analysis, analyzed.lines, runLookup(document.uri), settings.run.repeats);
+    const { uri } = params.textDocument;
+    const analyzed = await analyzedDocument(uri);
+    if (!analyzed) return [];
+    return toCodeLenses(uri, analyzed.analysis, analyzed.lines, runLookup(uri), settings.run.repeats);
   }, []),
 );
 
 connection.onDocumentSymbol((params) =>
   guarded('documentSymbol', async () => {
-    const document = documents.get(params.textDocument.uri);
-    if (!document) return [];
-    const analyzed = await analyses.get(document);
+    const analyzed = await analyzedDocument(params.textDocument.uri);
+    if (!analyzed) return [];
     return toSymbols(analyzed.analysis, analyzed.lines);
   }, []),
 );
@@ -154,9 +152,8 @@ connection.onDocumentSymbol((params) =>
 connection.onRequest(renderedPromptRequest, (params) =>
   guarded('renderedPrompt', async (): Promise<RenderedPrompt | null> => {
     if (!isRenderedPromptParams(params)) return null;
-    const document = documents.get(params.uri);
-    if (!document) return null;
-    const analyzed = await analyses.get(document);
+    const analyzed = await analyzedDocument(params.uri);
+    if (!analyzed) return null;
     const prompt = analyzed.analysis.prompts[params.promptIndex];
     if (!prompt) return null;
     const inPrompt = (offset: number) => offset >= prompt.prompt.range.start && offset <= prompt.prompt.range.end;
@@ -175,9 +172,8 @@ connection.onRequest(renderedPromptRequest, (params) =>
 connection.onRequest(tokenSummaryRequest, (params) =>
   guarded('tokenSummary', async (): Promise<TokenSummary | null> => {
     if (!isTokenSummaryParams(params)) return null;
-    const document = documents.get(params.uri);
-    if (!document) return null;
-    const analyzed = await analyses.get(document);
+    const analyzed = await analyzedDocument(params.uri);
+    if (!analyzed) return null;
     const prompt = promptAt(analyzed.analysis, analyzed.lines.offsetAt(params.position));
     const summary: TokenSummary = {};
     if (prompt) {
@@ -193,6 +189,12 @@ connection.onRequest(tokenSummaryRequest, (params) =>
     return summary;
   }, null),
 );
+
+/** The analysis of an open document; undefined when the client has not opened it. */
+async function analyzedDocument(uri: string): Promise<AnalyzedDocument | undefined> {
+  const document = documents.get(uri);
+  return document ? analyses.get(document) : undefined;
+}
 
 async function guarded<T>(name: string, work: () => Promise<T>, fallback: T): Promise<T> {
   try {
