@@ -120,12 +120,13 @@ export function drawCharts(view: ComparisonView, canvases: Canvases): void {
     );
   }
   charts.push(new Chart(canvases.tokens, { type: 'bar', data: { labels, datasets: [{ label: 'prompt tokens', data: view.revisions.map((r) => r.tokens) as number[], backgroundColor: blue }] }, options: baseOptions('tokens') }));
-  if (canvases.timeline && view.timeline) drawTimeline(view, canvases.timeline, [blue!, orange!, purple!, green!]);
+  if (canvases.timeline && view.timeline) drawTimeline(view, canvases.timeline);
 }
 
 /** Each fresh run's TTFT at the time it started, per revision, and the server's queue on the same clock. */
-function drawTimeline(view: ComparisonView, canvas: HTMLCanvasElement, colours: string[]): void {
+function drawTimeline(view: ComparisonView, canvas: HTMLCanvasElement): void {
   const timeline = view.timeline!;
+  const colours = palette();
   const options = baseOptions('TTFT ms')!;
   const foreground = foregroundColor();
   options.scales = {

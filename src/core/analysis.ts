@@ -1,6 +1,6 @@
 import { textLooksBinary } from './formats/decode';
 import { detectFormat, parsePromptFile } from './formats/detect';
-import type { OffsetRange, Prompt, PromptDiagnostic, PromptFormat, PromptMessage } from './formats/model';
+import type { OffsetRange, Prompt, PromptDiagnostic, PromptFormat } from './formats/model';
 import type { PromptRendering } from './render/renderPrompt';
 import { renderWithReferences } from './render/renderWithReferences';
 import { chatTokenTotal } from './tokens/chatOverhead';

@@ -8,7 +8,7 @@ import { attributionHints, serverEvidenceHints } from './attribution';
 import { formatMs, phaseLine, runSummaryLine } from './format';
 import type { LatencyFit } from './latencyModel';
 import type { RunRecord } from './runRecord';
-import { medianOf, type MetricSummary, type RunSummary } from './summary';
+import type { MetricSummary, RunSummary } from './summary';
 
 export interface RunReportInput {
   records: readonly RunRecord[];
