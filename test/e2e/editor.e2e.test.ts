@@ -138,12 +138,15 @@ describe('Prompt Insight in a real VS Code (code-server 1.139 + Chromium)', () =
       const ratio = (a: string, b: string) => (Math.max(lum(a), lum(b)) + 0.05) / (Math.min(lum(a), lum(b)) + 0.05);
       const background = getComputedStyle(document.body).backgroundColor;
       const of = (selector: string) => ratio(getComputedStyle(document.querySelector(selector)!).color, background);
-      return { kind: document.body.className, decision: of('.rollout .decision'), better: of('.verdict.better'), pass: of('.matrix td.pass'), simulated: of('.simulated'), drawn: Number(document.body.dataset.chartsDrawn) };
+      // Every pass-matrix status shown (the simulator is random: B's cell is ≥ 80% "pass" in most runs, "mixed" in some).
+      const cells = [...document.querySelectorAll('.matrix td.pass, .matrix td.mixed, .matrix td.fail')].map((cell) => ratio(getComputedStyle(cell).color, background));
+      return { kind: document.body.className, decision: of('.rollout .decision'), better: of('.verdict.better'), simulated: of('.simulated'), cells, drawn: Number(document.body.dataset.chartsDrawn) };
     });
     // code-server starts in its light theme: where VS Code's own "passed" green reaches only 2:1.
     const light = await contrast();
     expect(light.kind).toContain('vscode-light');
-    for (const value of [light.decision, light.better, light.pass, light.simulated]) expect(value).toBeGreaterThanOrEqual(4.5);
+    expect(light.cells.length).toBe(2); // one test case × two revisions
+    for (const value of [light.decision, light.better, light.simulated, ...light.cells]) expect(value).toBeGreaterThanOrEqual(4.5);
 
     // Switch to a dark theme as a user does; the panel re-colours without a new comparison.
     await page.keyboard.press('Control+K');
@@ -157,7 +160,7 @@ describe('Prompt Insight in a real VS Code (code-server 1.139 + Chromium)', () =
     await expect.poll(async () => (await contrast()).drawn, { timeout: 15_000 }).toBeGreaterThan(light.drawn);
     const dark = await contrast();
     expect(await decision.textContent()).toMatch(/^✓ Ship /);
-    for (const value of [dark.decision, dark.better, dark.pass, dark.simulated]) expect(value).toBeGreaterThanOrEqual(4.5);
+    for (const value of [dark.decision, dark.better, dark.simulated, ...dark.cells]) expect(value).toBeGreaterThanOrEqual(4.5);
     const axisColour = await panel.locator('body').evaluate(() => getComputedStyle(document.body).getPropertyValue('--vscode-foreground').trim());
     expect(axisColour).not.toBe('');
     await page.screenshot({ path: `${ARTIFACTS}/compare-panel-dark.png` });
