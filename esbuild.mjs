@@ -2,6 +2,7 @@
 // Type-checking is separate (`npm run typecheck`), as esbuild only strips types.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import * as esbuild from 'esbuild';
+import asc from 'assemblyscript/asc';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -25,12 +26,16 @@ const sharedRankTables = {
   },
 };
 
-// The language server on stdio never spawns a process or opens a socket: the libraries' eager
-// requires of those builtins are served by lazy stand-ins (src/server/lazyBuiltins/), −3 ms of its start.
+// The language server on stdio never spawns a process or opens a socket, and needs crypto only to
+// run or store prompts: the eager requires of those builtins (the LSP libraries', the run modules')
+// are served by lazy stand-ins (src/server/lazyBuiltins/), −3 ms (child_process, net) and ~−6 ms (crypto) of its start.
+const LAZY_SERVER_BUILTINS = { child_process: 'childProcess', net: 'net', crypto: 'crypto' };
 const lazyServerBuiltins = {
   name: 'lazy-server-builtins',
   setup(build) {
-    build.onResolve({ filter: /^(child_process|net)$/ }, (args) => ({ path: new URL(`./src/server/lazyBuiltins/${args.path === 'net' ? 'net' : 'childProcess'}.ts`, import.meta.url).pathname }));
+    build.onResolve({ filter: /^(node:)?(child_process|net|crypto)$/ }, (args) =>
+      // The stand-ins themselves load the real builtin.
+      args.importer.includes('lazyBuiltins') ? undefined : { path: new URL(`./src/server/lazyBuiltins/${LAZY_SERVER_BUILTINS[args.path.replace(/^node:/, '')]}.ts`, import.meta.url).pathname });
   },
 };
 
@@ -43,6 +48,16 @@ async function writeRankFiles() {
     const { default: list } = await import(`gpt-tokenizer/bpeRanks/${table}`);
     writeFileSync(`dist/${table}.ranks`, encodeRankFile(list));
   }
+}
+
+/**
+ * dist/bpe.wasm, the byte-pair merge (src/core/tokens/assembly/bpe.ts): compiled before it runs, so
+ * a one-shot count does not wait for V8 to optimise it (README: cold start). Stub runtime: the
+ * module allocates its regions itself and never frees them.
+ */
+async function writeBpeWasm() {
+  const { error, stderr } = await asc.main(['src/core/tokens/assembly/bpe.ts', '--outFile', 'dist/bpe.wasm', '-O3', '--runtime', 'stub', '--noAssert']);
+  if (error) throw new Error(`asc: ${error.message}\n${stderr.toString()}`);
 }
 
 // Bundles run template engines only in dist/renderWorker.js; from source (tests) they run in-thread.
@@ -65,11 +80,15 @@ const builds = [
   { ...shared, entryPoints: { webview: 'webview/main.ts' }, outdir: 'dist', platform: 'browser', format: 'iife', target: 'chrome120' },
 ];
 
-if (watch) {
-  await writeRankFiles();
+if (process.argv.includes('--bpe-wasm')) {
+  mkdirSync('dist', { recursive: true });
+  await writeBpeWasm();
+} else if (watch) {
+  await Promise.all([writeRankFiles(), writeBpeWasm()]);
   const contexts = await Promise.all(builds.map((options) => esbuild.context(options)));
   await Promise.all(contexts.map((context) => context.watch()));
   console.log('esbuild: watching for changes');
 } else {
-  await Promise.all([writeRankFiles(), ...builds.map((options) => esbuild.build(options))]);
+  mkdirSync('dist', { recursive: true });
+  await Promise.all([writeRankFiles(), writeBpeWasm(), ...builds.map((options) => esbuild.build(options))]);
 }

@@ -3,16 +3,18 @@
  *
  * The design card names js-tiktoken; measured here it is 0.2–0.3 MB/s on Chinese text (its merge is
  * quadratic in the length of a pre-tokenised piece), far below the hover bar, and gpt-tokenizer's
- * merge is about 1 MB/s there. So the engine is our own merge loop (bpe.ts) over gpt-tokenizer's rank
- * tables and pre-tokeniser patterns, tested id-for-id against OpenAI's tiktoken as the oracle;
- * `npm run bench` measures all of them side by side. Swapping engines means changing this file only.
+ * merge is about 1 MB/s there. So the engine is our own merge (bpe.ts, the merge itself compiled to
+ * WebAssembly: assembly/bpe.ts) over gpt-tokenizer's rank tables and pre-tokeniser patterns, tested
+ * id-for-id against OpenAI's tiktoken as the oracle; `npm run bench` measures all of them side by
+ * side. Swapping engines means changing this file only.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { splitPattern } from './splitPatterns';
+import { splitPatternSource } from './splitPatterns';
 import { asciiSplitPattern } from './asciiPatterns';
 import { BpeEncoder, buildRankTable, type RankTable } from './bpe';
-import { decodeRankFile, encodeRankFile, type RankData } from './rankFile';
+import { encodeRankFile } from './rankFile';
+import { rankFileInMemory, rankFileOnDisk, type RankFileReader } from './rankFileReaders';
 
 export type EncodingName = 'o200k_base' | 'cl100k_base';
 
@@ -51,7 +53,7 @@ export function loadEncoder(name: EncodingName): Promise<TokenEncoder> {
 }
 
 async function importRankTable(name: EncodingName): Promise<RankTable> {
-  return buildRankTable(await rankData(name), splitPattern(name), asciiSplitPattern(name));
+  return buildRankTable(await rankFile(name), splitPatternSource(name), asciiSplitPattern(name));
 }
 
 /**
@@ -59,11 +61,11 @@ async function importRankTable(name: EncodingName): Promise<RankTable> {
  * Run from source (tests), there is no such file and the rank list comes from gpt-tokenizer's
  * module, encoded the same way, so both paths build from the same bytes.
  */
-async function rankData(name: EncodingName): Promise<RankData> {
+async function rankFile(name: EncodingName): Promise<RankFileReader> {
   const file = join(__dirname, `${name}.ranks`);
-  if (existsSync(file)) return decodeRankFile(readFileSync(file));
+  if (existsSync(file)) return rankFileOnDisk(file);
   const list = name === 'o200k_base' ? (await import('gpt-tokenizer/bpeRanks/o200k_base')).default : (await import('gpt-tokenizer/bpeRanks/cl100k_base')).default;
-  return decodeRankFile(encodeRankFile(list));
+  return rankFileInMemory(encodeRankFile(list));
 }
 
 export function isEncodingName(value: string): value is EncodingName {

@@ -6,10 +6,10 @@
  *   spanBits (ascending, as LEB128 varints of the gaps) · u8 length[token count] · blob
  * where token id i's bytes are the blob from the sum of the lengths before it. Ids are dense in
  * both tables (no gaps); tokens are at most 128 bytes (255 fits in a length byte). `spanBits` is
- * the character-boundary index (charBoundaryCuts.ts), computed here once at build time: built at
+ * the character-boundary index (spanIndex.ts), computed here once at build time: built at
  * load it cost 15 ms of a first CJK count; read, 22k numbers.
  */
-import { boundarySpanBits } from './charBoundaryCuts';
+import { boundarySpanBits } from './spanIndex';
 
 const MAGIC = 0x4b524950; // "PIRK"
 const VERSION = 3;
@@ -20,8 +20,8 @@ export interface RankData {
   /** Byte length of each token's bytes in `blob`, by id. */
   lengths: Uint8Array;
   blob: Uint8Array;
-  /** Set bits of the character-boundary index, ascending. */
-  spanBits: Uint32Array;
+  /** Set bits of the character-boundary index, ascending, as LEB128 varints of their gaps (decoded by the merge as it loads them). */
+  spans: Uint8Array;
 }
 
 /** From a rank list as gpt-tokenizer ships it: index = id; a string (its UTF-8 bytes) or a byte array. */
@@ -64,8 +64,7 @@ export function decodeRankFile(file: Uint8Array): RankData {
   const spanBytes = view.getUint32(16, true);
   const lengthsAt = HEADER_BYTES + spanBytes;
   if (file.byteLength !== lengthsAt + count + blobBytes) throw new Error('rank file is truncated or has trailing bytes');
-  const spanBits = decodeGaps(file.subarray(HEADER_BYTES, lengthsAt));
-  return { count, lengths: file.subarray(lengthsAt, lengthsAt + count), blob: file.subarray(lengthsAt + count), spanBits };
+  return { count, lengths: file.subarray(lengthsAt, lengthsAt + count), blob: file.subarray(lengthsAt + count), spans: file.subarray(HEADER_BYTES, lengthsAt) };
 }
 
 /** Ascending numbers as LEB128 varints of their gaps: 2 bytes per set bit instead of 4 (the vsix stays under 2.5 MB). */
@@ -82,30 +81,4 @@ function encodeGaps(values: Uint32Array): Uint8Array {
     out.push(gap);
   }
   return Uint8Array.from(out);
-}
-
-function decodeGaps(bytes: Uint8Array): Uint32Array {
-  // One value ends at each byte without the continuation bit: size the array once, fill it in place.
-  let count = 0;
-  for (let i = 0; i < bytes.length; i++) if ((bytes[i]! & 0x80) === 0) count++;
-  const values = new Uint32Array(count);
-  let value = 0;
-  let gap = 0;
-  let shift = 0;
-  let n = 0;
-  for (let i = 0; i < bytes.length; i++) {
-    const byte = bytes[i]!;
-    gap |= (byte & 0x7f) << shift;
-    if (byte & 0x80) {
-      shift += 7;
-      if (shift > 28) throw new Error('rank file span index is corrupt');
-      continue;
-    }
-    value += gap;
-    values[n++] = value;
-    gap = 0;
-    shift = 0;
-  }
-  if (shift !== 0) throw new Error('rank file span index is truncated');
-  return values;
 }

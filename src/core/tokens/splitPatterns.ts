@@ -13,6 +13,7 @@ export const CL100K_SPLIT_PATTERN = String.raw`${CONTRACTION}|[^\r\n\p{L}\p{N}]?
 
 export const O200K_SPLIT_PATTERN = String.raw`[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+${OPTIONAL_CONTRACTION}|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*${OPTIONAL_CONTRACTION}|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`;
 
-export function splitPattern(encoding: EncodingName): RegExp {
-  return new RegExp(encoding === 'o200k_base' ? O200K_SPLIT_PATTERN : CL100K_SPLIT_PATTERN, 'gu');
+/** The pattern's source; tiktoken's flags are `gu` (bpe.ts compiles it, with Unicode White_Space, on first non-ASCII text). */
+export function splitPatternSource(encoding: EncodingName): string {
+  return encoding === 'o200k_base' ? O200K_SPLIT_PATTERN : CL100K_SPLIT_PATTERN;
 }

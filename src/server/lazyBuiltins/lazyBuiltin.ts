@@ -1,8 +1,9 @@
 /**
  * A Node builtin loaded on first use. vscode-languageserver's Node entry requires `child_process`
  * (to resolve global module paths) and vscode-jsonrpc requires `net` (for pipe and socket
- * transports) as they load; a server on stdio uses neither, and loading them costs ~3 ms of its
- * first answer. The server bundle maps those two requires here (esbuild.mjs).
+ * transports) and `crypto` (pipe names) as they load, as do the run and store modules (`crypto`);
+ * a server on stdio uses none of them until it runs a prompt, and loading them costs ~9 ms of its
+ * first answer. The server bundle maps those requires here (esbuild.mjs).
  */
 export function lazyBuiltin<T extends object>(load: () => T): T {
   let real: T | undefined;
