@@ -3,6 +3,7 @@
  * symbols and the token summary the status bar shows. It must never die on input: every handler
  * is guarded, and a failure is logged and answered with "nothing" rather than a crash.
  */
+import './earlyTokenTables'; // first: see there
 import { CodeLensRefreshRequest, createConnection, ProposedFeatures, TextDocuments, TextDocumentSyncKind } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { loadEncoder } from '../core/tokens/engine';
@@ -65,10 +66,11 @@ connection.onInitialized(() => {
 /** cl100k_base (GPT-4 and GPT-3.5 models) waits this long: built at once it held the first CodeLens back ~20 ms. */
 const SECOND_ENCODING_DELAY_MS = 300;
 
+/** Loads the tables only: the Unicode split pattern is compiled on the first non-ASCII text (bpe.ts), not for an ASCII prompt's first answer. */
 async function warmEncoders(): Promise<void> {
-  (await loadEncoder('o200k_base')).count('中文');
+  await loadEncoder('o200k_base');
   await new Promise((resolve) => setTimeout(resolve, SECOND_ENCODING_DELAY_MS));
-  (await loadEncoder('cl100k_base')).count('中文');
+  await loadEncoder('cl100k_base');
 }
 
 connection.onNotification(runsChangedNotification, (params) => {

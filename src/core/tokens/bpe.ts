@@ -10,7 +10,7 @@
  */
 import { isAsciiText } from './asciiPatterns';
 import { ideographPieceEnd } from './ideographRuns';
-import type { RankFileReader } from './rankFileReaders';
+import type { RankFileSource } from './rankFileReaders';
 import { withUnicodeWhitespace } from './unicodeWhitespace';
 import { WasmBpe } from './wasmBpe';
 
@@ -23,9 +23,9 @@ export interface RankTable {
 }
 
 /** Builds the tables once per encoding from its rank file (rankFile.ts). */
-export function buildRankTable(readRankFile: RankFileReader, splitPatternSource: string, asciiSplitPattern: RegExp): RankTable {
+export async function buildRankTable(rankFile: RankFileSource, splitPatternSource: string, asciiSplitPattern: RegExp): Promise<RankTable> {
   let splitPattern: RegExp | undefined;
-  return { merge: new WasmBpe(readRankFile), splitPattern: () => (splitPattern ??= new RegExp(withUnicodeWhitespace(splitPatternSource), 'gu')), asciiSplitPattern };
+  return { merge: await WasmBpe.create(rankFile), splitPattern: () => (splitPattern ??= new RegExp(withUnicodeWhitespace(splitPatternSource), 'gu')), asciiSplitPattern };
 }
 
 /** Pieces per batch handed to the merge, and the text length after which a batch is handed over early. */

@@ -14,7 +14,7 @@ import { splitPatternSource } from './splitPatterns';
 import { asciiSplitPattern } from './asciiPatterns';
 import { BpeEncoder, buildRankTable, type RankTable } from './bpe';
 import { encodeRankFile } from './rankFile';
-import { rankFileInMemory, rankFileOnDisk, type RankFileReader } from './rankFileReaders';
+import { rankFileInMemory, rankFileOnDisk, type RankFileSource } from './rankFileReaders';
 
 export type EncodingName = 'o200k_base' | 'cl100k_base';
 
@@ -52,18 +52,23 @@ export function loadEncoder(name: EncodingName): Promise<TokenEncoder> {
   return promise;
 }
 
-async function importRankTable(name: EncodingName): Promise<RankTable> {
-  return buildRankTable(await rankFile(name), splitPatternSource(name), asciiSplitPattern(name));
+/**
+ * The bundles read `NAME.ranks` from beside themselves (dist/, written by esbuild.mjs): a few ms,
+ * and begun before this returns, so a process that loads early (the language server) reads the
+ * file while it goes on starting. Run from source (tests), there is no such file and the rank list
+ * comes from gpt-tokenizer's module, encoded the same way, so both paths build from the same bytes.
+ */
+function importRankTable(name: EncodingName): Promise<RankTable> {
+  const file = join(__dirname, `${name}.ranks`);
+  const source = existsSync(file) ? rankFileOnDisk(file) : rankFileFromPackage(name);
+  return source instanceof Promise ? source.then((loaded) => buildTable(name, loaded)) : buildTable(name, source);
 }
 
-/**
- * The bundles read `NAME.ranks` from beside themselves (dist/, written by esbuild.mjs): a few ms.
- * Run from source (tests), there is no such file and the rank list comes from gpt-tokenizer's
- * module, encoded the same way, so both paths build from the same bytes.
- */
-async function rankFile(name: EncodingName): Promise<RankFileReader> {
-  const file = join(__dirname, `${name}.ranks`);
-  if (existsSync(file)) return rankFileOnDisk(file);
+function buildTable(name: EncodingName, source: RankFileSource): Promise<RankTable> {
+  return buildRankTable(source, splitPatternSource(name), asciiSplitPattern(name));
+}
+
+async function rankFileFromPackage(name: EncodingName): Promise<RankFileSource> {
   const list = name === 'o200k_base' ? (await import('gpt-tokenizer/bpeRanks/o200k_base')).default : (await import('gpt-tokenizer/bpeRanks/cl100k_base')).default;
   return rankFileInMemory(encodeRankFile(list));
 }

@@ -17,20 +17,26 @@ function isIdeograph(c: number): boolean {
 const TABLE_RANGES: [number, number][] = [[0x0000, 0x007f], [0x2000, 0x206f], [0x3000, 0x303f], [0xff00, 0xffef]];
 const PREFIX = 1;
 const STOP = 2;
-/** Per BMP code unit: PREFIX | STOP flags; 0 outside the tables (never fast). */
-const classes = new Uint8Array(0x10000);
-for (const [from, to] of TABLE_RANGES) {
-  for (let c = from; c <= to; c++) {
-    const ch = String.fromCharCode(c);
-    let flags = 0;
-    if (!/[\r\n\p{L}\p{N}]/u.test(ch)) flags |= PREFIX;
-    if (!/[\p{L}\p{M}']/u.test(ch)) flags |= STOP;
-    classes[c] = flags;
+/** Per BMP code unit: PREFIX | STOP flags; 0 outside the tables (never fast). Built on first use (~2 ms, only non-ASCII text needs it). */
+let classTable: Uint8Array | undefined;
+
+function buildClasses(): Uint8Array {
+  const classes = new Uint8Array(0x10000);
+  for (const [from, to] of TABLE_RANGES) {
+    for (let c = from; c <= to; c++) {
+      const ch = String.fromCharCode(c);
+      let flags = 0;
+      if (!/[\r\n\p{L}\p{N}]/u.test(ch)) flags |= PREFIX;
+      if (!/[\p{L}\p{M}']/u.test(ch)) flags |= STOP;
+      classes[c] = flags;
+    }
   }
+  return classes;
 }
 
 /** End of the piece starting at `start` when the fast path applies, else -1. */
 export function ideographPieceEnd(text: string, start: number): number {
+  const classes = (classTable ??= buildClasses());
   let i = start;
   if (!isIdeograph(text.charCodeAt(i))) {
     if ((classes[text.charCodeAt(i)]! & PREFIX) === 0) return -1;

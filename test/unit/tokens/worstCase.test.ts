@@ -5,7 +5,14 @@
 import fc from 'fast-check';
 import { get_encoding, type Tiktoken } from 'tiktoken';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import o200kList from 'gpt-tokenizer/bpeRanks/o200k_base';
+import { asciiSplitPattern } from '../../../src/core/tokens/asciiPatterns';
+import { BpeEncoder, buildRankTable } from '../../../src/core/tokens/bpe';
 import { loadEncoder, type EncodingName, type TokenEncoder } from '../../../src/core/tokens/engine';
+import { encodeRankFile } from '../../../src/core/tokens/rankFile';
+import { rankFileInMemory } from '../../../src/core/tokens/rankFileReaders';
+import { splitPatternSource } from '../../../src/core/tokens/splitPatterns';
+import { MEMORY_CEILING_BYTES, WasmBpe } from '../../../src/core/tokens/wasmBpe';
 
 const NAMES: EncodingName[] = ['o200k_base', 'cl100k_base'];
 const oracles = new Map<EncodingName, Tiktoken>();
@@ -58,5 +65,27 @@ describe.each(NAMES)('%s: long pieces', (name) => {
     const count = encoder.count('A'.repeat(200_000));
     const reference = oracles.get(name)!.encode_ordinary('A'.repeat(2_000)).length * 100;
     expect(count).toBe(reference);
+  });
+});
+
+describe('the merge’s memory', () => {
+  it('a piece of 2,000,000 characters grows it past the ceiling; the module is rebuilt, the count exact, and later counts the same', async () => {
+    const table = await buildRankTable(rankFileInMemory(encodeRankFile(o200kList)), splitPatternSource('o200k_base'), asciiSplitPattern('o200k_base'));
+    const encoder = new BpeEncoder(table);
+    const small = encoder.count('Find homes nearby.');
+    const expected = oracles.get('o200k_base')!.encode_ordinary('A'.repeat(2_000)).length * 1_000;
+    expect(encoder.count('A'.repeat(2_000_000))).toBe(expected);
+    expect(table.merge.rebuilds).toBe(1);
+    expect(table.merge.memoryBytes()).toBeLessThanOrEqual(MEMORY_CEILING_BYTES);
+    expect(encoder.count('Find homes nearby.')).toBe(small);
+    expect(encoder.count('A'.repeat(20_000))).toBe(expected / 100);
+  });
+
+  it('a rank file whose span index never ends a number is refused with a clear error', async () => {
+    const file = encodeRankFile(o200kList);
+    const spanBytes = new DataView(file.buffer, file.byteOffset).getUint32(16, true);
+    const corrupt = file.slice();
+    corrupt.fill(0xff, 20, 20 + spanBytes);
+    await expect(WasmBpe.create(rankFileInMemory(corrupt))).rejects.toThrow(/span index is corrupt/);
   });
 });

@@ -82,12 +82,11 @@ export function reserveFile(bytes: i32): usize {
 }
 
 /**
- * Builds the rank index, the byte ranks and the span set over the rank file where it was read
- * (rankFile.ts has the layout; JavaScript has checked the header and the sizes). Returns -1 when
- * done; -2 when the lengths do not add up to the blob; -3 for more ids than a slot holds; -4 for a
- * corrupt span index; else the byte that has no token.
+ * Starts the tables over the rank file where it was read (rankFile.ts has the layout; JavaScript
+ * has checked the header and the sizes). Then indexTokens(from, to) in chunks, then finishTables.
+ * Returns 0, or -3 for more ids than a slot holds.
  */
-export function buildTables(count: i32, lengthsAt: usize, blobAt: usize, blobBytes: i32, spansAt: usize, spanBytes: i32): i32 {
+export function beginTables(count: i32, lengthsAt: usize, blobAt: usize): i32 {
   if (<u32>count >= ID_MASK) return -3;
   tokenCount = count;
   lengths = lengthsAt;
@@ -97,8 +96,21 @@ export function buildTables(count: i32, lengthsAt: usize, blobAt: usize, blobByt
   while (<u64>size * 4 < <u64>count * 5) size <<= 1; // load ≤ 0.8
   rankMask = size - 1;
   rankSlots = allocZeroed(<i32>size << 2);
-  let at: i32 = 0;
-  for (let id: i32 = 0; id < count; id++) {
+  indexedBytes = 0;
+  return 0;
+}
+
+let indexedBytes: i32 = 0;
+
+/**
+ * Indexes ids [from, to), continuing where the previous chunk ended (from is a multiple of 16).
+ * Called in chunks so that V8 can move this loop from its baseline compiler to its optimising one
+ * between calls (WebAssembly has no on-stack replacement): one call over all 200k ids ran in
+ * baseline code throughout.
+ */
+export function indexTokens(from: i32, to: i32): void {
+  let at = indexedBytes;
+  for (let id = from; id < to; id++) {
     if ((id & 15) == 0) setI32(blockOffsets, id >> 4, at);
     const length = <i32>load<u8>(lengths + <usize>id);
     const hash = bytesHash(blob + <usize>at, length);
@@ -107,7 +119,15 @@ export function buildTables(count: i32, lengthsAt: usize, blobAt: usize, blobByt
     setI32(rankSlots, <i32>slot, <i32>((hash >> ID_BITS) << ID_BITS | <u32>(id + 1)));
     at += length;
   }
-  if (at != blobBytes) return -2;
+  indexedBytes = at;
+}
+
+/**
+ * Finishes the tables once every id is indexed. Returns -1 when done; -2 when the lengths do not
+ * add up to the blob; -4 for a corrupt span index; else the byte that has no token.
+ */
+export function finishTables(blobBytes: i32, spansAt: usize, spanBytes: i32): i32 {
+  if (indexedBytes != blobBytes) return -2;
   byteRanks = allocBytes(256 << 2);
   const single = allocBytes(1);
   for (let b: i32 = 0; b < 256; b++) {
@@ -543,15 +563,18 @@ let bytesCapacity: i32 = 0;
 let cuts: usize = 0;
 let cutsCapacity: i32 = 0;
 
-/** Room for the merge of `units` UTF-16 units (at most 3 bytes each, 4 per surrogate pair). */
+/**
+ * Room for the merge of `units` UTF-16 units: at most 3 byte tokens per unit (4 per surrogate
+ * pair). The linear scan's pair ranks are needed for short merges only.
+ */
 function ensureWork(units: i32): void {
   const needed = units * 3 + 4;
   if (needed <= workCapacity) return;
   const capacity = max(needed, workCapacity * 2);
   parts = allocBytes(capacity << 2);
-  pairRanks = allocBytes(capacity << 2);
   codePoints = allocBytes(capacity << 2);
   workCapacity = capacity;
+  if (pairRanks == 0) pairRanks = allocBytes((HEAP_MERGE_MIN_PARTS + 4) << 2);
 }
 
 function ensureBytes(units: i32): void {
@@ -634,6 +657,7 @@ function merge(units: usize, length: i32): i32 {
     for (let i: i32 = 0; i < written; i++) setI32(parts, i, i32At(byteRanks, <i32>load<u8>(bytes + <usize>i)));
     n = written;
   }
+  if (n <= 1) return n;
   if (n > HEAP_MERGE_MIN_PARTS) return heapMerge(n);
   for (let i: i32 = 0; i < n - 1; i++) setI32(pairRanks, i, pairRank(i32At(parts, i), i32At(parts, i + 1)));
   setI32(pairRanks, n - 1, NONE);
@@ -727,7 +751,7 @@ function heapMerge(n: i32): i32 {
     pairOf = allocBytes(linkCapacity << 2);
   }
   if (heapCapacity < n + 8) {
-    heapCapacity = (n + 8) * 2;
+    heapCapacity = n + 8; // heapPush doubles it when merges push more
     heapKeys = allocBytes(heapCapacity << 3);
   }
   heapSize = 0;
