@@ -27,17 +27,21 @@ const sharedRankTables = {
 };
 
 // The language server on stdio never spawns a process or opens a socket, and needs crypto only to
-// run or store prompts: the eager requires of those builtins (the LSP libraries', the run modules')
-// are served by lazy stand-ins (src/server/lazyBuiltins/), −3 ms (child_process, net) and ~−6 ms (crypto) of its start.
-const LAZY_SERVER_BUILTINS = { child_process: 'childProcess', net: 'net', crypto: 'crypto' };
-const lazyServerBuiltins = {
-  name: 'lazy-server-builtins',
-  setup(build) {
-    build.onResolve({ filter: /^(node:)?(child_process|net|crypto)$/ }, (args) =>
-      // The stand-ins themselves load the real builtin.
-      args.importer.includes('lazyBuiltins') ? undefined : { path: new URL(`./src/server/lazyBuiltins/${LAZY_SERVER_BUILTINS[args.path.replace(/^node:/, '')]}.ts`, import.meta.url).pathname });
-  },
-};
+// run or store prompts; `prompt-insight tokens` needs no crypto either. The eager requires of those
+// builtins (the LSP libraries', the run and store modules') are served by lazy stand-ins
+// (src/core/lazyBuiltins/): −3 ms (child_process, net) and ~−6 ms (crypto) of the server's start,
+// ~−9 ms (crypto) of a `tokens` call.
+const LAZY_BUILTIN_FILES = { child_process: 'childProcess', net: 'net', crypto: 'crypto' };
+function lazyBuiltins(names) {
+  return {
+    name: 'lazy-builtins',
+    setup(build) {
+      build.onResolve({ filter: new RegExp(`^(node:)?(${names.join('|')})$`) }, (args) =>
+        // The stand-ins themselves load the real builtin.
+        args.importer.includes('lazyBuiltins') ? undefined : { path: new URL(`./src/core/lazyBuiltins/${LAZY_BUILTIN_FILES[args.path.replace(/^node:/, '')]}.ts`, import.meta.url).pathname });
+    },
+  };
+}
 
 /** Writes dist/NAME.ranks with the project's own encoder (rankFile.ts, bundled on the fly). */
 async function writeRankFiles() {
@@ -68,7 +72,7 @@ const builds = [
   { ...node, entryPoints: { extension: 'src/extension/main.ts' }, outdir: 'dist', external: ['vscode'], banner: { js: 'globalThis.__promptInsightLoadStart = performance.now();' }, footer: { js: 'globalThis.__promptInsightLoadEnd = performance.now();' } },
   // Loaded by the extension on first use (language client; runs and comparisons), not at activation.
   { ...node, entryPoints: { 'extension-client': 'src/extension/languageClient.ts', 'extension-features': 'src/extension/features.ts' }, outdir: 'dist', external: ['vscode'] },
-  { ...node, entryPoints: { server: 'src/server/main.ts' }, outdir: 'dist', plugins: [...node.plugins, lazyServerBuiltins] },
+  { ...node, entryPoints: { server: 'src/server/main.ts' }, outdir: 'dist', plugins: [...node.plugins, lazyBuiltins(['child_process', 'net', 'crypto'])] },
   // The sockets of HTTP runs live in this worker thread (core/endpoint/workerWire.ts); found beside the bundles.
   { ...node, entryPoints: { socketWorker: 'src/core/endpoint/socketWorker.ts' }, outdir: 'dist' },
   // Large answers are counted in this worker, stopped at the run's deadline (core/tokens/boundedCount.ts).
@@ -76,7 +80,7 @@ const builds = [
   // Template engines run here, with a deadline and a heap limit (core/render/renderer.ts); they are not in the server bundle.
   // handlebars loads source-map only for precompiled source maps, and falls back without it.
   { ...node, entryPoints: { renderWorker: 'src/core/render/renderWorker.ts' }, outdir: 'dist', external: ['source-map'] },
-  { ...node, entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
+  { ...node, entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' }, plugins: [...node.plugins, lazyBuiltins(['crypto'])] },
   { ...shared, entryPoints: { webview: 'webview/main.ts' }, outdir: 'dist', platform: 'browser', format: 'iife', target: 'chrome120' },
 ];
 

@@ -13,8 +13,8 @@ import type { Allocate, RankFileSource } from './rankFileReaders';
 
 interface BpeExports {
   memory: WebAssembly.Memory;
-  reserveFile(bytes: number): number;
-  beginTables(count: number, lengthsAt: number, blobAt: number): number;
+  reserveRankFile(bytes: number): number;
+  beginIndex(count: number, lengthsAt: number, blobAt: number): number;
   indexTokens(from: number, to: number): void;
   finishTables(blobBytes: number, spansAt: number, spanBytes: number): number;
   reserveBatch(units: number, pieces: number): number;
@@ -50,7 +50,7 @@ function wasmModule(): WebAssembly.Module {
  */
 export const MEMORY_CEILING_BYTES = 128 * 1024 * 1024;
 
-/** Ids indexed per call (a multiple of 16): see indexTokens in assembly/bpe.ts. */
+/** Ids indexed per call (a multiple of 16): see indexTokens in assembly/rankIndex.ts. */
 const INDEX_CHUNK = 8192;
 
 function newInstance(): BpeExports {
@@ -67,7 +67,7 @@ function newInstance(): BpeExports {
 /** Places in the instance's memory for the rank file. */
 function allocateIn(exports: BpeExports): Allocate {
   return (size) => {
-    const at = exports.reserveFile(size); // first: it may grow the memory
+    const at = exports.reserveRankFile(size); // first: it may grow the memory
     return new Uint8Array(exports.memory.buffer, at, size);
   };
 }
@@ -78,7 +78,7 @@ function buildTables(exports: BpeExports, file: Uint8Array): void {
   // Plain numbers before the next call: a call may grow the memory, which empties these views.
   const { count } = data;
   const [blobAt, blobBytes, spansAt, spanBytes] = [data.blob.byteOffset, data.blob.length, data.spans.byteOffset, data.spans.length];
-  if (exports.beginTables(count, data.lengths.byteOffset, blobAt) === -3) throw new Error(`rank table has ${count} tokens, more than the merge holds`);
+  if (exports.beginIndex(count, data.lengths.byteOffset, blobAt) === -3) throw new Error(`rank table has ${count} tokens, more than the merge holds`);
   for (let from = 0; from < count; from += INDEX_CHUNK) exports.indexTokens(from, Math.min(count, from + INDEX_CHUNK));
   const built = exports.finishTables(blobBytes, spansAt, spanBytes);
   if (built === -2) throw new Error('rank data lengths do not match its blob');

@@ -1,7 +1,7 @@
 /** The server bundle's stand-ins for `child_process` and `net`: nothing loads until first use, then the real module answers. */
 import { describe, expect, it } from 'vitest';
 import * as childProcess from 'node:child_process';
-import { lazyBuiltin } from '../../../src/server/lazyBuiltins/lazyBuiltin';
+import { lazyBuiltin } from '../../../src/core/lazyBuiltins/lazyBuiltin';
 
 describe('lazyBuiltin', () => {
   it('loads on first use, once, and behaves as the module', () => {

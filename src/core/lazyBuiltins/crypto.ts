@@ -1,8 +1,8 @@
 /**
- * `crypto` for the server bundle, loaded on first call. Named functions rather than a proxy (see
+ * `crypto` for the server and CLI bundles, loaded on first call. Named functions rather than a proxy (see
  * lazyBuiltin.ts) because the bundle's ES imports of a CommonJS module copy its keys as they load,
- * which would load the builtin at once. These are all the server uses (its own modules and
- * vscode-jsonrpc); another named import fails the build.
+ * which would load the builtin at once. These are all they use (our modules and vscode-jsonrpc);
+ * another named import fails the build.
  */
 import type * as Crypto from 'node:crypto';
 
