@@ -55,7 +55,7 @@ async function writeRankFiles() {
 }
 
 /**
- * dist/bpe.wasm, the byte-pair merge (src/core/tokens/assembly/bpe.ts): compiled before it runs, so
+ * dist/bpe.wasm, the byte-pair merge (src/core/tokens/assembly/, entry bpe.ts): compiled before it runs, so
  * a one-shot count does not wait for V8 to optimise it (README: cold start). Stub runtime: the
  * module allocates its regions itself and never frees them.
  */

@@ -2,7 +2,7 @@
  * Byte-pair encoding over tiktoken rank tables, written for counting speed.
  *
  * Rank lists and pre-tokeniser patterns come from gpt-tokenizer (data only); the merge is ours, in
- * WebAssembly (assembly/bpe.ts through wasmBpe.ts): this file is the pre-tokeniser, which hands the
+ * WebAssembly (assembly/, its entry bpe.ts, through wasmBpe.ts): this file is the pre-tokeniser, which hands the
  * pieces over in batches. gpt-tokenizer and js-tiktoken look every candidate pair up by its bytes;
  * on CJK text, where pieces are long and pairs split characters, that runs at 0.3–1.5 MB/s here.
  * The merge keeps a pair table (for two adjacent tokens, the token their bytes join into, whose id

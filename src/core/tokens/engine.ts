@@ -4,7 +4,7 @@
  * The design card names js-tiktoken; measured here it is 0.2–0.3 MB/s on Chinese text (its merge is
  * quadratic in the length of a pre-tokenised piece), far below the hover bar, and gpt-tokenizer's
  * merge is about 1 MB/s there. So the engine is our own merge (bpe.ts, the merge itself compiled to
- * WebAssembly: assembly/bpe.ts) over gpt-tokenizer's rank tables and pre-tokeniser patterns, tested
+ * WebAssembly: assembly/) over gpt-tokenizer's rank tables and pre-tokeniser patterns, tested
  * id-for-id against OpenAI's tiktoken as the oracle; `npm run bench` measures all of them side by
  * side. Swapping engines means changing this file only.
  */

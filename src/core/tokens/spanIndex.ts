@@ -13,7 +13,7 @@
  *
  * The index is a set of hashed (unit, unit) pairs (a set of 300k strings took ~60 ms of a cold
  * start). Its members are computed here when the rank file is written (rankFile.ts); the merge
- * (assembly/bpe.ts) places them in a hash set at load and hashes a boundary's units the same way.
+ * (assembly/safeCuts.ts) places them in a hash set at load and hashes a boundary's units the same way.
  * A hash collision can only claim a span that does not exist, which withholds a cut: counts stay
  * exact, a part is only longer.
  */

@@ -1,5 +1,5 @@
 /**
- * The WebAssembly merge (assembly/bpe.ts, built into dist/bpe.wasm) behind a small typed API: one
+ * The WebAssembly merge (assembly/, entry bpe.ts, built into dist/bpe.wasm) behind a small typed API: one
  * instance per encoding, holding that encoding's tables in its own memory.
  *
  * Pieces go in as batches: a run of the text's UTF-16 units and the end of each piece in it. The

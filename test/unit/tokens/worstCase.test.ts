@@ -1,6 +1,6 @@
 /**
  * Long pre-tokenised pieces (the merge's worst case): ids equal to tiktoken's on adversarial
- * generators, on both sides of the length where the heap merge takes over (assembly/bpe.ts).
+ * generators, on both sides of the length where the heap merge takes over (assembly/heapMerge.ts).
  */
 import fc from 'fast-check';
 import { get_encoding, type Tiktoken } from 'tiktoken';
