@@ -15,13 +15,23 @@ export interface RankFileSource {
   readSync(allocate: Allocate): Uint8Array;
 }
 
+/** Opens the file and takes the place for it; the descriptor is closed if that fails. */
+function openInto(path: string, allocate: Allocate): { fd: number; target: Uint8Array } {
+  const fd = openSync(path, 'r');
+  try {
+    return { fd, target: allocate(fstatSync(fd).size) };
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+}
+
 export function rankFileOnDisk(path: string): RankFileSource {
   const shrank = (): Error => new Error(`${path} shrank while it was read`);
   return {
     readSync: (allocate) => {
-      const fd = openSync(path, 'r');
+      const { fd, target } = openInto(path, allocate);
       try {
-        const target = allocate(fstatSync(fd).size);
         for (let at = 0; at < target.length; ) {
           const bytes = readSync(fd, target, at, target.length - at, at);
           if (bytes === 0) throw shrank();
@@ -34,14 +44,7 @@ export function rankFileOnDisk(path: string): RankFileSource {
     },
     // Opened and sized at once, so that the read itself is the one thing left to the thread pool.
     read: (allocate) => {
-      const fd = openSync(path, 'r');
-      let target: Uint8Array;
-      try {
-        target = allocate(fstatSync(fd).size);
-      } catch (error) {
-        closeSync(fd);
-        return Promise.reject(error);
-      }
+      const { fd, target } = openInto(path, allocate);
       return new Promise<Uint8Array>((resolve, reject) => {
         const readFrom = (at: number): void => {
           if (at === target.length) return resolve(target);

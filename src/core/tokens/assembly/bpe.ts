@@ -32,6 +32,7 @@ import { initPairs } from './pairs';
 import { PieceCache, unitsHash } from './pieceCache';
 import { buildByteRanks, indexedByteCount, NO_TOKEN, rankOf } from './rankIndex';
 import { buildSpanSet, isCutBetween } from './safeCuts';
+import { codePointAt } from './utf8';
 
 export { beginIndex, indexTokens, reserveRankFile } from './rankIndex';
 export { spanBitsInIndex } from './safeCuts';
@@ -71,35 +72,37 @@ function findCuts(units: usize, length: i32): i32 {
   let previous: i32 = -1;
   for (let i: i32 = 0; i < length; i++) {
     const at = i;
-    let cp = <i32>load<u16>(units + (<usize>i << 1));
-    if (cp >= 0xd800 && cp <= 0xdfff) {
-      const low = i + 1 < length ? <i32>load<u16>(units + (<usize>(i + 1) << 1)) : 0;
-      if (cp > 0xdbff || !(low >= 0xdc00 && low <= 0xdfff)) return -1; // lone surrogate: no cutting
-      cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
-      i++;
-    }
+    const cp = codePointAt(units, i, length);
+    if (cp < 0) return -1; // lone surrogate: no cutting
+    if (cp > 0xffff) i++;
     if (previous >= 0 && (previous >= 0x80 || cp >= 0x80) && isCutBetween(previous, cp)) setI32(cuts, n++, at);
     previous = cp;
   }
   return n;
 }
 
-/** Tokens of units[0, length), through the per-character memo or the piece cache. */
-function countPart(units: usize, length: i32): i32 {
-  if (length == 1) {
-    const code = <i32>load<u16>(units);
-    let count = <i32>load<u8>(singleCharCounts + <usize>code);
-    if (count == 0) {
-      count = rankOfUnits(units, 1) != NO_TOKEN ? 1 : merge(units, 1);
-      store<u8>(singleCharCounts + <usize>code, <u8>count);
-    }
-    return count;
-  }
+/**
+ * Tokens of units[0, length) through the piece cache: one token, or else the merge — of its parts
+ * between safe cuts for a whole piece (`byCuts`), of itself for a part.
+ */
+function cachedCount(units: usize, length: i32, byCuts: bool): i32 {
   const hash = unitsHash(units, length);
   let count = pieceCache.get(units, length, hash);
   if (count < 0) {
-    count = rankOfUnits(units, length) != NO_TOKEN ? 1 : merge(units, length);
+    count = rankOfUnits(units, length) != NO_TOKEN ? 1 : byCuts ? countByCuts(units, length) : merge(units, length);
     pieceCache.set(units, length, hash, count);
+  }
+  return count;
+}
+
+/** Tokens of a part, through the per-character memo or the piece cache. */
+function countPart(units: usize, length: i32): i32 {
+  if (length != 1) return cachedCount(units, length, false);
+  const code = <i32>load<u16>(units);
+  let count = <i32>load<u8>(singleCharCounts + <usize>code);
+  if (count == 0) {
+    count = rankOfUnits(units, 1) != NO_TOKEN ? 1 : merge(units, 1);
+    store<u8>(singleCharCounts + <usize>code, <u8>count);
   }
   return count;
 }
@@ -150,15 +153,7 @@ export function countPieces(pieces: i32): i32 {
   let start: i32 = 0;
   for (let k: i32 = 0; k < pieces; k++) {
     const end = i32At(ends, k);
-    const units = text + (<usize>start << 1);
-    const length = end - start;
-    const hash = unitsHash(units, length);
-    let count = pieceCache.get(units, length, hash);
-    if (count < 0) {
-      count = rankOfUnits(units, length) != NO_TOKEN ? 1 : countByCuts(units, length);
-      pieceCache.set(units, length, hash, count);
-    }
-    total += count;
+    total += cachedCount(text + (<usize>start << 1), end - start, true);
     start = end;
   }
   return total;
@@ -176,13 +171,32 @@ function emit(n: i32, id: i32): i32 {
   return n + 1;
 }
 
-/** Ids of `units`'s tokens appended to out[n…); returns the new length. */
-function encodeUnits(units: usize, length: i32, n: i32): i32 {
-  const rank = rankOfUnits(units, length);
-  if (rank != NO_TOKEN) return emit(n, rank);
+/** Ids of merge(units, length) appended to out[n…); returns the new length. */
+function emitMerged(units: usize, length: i32, n: i32): i32 {
   const count = merge(units, length);
   for (let i: i32 = 0; i < count; i++) n = emit(n, mergedId(i));
   return n;
+}
+
+/** Ids of a part appended to out[n…), `cuts` left as they are: one token, or its merge. */
+function encodePart(units: usize, length: i32, n: i32): i32 {
+  const rank = rankOfUnits(units, length);
+  return rank != NO_TOKEN ? emit(n, rank) : emitMerged(units, length, n);
+}
+
+/** Ids of a piece appended to out[n…): one token, or its parts between safe cuts, or its merge. */
+function encodePiece(units: usize, length: i32, n: i32): i32 {
+  const rank = rankOfUnits(units, length);
+  if (rank != NO_TOKEN) return emit(n, rank);
+  const cutCount = findCuts(units, length);
+  if (cutCount <= 0) return emitMerged(units, length, n);
+  let from: i32 = 0;
+  for (let k: i32 = 0; k < cutCount; k++) {
+    const to = i32At(cuts, k);
+    n = encodePart(units + (<usize>from << 1), to - from, n);
+    from = to;
+  }
+  return encodePart(units + (<usize>from << 1), length - from, n);
 }
 
 /** Token ids of the batch's pieces, at outAddress(); returns their number. */
@@ -191,26 +205,7 @@ export function encodePieces(pieces: i32): i32 {
   let start: i32 = 0;
   for (let k: i32 = 0; k < pieces; k++) {
     const end = i32At(ends, k);
-    const units = text + (<usize>start << 1);
-    const length = end - start;
-    const rank = rankOfUnits(units, length);
-    if (rank != NO_TOKEN) {
-      n = emit(n, rank);
-    } else {
-      const cutCount = findCuts(units, length);
-      if (cutCount <= 0) {
-        n = encodeUnits(units, length, n);
-      } else {
-        // encodeUnits never writes `cuts`: it is read in place.
-        let from: i32 = 0;
-        for (let k2: i32 = 0; k2 < cutCount; k2++) {
-          const to = i32At(cuts, k2);
-          n = encodeUnits(units + (<usize>from << 1), to - from, n);
-          from = to;
-        }
-        n = encodeUnits(units + (<usize>from << 1), length - from, n);
-      }
-    }
+    n = encodePiece(text + (<usize>start << 1), end - start, n);
     start = end;
   }
   return n;

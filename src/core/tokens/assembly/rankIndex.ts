@@ -12,7 +12,6 @@ import { allocBytes, allocZeroed, i32At, setI32 } from './memory';
 export const NO_TOKEN: i32 = -1;
 export const MAX_TOKEN_BYTES: i32 = 255;
 
-let tokenCount: i32 = 0;
 let lengths: usize = 0;
 let blob: usize = 0;
 /** Byte offset in the blob of every 16th id. */
@@ -36,7 +35,6 @@ export function reserveRankFile(bytes: i32): usize {
  */
 export function beginIndex(count: i32, lengthsAt: usize, blobAt: usize): i32 {
   if (<u32>count >= ID_MASK) return -3;
-  tokenCount = count;
   lengths = lengthsAt;
   blob = blobAt;
   blockOffsets = allocBytes(((count >> 4) + 1) << 2);

@@ -25,27 +25,29 @@ export function utf8Into(cp: i32, out: usize): i32 {
   return 4;
 }
 
+/** The code point at units[i] (a surrogate pair is read whole: the caller then skips i + 1), or -1 for a lone surrogate. */
+@inline export function codePointAt(units: usize, i: i32, length: i32): i32 {
+  const unit = <i32>load<u16>(units + (<usize>i << 1));
+  if (unit < 0xd800 || unit > 0xdfff) return unit;
+  if (unit > 0xdbff || i + 1 >= length) return -1;
+  const low = <i32>load<u16>(units + (<usize>(i + 1) << 1));
+  return low >= 0xdc00 && low <= 0xdfff ? 0x10000 + ((unit - 0xd800) << 10) + (low - 0xdc00) : -1;
+}
+
 /** Writes the UTF-8 bytes of units[0, length) at `out` (lone surrogates as U+FFFD, as TextEncoder does); returns their number. */
 export function utf8OfUnits(units: usize, length: i32, out: usize): i32 {
   let n: i32 = 0;
   for (let i: i32 = 0; i < length; i++) {
-    let code = <i32>load<u16>(units + (<usize>i << 1));
-    if (code < 0x80) {
-      store<u8>(out + <usize>n, <u8>code);
+    const unit = <i32>load<u16>(units + (<usize>i << 1));
+    if (unit < 0x80) {
+      store<u8>(out + <usize>n, <u8>unit);
       n++;
       continue;
     }
-    if (code >= 0xd800 && code <= 0xdbff && i + 1 < length) {
-      const low = <i32>load<u16>(units + (<usize>(i + 1) << 1));
-      if (low >= 0xdc00 && low <= 0xdfff) {
-        code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
-        i++;
-        n += utf8Into(code, out + <usize>n);
-        continue;
-      }
-    }
-    if (code >= 0xd800 && code <= 0xdfff) code = 0xfffd;
-    n += utf8Into(code, out + <usize>n);
+    let cp = codePointAt(units, i, length);
+    if (cp < 0) cp = 0xfffd;
+    else if (cp > 0xffff) i++;
+    n += utf8Into(cp, out + <usize>n);
   }
   return n;
 }
@@ -54,13 +56,9 @@ export function utf8OfUnits(units: usize, length: i32, out: usize): i32 {
 export function decodeCodePoints(units: usize, length: i32, out: usize): i32 {
   let n: i32 = 0;
   for (let i: i32 = 0; i < length; i++) {
-    let cp = <i32>load<u16>(units + (<usize>i << 1));
-    if (cp >= 0xd800 && cp <= 0xdfff) {
-      const low = i + 1 < length ? <i32>load<u16>(units + (<usize>(i + 1) << 1)) : 0;
-      if (cp > 0xdbff || !(low >= 0xdc00 && low <= 0xdfff)) return -1;
-      cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
-      i++;
-    }
+    const cp = codePointAt(units, i, length);
+    if (cp < 0) return -1;
+    if (cp > 0xffff) i++;
     setI32(out, n++, cp);
   }
   return n;
