@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { describeReadError, readPromptFile } from '../core/files/workspaceFile';
 import { decodePromptBytes } from '../core/formats/decode';
 import { attributionHints, serverEvidenceHints } from '../core/metrics/attribution';
 import { formatMs } from '../core/metrics/format';
@@ -45,11 +45,12 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
 
   let text: string;
   try {
-    const decoded = decodePromptBytes(await readFile(file));
+    // A regular file inside its workspace, capped (core/files/workspaceFile.ts): what is sent is never a credentials file a link points at.
+    const decoded = decodePromptBytes(await readPromptFile(file));
     if (!decoded.ok) throw new PlanError(`${file}: ${decoded.reason}`);
     text = decoded.text;
   } catch (error) {
-    io.stderr(`prompt-insight run: ${error instanceof PlanError ? error.message : `${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`}\n`);
+    io.stderr(`prompt-insight run: ${error instanceof PlanError ? error.message : `${file}: ${describeReadError(error)}`}\n`);
     return 1;
   }
   const model = stringFlag(args, 'model');

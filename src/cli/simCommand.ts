@@ -1,9 +1,12 @@
-import { readFile } from 'node:fs/promises';
+import { describeReadError, readUserFile } from '../core/files/workspaceFile';
 import { parseScenario } from '../core/sim/scenario';
 import { DEFAULT_SIM_OPTIONS, SIM_FAULTS, startSim, type SimFault } from '../core/sim/simServer';
 import { numberFlag, parseArgs, stringFlag, UsageError } from './args';
 import type { CliIO } from './io';
 import { SIM_USAGE } from './usage';
+
+/** A scenario is a page of YAML; this is far above any real one. */
+const SCENARIO_FILE_MAX_BYTES = 1024 * 1024;
 
 /** `prompt-insight sim`: the simulated endpoint on 127.0.0.1 until Ctrl-C. */
 export async function simCommand(argv: string[], io: CliIO): Promise<number> {
@@ -18,9 +21,10 @@ export async function simCommand(argv: string[], io: CliIO): Promise<number> {
   let scenario;
   if (scenarioFile) {
     try {
-      scenario = parseScenario(await readFile(scenarioFile, 'utf8'));
+      // The user's own argument, so any place is allowed; but a regular file, capped, and a FIFO never blocks.
+      scenario = parseScenario((await readUserFile(scenarioFile, SCENARIO_FILE_MAX_BYTES, 'simulator scenarios')).toString('utf8'));
     } catch (error) {
-      io.stderr(`prompt-insight sim: ${scenarioFile}: ${(error as Error).message}\n`);
+      io.stderr(`prompt-insight sim: ${scenarioFile}: ${describeReadError(error)}\n`);
       return 1;
     }
   }

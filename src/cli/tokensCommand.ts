@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { analyzePromptText, type FileAnalysis } from '../core/analysis';
+import { describeReadError, readPromptFile } from '../core/files/workspaceFile';
 import { decodePromptBytes } from '../core/formats/decode';
 import { LineIndex, rangeAt } from '../core/formats/lineIndex';
 import { TokenCounter } from '../core/tokens/counter';
@@ -27,9 +27,10 @@ export async function tokensCommand(argv: string[], io: CliIO): Promise<number> 
   for (const file of args.positionals) {
     let bytes: Uint8Array;
     try {
-      bytes = await readFile(file);
+      // A regular file inside its workspace (git top level), capped: a committed link to /dev/zero or ~/.git-credentials is refused.
+      bytes = await readPromptFile(file);
     } catch (error) {
-      io.stderr(`prompt-insight: ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}\n`);
+      io.stderr(`prompt-insight: ${file}: ${describeReadError(error)}\n`);
       failed = true;
       continue;
     }

@@ -20,6 +20,8 @@ export interface AnalysisOptions {
   filePath?: string;
   /** Folders searched for Dotprompt partials after the prompt's own (setting `promptInsight.render.partialFolders`, CLI `--partials`). */
   partialFolders?: readonly string[];
+  /** The editor's workspace folders: files a prompt refers to are read only inside the one holding it (core/files/workspaceFile.ts). */
+  workspaceFolders?: readonly string[];
 }
 
 export interface MessageAnalysis {

@@ -24,16 +24,17 @@ const documents = new TextDocuments(TextDocument);
 let settings: ServerSettings = DEFAULT_SERVER_SETTINGS;
 let canPullConfiguration = false;
 let canRefreshCodeLens = false;
+let workspaceFolders: string[] = [];
 const analyses = new DocumentAnalyses(analysisOptions(settings));
 const pendingDiagnostics = new Map<string, NodeJS.Timeout>();
 const runHistory = new RunHistory((message) => connection.console.warn(message));
-let workspaceFolders: string[] = [];
 
 process.on('uncaughtException', (error) => connection.console.error(`Prompt Insight server: uncaught ${describeError(error)}`));
 process.on('unhandledRejection', (error) => connection.console.error(`Prompt Insight server: unhandled ${describeError(error)}`));
 
 function analysisOptions(current: ServerSettings) {
-  return { defaultModel: current.tokens.defaultModel, tokenBudget: current.tokens.budget, partialFolders: current.partialFolders };
+  // workspaceFolders: `${file:}` values and partials are read only inside the folder holding the prompt.
+  return { defaultModel: current.tokens.defaultModel, tokenBudget: current.tokens.budget, partialFolders: current.partialFolders, workspaceFolders };
 }
 
 connection.onInitialize((params) => {

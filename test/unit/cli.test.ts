@@ -1,10 +1,11 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { get_encoding } from 'tiktoken';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { delta, DONE, scriptedServer, usage } from '../fixtures/scriptedServer';
 
 const run = promisify(execFile);
 const CLI = resolve('dist/cli.js');
@@ -92,5 +93,130 @@ describe('prompt-insight tokens', () => {
     expect((await cli('tokens', 'a', '--bogus')).code).toBe(2);
     expect((await cli('frobnicate')).code).toBe(2);
     expect((await cli('--help')).stdout).toContain('prompt-insight tokens FILE...');
+  });
+});
+
+describe('files a repository names, through the CLI (issue 20)', () => {
+  const CREDENTIAL = 'https://ci:FAKE-CREDENTIAL-9c2b@github.com';
+  const TOKEN = 'FAKE-EXTRAHEADER-TOKEN-41d7';
+
+  /** A checkout as CI makes it: a token in .git/config; a credentials file outside the repository. */
+  function checkout() {
+    const top = realpathSync(mkdtempSync(join(tmpdir(), 'pi-cli-files-')));
+    const repo = join(top, 'repo');
+    mkdirSync(join(top, 'home'), { recursive: true });
+    execFileSync('git', ['init', '-q', repo]);
+    execFileSync('git', ['-C', repo, 'config', 'http.https://github.com/.extraheader', `AUTHORIZATION: basic ${TOKEN}`]);
+    writeFileSync(join(top, 'home', '.git-credentials'), CREDENTIAL);
+    return { top, repo, credentials: join(top, 'home', '.git-credentials') };
+  }
+
+  /** The built CLI with a timeout (a blocked read fails the test, not the suite); `maxRssMb` from the process itself. */
+  function cliIn(cwd: string, args: string[], timeoutMs = 15_000): Promise<{ code: number | null; stdout: string; stderr: string; timedOut: boolean; ms: number; maxRssMb: number }> {
+    const preload = join(dir, 'report-rss.cjs');
+    writeFileSync(preload, "process.on('exit', () => require('node:fs').writeSync(2, `\\nmaxRSS=${process.resourceUsage().maxRSS}\\n`));\n");
+    const started = performance.now();
+    return new Promise((done) => {
+      execFile(process.execPath, ['-r', preload, CLI, ...args], { cwd, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+        const rss = /maxRSS=(\d+)/.exec(stderr);
+        done({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr: stderr.replace(/\nmaxRSS=\d+\n/, ''), timedOut: (error as { killed?: boolean } | null)?.killed === true, ms: performance.now() - started, maxRssMb: rss ? Number(rss[1]) / 1024 : NaN });
+      });
+    });
+  }
+
+  it('tokens --rendered: ${file:.git/config} is refused with the reason; the extraheader token is not printed', async () => {
+    const { repo } = checkout();
+    writeFileSync(join(repo, 'p.prompty'), '---\nname: p\nmodel: gpt-4o\nsample:\n  cfg: ${file:.git/config}\n---\nuser:\nConfig: {{cfg}}\n');
+    const result = await cliIn(repo, ['tokens', '--json', '--rendered', 'p.prompty']);
+    expect(result.stdout + result.stderr).not.toContain(TOKEN);
+    expect(result.stdout + result.stderr).not.toContain('extraheader');
+    const file = JSON.parse(result.stdout).files[0];
+    expect(file.diagnostics.map((d: { message: string }) => d.message).join('\n')).toContain("'.git/config' is inside a .git folder");
+  });
+
+  it('run: ${file:.git/config} is not sent to the endpoint', async () => {
+    const { repo } = checkout();
+    writeFileSync(join(repo, 'p.prompty'), '---\nname: p\nmodel: gpt-4o\nsample:\n  cfg: ${file:.git/config}\n---\nuser:\nConfig: {{cfg}}\n');
+    const server = await scriptedServer(() => ({ steps: [{ write: delta({ content: 'ok' }, 'stop') }, { write: usage(3, 1) }, { write: DONE }] }));
+    try {
+      const result = await cliIn(repo, ['run', 'p.prompty', '--endpoint', server.url, '--no-store', '--json']);
+      expect(result.code).toBe(0);
+      const chat = server.requests.find((r) => r.method === 'POST')!;
+      expect(chat.body).toContain('Config: ${file:.git/config}');
+      expect(server.requests.map((r) => r.body).join('\n')).not.toContain(TOKEN);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a committed prompt file that is a link to ~/.git-credentials is refused by tokens and run; nothing is printed or sent', async () => {
+    const { repo, credentials } = checkout();
+    symlinkSync(credentials, join(repo, 'notes.prompt.txt'));
+    const tokens = await cliIn(repo, ['tokens', '--json', '--rendered', 'notes.prompt.txt']);
+    expect(tokens.code).toBe(1);
+    expect(tokens.stderr).toContain("'notes.prompt.txt' leads outside the workspace");
+    expect(tokens.stdout + tokens.stderr).not.toContain('FAKE-CREDENTIAL');
+    const server = await scriptedServer(() => ({ steps: [{ write: delta({ content: 'ok' }, 'stop') }, { write: DONE }] }));
+    try {
+      const run = await cliIn(repo, ['run', 'notes.prompt.txt', '--endpoint', server.url, '--model', 'gpt-4o', '--no-store']);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('leads outside the workspace');
+      expect(server.requests).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a committed link to /dev/zero is refused at once with memory bounded (it drove tokens past 600 MB)', async () => {
+    const { repo } = checkout();
+    symlinkSync('/dev/zero', join(repo, 'zero.prompty'));
+    const result = await cliIn(repo, ['tokens', '--json', 'zero.prompty']);
+    expect(result.timedOut).toBe(false);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("'zero.prompty' leads outside the workspace");
+    expect(result.maxRssMb).toBeLessThan(200);
+    console.log(`tokens on a link to /dev/zero: ${Math.round(result.ms)} ms, max RSS ${Math.round(result.maxRssMb)} MB`);
+  });
+
+  it('a FIFO as the prompt file or as a ${file:} value is refused at once, never a hang', async () => {
+    const { repo } = checkout();
+    execFileSync('mkfifo', [join(repo, 'pipe.prompty')]);
+    execFileSync('mkfifo', [join(repo, 'pipe.json')]);
+    writeFileSync(join(repo, 'p.prompty'), '---\nname: p\nmodel: gpt-4o\nsample:\n  x: ${file:pipe.json}\n---\nuser:\nX: {{x}}\n');
+    const result = await cliIn(repo, ['tokens', '--json', 'pipe.prompty', 'p.prompty'], 10_000);
+    expect(result.timedOut).toBe(false);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("'pipe.prompty' is a FIFO (named pipe), not a regular file");
+    expect(JSON.parse(result.stdout).files[0].diagnostics[0].message).toContain("'pipe.json' is a FIFO");
+  });
+
+  it('a prompt file over 8 MB is refused from its size before reading (a 6 GiB sparse file)', async () => {
+    const { repo } = checkout();
+    writeFileSync(join(repo, 'huge.prompt.txt'), '');
+    truncateSync(join(repo, 'huge.prompt.txt'), 6 * 1024 ** 3);
+    const result = await cliIn(repo, ['tokens', 'huge.prompt.txt']);
+    expect(result.stderr).toContain(`is ${6 * 1024 ** 3} bytes, over the 8388608-byte limit for prompt files`);
+    expect(result.maxRssMb).toBeLessThan(200);
+  });
+
+  it('a link inside the repository to another file of it is read as usual', async () => {
+    const { repo } = checkout();
+    mkdirSync(join(repo, 'shared'));
+    writeFileSync(join(repo, 'shared', 'base.prompt.txt'), 'You find single-family homes.');
+    symlinkSync('shared/base.prompt.txt', join(repo, 'linked.prompt.txt'));
+    const result = await cliIn(repo, ['tokens', '--json', '--rendered', 'linked.prompt.txt']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout).files[0].prompts[0].tokens.messages[0].content).toBe('You find single-family homes.');
+  });
+
+  it('sim --scenario: a FIFO or a device is refused at once (the user\'s own file may be anywhere, but is bounded)', async () => {
+    const { repo } = checkout();
+    execFileSync('mkfifo', [join(repo, 'scenario.yaml')]);
+    for (const scenario of [join(repo, 'scenario.yaml'), '/dev/zero']) {
+      const result = await cliIn(repo, ['sim', '--scenario', scenario], 10_000);
+      expect(result.timedOut).toBe(false);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/is a (FIFO|device)/);
+    }
   });
 });

@@ -4,6 +4,7 @@
  * front-matter `tests:` key, in promptfoo's vocabulary. Problems are reported, never thrown.
  */
 import { basename, dirname, join } from 'node:path';
+import { readTestsFileSync } from '../files/workspaceFile';
 import { readFrontMatter } from '../formats/frontMatterDoc';
 import type { Prompt, PromptFormat } from '../formats/model';
 import { isPlainRecord, parseYaml } from '../formats/yaml';
@@ -49,13 +50,24 @@ export function sidecarPathFor(file: string): string {
   return join(dirname(file), `${name}.tests.yaml`);
 }
 
-export function loadTestSuite(file: string, text: string, format: PromptFormat, prompt: Prompt, readFile: (path: string) => string | undefined): TestSuite {
+/**
+ * `readFile` reads the sidecar: undefined when there is none; it may throw (a WorkspaceFileError for a
+ * sidecar that is a link out of the workspace, a FIFO, too large), which becomes a problem here.
+ * Default: readTestsFileSync (core/files/workspaceFile.ts) with the CLI's workspace rule; the editor
+ * passes `(path) => readTestsFileSync(path, { workspaceFolders })`.
+ */
+export function loadTestSuite(file: string, text: string, format: PromptFormat, prompt: Prompt, readFile: (path: string) => string | undefined = (path) => readTestsFileSync(path)): TestSuite {
   if (format === 'github-prompt-yaml') return githubSuite(prompt);
   const problems: string[] = [];
   const frontTests = format === 'text' ? undefined : readFrontMatter(text).fields.raw('tests');
   if (frontTests !== undefined) return { cases: promptfooCases({ tests: frontTests }, 'front matter', problems), source: `${basename(file)} front matter`, problems };
   const sidecar = sidecarPathFor(file);
-  const sidecarText = readFile(sidecar);
+  let sidecarText: string | undefined;
+  try {
+    sidecarText = readFile(sidecar);
+  } catch (error) {
+    return { cases: [], source: basename(sidecar), problems: [`${basename(sidecar)} is not read: ${(error as Error).message}`] };
+  }
   if (sidecarText === undefined) return { cases: [], source: basename(sidecar), problems: [`No test cases: add ${basename(sidecar)} beside the prompt (promptfoo-style \`tests:\` with \`assert:\`), or a \`tests:\` key in its front matter.`] };
   const parsed = parseYaml(sidecarText, 0);
   const error = parsed.diagnostics.find((d) => d.severity === 'error');

@@ -2,12 +2,12 @@
  * Turns revision names (commit ids, branches, `HEAD~1`, `working`, `buffer`) into the prompt text at
  * each, reading every committed revision in one `git cat-file --batch`.
  */
-import { readFile } from 'node:fs/promises';
+import { describeReadError, readPromptFile, type WorkspaceScope } from '../files/workspaceFile';
 import { BUFFER_REVISION, contentsAt, fileHistory, resolveRevision, WORKING_REVISION, type FileHistory, type FileRevision } from '../history/fileHistory';
 import { git, GitError, isGitStop } from '../history/git';
 import type { RevisionSource } from './compare';
 
-export async function loadRevisionSources(file: string, revs: readonly string[], options: { bufferText?: string; history?: FileHistory; signal?: AbortSignal } = {}): Promise<{ sources: RevisionSource[]; history?: FileHistory }> {
+export async function loadRevisionSources(file: string, revs: readonly string[], options: { bufferText?: string; history?: FileHistory; signal?: AbortSignal; workspaceFolders?: readonly string[] } = {}): Promise<{ sources: RevisionSource[]; history?: FileHistory }> {
   const needsGit = revs.some((r) => r !== WORKING_REVISION && r !== BUFFER_REVISION);
   const call = options.signal ? { signal: options.signal } : {};
   const history = options.history ?? (needsGit ? await fileHistory(file, call) : undefined);
@@ -15,7 +15,7 @@ export async function loadRevisionSources(file: string, revs: readonly string[],
   const sources: (RevisionSource | undefined)[] = new Array(revs.length);
   for (const [index, rev] of revs.entries()) {
     if (rev === WORKING_REVISION) {
-      sources[index] = { rev, label: 'working copy', path: history?.path ?? file, text: await readWorking(file) };
+      sources[index] = { rev, label: 'working copy', path: history?.path ?? file, text: await readWorking(file, options.workspaceFolders ? { workspaceFolders: options.workspaceFolders } : {}) };
     } else if (rev === BUFFER_REVISION) {
       if (options.bufferText === undefined) throw new GitError('bad-revision', 'There is no unsaved editor buffer to compare.');
       sources[index] = { rev, label: 'unsaved buffer', path: history?.path ?? file, text: options.bufferText };
@@ -35,11 +35,12 @@ export async function loadRevisionSources(file: string, revs: readonly string[],
   return { sources: sources as RevisionSource[], ...(history ? { history } : {}) };
 }
 
-async function readWorking(file: string): Promise<string> {
+/** The working copy, read as any file a repository names: a regular file inside its workspace, capped. */
+async function readWorking(file: string, scope: WorkspaceScope): Promise<string> {
   try {
-    return await readFile(file, 'utf8');
+    return (await readPromptFile(file, scope)).toString('utf8');
   } catch (error) {
-    throw new GitError('bad-revision', `The working copy of ${file} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new GitError('bad-revision', `The working copy of ${file} cannot be read: ${describeReadError(error)}`);
   }
 }
 

@@ -1,13 +1,13 @@
 /**
  * Files a prompt refers to: Dotprompt partials (`{{> style}}` → `_style.prompt`) and Prompty
- * `${file:name.json}` values. Both are read only from the prompt's own folder and below, through
- * no link that leads elsewhere, and bounded in size and number: a prompt from an untrusted
- * repository must not pull `~/.ssh/id_rsa` into what ▶ Run sends.
+ * `${file:name.json}` values. Each is read through core/files/workspaceFile.ts: a regular file inside
+ * the workspace after links are resolved, never under `.git`, at most 1 MB, a FIFO refused at once —
+ * a prompt from an untrusted repository must not pull `~/.git-credentials` or a CI checkout's token
+ * in `.git/config` into what ▶ Run sends. Names are relative to the prompt's folder, never absolute.
  */
-import { closeSync, fstatSync, openSync, readSync, realpathSync, constants } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { findWorkspaceRoot, readWorkspaceFileSync, REFERENCED_FILE_MAX_BYTES, WorkspaceFileError } from '../files/workspaceFile';
 
-const MAX_REFERENCE_BYTES = 1024 * 1024;
 const MAX_PARTIALS = 32;
 const PARTIAL_USE = /\{\{#?>\s*([A-Za-z0-9_][\w./-]*)/g;
 const HANDLEBARS_COMMENT = /\{\{!--[\s\S]*?--\}\}|\{\{![\s\S]*?\}\}/g;
@@ -17,37 +17,15 @@ export interface ReferenceNote {
   message: string;
 }
 
-/** Reads `name` under `folder` or says why not. */
-function readInside(folder: string, name: string): { text: string } | { error: string } {
-  if (isAbsolute(name) || name.split(/[\\/]/).includes('..')) return { error: `'${name}' is outside the prompt's folder; only files beside the prompt (or below it) are read` };
-  let realFolder: string;
-  let realFile: string;
+/** Reads `name` (relative to `folder`) inside `root`, or says why not. */
+function readReference(folder: string, name: string, root: string): { text: string } | { error: string; kind: WorkspaceFileError['kind'] | 'absolute' } {
+  if (isAbsolute(name)) return { error: `'${name}' is an absolute path; only files named relative to the prompt, inside the workspace, are read`, kind: 'absolute' };
   try {
-    realFolder = realpathSync(folder);
-    realFile = realpathSync(resolve(folder, name));
-  } catch {
-    return { error: `'${name}' was not found beside the prompt` };
-  }
-  const inside = relative(realFolder, realFile);
-  if (inside.startsWith(`..${sep}`) || inside === '..' || isAbsolute(inside)) return { error: `'${name}' leads outside the prompt's folder (through a link); it is not read` };
-  let fd: number | undefined;
-  try {
-    fd = openSync(realFile, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) return { error: `'${name}' is not a file` };
-    if (stat.size > MAX_REFERENCE_BYTES) return { error: `'${name}' is ${stat.size} bytes, over the ${MAX_REFERENCE_BYTES}-byte limit for referenced files` };
-    const buffer = Buffer.alloc(stat.size);
-    let read = 0;
-    while (read < stat.size) {
-      const n = readSync(fd, buffer, read, stat.size - read, read);
-      if (n === 0) break;
-      read += n;
-    }
-    return { text: buffer.subarray(0, read).toString('utf8') };
+    return { text: readWorkspaceFileSync(resolve(folder, name), { root, maxBytes: REFERENCED_FILE_MAX_BYTES, what: 'referenced files', shownAs: name }).toString('utf8') };
   } catch (error) {
-    return { error: `'${name}' could not be read: ${(error as Error).message}` };
-  } finally {
-    if (fd !== undefined) closeSync(fd);
+    // Notes become sentences elsewhere (analysis.ts adds the full stop).
+    if (error instanceof WorkspaceFileError) return { error: error.message.replace(/\.$/, ''), kind: error.kind };
+    throw error;
   }
 }
 
@@ -55,8 +33,9 @@ function readInside(folder: string, name: string): { text: string } | { error: s
  * Partials the source uses (and the partials they use), read from `_name.prompt` or `name.prompt`
  * beside the prompt, then in each configured folder (the same rules inside each).
  */
-export function loadPartials(promptPath: string, source: string, moreFolders: readonly string[] = []): { partials: Record<string, string>; notes: ReferenceNote[] } {
-  const folders = [dirname(promptPath), ...moreFolders];
+export function loadPartials(promptPath: string, source: string, moreFolders: readonly string[] = [], root: string = findWorkspaceRoot(promptPath)): { partials: Record<string, string>; notes: ReferenceNote[] } {
+  // A configured folder is the user's choice (a machine setting, a CLI flag): it is its own root.
+  const folders = [{ folder: dirname(promptPath), root }, ...moreFolders.map((folder) => ({ folder, root: folder }))];
   const partials: Record<string, string> = {};
   const notes: ReferenceNote[] = [];
   const queue = [source];
@@ -72,15 +51,19 @@ export function loadPartials(promptPath: string, source: string, moreFolders: re
         return { partials, notes };
       }
       const base = name.includes('/') ? join(dirname(name), `_${name.split('/').pop()}.prompt`) : `_${name}.prompt`;
-      let found: { text: string } | { error: string } = { error: 'not found' };
-      for (const folder of folders) {
-        found = readInside(folder, base);
-        if ('error' in found) found = readInside(folder, `${name}.prompt`);
+      let found: ReturnType<typeof readReference> = { error: 'not found', kind: 'not-found' };
+      const refused: string[] = [];
+      for (const { folder, root: folderRoot } of folders) {
+        for (const candidate of [base, `${name}.prompt`]) {
+          found = readReference(folder, candidate, folderRoot);
+          if (!('error' in found)) break;
+          if (found.kind !== 'not-found') refused.push(found.error);
+        }
         if (!('error' in found)) break;
       }
       if ('error' in found) {
         // Not registered: the library then fails as the runtime would, and says so.
-        notes.push({ message: `partial '${name}': neither _${name}.prompt nor ${name}.prompt is beside the prompt${moreFolders.length ? ' or in the partial folders' : ''}` });
+        notes.push({ message: refused.length > 0 ? `partial '${name}': ${refused.join('; ')}` : `partial '${name}': neither _${name}.prompt nor ${name}.prompt is beside the prompt${moreFolders.length ? ' or in the partial folders' : ''}` });
         continue;
       }
       partials[name] = found.text;
@@ -91,7 +74,7 @@ export function loadPartials(promptPath: string, source: string, moreFolders: re
 }
 
 /** Input values written as `${file:name}` replaced by the file (JSON parsed, other text as text). */
-export function resolveFileValues(promptPath: string | undefined, values: Record<string, unknown>): { values: Record<string, unknown>; notes: ReferenceNote[] } {
+export function resolveFileValues(promptPath: string | undefined, values: Record<string, unknown>, root?: string): { values: Record<string, unknown>; notes: ReferenceNote[] } {
   const notes: ReferenceNote[] = [];
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(values)) {
@@ -105,7 +88,7 @@ export function resolveFileValues(promptPath: string | undefined, values: Record
       out[key] = value;
       continue;
     }
-    const found = readInside(dirname(promptPath), match[1]!.trim());
+    const found = readReference(dirname(promptPath), match[1]!.trim(), root ?? findWorkspaceRoot(promptPath));
     if ('error' in found) {
       notes.push({ message: `input '${key}': ${found.error}` });
       out[key] = value;

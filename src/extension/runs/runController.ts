@@ -77,6 +77,8 @@ export class RunController implements vscode.Disposable {
         ...(choice.config.model ? { endpointModel: choice.config.model } : {}),
         references: {
           ...(document.uri.scheme === 'file' ? { filePath: document.uri.fsPath } : {}),
+          // As the language server counts: references are read only inside the workspace folder holding the prompt.
+          workspaceFolders: (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath),
           // The same folders the language server counts with, so what is sent is what was counted.
           partialFolders: (settings.get<unknown[]>('render.partialFolders') ?? []).filter((f): f is string => typeof f === 'string' && path.isAbsolute(f)),
         },
