@@ -64,7 +64,7 @@ async function writeBpeWasm() {
   if (error) throw new Error(`asc: ${error.message}\n${stderr.toString()}`);
 }
 
-// Bundles run template engines only in dist/renderWorker.js; from source (tests) they run in-thread.
+// Bundles run template engines only in dist/renderInterpreted.js and dist/renderHandlebars.js; from source (tests) in-thread.
 const node = { ...shared, platform: 'node', format: 'cjs', target: 'node20', plugins: [sharedRankTables], define: { 'process.env.PROMPT_INSIGHT_BUNDLED': '"1"' } };
 
 const builds = [
@@ -77,9 +77,13 @@ const builds = [
   { ...node, entryPoints: { socketWorker: 'src/core/endpoint/socketWorker.ts' }, outdir: 'dist' },
   // Large answers are counted in this worker, stopped at the run's deadline (core/tokens/boundedCount.ts).
   { ...node, entryPoints: { countWorker: 'src/core/tokens/countWorker.ts' }, outdir: 'dist' },
-  // Template engines run here, with a deadline and a heap limit (core/render/renderer.ts); they are not in the server bundle.
+  // Template engines run in separate, locked-down processes (core/render/renderer.ts, isolatedProcess.ts); they are not
+  // in the server or CLI bundles. Strict mode throughout: no function of theirs is reachable from a stack trace.
+  // Jinja2 and Mustache interpret templates (their process runs without code generation from strings).
+  { ...node, entryPoints: { renderInterpreted: 'src/core/render/interpretedEngineProcess.ts' }, outdir: 'dist', banner: { js: '"use strict";' } },
+  // Dotprompt (Handlebars compiles templates to JavaScript), started only for Dotprompt files.
   // handlebars loads source-map only for precompiled source maps, and falls back without it.
-  { ...node, entryPoints: { renderWorker: 'src/core/render/renderWorker.ts' }, outdir: 'dist', external: ['source-map'] },
+  { ...node, entryPoints: { renderHandlebars: 'src/core/render/handlebarsEngineProcess.ts' }, outdir: 'dist', external: ['source-map'], banner: { js: '"use strict";' } },
   { ...node, entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' }, plugins: [...node.plugins, lazyBuiltins(['crypto'])] },
   { ...shared, entryPoints: { webview: 'webview/main.ts' }, outdir: 'dist', platform: 'browser', format: 'iife', target: 'chrome120' },
 ];

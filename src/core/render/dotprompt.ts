@@ -6,10 +6,18 @@
  * name, so rendering touches no file system. Media parts (`{{media url=…}}`) carry no text; they
  * are returned as a count and not counted as tokens (providers bill images by their size, which a
  * URL does not tell).
+ *
+ * Handlebars compiles templates to JavaScript, so this runs in its own render process (renderer.ts)
+ * that is allowed to generate code and nothing else the interpreting engines' process is denied.
+ * Values are prototype-less copies (engineData.ts; Handlebars' own access control also refuses
+ * members that are not own properties), and the library's shared Handlebars instance is emptied
+ * of the previous render's partials, so every render starts from the same state.
  */
 import { Dotprompt } from 'dotprompt';
 import Handlebars from 'handlebars';
+import { prototypeLessCopy, prototypeLessRecord } from './engineData';
 import type { RuntimeData } from './engineRequest';
+import { MAX_RENDERED_CHARS, renderedSizeError } from './renderLimits';
 
 export interface DotpromptMessage {
   role: string;
@@ -25,19 +33,30 @@ const DOTPROMPT_HELPERS = new Set(['json', 'role', 'history', 'section', 'media'
 
 export async function renderDotprompt(source: string, input: Record<string, unknown>, partials: Record<string, string>, runtimeData: RuntimeData = {}): Promise<DotpromptResult> {
   try {
-    const dotprompt = new Dotprompt({ partials });
+    const dotprompt = new Dotprompt();
+    const handlebars = (dotprompt as unknown as { handlebars: typeof Handlebars }).handlebars;
+    for (const name of Object.keys(handlebars.partials)) handlebars.unregisterPartial(name);
+    for (const [name, text] of Object.entries(partials)) dotprompt.definePartial(name, text);
     const parsed = dotprompt.parse(source);
     const defaults = (parsed.input?.default ?? {}) as Record<string, unknown>;
-    const data = { ...defaults, ...structuredClone(input) };
-    const rendered = await dotprompt.render(source, { input: data, ...(structuredClone(runtimeData) as object) });
-    const messages = rendered.messages.map((message) => ({
-      role: message.role,
-      text: message.content.map((part) => ('text' in part && typeof part.text === 'string' ? part.text : '')).join(''),
-      mediaParts: message.content.filter((part) => 'media' in part).length,
-      history: message.metadata?.purpose === 'history',
-    }));
-    return { messages, ...(typeof parsed.model === 'string' ? { model: parsed.model } : {}), missing: missingVariables(parsed.template, data, partials) };
+    const data = prototypeLessRecord({ ...defaults, ...input });
+    const context = runtimeData.context ? { context: prototypeLessCopy(runtimeData.context) as Record<string, unknown> } : {};
+    const messages = runtimeData.messages ? { messages: prototypeLessCopy(runtimeData.messages) as unknown[] } : {};
+    const rendered = await dotprompt.render(source, { input: data, ...context, ...(messages as object) });
+    // History messages are the caller's prototype-less copies: read by index, not with array methods.
+    const out = Array.from(rendered.messages, (message) => {
+      const parts = Array.from(message.content);
+      return {
+        role: message.role,
+        text: parts.map((part) => ('text' in part && typeof part.text === 'string' ? part.text : '')).join(''),
+        mediaParts: parts.filter((part) => 'media' in part).length,
+        history: message.metadata?.purpose === 'history',
+      };
+    });
+    if (out.reduce((sum, message) => sum + message.text.length, 0) > MAX_RENDERED_CHARS) return { error: renderedSizeError() };
+    return { messages: out, ...(typeof parsed.model === 'string' ? { model: parsed.model } : {}), missing: missingVariables(parsed.template, data, partials) };
   } catch (error) {
+    if (error instanceof RangeError && /string length/i.test(error.message)) return { error: renderedSizeError() };
     return { error: error instanceof Error ? error.message : String(error) };
   }
 }

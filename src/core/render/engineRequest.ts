@@ -1,10 +1,10 @@
-/** One template render, as sent to the render worker (plain data only: it crosses a thread boundary). */
+/** One template render, as sent to a render process (plain JSON data only: it crosses a process boundary). */
 import type { DotpromptResult } from './dotprompt';
 import type { EngineResult } from './engineResult';
 
-export type EngineRequest =
-  | { engine: 'jinja2' | 'mustache'; template: string; data: Record<string, unknown> }
-  | { engine: 'dotprompt'; source: string; input: Record<string, unknown>; partials: Record<string, string>; runtimeData?: RuntimeData };
+export type InterpretedRequest = { engine: 'jinja2' | 'mustache'; template: string; data: Record<string, unknown> };
+export type DotpromptRequest = { engine: 'dotprompt'; source: string; input: Record<string, unknown>; partials: Record<string, string>; runtimeData?: RuntimeData };
+export type EngineRequest = InterpretedRequest | DotpromptRequest;
 
 /** What an application passes a Dotprompt render besides inputs: `@` context values and history messages. */
 export interface RuntimeData {
@@ -14,16 +14,20 @@ export interface RuntimeData {
 
 export type EngineAnswer = EngineResult | DotpromptResult;
 
-/** Runs the request's engine in this thread (the worker calls this; so do tests from source). */
+/** Which render process serves an engine: the interpreting engines never generate code; Handlebars does. */
+export type EngineGroup = 'interpreted' | 'handlebars';
+
+export function engineGroupOf(request: EngineRequest): EngineGroup {
+  return request.engine === 'dotprompt' ? 'handlebars' : 'interpreted';
+}
+
+/**
+ * Runs the request's engine in this process: render processes call the group's runner directly;
+ * this is for tests from source. Every engine gets its values as prototype-less copies (engineData.ts).
+ */
 export async function runEngine(request: EngineRequest): Promise<EngineAnswer> {
-  if (request.engine === 'dotprompt') {
-    const { renderDotprompt } = await import('./dotprompt');
-    return renderDotprompt(request.source, request.input, request.partials, request.runtimeData);
-  }
-  if (request.engine === 'mustache') {
-    const { renderMustache } = await import('./mustache');
-    return renderMustache(request.template, request.data);
-  }
-  const { renderJinja } = await import('./jinja');
-  return renderJinja(request.template, request.data);
+  // Round-trip through JSON as the pipe to a render process does, so source runs see the same data.
+  const wire = JSON.parse(JSON.stringify(request)) as EngineRequest;
+  if (wire.engine === 'dotprompt') return (await import('./handlebarsEngine')).runHandlebarsEngine(wire);
+  return (await import('./interpretedEngines')).runInterpretedEngine(wire);
 }

@@ -1,98 +1,175 @@
 /**
- * Jinja2 templates (Prompty's default `template.format`) rendered with nunjucks, a maintained
- * Jinja-compatible engine, with its Jinja compatibility layer.
+ * Jinja2 templates (Prompty's default `template.format`) rendered with `@huggingface/jinja`, an
+ * engine built to render untrusted chat templates: it interprets the template's syntax tree and
+ * never turns template text into JavaScript. Values live in its own value types (maps and arrays
+ * of wrapped values), so names and members are looked up in Maps: there is no prototype, no
+ * `constructor`, no live engine object for a template to reach.
  *
- * nunjucks is not a sandbox: compiled templates look members up on live JavaScript objects, so
- * `range.constructor("…")()` reaches `Function` and runs code. Prompt files come from repositories
- * we do not trust and the language server renders them as they open, so member lookups here refuse
- * the names that lead from a value to its constructor or prototype, and refuse every member of a
- * function; no template loader is configured (`include`/`import`/`extends` cannot read files); and
- * `range()` is capped. Time and memory are bounded by the caller (renderer.ts runs this in a worker).
+ * Where Prompty's runtime (Python Jinja2, default options) and the library differ on what the
+ * corpus uses, the difference is bridged here with the library's public pieces (tokenizer, parser,
+ * interpreter, environment), never by handing the template a JavaScript object:
+ *  - blocks are neither trimmed nor left-stripped (the library's `Template` turns both on);
+ *  - `{% block name %}…{% endblock %}` in a template that extends nothing renders in place;
+ *  - looping over an undefined value loops zero times, and printing a method (`item.title` of a
+ *    string) prints nothing, as an undefined value would.
+ * `range()` is capped; no string may grow past the rendered-size limit. Time and memory are
+ * bounded by the caller (the render process, renderer.ts).
  */
-import nunjucks from 'nunjucks';
+import { Environment, Interpreter, parse, tokenize } from '@huggingface/jinja';
 import type { EngineResult } from './engineResult';
+import { MAX_RENDERED_CHARS, renderedSizeError } from './renderLimits';
 
-const BLOCKED_MEMBERS = new Set([
-  'constructor', '__proto__', 'prototype', '__defineGetter__', '__defineSetter__', '__lookupGetter__', '__lookupSetter__',
-  'caller', 'callee', 'arguments', 'bind', 'call', 'apply', 'valueOf', 'toString', 'toLocaleString',
-]);
-const RANGE_LIMIT = 10_000;
-/** Python's str methods that Jinja2 templates call (`name.upper()`); nunjucks has them only as filters. */
-const STRING_METHODS: Record<string, (text: string, ...args: unknown[]) => unknown> = {
-  upper: (t) => t.toUpperCase(),
-  lower: (t) => t.toLowerCase(),
-  strip: (t) => t.trim(),
-  lstrip: (t) => t.trimStart(),
-  rstrip: (t) => t.trimEnd(),
-  title: (t) => t.replace(/\w\S*/g, (w) => w[0]!.toUpperCase() + w.slice(1).toLowerCase()),
-  capitalize: (t) => t.charAt(0).toUpperCase() + t.slice(1).toLowerCase(),
-  startswith: (t, prefix) => t.startsWith(String(prefix)),
-  endswith: (t, suffix) => t.endsWith(String(suffix)),
-  replace: (t, from, to) => t.split(String(from)).join(String(to)),
-  split: (t, separator) => (separator === undefined ? t.trim().split(/\s+/) : t.split(String(separator))),
-};
-const GLOBALS = new Set(['range', 'cycler', 'joiner', 'loop', 'super', 'caller', 'True', 'False', 'None', 'true', 'false', 'none']);
+export const RANGE_LIMIT = 10_000;
 
-let installed = false;
-let missing: Set<string> | undefined;
+type RuntimeValue = ReturnType<Environment['lookupVariable']>;
+type Statement = Parameters<Interpreter['evaluate']>[0] & object;
+type Token = ReturnType<typeof tokenize>[number];
 
-function installGuards(): void {
-  if (installed) return;
-  installed = true;
-  nunjucks.installJinjaCompat();
-  const runtime = (nunjucks as unknown as { runtime: Record<string, (...args: unknown[]) => unknown> }).runtime;
-  const memberLookup = runtime.memberLookup!;
-  runtime.memberLookup = function guardedMemberLookup(this: unknown, obj: unknown, name: unknown, ...rest: unknown[]) {
-    if (typeof obj === 'function') throw new Error(`template accessed a member '${String(name)}' of a function; refused`);
-    if (typeof name !== 'string' && typeof name !== 'number') throw new Error('template used a non-text member name; refused');
-    if (BLOCKED_MEMBERS.has(String(name))) throw new Error(`template accessed '${String(name)}'; refused (it leads out of the data)`);
-    if (typeof obj === 'string' && typeof name === 'string' && Object.prototype.hasOwnProperty.call(STRING_METHODS, name)) {
-      const method = STRING_METHODS[name]!;
-      return (...args: unknown[]) => method(obj, ...args);
+/** Python Jinja2's literal names; everything else comes from the data. */
+const GLOBALS: Record<string, unknown> = { true: true, false: false, none: null, True: true, False: false, None: null };
+/** Statement kinds the interpreter renders itself; any other node in a body is an expression it prints. */
+const STATEMENTS = new Set(['Program', 'If', 'For', 'Set', 'Macro', 'Comment', 'Break', 'Continue', 'CallStatement', 'FilterStatement', 'StringLiteral']);
+
+export function renderJinja(template: string, data: Record<string, unknown>): EngineResult {
+  try {
+    const program = parse(blocksInPlace(tokenize(template, { lstrip_blocks: false, trim_blocks: false })));
+    const globals = new Environment();
+    for (const [name, value] of Object.entries(GLOBALS)) globals.set(name, value);
+    globals.set('range', cappedRange);
+    const scope = new Environment(globals);
+    for (const name of Object.keys(data)) scope.setVariable(name, runtimeValue(data[name]));
+    const interpreter = new BoundedInterpreter(scope, program as Statement);
+    const text = interpreter.run(program).value;
+    if (typeof text !== 'string') return { error: 'the template did not render to text' };
+    if (text.length > MAX_RENDERED_CHARS) return { error: renderedSizeError() };
+    return { text, missing: [...interpreter.missing] };
+  } catch (error) {
+    // V8's own string-length limit (~512M characters) is the same limit reached later.
+    if (error instanceof RangeError && /string length/i.test(error.message)) return { error: renderedSizeError() };
+    return { error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/**
+ * The library's interpreter, plus: names that resolve to nothing are recorded (reported as
+ * variables with no value); a string past the rendered-size limit stops the render as soon as it
+ * is made (so a template doubling a string stops at 4 MB, not at the heap limit); undefined loop
+ * sources and printed methods behave as in Jinja2/nunjucks (see the file comment).
+ */
+class BoundedInterpreter extends Interpreter {
+  readonly missing = new Set<string>();
+  private readonly loopSources = new WeakSet<object>();
+  private readonly printed = new WeakSet<object>();
+  private readonly empty: { array: () => RuntimeValue; undefined: () => RuntimeValue };
+
+  constructor(scope: Environment, program: Statement) {
+    super(scope);
+    markNodes(program, this.loopSources, this.printed);
+    this.empty = { array: () => runtimeValue([]), undefined: () => runtimeValue(undefined) };
+    // Loop bodies accumulate in renderBlock, which `evaluate` does not see: check what each body adds.
+    const self = this as unknown as { renderBlock: (statements: Statement[], environment: Environment) => string };
+    const renderBlock = self.renderBlock.bind(this);
+    self.renderBlock = (statements, environment) => boundedText(renderBlock(statements, environment));
+  }
+
+  override evaluate(statement: Statement | undefined, environment: Environment): RuntimeValue {
+    const value = super.evaluate(statement, environment);
+    if (!statement) return value;
+    if (value.type === 'UndefinedValue') {
+      if (statement.type === 'Identifier') this.missing.add((statement as unknown as { value: string }).value);
+      if (this.loopSources.has(statement)) return this.empty.array();
     }
-    return memberLookup.call(this, obj, name, ...rest);
-  };
-  const contextOrFrameLookup = runtime.contextOrFrameLookup!;
-  runtime.contextOrFrameLookup = function recordingLookup(this: unknown, context: unknown, frame: unknown, name: unknown) {
-    const value = contextOrFrameLookup.call(this, context, frame, name);
-    if (value === undefined && typeof name === 'string' && !GLOBALS.has(name)) missing?.add(name);
+    if (value.type === 'FunctionValue' && this.printed.has(statement)) return this.empty.undefined();
+    if (typeof value.value === 'string') boundedText(value.value);
     return value;
+  }
+}
+
+function boundedText(text: string): string {
+  if (text.length > MAX_RENDERED_CHARS) throw new Error(renderedSizeError());
+  return text;
+}
+
+/** Records the nodes a `for` loops over and the expressions a body prints. */
+function markNodes(node: unknown, loopSources: WeakSet<object>, printed: WeakSet<object>): void {
+  if (Array.isArray(node)) {
+    for (const child of node) markNodes(child, loopSources, printed);
+    return;
+  }
+  if (node instanceof Map) {
+    for (const [key, value] of node) {
+      markNodes(key, loopSources, printed);
+      markNodes(value, loopSources, printed);
+    }
+    return;
+  }
+  if (!node || typeof node !== 'object' || typeof (node as { type?: unknown }).type !== 'string') return;
+  const fields = node as Record<string, unknown>;
+  if (fields.type === 'For') {
+    const source = fields.iterable as { type?: string; lhs?: object } | undefined;
+    if (source) loopSources.add(source.type === 'SelectExpression' && source.lhs ? source.lhs : source);
+  }
+  for (const key of ['body', 'alternate', 'defaultBlock']) {
+    const body = fields[key];
+    if (Array.isArray(body)) for (const child of body) if (child && typeof child === 'object' && !STATEMENTS.has((child as { type: string }).type)) printed.add(child);
+  }
+  for (const value of Object.values(fields)) if (value && typeof value === 'object') markNodes(value, loopSources, printed);
+}
+
+/**
+ * `{% block name %}` / `{% endblock [name] %}` → `{% if true %}` / `{% endif %}`: without `extends`,
+ * Jinja2 renders a block's body where it stands; the library does not know the tag.
+ */
+function blocksInPlace(tokens: Token[]): Token[] {
+  const out: Token[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!;
+    const tag = tokens[i + 1];
+    if (token.type === 'OpenStatement' && tag?.type === 'Identifier' && (tag.value === 'block' || tag.value === 'endblock')) {
+      let end = i + 2;
+      while (end < tokens.length && tokens[end]!.type === 'Identifier') end++;
+      if (tokens[end]?.type === 'CloseStatement' && (tag.value === 'endblock' || end > i + 2)) {
+        out.push(token, { ...tag, value: tag.value === 'block' ? 'if' : 'endif' });
+        if (tag.value === 'block') out.push({ ...tag, value: 'true' });
+        out.push(tokens[end]!);
+        i = end;
+        continue;
+      }
+    }
+    out.push(token);
+  }
+  return out;
+}
+
+/**
+ * Data (prototype-less objects and arrays, engineData.ts) as the engine's own values. The library's
+ * converter walks arrays with `.map`, which a prototype-less array does not have, so containers are
+ * made empty by the library and filled here; scalars go through the library's converter.
+ */
+function runtimeValue(value: unknown): RuntimeValue {
+  const scratch = new Environment();
+  const convert = (item: unknown): RuntimeValue => {
+    scratch.variables.delete('value');
+    if (Array.isArray(item)) {
+      const array = scratch.set('value', []);
+      for (let i = 0; i < item.length; i++) (array.value as RuntimeValue[]).push(convert(item[i]));
+      return array;
+    }
+    if (item !== null && typeof item === 'object') {
+      const object = scratch.set('value', {});
+      for (const key of Object.keys(item)) (object.value as Map<string, RuntimeValue>).set(key, convert((item as Record<string, unknown>)[key]));
+      return object;
+    }
+    // Data is JSON: a function never arrives here, and would be dropped if it did.
+    return scratch.set('value', typeof item === 'function' ? undefined : item);
   };
+  return convert(value);
 }
 
 function cappedRange(start: number, stop?: number, step = 1): number[] {
-  const [from, to] = stop === undefined ? [0, start] : [start, stop];
-  if (![from, to, step].every(Number.isFinite) || step === 0) throw new Error('range() needs finite numbers and a non-zero step');
+  const [from, to] = stop === undefined || stop === null ? [0, start] : [start, stop];
+  if (![from, to, step].every((n) => typeof n === 'number' && Number.isFinite(n)) || step === 0) throw new Error('range() needs finite numbers and a non-zero step');
   const length = Math.max(0, Math.ceil((to - from) / step));
   if (length > RANGE_LIMIT) throw new Error(`range() of ${length} items refused (limit ${RANGE_LIMIT})`);
   return Array.from({ length }, (_, i) => from + i * step);
-}
-
-let environment: nunjucks.Environment | undefined;
-
-function env(): nunjucks.Environment {
-  installGuards();
-  if (!environment) {
-    environment = new nunjucks.Environment([], { autoescape: false, throwOnUndefined: false });
-    environment.addGlobal('range', cappedRange);
-  }
-  return environment;
-}
-
-export function renderJinja(template: string, data: Record<string, unknown>): EngineResult {
-  const seen = new Set<string>();
-  missing = seen;
-  try {
-    return { text: env().renderString(template, structuredClone(data)), missing: [...seen] };
-  } catch (error) {
-    return { error: templateError(error) };
-  } finally {
-    missing = undefined;
-  }
-}
-
-function templateError(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  // nunjucks prefixes "(unknown path)" and a stack-like trace; keep the first meaningful lines.
-  return message.replace(/^\(unknown path\)\s*/, '').split('\n').slice(0, 3).join(' ').trim();
 }

@@ -1,21 +1,71 @@
 /**
- * Mustache templates (Prompty `template.format: mustache`) rendered with mustache.js. Mustache is
- * logic-less and reads only the data given (JSON values, no functions), so it runs nothing from the
- * file; sections repeat over data, which is bounded by the file itself.
+ * Mustache templates (Prompty `template.format: mustache`) rendered with mustache.js, with a fresh
+ * writer (and so a fresh template cache) per render.
+ *
+ * mustache.js looks names up with `in` and plain member access, so on its own `{{constructor.name}}`
+ * prints "Object", `{{who.constructor.name}}` prints "String" (a string's prototype), and a value
+ * that is a function is called. Its lookups go through its `Context`, which it lets callers
+ * replace: `OwnPropertyContext` resolves a name only through own properties of the data (which has
+ * no prototypes, engineData.ts) and of strings (`length`, characters), and never yields a function.
  */
 import Mustache from 'mustache';
 import type { EngineResult } from './engineResult';
+import { MAX_RENDERED_CHARS, renderedSizeError } from './renderLimits';
 
 type Token = [string, string, number, number, Token[]?];
 
+const NOT_FOUND = Symbol('not found');
+
+/** Mustache's name resolution (innermost context first; a dotted name is resolved from its first part), through own properties only. */
+class OwnPropertyContext extends Mustache.Context {
+  override push(view: unknown): OwnPropertyContext {
+    return new OwnPropertyContext(view, this);
+  }
+
+  override lookup(name: string): unknown {
+    if (name === '.') return valueOrNothing(this.view);
+    const parts = name.split('.');
+    for (let context: Mustache.Context | undefined = this; context; context = context.parent) {
+      const found = resolveParts(context.view, parts);
+      if (found !== NOT_FOUND) return valueOrNothing(found);
+    }
+    return undefined;
+  }
+}
+
+/** As mustache.js: a dotted name is found when its last part is a property of the value before it; a plain name only on an object. */
+function resolveParts(view: unknown, parts: string[]): unknown {
+  if (parts.length === 1) return ownProperty(view, parts[0]!, false);
+  let value: unknown = view;
+  for (const part of parts) {
+    value = ownProperty(value, part, true);
+    if (value === NOT_FOUND) return NOT_FOUND;
+  }
+  return value;
+}
+
+function ownProperty(value: unknown, name: string, primitivesToo: boolean): unknown {
+  if (value !== null && typeof value === 'object') return Object.prototype.hasOwnProperty.call(value, name) ? (value as Record<string, unknown>)[name] : NOT_FOUND;
+  if (primitivesToo && typeof value === 'string' && Object.prototype.hasOwnProperty.call(Object(value), name)) return (value as unknown as Record<string, unknown>)[name];
+  return NOT_FOUND;
+}
+
+function valueOrNothing(value: unknown): unknown {
+  return typeof value === 'function' ? undefined : value;
+}
+
 export function renderMustache(template: string, data: Record<string, unknown>): EngineResult {
   try {
-    const tokens = Mustache.parse(template) as unknown as Token[];
+    const writer = new Mustache.Writer();
+    const tokens = writer.parse(template) as unknown as Token[];
     const missing = new Set<string>();
     collectMissing(tokens, [data], missing);
     // No escaping: the text goes to a model, not into HTML.
-    return { text: Mustache.render(template, structuredClone(data), {}, { escape: (value: string) => value }), missing: [...missing] };
+    const text = writer.render(template, new OwnPropertyContext(data), {}, { escape: (value: unknown) => String(value) });
+    if (text.length > MAX_RENDERED_CHARS) return { error: renderedSizeError() };
+    return { text, missing: [...missing] };
   } catch (error) {
+    if (error instanceof RangeError && /string length/i.test(error.message)) return { error: renderedSizeError() };
     return { error: error instanceof Error ? error.message : String(error) };
   }
 }
@@ -28,7 +78,7 @@ function collectMissing(tokens: Token[], stack: unknown[], missing: Set<string>)
       const value = resolve(name, stack);
       if (value === undefined && name !== '.') missing.add(name);
       if (children && kind === '#') {
-        const items = Array.isArray(value) ? value.slice(0, 1) : value && typeof value === 'object' ? [value] : value ? [undefined] : [];
+        const items = Array.isArray(value) ? (value.length > 0 ? [value[0]] : []) : value && typeof value === 'object' ? [value] : value ? [undefined] : [];
         for (const item of items) collectMissing(children, item === undefined ? stack : [item, ...stack], missing);
       }
     }
@@ -37,13 +87,10 @@ function collectMissing(tokens: Token[], stack: unknown[], missing: Set<string>)
 
 function resolve(name: string, stack: unknown[]): unknown {
   if (name === '.') return stack[0];
-  const [head, ...rest] = name.split('.');
+  const parts = name.split('.');
   for (const frame of stack) {
-    if (frame && typeof frame === 'object' && Object.prototype.hasOwnProperty.call(frame, head!)) {
-      let value: unknown = (frame as Record<string, unknown>)[head!];
-      for (const part of rest) value = value && typeof value === 'object' ? (value as Record<string, unknown>)[part] : undefined;
-      return value;
-    }
+    const found = resolveParts(frame, parts);
+    if (found !== NOT_FOUND) return valueOrNothing(found);
   }
   return undefined;
 }

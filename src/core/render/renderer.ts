@@ -1,54 +1,111 @@
 /**
- * Template engines run in one long-lived worker thread (dist/renderWorker.js) with a deadline and a
- * heap limit: a template from an untrusted repository can loop for minutes or build a gigabyte
- * string, and the language server must go on answering. At the deadline or on running out of
- * memory the worker is terminated (and started again for the next render); the render reports why.
- * Where the bundle is absent (tests from source) engines run in this thread.
+ * Template engines run in separate processes (isolatedProcess.ts), one per engine group: Jinja2 and
+ * Mustache in dist/renderInterpreted.js, started without code generation; Dotprompt (Handlebars
+ * compiles to JavaScript) in dist/renderHandlebars.js, started only when a Dotprompt file is
+ * rendered. A template from an untrusted repository can loop for minutes, build a gigabyte
+ * string, or — through an engine bug — run code: the process has a deadline, a heap limit, a
+ * reply-size cap, Node's permission model where the runtime has it, and its own hardening. A
+ * process that misses a deadline or dies is stopped and replaced for the next render.
+ * Where the bundles are absent (tests from source) engines run in this process.
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
-import type { EngineAnswer, EngineRequest } from './engineRequest';
+import { engineGroupOf, type EngineAnswer, type EngineGroup, type EngineRequest } from './engineRequest';
+import { spawnIsolated, type CallOutcome, type IsolatedProcess, type IsolationReport } from './isolatedProcess';
+import { deadlineError, heapError, isTransientRenderError, RENDER_DEADLINE_MS, RENDER_HEAP_MB } from './renderLimits';
 
-export const RENDER_DEADLINE_MS = 2000;
-const WORKER_HEAP_MB = 256;
+export { RENDER_DEADLINE_MS } from './renderLimits';
 
-interface Pending {
+/** Rendered text is capped at 4M characters (renderLimits.ts); its JSON is at most 6 bytes a character, plus the rest. */
+export const MAX_ENGINE_REPLY_BYTES = 32 * 1024 * 1024;
+
+const SCRIPTS: Record<EngineGroup, string> = { interpreted: 'renderInterpreted.js', handlebars: 'renderHandlebars.js' };
+const ENGINES: Record<EngineGroup, string> = { interpreted: 'Jinja2 and Mustache templates', handlebars: 'Dotprompt (Handlebars) templates' };
+
+type Log = (message: string) => void;
+/** Only the less isolated case is worth a line on a CLI's stderr; the language server logs both (setRenderLog). */
+let log: Log = (message) => {
+  if (message.includes('WITHOUT')) process.stderr.write(`prompt-insight: ${message}\n`);
+};
+const reported = new Set<string>();
+
+/** Where the isolation in use is reported (once per engine group and kind of isolation). */
+export function setRenderLog(next: Log): void {
+  log = next;
+}
+
+interface Job {
+  request: EngineRequest;
+  deadlineMs: number;
   resolve: (answer: EngineAnswer) => void;
-  timer: NodeJS.Timeout;
 }
 
-let worker: Worker | undefined;
-let nextId = 1;
-const pending = new Map<number, Pending>();
+/** One render process for a group of engines, serving one request at a time. */
+class EngineLane {
+  private current: IsolatedProcess | undefined;
+  private readonly queue: Job[] = [];
+  private pumping = false;
 
-function workerScript(): string | undefined {
-  const script = join(__dirname, 'renderWorker.js');
-  return existsSync(script) ? script : undefined;
+  constructor(private readonly group: EngineGroup, private readonly script: string) {}
+
+  render(request: EngineRequest, deadlineMs: number): Promise<EngineAnswer> {
+    return new Promise((resolve) => {
+      this.queue.push({ request, deadlineMs, resolve });
+      void this.pump();
+    });
+  }
+
+  /** Starts the process ahead of the first render. */
+  warm(): Promise<IsolationReport> {
+    return this.process().ready;
+  }
+
+  private process(): IsolatedProcess {
+    if (!this.current || this.current.stopped) {
+      const started = spawnIsolated(this.script, { heapMb: RENDER_HEAP_MB, codeGeneration: this.group === 'handlebars', maxReplyBytes: MAX_ENGINE_REPLY_BYTES });
+      started.ready.then((report) => reportIsolation(this.group, report), () => undefined);
+      this.current = started;
+    }
+    return this.current;
+  }
+
+  private async pump(): Promise<void> {
+    if (this.pumping) return;
+    this.pumping = true;
+    try {
+      for (let job = this.queue.shift(); job; job = this.queue.shift()) {
+        const process = this.process();
+        const outcome = await process.call(job.request, job.deadlineMs);
+        // A process that failed a request is not reused: the next render starts a fresh one.
+        if (!outcome.ok) process.stop();
+        job.resolve(engineAnswerOf(outcome, job.request, job.deadlineMs));
+      }
+    } finally {
+      this.pumping = false;
+    }
+  }
 }
 
-function startWorker(script: string): Worker {
-  const started = new Worker(script, { resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
-  started.on('message', ({ id, answer }: { id: number; answer: EngineAnswer }) => settle(id, answer));
-  const fail = (reason: string): void => {
-    if (worker === started) worker = undefined;
-    for (const id of [...pending.keys()]) settle(id, { error: reason });
-  };
-  started.on('error', (error) => fail(/memory/i.test(error.message) ? `the template used more than ${WORKER_HEAP_MB} MB while rendering and was stopped` : `the template engine failed: ${error.message}`));
-  started.on('exit', () => fail('the template engine stopped unexpectedly'));
-  // After the listeners (adding one refs the worker again): an idle render worker never keeps a process
-  // alive; a pending render's deadline timer does.
-  started.unref();
-  return started;
+const lanes = new Map<EngineGroup, EngineLane>();
+
+function laneFor(group: EngineGroup): EngineLane | undefined {
+  const existing = lanes.get(group);
+  if (existing) return existing;
+  const script = join(__dirname, SCRIPTS[group]);
+  if (!existsSync(script)) return undefined;
+  const lane = new EngineLane(group, script);
+  lanes.set(group, lane);
+  return lane;
 }
 
-function settle(id: number, answer: EngineAnswer): void {
-  const waiting = pending.get(id);
-  if (!waiting) return;
-  pending.delete(id);
-  clearTimeout(waiting.timer);
-  waiting.resolve(answer);
+/**
+ * Starts the render process of the interpreting engines now, so the first render of a templated
+ * prompt does not wait for a process to start (the language server calls this once trusted).
+ * Resolves with the isolation in use; undefined from source (no bundles).
+ */
+export function warmRenderProcess(): Promise<IsolationReport | undefined> {
+  return laneFor('interpreted')?.warm() ?? Promise.resolve(undefined);
 }
 
 /** Renders by content and values: an edit elsewhere in the file (or a second request for the same version) renders nothing. */
@@ -62,30 +119,68 @@ export function renderWithEngine(request: EngineRequest, deadlineMs = RENDER_DEA
   const answer = renderUncached(request, deadlineMs);
   cache.set(key, answer);
   if (cache.size > CACHE_LIMIT) cache.delete(cache.keys().next().value!);
-  // A render stopped at its deadline may succeed on a quieter machine: only answers that are not timeouts stay.
+  // A render stopped by a limit or a crash may succeed on a quieter machine: only answers that are not such stay.
   void answer.then((a) => {
-    if ('error' in a && /did not finish|stopped unexpectedly|more than/.test(a.error)) cache.delete(key);
+    if ('error' in a && isTransientRenderError(a.error)) cache.delete(key);
   });
   return answer;
 }
 
 async function renderUncached(request: EngineRequest, deadlineMs: number): Promise<EngineAnswer> {
-  const script = workerScript();
-  if (!script) {
-    // Bundles carry no engines (they live in the worker bundle); only source runs render in-thread.
+  const group = engineGroupOf(request);
+  const lane = laneFor(group);
+  if (!lane) {
+    // Bundles carry no engines (they live in the render process bundles); only source runs render in this process.
     if (process.env.PROMPT_INSIGHT_BUNDLED !== '1') return (await import('./engineRequest')).runEngine(request);
-    return { error: 'dist/renderWorker.js is missing beside the bundle; reinstall the extension' };
+    return { error: `the template engine could not start: dist/${SCRIPTS[group]} is missing beside the bundle; reinstall the extension` };
   }
-  worker ??= startWorker(script);
-  const current = worker;
-  const id = nextId++;
-  return new Promise<EngineAnswer>((resolve) => {
-    const timer = setTimeout(() => {
-      settle(id, { error: `the template did not finish rendering within ${deadlineMs} ms and was stopped` });
-      if (worker === current) worker = undefined;
-      void current.terminate();
-    }, deadlineMs);
-    pending.set(id, { resolve, timer });
-    current.postMessage({ id, request });
-  });
+  return lane.render(request, deadlineMs);
+}
+
+function engineAnswerOf(outcome: CallOutcome, request: EngineRequest, deadlineMs: number): EngineAnswer {
+  if (outcome.ok) return readEngineAnswer(outcome.value, request) ?? { error: 'the template engine sent an unreadable answer and was stopped' };
+  switch (outcome.kind) {
+    case 'deadline':
+      return { error: deadlineError(deadlineMs) };
+    case 'memory':
+      return { error: heapError() };
+    case 'oversize':
+      return { error: `the template engine's answer (${outcome.detail}) was refused (rendered-size limit)` };
+    case 'malformed':
+      return { error: `the template engine sent an unreadable answer (${outcome.detail}) and was stopped` };
+    case 'start':
+      return { error: `the template engine could not start (${outcome.detail})` };
+    default:
+      return { error: `the template engine stopped unexpectedly (${outcome.detail})` };
+  }
+}
+
+/** A render process is not trusted either: its answer is used only if it has the expected shape. */
+function readEngineAnswer(value: unknown, request: EngineRequest): EngineAnswer | undefined {
+  if (!value || typeof value !== 'object') return undefined;
+  const v = value as Record<string, unknown>;
+  if (typeof v.error === 'string') return { error: v.error.slice(0, 2000) };
+  const missing = Array.isArray(v.missing) && v.missing.every((m) => typeof m === 'string') ? (v.missing as string[]) : undefined;
+  if (!missing) return undefined;
+  if (request.engine !== 'dotprompt') return typeof v.text === 'string' ? { text: v.text, missing } : undefined;
+  if (!Array.isArray(v.messages)) return undefined;
+  const messages = [];
+  for (const m of v.messages as Record<string, unknown>[]) {
+    if (!m || typeof m !== 'object' || typeof m.role !== 'string' || typeof m.text !== 'string' || typeof m.mediaParts !== 'number' || typeof m.history !== 'boolean') return undefined;
+    messages.push({ role: m.role, text: m.text, mediaParts: m.mediaParts, history: m.history });
+  }
+  return { messages, ...(typeof v.model === 'string' ? { model: v.model } : {}), missing };
+}
+
+function reportIsolation(group: EngineGroup, report: IsolationReport): void {
+  const key = `${group}:${report.mode}`;
+  if (reported.has(key)) return;
+  reported.add(key);
+  const routes = report.process.routesLeft.length === 0 ? 'module and network routes removed' : `routes left: ${report.process.routesLeft.join(', ')}`;
+  const common = `${routes}, intrinsics frozen, empty environment, ${RENDER_DEADLINE_MS} ms deadline, ${RENDER_HEAP_MB} MB heap${report.process.codeGeneration ? '' : ', code generation from strings off'}`;
+  log(
+    report.mode === 'permission-model'
+      ? `${ENGINES[group]} render in a separate process under Node's permission model (no child processes, workers, addons, file writes; reads only its own script); ${common}.`
+      : `${ENGINES[group]} render in a separate process WITHOUT Node's permission model (${report.withoutPermissionBecause ?? 'not available'}); ${common}.`,
+  );
 }
