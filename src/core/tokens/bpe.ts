@@ -10,7 +10,9 @@
  */
 import { isAsciiText } from './asciiPatterns';
 import { ideographPieceEnd } from './ideographRuns';
+import { longPieceEnd } from './longPieces';
 import type { RankFileSource } from './rankFileReaders';
+import { encodingOfSplitPattern } from './splitPatterns';
 import { withUnicodeWhitespace } from './unicodeWhitespace';
 import { WasmBpe } from './wasmBpe';
 
@@ -20,12 +22,23 @@ export interface RankTable {
   readonly splitPattern: () => RegExp;
   /** The same pattern for pure-ASCII text, without Unicode classes (see asciiPatterns.ts). */
   readonly asciiSplitPattern: RegExp;
+  /** The pre-tokeniser for a piece too long for the regex engine (longPieces.ts): same ends, no backtrack stack. */
+  readonly longPieceEnd: (text: string, start: number) => number;
 }
 
 /** Builds the tables once per encoding from its rank file (rankFile.ts). */
 export async function buildRankTable(rankFile: RankFileSource, splitPatternSource: string, asciiSplitPattern: RegExp): Promise<RankTable> {
   let splitPattern: RegExp | undefined;
-  return { merge: await WasmBpe.create(rankFile), splitPattern: () => (splitPattern ??= new RegExp(withUnicodeWhitespace(splitPatternSource), 'gu')), asciiSplitPattern };
+  const encoding = encodingOfSplitPattern(splitPatternSource);
+  return {
+    merge: await WasmBpe.create(rankFile),
+    splitPattern: () => (splitPattern ??= new RegExp(withUnicodeWhitespace(splitPatternSource), 'gu')),
+    asciiSplitPattern,
+    longPieceEnd: (text, start) => {
+      if (!encoding) throw new Error(`A piece of ${text.length - start} characters is too long for this split pattern's regex.`);
+      return longPieceEnd(encoding, text, start);
+    },
+  };
 }
 
 /** Pieces per batch handed to the merge, and the text length after which a batch is handed over early. */
@@ -78,7 +91,9 @@ export class BpeEncoder {
   /**
    * The pre-tokeniser: end of the piece that starts at `start`, or -1 past the last one. Runs of CJK
    * ideographs take the fast path (ideographRuns.ts); everything else the split pattern, with
-   * test() + lastIndex so that no match array is allocated per piece.
+   * test() + lastIndex so that no match array is allocated per piece. A piece of millions of
+   * letters (24 MB of Thai without spaces) overflows the regex engine's backtrack stack: that one
+   * piece is found by longPieces.ts instead.
    */
   private pieceEnd(text: string, start: number, splitPattern: RegExp): number {
     if (splitPattern !== this.table.asciiSplitPattern) {
@@ -86,6 +101,11 @@ export class BpeEncoder {
       if (end >= 0) return end;
     }
     splitPattern.lastIndex = start;
-    return splitPattern.test(text) ? splitPattern.lastIndex : -1;
+    try {
+      return splitPattern.test(text) ? splitPattern.lastIndex : -1;
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error;
+      return this.table.longPieceEnd(text, start);
+    }
   }
 }

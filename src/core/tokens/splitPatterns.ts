@@ -17,3 +17,8 @@ export const O200K_SPLIT_PATTERN = String.raw`[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{
 export function splitPatternSource(encoding: EncodingName): string {
   return encoding === 'o200k_base' ? O200K_SPLIT_PATTERN : CL100K_SPLIT_PATTERN;
 }
+
+/** Which encoding a split pattern source is (the long-piece scanner knows these two), or undefined. */
+export function encodingOfSplitPattern(source: string): EncodingName | undefined {
+  return source === O200K_SPLIT_PATTERN ? 'o200k_base' : source === CL100K_SPLIT_PATTERN ? 'cl100k_base' : undefined;
+}
