@@ -124,11 +124,11 @@ export class IsolatedProcess {
     call.settle(outcome);
   }
 
-  /** Pipes keep the parent alive only while a request waits (an idle render process never holds a CLI open). */
+  /** The child and its pipes keep the parent alive only while a request waits (an idle render process never holds a CLI open). */
   private refPipes(on: boolean): void {
     const child = this.running?.child;
     if (!child) return;
-    for (const stream of [child.stdout, child.stderr, child.stdin] as unknown as { ref?: () => void; unref?: () => void }[]) (on ? stream.ref : stream.unref)?.call(stream);
+    for (const handle of [child, child.stdout, child.stderr, child.stdin] as unknown as { ref?: () => void; unref?: () => void }[]) (on ? handle.ref : handle.unref)?.call(handle);
   }
 
   private async start(): Promise<IsolationReport> {
