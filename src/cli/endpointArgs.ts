@@ -1,4 +1,5 @@
 /** `--endpoint/--provider/--api-key-env/--api-version` (and the `--judge-` variants) → a transport. */
+import { costAffectingParams, describeCostParams, unallowedCostParams } from '../core/endpoint/costParams';
 import { httpTransport, type ChatTransport } from '../core/endpoint/transport';
 import { PROVIDER_KINDS, type EndpointConfig, type ProviderKind } from '../core/endpoint/types';
 import { safeUrl } from '../core/store/runKey';
@@ -25,4 +26,22 @@ export function endpointTransport(args: ParsedArgs, prefix = '', usage = ''): Ch
   const apiVersion = stringFlag(args, flag('api-version'));
   const endpoint: EndpointConfig = { name: safeUrl(baseUrl), provider, baseUrl, ...(apiVersion ? { apiVersion } : {}) };
   return httpTransport(endpoint, apiKey);
+}
+
+/** Flags that allow request parameters which change cost or retention (core/endpoint/costParams.ts). */
+export const COST_PARAM_REPEATABLE = ['allow-param'];
+export const COST_PARAM_BOOLEAN = ['allow-cost-params'];
+
+/**
+ * Refuses (a UsageError: exit 2) when the request would carry parameters that change what the
+ * endpoint charges or keeps and the command line did not allow them: a prompt file from a cloned
+ * repository does not spend the user's money or leave data with the provider on its own say.
+ */
+export function refuseUnallowedCostParams(args: ParsedArgs, requestParams: Readonly<Record<string, unknown>>, what: string): void {
+  const unallowed = unallowedCostParams(costAffectingParams(requestParams), { all: args.flags.get('allow-cost-params') === true, names: args.lists.get('allow-param') ?? [] });
+  if (unallowed.length === 0) return;
+  throw new UsageError(
+    `${what} sets request parameters that change what the endpoint charges or keeps: ${describeCostParams(unallowed)}.\n` +
+      `Nothing was sent. Remove them from the prompt file, or allow them: ${unallowed.map((p) => `--allow-param ${p.name}`).join(' ')} (or --allow-cost-params for every such parameter).`,
+  );
 }

@@ -2,6 +2,9 @@
  * Chat Completions responses (OpenAI, Azure OpenAI, vLLM, Ollama, llama.cpp, LM Studio, TGI) → events.
  * Not tokens: a role-only delta, an empty content delta, keep-alive comments and the usage-only
  * chunk. Reasoning deltas (`reasoning_content`, `reasoning`) are tokens of kind reasoning.
+ * With `n > 1` the server streams several choices, told apart by `index`: only choice 0 is the run's
+ * answer (the others are neither its text, its timing nor its end), and the usage's completion
+ * tokens, which count every choice, are not taken as the answer's length.
  */
 import { JsonBodyDecoder, SseStreamDecoder } from './decoderBase';
 import { numberOf, parseJson, record, stringOf } from './jsonFields';
@@ -14,6 +17,7 @@ export function openAiDecoder(contentType: string): StreamDecoder {
 
 class OpenAiStreamDecoder extends SseStreamDecoder {
   protected readonly incompleteMessage = 'The stream ended before the answer was complete (no finish reason, no [DONE]).';
+  private readonly choices = { others: false };
 
   protected events(sseEvents: SseEvent[]): TimedEvent[] {
     const out: TimedEvent[] = [];
@@ -34,7 +38,7 @@ class OpenAiStreamDecoder extends SseStreamDecoder {
         out.push(this.fail(t, fault));
         break;
       }
-      this.complete = pushChunkEvents(json, t, out) || this.complete;
+      this.complete = pushChunkEvents(json, t, out, this.choices) || this.complete;
     }
     return out;
   }
@@ -45,27 +49,28 @@ class OpenAiJsonBodyDecoder extends JsonBodyDecoder {
     const fault = streamErrorOf(json);
     if (fault) return [{ kind: 'error', t, error: fault }];
     const out: TimedEvent[] = [];
-    const choice = firstChoice(json);
+    const seen = { others: false };
+    const choice = choiceZero(json, seen);
     const message = record(choice?.message);
     const reasoning = stringOf(message?.reasoning_content) ?? stringOf(message?.reasoning);
     if (reasoning) out.push({ kind: 'reasoning', t, text: reasoning });
     const content = stringOf(message?.content);
     if (content) out.push({ kind: 'token', t, text: content });
-    pushUsage(json, t, out);
+    pushUsage(json, t, out, seen.others);
     out.push({ kind: 'done', t, ...(stringOf(choice?.finish_reason) ? { finishReason: stringOf(choice?.finish_reason)! } : {}) });
     return out;
   }
 }
 
-/** Appends the events of one chunk; returns true when it carries a finish reason. */
-function pushChunkEvents(json: unknown, t: number, out: TimedEvent[]): boolean {
-  const choice = firstChoice(json);
+/** Appends the events of one chunk; returns true when it carries choice 0's finish reason. */
+function pushChunkEvents(json: unknown, t: number, out: TimedEvent[], seen: { others: boolean }): boolean {
+  const choice = choiceZero(json, seen);
   const delta = record(choice?.delta);
   const reasoning = stringOf(delta?.reasoning_content) ?? stringOf(delta?.reasoning);
   if (reasoning) out.push({ kind: 'reasoning', t, text: reasoning });
   const content = stringOf(delta?.content);
   if (content) out.push({ kind: 'token', t, text: content });
-  pushUsage(json, t, out);
+  pushUsage(json, t, out, seen.others);
   const finishReason = stringOf(choice?.finish_reason);
   if (finishReason) {
     out.push({ kind: 'done', t, finishReason });
@@ -74,13 +79,14 @@ function pushChunkEvents(json: unknown, t: number, out: TimedEvent[]): boolean {
   return false;
 }
 
-function pushUsage(json: unknown, t: number, out: TimedEvent[]): void {
+/** `severalChoices`: the completion tokens counted every choice, not the recorded one. */
+function pushUsage(json: unknown, t: number, out: TimedEvent[], severalChoices: boolean): void {
   const usage = record(record(json)?.usage);
   const server = serverReported(record(json)?.x_sim);
   const timings = llamaTimings(record(json)?.timings);
   if (!usage && !server && !timings) return;
   const inputTokens = numberOf(usage?.prompt_tokens);
-  const outputTokens = numberOf(usage?.completion_tokens);
+  const outputTokens = severalChoices ? undefined : numberOf(usage?.completion_tokens);
   // OpenAI, vLLM and llama.cpp: usage.prompt_tokens_details.cached_tokens; llama.cpp also timings.cache_n.
   const cachedInputTokens = numberOf(record(usage?.prompt_tokens_details)?.cached_tokens) ?? timings?.cachedTokens;
   out.push({
@@ -136,7 +142,16 @@ export function openAiErrorMessage(body: string): string | undefined {
   return stringOf(record(error)?.message) ?? stringOf(error) ?? stringOf(record(json)?.message) ?? stringOf(record(json)?.detail);
 }
 
-function firstChoice(json: unknown): Record<string, unknown> | undefined {
+/** The choice with index 0 in a chunk or body (a choice without an index is 0); notes when others appear. */
+function choiceZero(json: unknown, seen: { others: boolean }): Record<string, unknown> | undefined {
   const choices = record(json)?.choices;
-  return Array.isArray(choices) ? record(choices[0]) : undefined;
+  if (!Array.isArray(choices)) return undefined;
+  let zero: Record<string, unknown> | undefined;
+  for (const item of choices) {
+    const choice = record(item);
+    if (!choice) continue;
+    if (choice.index === undefined || choice.index === 0) zero ??= choice;
+    else seen.others = true;
+  }
+  return zero;
 }
