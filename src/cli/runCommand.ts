@@ -11,7 +11,7 @@ import { executePromptRuns, planPromptRun, PlanError } from '../core/run/promptR
 import { ResultsStore } from '../core/store/resultsStore';
 import { safeUrl } from '../core/store/runKey';
 import { numberFlag, parseArgs, stringFlag, UsageError, type ParsedArgs } from './args';
-import { endpointTransport, ENDPOINT_FLAGS } from './endpointArgs';
+import { COST_PARAM_BOOLEAN, COST_PARAM_REPEATABLE, endpointTransport, ENDPOINT_FLAGS, refuseUnallowedCostParams } from './endpointArgs';
 import type { CliIO } from './io';
 import { RUN_USAGE } from './usage';
 
@@ -21,7 +21,8 @@ export const DEFAULT_STORE_PATH = '.prompt-insight/runs.jsonl';
 export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, {
     valued: ['prompt', ...ENDPOINT_FLAGS, 'model', 'runs', 'concurrency', 'warmup', 'rate', 'timeout-ms', 'store', 'cache', 'server-metrics', 'prometheus', 'prometheus-selector'],
-    boolean: ['json', 'no-store'],
+    boolean: ['json', 'no-store', ...COST_PARAM_BOOLEAN],
+    repeatable: [...COST_PARAM_REPEATABLE],
   });
   if (args.positionals.length !== 1) throw new UsageError(`give exactly one prompt file\nusage: ${RUN_USAGE}`);
   const cache = stringFlag(args, 'cache') ?? 'cold';
@@ -62,6 +63,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
     io.stderr(`prompt-insight run: ${(error as Error).message}\n`);
     return 1;
   }
+  refuseUnallowedCostParams(args, plan.request.params, `Prompt '${plan.prompt.name}' in ${file}`);
   if (plan.unresolved.length > 0) io.stderr(`prompt-insight run: warning: no value for ${plan.unresolved.map((v) => `'${v}'`).join(', ')}; the placeholder text is sent as written.\n`);
   const baseUrl = transport.endpoint.baseUrl;
   const signal = io.interrupted();
