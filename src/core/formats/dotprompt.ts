@@ -1,4 +1,5 @@
 import { readFrontMatter } from './frontMatterDoc';
+import { checkParameterTypes } from './paramTypes';
 import type { Prompt, PromptDiagnostic, PromptDoc } from './model';
 import { promptNameFromFile } from './names';
 import { fileSettings } from './prompty';
@@ -25,11 +26,13 @@ export function parseDotprompt(text: string, fileName: string): PromptDoc {
   const markers = findRoleTags(text, front.bodyStart, diagnostics);
   const messages = splitAtMarkers(text, front.bodyStart, text.length, markers, { defaultRole: 'user', diagnostics });
   const output = fields.map('output');
+  const config = fields.map('config');
+  checkParameterTypes(config, 'config');
   const prompt: Prompt = {
     name: fields.string('name') ?? promptNameFromFile(fileName),
     range: { start: 0, end: text.length },
     ...(fields.string('model') ? { model: fields.string('model') } : {}),
-    params: fields.map('config')?.data ?? {},
+    params: config?.data ?? {},
     messages,
     inputs: isPlainRecord(defaults) ? defaults : {},
     tests: [],

@@ -1,3 +1,4 @@
+import { nearMissClosingFence, nearMissMessage } from './frontMatterFence';
 import type { OffsetRange, PromptDiagnostic } from './model';
 
 export interface FrontMatterSplit {
@@ -22,6 +23,16 @@ export function splitFrontMatter(text: string, from = 0): FrontMatterSplit {
   const yamlStart = from + open[0].length;
   CLOSE_FENCE.lastIndex = yamlStart;
   const close = CLOSE_FENCE.exec(text);
+  const nearMiss = close ? undefined : nearMissClosingFence(text, yamlStart);
+  if (nearMiss) {
+    // `---x` where `---` was meant: read as the fence, and said loudly, rather than counting the YAML as a message.
+    return {
+      yaml: { text: text.slice(yamlStart, nearMiss.start), start: yamlStart },
+      frontMatterRange: { start: from, end: nearMiss.end },
+      bodyStart: lineAfter(text, nearMiss.end),
+      diagnostics: [{ range: { start: nearMiss.start, end: nearMiss.end }, severity: 'error', code: 'unterminated-front-matter', message: nearMissMessage(nearMiss) }],
+    };
+  }
   if (!close) {
     return {
       bodyStart: 0,
@@ -35,13 +46,16 @@ export function splitFrontMatter(text: string, from = 0): FrontMatterSplit {
       ],
     };
   }
-  let bodyStart = close.index + close[0].length;
-  if (text.startsWith('\r\n', bodyStart)) bodyStart += 2;
-  else if (text[bodyStart] === '\n' || text[bodyStart] === '\r') bodyStart += 1;
   return {
     yaml: { text: text.slice(yamlStart, close.index), start: yamlStart },
     frontMatterRange: { start: from, end: close.index + close[0].length },
-    bodyStart,
+    bodyStart: lineAfter(text, close.index + close[0].length),
     diagnostics: [],
   };
+}
+
+/** The offset after the line break at `end`, if there is one. */
+function lineAfter(text: string, end: number): number {
+  if (text.startsWith('\r\n', end)) return end + 2;
+  return text[end] === '\n' || text[end] === '\r' ? end + 1 : end;
 }

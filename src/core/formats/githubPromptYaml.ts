@@ -2,6 +2,7 @@ import type { YAMLMap } from 'yaml';
 import { FieldReader, describe } from './fields';
 import type { Prompt, PromptDiagnostic, PromptDoc, PromptMessage, PromptTestCase } from './model';
 import { promptNameFromFile } from './names';
+import { checkParameterTypes } from './paramTypes';
 import { fileSettings } from './prompty';
 import { isPlainRecord, isVerbatimScalar, mapNode, nodeRange, parseYaml, seqItems } from './yaml';
 
@@ -33,11 +34,13 @@ export function parseGithubPromptYaml(text: string, fileName: string): PromptDoc
   const evaluators = fields.list('evaluators') ?? [];
   const firstRow = tests[0]?.vars ?? {};
   const responseFormat = fields.raw('responseFormat');
+  const modelParameters = fields.map('modelParameters');
+  checkParameterTypes(modelParameters, 'modelParameters');
   const prompt: Prompt = {
     name: fields.string('name') ?? promptNameFromFile(fileName),
     range: whole,
     ...(fields.string('model') ? { model: fields.string('model') } : {}),
-    params: fields.map('modelParameters')?.data ?? {},
+    params: modelParameters?.data ?? {},
     messages,
     inputs: firstRow,
     tests,

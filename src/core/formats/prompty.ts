@@ -2,6 +2,7 @@ import { SCENARIOS } from '../rollout/scenario';
 import { objectivesFromBlock } from '../rollout/slo';
 import type { FieldReader } from './fields';
 import { readFrontMatter } from './frontMatterDoc';
+import { checkParameterTypes } from './paramTypes';
 import type { Prompt, PromptDiagnostic, PromptDoc } from './model';
 import { promptNameFromFile } from './names';
 import { KNOWN_ROLES, nearMissRole, splitAtMarkers, type RoleMarker } from './roleMarkers';
@@ -21,7 +22,11 @@ export function parsePrompty(text: string, fileName: string): PromptDoc {
   const modelShortcut = fields.raw('model');
   const model = typeof modelShortcut === 'string' ? undefined : fields.map('model');
   const modelId = typeof modelShortcut === 'string' ? modelShortcut : model ? readModelId(model) : undefined;
-  const params = model ? { ...(model.map('parameters')?.data ?? {}), ...(model.map('options')?.data ?? {}) } : {};
+  const parameters = model?.map('parameters');
+  const options = model?.map('options');
+  checkParameterTypes(parameters, 'model.parameters');
+  checkParameterTypes(options, 'model.options');
+  const params = { ...(parameters?.data ?? {}), ...(options?.data ?? {}) };
 
   const markers = findRoleMarkers(text, front.bodyStart, diagnostics);
   const messages = splitAtMarkers(text, front.bodyStart, text.length, markers, { defaultRole: 'system', diagnostics });
