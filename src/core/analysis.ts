@@ -1,7 +1,7 @@
 import { textLooksBinary } from './formats/decode';
 import { detectFormat, parsePromptFile } from './formats/detect';
 import type { OffsetRange, Prompt, PromptDiagnostic, PromptFormat } from './formats/model';
-import type { PromptRendering } from './render/renderPrompt';
+import { promptNeedsRendering, renderedAsWritten, type PromptRendering } from './render/renderPrompt';
 import { renderWithReferences } from './render/renderWithReferences';
 import { chatTokenTotal } from './tokens/chatOverhead';
 import type { TokenCounter } from './tokens/counter';
@@ -22,6 +22,12 @@ export interface AnalysisOptions {
   partialFolders?: readonly string[];
   /** The editor's workspace folders: files a prompt refers to are read only inside the one holding it (core/files/workspaceFile.ts). */
   workspaceFolders?: readonly string[];
+  /**
+   * False in an untrusted workspace (the language server in Restricted Mode): no template engine
+   * runs and no file the prompt names is read; the source is counted as written, with a note.
+   * Absent = trusted (the CLI counts what its user points it at).
+   */
+  workspaceTrusted?: boolean;
 }
 
 export interface MessageAnalysis {
@@ -77,9 +83,18 @@ export async function analyzePromptText(fileName: string, text: string, counter:
   return { format, prompts, diagnostics };
 }
 
+export const UNTRUSTED_NOTE =
+  'Restricted Mode: this workspace is not trusted, so its templates are not rendered and the files this prompt names are not read; the text is counted as written. Trust the workspace to count what the runtime sends.';
+
 /** Renders a prompt with its own sample values, reporting what could not be read or rendered. */
 async function renderForCounting(text: string, prompt: Prompt, options: AnalysisOptions, diagnostics: PromptDiagnostic[]): Promise<PromptRendering> {
   const at = firstLineOf(text, prompt.range);
+  if (options.workspaceTrusted === false) {
+    if (promptNeedsRendering(text, prompt)) {
+      diagnostics.push({ range: at, severity: 'information', code: 'untrusted-workspace', message: UNTRUSTED_NOTE });
+    }
+    return renderedAsWritten(prompt);
+  }
   const { rendering, notes } = await renderWithReferences(text, prompt, {}, options);
   for (const note of notes) diagnostics.push({ range: at, severity: 'warning', code: 'unresolved-reference', message: `${note.message}.` });
   if (rendering.error) {

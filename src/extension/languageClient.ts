@@ -3,7 +3,7 @@ import {
   CloseAction, ErrorAction, LanguageClient, TransportKind,
   type CloseHandlerResult, type ErrorHandler, type ErrorHandlerResult, type LanguageClientOptions, type ServerOptions,
 } from 'vscode-languageclient/node';
-import { renderedPromptRequest, runsChangedNotification, tokenSummaryRequest, type RenderedPrompt, type RenderedPromptParams, type ServerInitOptions } from '../protocol/lsp';
+import { renderedPromptRequest, runsChangedNotification, tokenSummaryRequest, workspaceTrustedNotification, type RenderedPrompt, type RenderedPromptParams, type ServerInitOptions } from '../protocol/lsp';
 import type { TokenSummaryRequester } from './statusBar';
 import { promptDocumentSelector } from './documentSelector';
 import { RestartPolicy } from './restartPolicy';
@@ -47,17 +47,26 @@ export function createLanguageClient(context: vscode.ExtensionContext, log: vsco
   const configuration = vscode.workspace.getConfiguration('promptInsight');
   const clientOptions: LanguageClientOptions = {
     documentSelector: promptDocumentSelector(configuration.get<string[]>('files.include') ?? []),
-    initializationOptions: {
-      settings: { tokens: configuration.get('tokens'), run: configuration.get('run') },
+    // A function, so a restarted server gets the trust of the moment (Restricted Mode: no template rendering, no referenced files).
+    initializationOptions: (): ServerInitOptions => ({
+      settings: { tokens: vscode.workspace.getConfiguration('promptInsight').get('tokens'), run: vscode.workspace.getConfiguration('promptInsight').get('run') },
       storePath,
       workspaceFolders: (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath),
-    } satisfies ServerInitOptions,
+      workspaceTrusted: vscode.workspace.isTrusted,
+    }),
     synchronize: { configurationSection: 'promptInsight' },
     outputChannel: log,
     traceOutputChannel: trace,
     errorHandler: new BoundedRestartHandler(log),
   };
-  return new LanguageClient('promptInsight', 'Prompt Insight', serverOptions, clientOptions);
+  const client = new LanguageClient('promptInsight', 'Prompt Insight', serverOptions, clientOptions);
+  // Trust granted while the server runs: it starts rendering templates and reading referenced files.
+  context.subscriptions.push(
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      if (client.isRunning()) void client.sendNotification(workspaceTrustedNotification, {}).catch(() => undefined);
+    }),
+  );
+  return client;
 }
 
 /** The status bar's request, bound to this client; undefined until it runs. */

@@ -63,6 +63,9 @@ export function isRunsChangedParams(value: unknown): value is RunsChangedParams 
   return typeof v === 'object' && v !== null && typeof v.storePath === 'string' && v.storePath.length > 0;
 }
 
+/** The user trusted the workspace (VS Code's onDidGrantWorkspaceTrust): the server starts rendering templates. Trust is never withdrawn without a restart. */
+export const workspaceTrustedNotification = new NotificationType<Record<string, never>>('promptInsight/workspaceTrusted');
+
 /** What the extension passes at start-up besides settings. */
 export interface ServerInitOptions {
   settings?: unknown;
@@ -70,12 +73,18 @@ export interface ServerInitOptions {
   storePath?: string;
   /** Workspace folder paths, to match stored runs (workspace-relative) to documents. */
   workspaceFolders?: string[];
+  /**
+   * VS Code's workspace trust. Untrusted — also when the client says nothing — means Restricted
+   * Mode: no template is rendered and no file a prompt names is read; sources are counted as written.
+   */
+  workspaceTrusted?: boolean;
 }
 
 export function readServerInitOptions(value: unknown): ServerInitOptions {
-  const v = (value ?? {}) as { settings?: unknown; storePath?: unknown; workspaceFolders?: unknown };
+  const v = (value ?? {}) as { settings?: unknown; storePath?: unknown; workspaceFolders?: unknown; workspaceTrusted?: unknown };
   return {
     settings: v.settings,
+    workspaceTrusted: v.workspaceTrusted === true,
     ...(typeof v.storePath === 'string' && v.storePath ? { storePath: v.storePath } : {}),
     ...(Array.isArray(v.workspaceFolders) ? { workspaceFolders: v.workspaceFolders.filter((f): f is string => typeof f === 'string') } : {}),
   };

@@ -6,9 +6,11 @@
 import './earlyTokenTables'; // first: see there
 import { CodeLensRefreshRequest, createConnection, ProposedFeatures, TextDocuments, TextDocumentSyncKind } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
+import { setRenderLog, warmRenderProcess } from '../core/render/renderer';
 import { loadEncoder } from '../core/tokens/engine';
 import {
   isRenderedPromptParams, isRunsChangedParams, isTokenSummaryParams, renderedPromptRequest, type RenderedPrompt, readServerInitOptions, readServerSettings, runsChangedNotification, tokenSummaryRequest,
+  workspaceTrustedNotification,
   DEFAULT_SERVER_SETTINGS, type ServerSettings, type TokenSummary,
 } from '../protocol/lsp';
 import { DocumentAnalyses, type AnalyzedDocument } from './documentAnalyses';
@@ -25,6 +27,8 @@ let settings: ServerSettings = DEFAULT_SERVER_SETTINGS;
 let canPullConfiguration = false;
 let canRefreshCodeLens = false;
 let workspaceFolders: string[] = [];
+/** Restricted Mode until the client says the workspace is trusted (initializationOptions, then workspaceTrustedNotification). */
+let workspaceTrusted = false;
 const analyses = new DocumentAnalyses(analysisOptions(settings));
 const pendingDiagnostics = new Map<string, NodeJS.Timeout>();
 const runHistory = new RunHistory((message) => connection.console.warn(message));
@@ -34,7 +38,8 @@ process.on('unhandledRejection', (error) => connection.console.error(`Prompt Ins
 
 function analysisOptions(current: ServerSettings) {
   // workspaceFolders: `${file:}` values and partials are read only inside the folder holding the prompt.
-  return { defaultModel: current.tokens.defaultModel, tokenBudget: current.tokens.budget, partialFolders: current.partialFolders, workspaceFolders };
+  // workspaceTrusted: in Restricted Mode no template engine runs and no referenced file is read.
+  return { defaultModel: current.tokens.defaultModel, tokenBudget: current.tokens.budget, partialFolders: current.partialFolders, workspaceFolders, workspaceTrusted };
 }
 
 connection.onInitialize((params) => {
@@ -44,6 +49,8 @@ connection.onInitialize((params) => {
   settings = readServerSettings(init.settings);
   runHistory.setPath(init.storePath);
   workspaceFolders = init.workspaceFolders ?? [];
+  workspaceTrusted = init.workspaceTrusted === true;
+  setRenderLog((message) => connection.console.info(message));
   analyses.setOptions(analysisOptions(settings));
   return {
     capabilities: {
@@ -61,7 +68,24 @@ connection.onInitialized(() => {
   // and no later hover does. (Loading only o200k_base was measured too: its edit→hover p95 was no
   // better — 12–21 ms against 10–15 ms — so the memory saving did not buy latency.)
   setImmediate(() => void warmEncoders().catch((e) => connection.console.error(describeError(e))));
+  if (workspaceTrusted) warmRenderer();
+  else connection.console.info('Restricted Mode: templates are not rendered and referenced files are not read until the workspace is trusted.');
   void refreshSettings();
+});
+
+/** Starts the render process ahead of the first templated prompt; its isolation is logged (renderer.ts). */
+function warmRenderer(): void {
+  warmRenderProcess().catch((error) => connection.console.warn(`The template render process did not start: ${describeError(error)}`));
+}
+
+connection.onNotification(workspaceTrustedNotification, () => {
+  if (workspaceTrusted) return;
+  workspaceTrusted = true;
+  connection.console.info('The workspace is trusted: templates are rendered from now on.');
+  warmRenderer();
+  analyses.setOptions(analysisOptions(settings));
+  for (const document of documents.all()) scheduleDiagnostics(document, 0);
+  if (canRefreshCodeLens) connection.sendRequest(CodeLensRefreshRequest.type).catch(() => undefined);
 });
 
 /** cl100k_base (GPT-4 and GPT-3.5 models) waits this long: built at once it held the first CodeLens back ~20 ms. */

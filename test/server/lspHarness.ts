@@ -39,12 +39,16 @@ export class LspHarness {
     this.connection.listen();
   }
 
-  async initialize(initializationOptions: unknown = {}): Promise<unknown> {
+  /**
+   * Starts the server as the extension does in a trusted workspace (`workspaceTrusted: true`), unless
+   * `trust` is 'as-given': then the options go as they are (nothing said = Restricted Mode).
+   */
+  async initialize(initializationOptions: Record<string, unknown> = {}, trust: 'trusted' | 'as-given' = 'trusted'): Promise<unknown> {
     const result = await this.connection.sendRequest(InitializeRequest.type, {
       processId: process.pid,
       rootUri: null,
       capabilities: { textDocument: { hover: { contentFormat: ['markdown'] } } },
-      initializationOptions,
+      initializationOptions: trust === 'trusted' ? { workspaceTrusted: true, ...initializationOptions } : initializationOptions,
     });
     await this.connection.sendNotification(InitializedNotification.type, {});
     return result;

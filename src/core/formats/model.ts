@@ -26,6 +26,7 @@ export type DiagnosticCode =
   | 'file-too-large'
   | 'template-error'
   | 'unresolved-reference'
+  | 'untrusted-workspace'
   | 'media-not-counted';
 
 export interface PromptDiagnostic {

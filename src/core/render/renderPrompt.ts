@@ -61,6 +61,21 @@ export async function renderPrompt(text: string, prompt: Prompt, vars: Record<st
   return body.engine === 'dotprompt' ? renderDotpromptBody(text, body, sections, values, partials, prompt, runtimeData) : renderPromptyBody(text, body, sections, values, prompt);
 }
 
+/**
+ * True when counting the prompt as runtimes send it needs a template engine or a file it names
+ * (a template tag in its text, a sample file, a `${file:}` value): what Restricted Mode does not do.
+ */
+export function promptNeedsRendering(text: string, prompt: Prompt): boolean {
+  if (TEMPLATE_TAG.test(text.slice(prompt.range.start, prompt.range.end))) return true;
+  if (prompt.inputsFile) return true;
+  return Object.values(prompt.inputs).some((value) => typeof value === 'string' && value.trim().startsWith('${file:'));
+}
+
+/** The prompt's messages as written: nothing rendered, nothing read (Restricted Mode; the fallback when an engine fails). */
+export function renderedAsWritten(prompt: Prompt): PromptRendering {
+  return asWritten(prompt);
+}
+
 /** The body's sections as written (also the fallback when an engine fails). */
 function asWritten(prompt: Prompt, error?: string): PromptRendering {
   const messages = prompt.messages.map((message) => ({
