@@ -1,5 +1,5 @@
 /**
- * Conformance on real prompt files (../shared/realworld): every file is rendered by a reference the
+ * Conformance on real prompt files (test/fixtures/realworld): every file is rendered by a reference the
  * test builds with each runtime's own rules, independently of the product's parsers, and counted
  * with tiktoken; the product's messages must have the same roles and the same token counts.
  *  - Prompty: front matter read with `yaml`; samples, scalar defaults and `${file:}` samples; the
