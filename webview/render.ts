@@ -22,6 +22,23 @@ export function visibleControls(text: string): string {
 
 const VERDICT_WORDS = { better: 'better', worse: 'worse' } as const;
 
+type CaseRuns = ComparisonView['revisions'][number]['perCase'][number];
+
+/** The answers of one test case on one revision, each with its outcome and every assertion that did not pass. */
+function caseRunsView(description: string, revision: string, cell: CaseRuns): Node[] {
+  const shown = cell.runs.length < cell.total + cell.unscored ? ` (the first ${cell.runs.length} of ${cell.total + cell.unscored} runs)` : '';
+  const items = cell.runs.map((run, i) => {
+    const status = run.status === 'unscored' ? `unscored: ${run.reason ?? 'could not be scored'}` : run.status;
+    const failed = run.assertions.filter((a) => a.outcome !== 'pass').map((a) => el('li', { className: a.outcome, text: `${a.outcome === 'undecided' ? 'undecided' : 'failed'}: ${a.label} — ${a.reason}` }));
+    return el('li', { className: `run ${run.status}` }, [
+      el('p', { className: 'run-status', text: `Run ${i + 1}: ${status}` }),
+      el('pre', { className: 'answer', text: run.answer || '(no answer)' }),
+      ...(failed.length > 0 ? [el('ul', { className: 'assertions' }, failed)] : []),
+    ]);
+  });
+  return [el('h3', { text: `${description} on ${revision}${shown}` }), el('ol', { className: 'runs' }, items)];
+}
+
 export function renderComparison(target: HTMLElement, view: ComparisonView): number {
   const started = performance.now();
   const labelOf = new Map(view.revisions.map((r) => [r.rev, r.label]));
@@ -34,13 +51,15 @@ export function renderComparison(target: HTMLElement, view: ComparisonView): num
   if (view.simulated) header.append(el('p', { className: 'simulated', text: 'SIMULATED endpoint: answers and timings are scripted rehearsals, not a real model.' }));
   const sections: Node[] = [header];
   if (view.rollout && base && head) {
-    const words = { ship: `Ship ${head.label}`, hold: `Hold ${head.label}`, insufficient: `Insufficient evidence for ${head.label}` } as const;
+    const words = { ship: `✓ Ship ${head.label}`, hold: `✗ Hold ${head.label}`, insufficient: `? Insufficient evidence for ${head.label}`, 'no-change': `= No change in ${head.label}` } as const;
     const reasons = el('ul', { className: 'reasons' }, view.rollout.reasons.map((r) => el('li', { text: r })));
+    const policyChanges = view.policy.changes.map((c) => el('li', { text: `${c.text} — ${c.why}` }));
     sections.push(
       el('section', { className: `rollout ${view.rollout.decision}`, attrs: { 'aria-label': 'rollout decision' } }, [
-        el('h3', { className: 'decision', text: `${view.rollout.decision === 'ship' ? '✓' : view.rollout.decision === 'hold' ? '✗' : '?'} ${words[view.rollout.decision]} (vs ${base.label})` }),
-        el('p', { className: 'meta', text: `Scenario: ${view.policy.scenario} (${view.policy.scenarioSource}) · SLOs: ${view.policy.slo.length > 0 ? view.policy.slo.join(', ') : 'none'}` }),
+        el('h3', { className: 'decision', text: `${words[view.rollout.decision]} (vs ${base.label})` }),
+        el('p', { className: 'meta', text: `Scenario: ${view.policy.scenario} (${view.policy.scenarioSource}) · SLOs: ${view.policy.slo.length > 0 ? view.policy.slo.join(', ') : 'none'} · judged by the ${view.policy.from === 'head' ? 'last' : 'first'} revision's policy` }),
         reasons,
+        ...(policyChanges.length > 0 ? [el('p', { className: 'meta', text: 'What the change does to the policy:' }), el('ul', { className: 'policy-changes' }, policyChanges)] : []),
       ]),
     );
   }
@@ -64,18 +83,26 @@ export function renderComparison(target: HTMLElement, view: ComparisonView): num
     ...(view.timeline ? { timeline: canvas('TTFT of each fresh run over time, with the server’s running and waiting requests') } : {}),
   };
   const chartGrid = el('section', { className: 'charts' }, Object.entries(canvases).map(([name, c]) => el('figure', { className: `chart ${name}` }, [el('div', { className: 'chart-box' }, [c])])));
-  const matrix = el('table', { className: 'matrix', attrs: { 'aria-label': 'pass rate per test case and revision' } });
+  const matrix = el('table', { className: 'matrix', attrs: { 'aria-label': 'pass rate per test case and revision; choose a cell for its answers' } });
   matrix.append(el('thead', {}, [el('tr', {}, [el('th', { text: 'test case' }), ...view.revisions.map((r) => el('th', { text: r.label, attrs: { scope: 'col' } }))])]));
   const body = el('tbody');
+  const runDetails = el('section', { className: 'run-details', attrs: { 'aria-label': 'answers of the chosen cell', 'aria-live': 'polite' } });
   view.cases.forEach((description, i) => {
     body.append(el('tr', {}, [el('th', { text: description, attrs: { scope: 'row' } }), ...view.revisions.map((r) => {
       const cell = r.perCase[i];
       const rate = cell && cell.total > 0 ? cell.passed / cell.total : null;
-      return el('td', { className: rate === null ? 'na' : rate >= 0.8 ? 'pass' : rate >= 0.5 ? 'mixed' : 'fail', text: cell ? `${cell.passed}/${cell.total}` : '—' });
+      const text = cell ? `${cell.passed}/${cell.total}${cell.unscored ? ` +${cell.unscored} unscored` : ''}` : '—';
+      const td = el('td', { className: rate === null ? 'na' : rate >= 0.8 ? 'pass' : rate >= 0.5 ? 'mixed' : 'fail' });
+      if (cell && cell.runs.length > 0) {
+        const button = el('button', { className: 'cell', text, attrs: { type: 'button', 'aria-label': `${description} on ${r.label}: ${text}; show the answers` } });
+        button.addEventListener('click', () => runDetails.replaceChildren(...caseRunsView(description, r.label, cell)));
+        td.append(button);
+      } else td.textContent = text;
+      return td;
     })]));
   });
   matrix.append(body);
-  sections.push(chartGrid, el('h3', { text: 'Per test case' }), matrix);
+  sections.push(chartGrid, el('h3', { text: 'Per test case' }), matrix, runDetails);
   const errors = view.revisions.filter((r) => r.error).map((r) => el('li', { text: r.error! }));
   if (errors.length || view.problems.length) sections.push(el('h3', { text: 'Problems' }), el('ul', { className: 'problems' }, [...errors, ...view.problems.map((p) => el('li', { text: p }))]));
   if (view.diff) {

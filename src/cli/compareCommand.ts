@@ -1,7 +1,5 @@
 import { CACHE_MODES, type CacheMode } from '../core/endpoint/serverKind';
-import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { basename } from 'node:path';
 import { compareRevisions, type ComparisonResult } from '../core/compare/compare';
 import { transportJudge } from '../core/compare/judge';
 import { renderReportHtml } from '../core/compare/report';
@@ -9,8 +7,9 @@ import { comparisonView } from '../core/compare/view';
 import { policyText } from '../core/rollout/scenario';
 import { SloError } from '../core/rollout/slo';
 import { loadRevisionSources } from '../core/compare/revisionSources';
-import { loadTestSuite } from '../core/adherence/testCases';
-import { detectFormat, parsePromptFile } from '../core/formats/detect';
+import { loadGatePolicy } from '../core/compare/revisionDeclarations';
+import { POLICY_ORIGINS, type GatePolicy, type PolicyOrigin } from '../core/compare/gatePolicy';
+import { unscoredSummary } from '../core/compare/compareAssess';
 import { GitError } from '../core/history/git';
 import { ResultsStore } from '../core/store/resultsStore';
 import { numberFlag, parseArgs, stringFlag, UsageError } from './args';
@@ -23,7 +22,7 @@ import { COMPARE_USAGE } from './usage';
 /** `prompt-insight compare`: base vs head on the file's test cases; exit 1 on a significant worsening with --fail-on-regression. */
 export async function compareCommand(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, {
-    valued: ['base', 'head', 'prompt', 'runs', ...ENDPOINT_FLAGS, 'model', ...ENDPOINT_FLAGS.map((f) => `judge-${f}`), 'judge-model', 'concurrency', 'timeout-ms', 'store', 'report', 'cache', 'scenario', 'max-age-hours'],
+    valued: ['base', 'head', 'prompt', 'runs', ...ENDPOINT_FLAGS, 'model', ...ENDPOINT_FLAGS.map((f) => `judge-${f}`), 'judge-model', 'concurrency', 'timeout-ms', 'store', 'report', 'cache', 'scenario', 'policy', 'max-age-hours'],
     boolean: ['json', 'fresh', 'reuse-stored', 'no-store', 'fail-on-regression'],
     repeatable: ['slo'],
   });
@@ -46,6 +45,8 @@ export async function compareCommand(argv: string[], io: CliIO): Promise<number>
   const json = args.flags.get('json') === true;
   const scenario = stringFlag(args, 'scenario');
   const slo = args.lists.get('slo') ?? [];
+  const policyFrom = stringFlag(args, 'policy') ?? 'base';
+  if (!(POLICY_ORIGINS as readonly string[]).includes(policyFrom)) throw new UsageError(`--policy must be one of ${POLICY_ORIGINS.join(', ')} (base: the base revision's scenario, SLOs and test cases judge the change)`);
   const maxAgeHours = numberFlag(args, 'max-age-hours', { min: 0 }, 24);
   if (args.flags.has('fresh') && args.flags.has('reuse-stored')) throw new UsageError('--fresh and --reuse-stored exclude each other');
   // A gate decides on runs made now, unless told to trust this machine's stored runs.
@@ -59,26 +60,27 @@ export async function compareCommand(argv: string[], io: CliIO): Promise<number>
   const signal = io.interrupted();
 
   let sources;
+  let history;
   try {
-    sources = (await loadRevisionSources(file, [base, head], { signal })).sources;
+    ({ sources, history } = await loadRevisionSources(file, [base, head], { signal }));
   } catch (error) {
     io.stderr(`prompt-insight compare: ${error instanceof GitError ? error.message : (error as Error).message}\n`);
     return 1;
   }
-  // Every revision is scored by the current test cases (the working copy's), so the rules are the same for all.
-  const currentText = existsSync(file) ? readFileSync(file, 'utf8') : sources[sources.length - 1]!.text;
-  const format = detectFormat(file, currentText);
+  // The change is judged by the base revision's scenario, SLOs and test cases (or the command line's):
+  // the head — in CI, the pull request itself — cannot relax the gate that judges it.
   const promptName = stringFlag(args, 'prompt');
-  const doc = parsePromptFile(file, currentText, format);
-  const prompt = (promptName ? doc.prompts.find((p) => p.name === promptName) : doc.prompts[0]) ?? undefined;
-  if (!prompt) {
-    io.stderr(`prompt-insight compare: ${file} has no prompt${promptName ? ` named '${promptName}'` : ''} in its current version.\n`);
-    return 1;
+  let gate: GatePolicy;
+  try {
+    gate = await loadGatePolicy(sources, { file, ...(promptName ? { promptName } : {}), ...(history ? { repoRoot: history.repoRoot } : {}), signal }, { from: policyFrom as PolicyOrigin, ...(scenario !== undefined ? { cliScenario: scenario } : {}), cliSlo: slo });
+  } catch (error) {
+    if (error instanceof SloError) throw new UsageError(error.message);
+    throw error;
   }
-  const suite = loadTestSuite(file, currentText, format, prompt, (path) => (existsSync(path) ? readFileSync(path, 'utf8') : undefined));
+  const suite = gate.suite;
   for (const problem of suite.problems) io.stderr(`prompt-insight compare: ${problem}\n`);
   if (suite.cases.length === 0) {
-    io.stderr('prompt-insight compare: no test cases to score, so adherence cannot be compared.\n');
+    io.stderr(`prompt-insight compare: no test cases to score (from ${suite.source}), so adherence cannot be compared.\n`);
     return 1;
   }
   const model = stringFlag(args, 'model');
@@ -86,9 +88,8 @@ export async function compareCommand(argv: string[], io: CliIO): Promise<number>
   let result: ComparisonResult;
   try {
     result = await compareRevisions({
-    file, ...(promptName ? { promptName } : {}), revisions: sources, suite, runsPerCase, transport, ...(model ? { modelOverride: model } : {}),
+    file, ...(promptName ? { promptName } : {}), revisions: sources, gate, runsPerCase, transport, ...(model ? { modelOverride: model } : {}),
     ...(store ? { store } : {}), fresh, timeoutMs, concurrency, signal, cache: cache as CacheMode,
-    policy: { ...(scenario !== undefined ? { cliScenario: scenario } : {}), cliSlo: slo, ...(prompt.rollout ? { prompt: { where: basename(file), ...prompt.rollout } } : {}) },
     freshnessMs: maxAgeHours * 3_600_000,
     ...(judgeTransport && judgeModel ? { judge: transportJudge(judgeTransport, judgeModel, timeoutMs, signal) } : {}),
     onProgress: (done, total) => !json && process.stderr.isTTY && io.stderr(`\r  ${done}/${total} runs`),
@@ -107,11 +108,15 @@ export async function compareCommand(argv: string[], io: CliIO): Promise<number>
   }
   if (result.cancelled) return 130;
   if (!args.flags.get('fail-on-regression')) return 0;
-  // The gate fails closed: hold, or no evidence either way (insufficient), stops the pipeline.
+  // The gate fails closed: hold, or no evidence either way (insufficient), stops the pipeline. A
+  // revision that sends the same requests as its base changes nothing and passes.
   const decision = result.rollout?.decision ?? 'insufficient';
-  if (decision !== 'ship' && !json) io.stderr(`prompt-insight compare: --fail-on-regression: ${decision.toUpperCase()}: ${(result.rollout?.reasons ?? result.evidence.reasons).slice(0, 2).join('; ')}\n`);
-  return decision === 'ship' ? 0 : 1;
+  const passes = decision === 'ship' || decision === 'no-change';
+  if (!passes && !json) io.stderr(`prompt-insight compare: --fail-on-regression: ${DECISION_HEADLINES[decision]}: ${(result.rollout?.reasons ?? result.evidence.reasons).slice(0, 2).join('; ')}\n`);
+  return passes ? 0 : 1;
 }
+
+const DECISION_HEADLINES = { ship: 'SHIP', hold: 'HOLD', insufficient: 'INSUFFICIENT EVIDENCE', 'no-change': 'NO CHANGE' } as const;
 
 function renderText(result: ComparisonResult): string {
   const pct = (v: number | null) => (v === null ? 'n/a' : `${Math.round(v * 100)}%`);
@@ -119,17 +124,35 @@ function renderText(result: ComparisonResult): string {
   const lines = [`${result.prompt} on ${result.endpoint} (${result.model})${result.simulated ? ' · SIMULATED endpoint' : ''}`];
   for (const r of result.revisions) {
     const ci = r.adherence.ci95 ? ` [${pct(r.adherence.ci95[0])}–${pct(r.adherence.ci95[1])}]` : '';
-    lines.push(`  ${r.label.padEnd(14)} adherence ${r.adherence.passed}/${r.adherence.total} ${pct(r.adherence.rate)}${ci} · TTFT p50 ${ms(r.ttftMs.p50)} · E2E p50 ${ms(r.e2eMs.p50)} · ${r.tokens ?? '?'} tokens${r.runsReused ? ` · ${r.runsReused} runs reused` : ''}${r.error ? ` · ${r.error}` : ''}`);
+    lines.push(`  ${r.label.padEnd(14)} adherence ${r.adherence.passed}/${r.adherence.total} ${pct(r.adherence.rate)}${ci}${r.adherence.unscored ? ` (+${r.adherence.unscored} unscored)` : ''} · TTFT p50 ${ms(r.ttftMs.p50)} · E2E p50 ${ms(r.e2eMs.p50)} · ${r.tokens ?? '?'} tokens${r.runsReused ? ` · ${r.runsReused} runs reused` : ''}${r.error ? ` · ${r.error}` : ''}`);
+    if (r.adherence.unscored) lines.push(`  ${''.padEnd(14)} ${unscoredSummary(r)}`);
+    for (const c of r.perCase) {
+      const failures = failureLines(c);
+      if (failures.length > 0) lines.push(`  ${''.padEnd(14)} ${c.description}: ${c.passed}/${c.total} passed${c.unscored ? `, ${c.unscored} unscored` : ''}`, ...failures.map((f) => `  ${''.padEnd(16)} ${f}`));
+    }
   }
   for (const v of result.verdicts) lines.push(`  ${v.verdict.toUpperCase().padEnd(13)} ${v.summary}`);
-  lines.push(`Scenario: ${policyText(result.policy)}`);
+  lines.push(`Scenario: ${policyText(result.policy)} — the ${result.policyOrigin} revision's policy judges the change`);
+  for (const change of result.policyChanges) lines.push(`  policy change: ${change.text} (${change.why})`);
   const reused = result.revisions.filter((r) => r.runsReused > 0);
   if (reused.length > 0) lines.push(`Reused stored runs: ${reused.map((r) => `${r.label} ${r.runsReused} (since ${r.reusedSince})`).join(', ')}`);
   const rollout = result.rollout;
   if (rollout) {
-    const headline = { ship: 'SHIP', hold: 'HOLD', insufficient: 'INSUFFICIENT EVIDENCE' }[rollout.decision];
+    const headline = DECISION_HEADLINES[rollout.decision];
     lines.push(`${headline}: ${result.revisions[result.revisions.length - 1]!.label} (vs ${result.revisions[0]!.label})`);
     for (const reason of rollout.reasons) lines.push(`  - ${reason}`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** A case's failed assertions, each once with how many runs it failed in: `✗ contains "Lyon" (3 runs): expected …`. */
+function failureLines(c: ComparisonResult['revisions'][number]['perCase'][number]): string[] {
+  const counts = new Map<string, number>();
+  for (const run of c.runs) {
+    for (const a of run.assertions) if (a.outcome !== 'pass') {
+      const key = `${a.outcome === 'undecided' ? '?' : '✗'} ${a.label}: ${a.reason}`.slice(0, 300);
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+  }
+  return [...counts].slice(0, 5).map(([text, n]) => (n > 1 ? `${text} (${n} runs)` : text));
 }

@@ -60,7 +60,8 @@ export function isComparisonView(value: unknown): value is ComparisonView {
   const v = value as Partial<ComparisonView> | null;
   return (
     typeof v === 'object' && v !== null && Array.isArray(v.revisions) && Array.isArray(v.verdicts) && Array.isArray(v.cases) && typeof v.prompt === 'string' && typeof v.evidence?.sufficient === 'boolean' && Array.isArray(v.evidence.reasons) &&
-    typeof v.policy?.scenario === 'string' && Array.isArray(v.policy.slo) &&
+    typeof v.policy?.scenario === 'string' && Array.isArray(v.policy.slo) && Array.isArray(v.policy.changes) &&
+    v.revisions.every((r) => Array.isArray(r?.perCase) && r.perCase.every((c) => Array.isArray(c?.runs))) &&
     (v.rollout === null || (typeof v.rollout?.decision === 'string' && Array.isArray(v.rollout.reasons))) &&
     (v.timeline === null || (Array.isArray(v.timeline?.runs) && Array.isArray(v.timeline.server)))
   );

@@ -1,27 +1,30 @@
 /**
  * Revision comparison: chosen revisions × test cases × N repeats against one endpoint. Runs already
  * in the store under the same key (prompt content with the case's variables, endpoint, model,
- * parameters) are reused unless `fresh`; answers are scored with the current test cases, so every
- * revision is judged by the same rules. Result: adherence with Wilson intervals, latency
- * percentiles, per-case matrix, verdicts of each revision against the first, and the prompt diff.
+ * parameters) are reused unless `fresh`; answers are scored with the judging test cases (the gate
+ * policy's: the base revision's unless asked otherwise), so every revision is judged by the same
+ * rules. Stages: plan (comparePlan.ts) → run the missing runs interleaved → assess
+ * (compareAssess.ts) → decide (rollout/decision.ts). Result: adherence with Wilson intervals,
+ * latency percentiles, per-case matrix with each run's outcome, verdicts of each revision against
+ * the first, the rollout decision and the prompt diff.
  */
-import { basename } from 'node:path';
 import type { CacheMode } from '../endpoint/serverKind';
 import { decideRollout, type RolloutDecision, type RolloutSide } from '../rollout/decision';
-import { resolvePolicy, type PolicySources, type RolloutPolicy } from '../rollout/scenario';
-import { scoreRun, type Judge } from '../adherence/score';
-import type { TestSuite } from '../adherence/testCases';
-import type { RunOutcome } from '../endpoint/runOnce';
+import type { RolloutPolicy } from '../rollout/scenario';
+import type { Judge } from '../adherence/score';
 import type { ChatTransport } from '../endpoint/transport';
-import { isNumber, outputTokensPerSec, summarize } from '../metrics/summary';
 import type { MetricsSample } from '../endpoint/serverMetrics';
 import type { RunRecord } from '../metrics/runRecord';
-import { executeRunJobs, planPromptRun, type PromptRunPlan, type RunJob } from '../run/promptRun';
+import { executeRunJobs, type RunJob } from '../run/promptRun';
 import { storeNotice, type ResultsStore, type StoredRun } from '../store/resultsStore';
-import { runKeyOf, runKeyString, safeUrl } from '../store/runKey';
-import { wilsonInterval } from '../stats/proportions';
+import { runKeyString, safeUrl } from '../store/runKey';
+import { assessRevision, comparisonVerdicts, judgeEvidence, type Evidence } from './compareAssess';
+import { planComparison, sendSameRequests, type Cell } from './comparePlan';
+import type { GatePolicy, PolicyChange } from './gatePolicy';
 import { lineDiff, type DiffLine } from './lineDiff';
-import { adherenceVerdict, latencyVerdict, MIN_RUNS_FOR_CLAIM, noRegression, type Verdict } from './verdicts';
+import { noRegression, type Verdict } from './verdicts';
+
+export type { Evidence } from './compareAssess';
 
 export interface RevisionSource {
   rev: string;
@@ -38,7 +41,8 @@ export interface CompareOptions {
   file: string;
   promptName?: string;
   revisions: RevisionSource[];
-  suite: TestSuite;
+  /** Scenario, SLOs and test cases that judge the change, resolved from the base revision (gatePolicy.ts). */
+  gate: GatePolicy;
   runsPerCase: number;
   transport: ChatTransport;
   modelOverride?: string;
@@ -49,8 +53,6 @@ export interface CompareOptions {
   /** Prompt cache during fresh runs (default cold: both revisions measured without the server's prefix cache). */
   cache?: CacheMode;
   signal?: AbortSignal;
-  /** Scenario and SLOs from outside the files (`--scenario`, `--slo`, the setting); the files' own are read here. */
-  policy?: Pick<PolicySources, 'cliScenario' | 'cliSlo' | 'settingScenario' | 'prompt'>;
   /** Stored runs older than this (ms) are measured again (default 24 h). */
   freshnessMs?: number;
   /** Order of the interleaved fresh runs (default Math.random); tests pass a seeded one. */
@@ -67,6 +69,25 @@ export interface PercentileTriple {
   n: number;
 }
 
+/** One run as scored: its outcome, its answer (an excerpt) and each assertion's outcome and reason. */
+export interface RunDetail {
+  status: 'pass' | 'fail' | 'unscored';
+  /** Why it was unscored. */
+  reason?: string;
+  answer: string;
+  assertions: { label: string; outcome: 'pass' | 'fail' | 'undecided'; reason: string }[];
+}
+
+/** A test case's runs on one revision: scored counts, unscored count, and the first runs in detail. */
+export interface CaseRuns {
+  description: string;
+  passed: number;
+  /** Scored runs (passed + failed). */
+  total: number;
+  unscored: number;
+  runs: RunDetail[];
+}
+
 export interface RevisionResult {
   rev: string;
   label: string;
@@ -75,10 +96,13 @@ export interface RevisionResult {
   author?: string;
   subject?: string;
   tokens: number | null;
-  adherence: { passed: number; total: number; rate: number | null; ci95: [number, number] | null };
+  /** Over the scored runs: `total` = passed + failed; unscored runs are counted apart, with their reasons. */
+  adherence: { passed: number; total: number; unscored: number; rate: number | null; ci95: [number, number] | null };
+  /** Why runs were unscored, with how many each (a prototype-less map: reasons carry server text). */
+  unscoredReasons: Record<string, number>;
   ttftMs: PercentileTriple;
   e2eMs: PercentileTriple;
-  perCase: { description: string; passed: number; total: number }[];
+  perCase: CaseRuns[];
   runsReused: number;
   runsNew: number;
   failedRuns: number;
@@ -119,6 +143,9 @@ export interface ComparisonResult {
   cancelled: boolean;
   /** The scenario and SLOs the decision followed, and where they came from. */
   policy: RolloutPolicy;
+  /** Which revision's policy judged the change, and what the other one changes (applied or not). */
+  policyOrigin: GatePolicy['origin'];
+  policyChanges: PolicyChange[];
   /** The decision for the last revision against the first; null with one revision. */
   rollout: RolloutDecision | null;
   /** The fresh runs on one clock (ms from the batch's start) with the server's metrics over the same time; null when every run was reused. */
@@ -128,23 +155,12 @@ export interface ComparisonResult {
 /** Stored runs older than this are not reused by default: the server, its load and its version move on. */
 export const DEFAULT_FRESHNESS_MS = 24 * 60 * 60 * 1000;
 
-/** One revision × test case that could be planned: its plan, and the runs it has. */
-interface Cell {
-  revision: number;
-  caseIndex: number;
-  plan: PromptRunPlan;
-  reused: StoredRun[];
-  fresh: RunOutcome[];
-}
-
 export async function compareRevisions(options: CompareOptions): Promise<ComparisonResult> {
-  const { suite, runsPerCase } = options;
+  const { runsPerCase } = options;
+  const { suite, policy } = options.gate;
   const now = options.now?.() ?? Date.now();
   const freshnessMs = options.freshnessMs ?? DEFAULT_FRESHNESS_MS;
   const cacheMode = options.cache ?? 'cold';
-  let model = options.modelOverride ?? options.transport.endpoint.model ?? '';
-  let promptName = options.promptName ?? '';
-  let simulated = options.transport.endpoint.simulated === true;
   // Cancelled runs are never reused: they say nothing about the prompt. Nor are stale ones, or ones
   // measured with the prefix cache in another state than this comparison asks for.
   const storeContents =
@@ -153,145 +169,35 @@ export async function compareRevisions(options: CompareOptions): Promise<Compari
       : undefined;
   const stored = storeContents ? indexStore(storeContents.records) : new Map<string, StoredRun[]>();
   const storeProblem = storeContents && options.store ? storeNotice(options.store.path, storeContents) : undefined;
-  const judgeCache = new Map<string, Promise<string>>();
-  const judge: Judge | undefined = options.judge
-    ? (messages) => {
-        const key = JSON.stringify(messages);
-        let reply = judgeCache.get(key);
-        if (!reply) judgeCache.set(key, (reply = options.judge!(messages)));
-        return reply;
-      }
-    : undefined;
 
   // 1. Plan every revision × case, and take what the store already has.
-  const revisions: RevisionResult[] = [];
-  const cells: Cell[] = [];
-  for (const [revisionIndex, revision] of options.revisions.entries()) {
-    const result: RevisionResult = {
-      rev: revision.rev, label: revision.label, path: revision.path,
-      ...(revision.date ? { date: revision.date } : {}), ...(revision.author ? { author: revision.author } : {}), ...(revision.subject ? { subject: revision.subject } : {}),
-      tokens: null, adherence: { passed: 0, total: 0, rate: null, ci95: null }, ttftMs: { p50: null, p90: null, p99: null, n: 0 }, e2eMs: { p50: null, p90: null, p99: null, n: 0 },
-      perCase: [], runsReused: 0, runsNew: 0, failedRuns: 0, ttftValues: [], e2eValues: [], tpotValues: [], tokensPerSecValues: [],
-    };
-    revisions.push(result);
-    for (const [caseIndex, testCase] of suite.cases.entries()) {
-      let plan: PromptRunPlan;
-      try {
-        plan = await planPromptRun(options.file, revision.text, {
-          ...(options.promptName !== undefined ? { promptName: options.promptName } : {}),
-          ...(options.modelOverride ? { modelOverride: options.modelOverride } : {}),
-          ...(options.transport.endpoint.model ? { endpointModel: options.transport.endpoint.model } : {}),
-          vars: testCase.vars,
-        });
-      } catch (error) {
-        result.error = `${revision.label}: ${(error as Error).message}`;
-        break;
-      }
-      promptName ||= plan.prompt.name;
-      model = plan.request.model;
-      if (caseIndex === 0) {
-        const sample = await planPromptRun(options.file, revision.text, { ...(options.promptName !== undefined ? { promptName: options.promptName } : {}), endpointModel: plan.request.model }).catch(() => undefined);
-        result.tokens = sample?.inputTokensEstimate ?? plan.inputTokensEstimate;
-      }
-      const key = runKeyString(runKeyOf(options.transport.endpoint, plan.request));
-      cells.push({ revision: revisionIndex, caseIndex, plan, reused: (stored.get(key) ?? []).slice(-runsPerCase), fresh: [] });
-    }
-  }
-
-  // The policy is checked before any run: a misspelt scenario or SLO is an error, not a silent default.
-  // The prompt's own declaration: as the caller read it from the current file, else the head revision's.
-  const headPlan = cells[cells.length - 1]?.plan;
-  const policy = resolvePolicy({
-    ...options.policy,
-    ...(!options.policy?.prompt && headPlan?.prompt.rollout ? { prompt: { where: basename(options.file), ...headPlan.prompt.rollout } } : {}),
-    ...(suite.rollout ? { tests: { where: suite.source, ...suite.rollout } } : {}),
-  });
+  const revisions = options.revisions.map(emptyResult);
+  const plan = await planComparison({ file: options.file, ...(options.promptName !== undefined ? { promptName: options.promptName } : {}), ...(options.modelOverride ? { modelOverride: options.modelOverride } : {}), transport: options.transport, suite, runsPerCase, stored }, options.revisions, revisions);
 
   // 2. The missing runs of every revision, interleaved in random order: one time window, one load.
-  const jobs: { cell: Cell; job: RunJob }[] = [];
-  for (const cell of cells) {
-    for (let i = cell.reused.length; i < runsPerCase; i++) jobs.push({ cell, job: { plan: cell.plan, revision: options.revisions[cell.revision]!.rev, testCase: cell.caseIndex } });
-  }
-  shuffle(jobs, options.random ?? Math.random);
-  const total = jobs.length;
-  let timeline: ComparisonResult['timeline'] = null;
-  if (jobs.length > 0 && !options.signal?.aborted) {
-    const executed = await executeRunJobs(options.transport, jobs.map((j) => j.job), {
-      concurrency: options.concurrency, warmup: 0, timeoutMs: options.timeoutMs,
-      cache: cacheMode,
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.store ? { store: options.store } : {}),
-      onRun: (_outcome, finished, jobIndex) => {
-        const { cell } = jobs[jobIndex]!;
-        options.onProgress?.(finished, total, `${options.revisions[cell.revision]!.label} · ${suite.cases[cell.caseIndex]!.description}`);
-      },
-    });
-    executed.outcomes.forEach((outcome, i) => {
-      if (outcome.record.error?.kind === 'cancelled') return;
-      jobs[executed.jobOf[i]!]!.cell.fresh.push(outcome);
-    });
-    timeline = {
-      serverKind: executed.serverKind,
-      runs: executed.outcomes.map((outcome, i) => {
-        const cell = jobs[executed.jobOf[i]!]!.cell;
-        return { t: executed.startedAt[i]!, revision: options.revisions[cell.revision]!.rev, ttftMs: outcome.record.ttftMs, ok: outcome.record.ok };
-      }),
-      serverMetrics: executed.serverMetrics ? executed.serverMetrics.samples : [],
-      metricsGaps: executed.serverMetrics?.gaps.length ?? 0,
-    };
-  }
+  const timeline = await runMissing(options, plan.cells);
 
-  // 3. Score every run with the current test cases; figures per revision.
-  for (const [revisionIndex, result] of revisions.entries()) {
-    const records: RunRecord[] = [];
-    for (const cell of cells.filter((c) => c.revision === revisionIndex)) {
-      const testCase = suite.cases[cell.caseIndex]!;
-      result.runsReused += cell.reused.length;
-      result.runsNew += cell.fresh.length;
-      for (const r of cell.reused) if (!result.reusedSince || r.at < result.reusedSince) result.reusedSince = r.at;
-      const runs = [...cell.reused.map((r) => ({ record: r.run, answer: r.answer })), ...cell.fresh.map((o) => ({ record: o.record, answer: o.text.answer }))];
-      let passed = 0;
-      for (const run of runs) {
-        if (run.record.simulated) simulated = true;
-        const score = await scoreRun(testCase, { answer: run.answer, ok: run.record.ok, ttftMs: run.record.ttftMs, e2eMs: run.record.e2eMs, ...(run.record.error ? { errorMessage: run.record.error.message } : {}) }, judge);
-        if (score.pass) passed++;
-        records.push(run.record);
-      }
-      result.perCase.push({ description: testCase.description, passed, total: runs.length });
-    }
-    const passed = result.perCase.reduce((s, c) => s + c.passed, 0);
-    const totalRuns = result.perCase.reduce((s, c) => s + c.total, 0);
-    result.adherence = { passed, total: totalRuns, rate: totalRuns > 0 ? passed / totalRuns : null, ci95: totalRuns > 0 ? wilsonInterval(passed, totalRuns) : null };
-    const ok = records.filter((r) => r.ok);
-    result.failedRuns = records.length - ok.length;
-    const firstFailure = records.find((r) => !r.ok)?.error;
-    if (firstFailure) result.failureSample = `${firstFailure.kind}: ${firstFailure.message}`;
-    result.ttftValues = ok.map((r) => r.ttftMs).filter(isNumber);
-    result.e2eValues = ok.map((r) => r.e2eMs).filter(isNumber);
-    result.tpotValues = ok.map((r) => r.tpotMs).filter(isNumber);
-    result.tokensPerSecValues = ok.map(outputTokensPerSec).filter(isNumber);
-    result.ttftMs = triple(result.ttftValues);
-    result.e2eMs = triple(result.e2eValues);
+  // 3. Score every run with the judging test cases; figures per revision.
+  const judge = options.judge ? memoizedJudge(options.judge) : undefined;
+  let simulated = options.transport.endpoint.simulated === true;
+  for (const [index, result] of revisions.entries()) {
+    if (await assessRevision(result, plan.cells.filter((c) => c.revision === index), suite, judge)) simulated = true;
   }
-  const verdicts: Verdict[] = [];
-  const [base, ...heads] = revisions;
-  if (base) {
-    for (const head of heads) {
-      verdicts.push(adherenceVerdict({ rev: base.rev, ...base.adherence }, { rev: head.rev, ...head.adherence }));
-      verdicts.push(latencyVerdict('ttftMs', { rev: base.rev, values: base.ttftValues }, { rev: head.rev, values: head.ttftValues }));
-      verdicts.push(latencyVerdict('e2eMs', { rev: base.rev, values: base.e2eValues }, { rev: head.rev, values: head.e2eValues }));
-    }
-  }
+  const verdicts = comparisonVerdicts(revisions);
+  const evidence = judgeEvidence(revisions, verdicts, options.signal?.aborted === true);
+
+  // 4. The decision for the last revision against the first.
+  const base = revisions[0];
+  const head = revisions[revisions.length - 1];
+  const identical = revisions.length > 1 && sendSameRequests(plan.cells, 0, revisions.length - 1, suite.cases.length);
+  const rollout = base && head && head !== base ? decideRollout({ policy, base: rolloutSide(base), head: rolloutSide(head), verdicts, evidence, identical, cases: suite.cases.length }) : null;
   const first = options.revisions[0];
   const last = options.revisions[options.revisions.length - 1];
-  const evidence = judgeEvidence(revisions, verdicts, options.signal?.aborted === true);
-  const headResult = revisions[revisions.length - 1];
-  const rollout = base && headResult && headResult !== base ? decideRollout({ policy, base: rolloutSide(base), head: rolloutSide(headResult), verdicts, evidence }) : null;
   return {
     file: options.file,
-    prompt: promptName,
+    prompt: plan.promptName,
     endpoint: safeUrl(options.transport.endpoint.baseUrl),
-    model,
+    model: plan.model,
     simulated,
     runsPerCase,
     cases: suite.cases.map((c) => c.description),
@@ -302,10 +208,67 @@ export async function compareRevisions(options: CompareOptions): Promise<Compari
     noRegression: noRegression(verdicts),
     evidence,
     policy,
+    policyOrigin: options.gate.origin,
+    policyChanges: options.gate.changes,
     rollout,
     ...(first && last && first !== last ? { diff: { base: first.label, head: last.label, lines: lineDiff(first.text, last.text) ?? null } } : {}),
     cancelled: options.signal?.aborted === true,
     timeline,
+  };
+}
+
+function emptyResult(revision: RevisionSource): RevisionResult {
+  return {
+    rev: revision.rev, label: revision.label, path: revision.path,
+    ...(revision.date ? { date: revision.date } : {}), ...(revision.author ? { author: revision.author } : {}), ...(revision.subject ? { subject: revision.subject } : {}),
+    tokens: null, adherence: { passed: 0, total: 0, unscored: 0, rate: null, ci95: null }, unscoredReasons: Object.create(null) as Record<string, number>,
+    ttftMs: { p50: null, p90: null, p99: null, n: 0 }, e2eMs: { p50: null, p90: null, p99: null, n: 0 },
+    perCase: [], runsReused: 0, runsNew: 0, failedRuns: 0, ttftValues: [], e2eValues: [], tpotValues: [], tokensPerSecValues: [],
+  };
+}
+
+/** Stage 2: the runs the store did not have, shuffled across revisions and cases; their timeline. */
+async function runMissing(options: CompareOptions, cells: readonly Cell[]): Promise<ComparisonResult['timeline']> {
+  const jobs: { cell: Cell; job: RunJob }[] = [];
+  for (const cell of cells) {
+    for (let i = cell.reused.length; i < options.runsPerCase; i++) jobs.push({ cell, job: { plan: cell.plan, revision: options.revisions[cell.revision]!.rev, testCase: cell.caseIndex } });
+  }
+  shuffle(jobs, options.random ?? Math.random);
+  if (jobs.length === 0 || options.signal?.aborted) return null;
+  const cases = options.gate.suite.cases;
+  const executed = await executeRunJobs(options.transport, jobs.map((j) => j.job), {
+    concurrency: options.concurrency, warmup: 0, timeoutMs: options.timeoutMs,
+    cache: options.cache ?? 'cold',
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.store ? { store: options.store } : {}),
+    onRun: (_outcome, finished, jobIndex) => {
+      const { cell } = jobs[jobIndex]!;
+      options.onProgress?.(finished, jobs.length, `${options.revisions[cell.revision]!.label} · ${cases[cell.caseIndex]!.description}`);
+    },
+  });
+  executed.outcomes.forEach((outcome, i) => {
+    if (outcome.record.error?.kind === 'cancelled') return;
+    jobs[executed.jobOf[i]!]!.cell.fresh.push(outcome);
+  });
+  return {
+    serverKind: executed.serverKind,
+    runs: executed.outcomes.map((outcome, i) => {
+      const cell = jobs[executed.jobOf[i]!]!.cell;
+      return { t: executed.startedAt[i]!, revision: options.revisions[cell.revision]!.rev, ttftMs: outcome.record.ttftMs, ok: outcome.record.ok };
+    }),
+    serverMetrics: executed.serverMetrics ? executed.serverMetrics.samples : [],
+    metricsGaps: executed.serverMetrics?.gaps.length ?? 0,
+  };
+}
+
+/** The same judge question (a reused answer scored twice) is asked once. */
+function memoizedJudge(judge: Judge): Judge {
+  const replies = new Map<string, Promise<string>>();
+  return (messages) => {
+    const key = JSON.stringify(messages);
+    let reply = replies.get(key);
+    if (!reply) replies.set(key, (reply = judge(messages)));
+    return reply;
   };
 }
 
@@ -327,29 +290,6 @@ function shuffle<T>(items: T[], random: () => number): void {
     const j = Math.floor(random() * (i + 1));
     [items[i], items[j]] = [items[j]!, items[i]!];
   }
-}
-
-export interface Evidence {
-  sufficient: boolean;
-  reasons: string[];
-}
-
-function judgeEvidence(revisions: readonly RevisionResult[], verdicts: readonly Verdict[], cancelled: boolean): Evidence {
-  const reasons: string[] = [];
-  if (cancelled) reasons.push('the comparison was cancelled before all runs finished');
-  for (const r of revisions) {
-    if (r.error) reasons.push(r.error);
-    const total = r.runsNew + r.runsReused;
-    const succeeded = total - r.failedRuns;
-    if (succeeded < MIN_RUNS_FOR_CLAIM) reasons.push(`${r.label}: ${succeeded} of ${total} runs succeeded (${MIN_RUNS_FOR_CLAIM} needed)${r.failureSample ? `; the first failure: ${r.failureSample}` : ''}`);
-  }
-  for (const v of verdicts) if (v.metric === 'adherence' && v.verdict === 'insufficient') reasons.push(v.summary);
-  return { sufficient: reasons.length === 0, reasons: [...new Set(reasons)] };
-}
-
-function triple(values: number[]): PercentileTriple {
-  const s = summarize(values);
-  return { p50: s.p50, p90: s.p90, p99: s.p99, n: s.n };
 }
 
 function indexStore(records: readonly StoredRun[]): Map<string, StoredRun[]> {

@@ -2,8 +2,8 @@
  * Turns revision names (commit ids, branches, `HEAD~1`, `working`, `buffer`) into the prompt text at
  * each, reading every committed revision in one `git cat-file --batch`.
  */
-import { describeReadError, readPromptFile, type WorkspaceScope } from '../files/workspaceFile';
-import { BUFFER_REVISION, contentsAt, fileHistory, resolveRevision, WORKING_REVISION, type FileHistory, type FileRevision } from '../history/fileHistory';
+import { describeReadError, PROMPT_FILE_MAX_BYTES, readPromptFile, type WorkspaceScope } from '../files/workspaceFile';
+import { BUFFER_REVISION, contentsAt, fileHistory, resolveRevision, treeEntryAt, WORKING_REVISION, type FileHistory, type FileRevision } from '../history/fileHistory';
 import { git, GitError, isGitStop } from '../history/git';
 import type { RevisionSource } from './compare';
 
@@ -23,6 +23,7 @@ export async function loadRevisionSources(file: string, revs: readonly string[],
       const id = await resolveRevision(history!.repoRoot, rev, call);
       const revision = await revisionAt(history!, id, call);
       if (revision.deleted) throw new GitError('bad-revision', `${history!.path} was deleted at ${id.slice(0, 8)} (${revision.subject}); pick an earlier revision.`);
+      await checkCommittedPrompt(history!.repoRoot, revision, call);
       committed.push({ index, revision });
     }
   }
@@ -42,6 +43,14 @@ async function readWorking(file: string, scope: WorkspaceScope): Promise<string>
   } catch (error) {
     throw new GitError('bad-revision', `The working copy of ${file} cannot be read: ${describeReadError(error)}`);
   }
+}
+
+/** A committed prompt file is read only as a regular file under the prompt-file cap: a committed link is not followed. */
+async function checkCommittedPrompt(repoRoot: string, revision: FileRevision, call: { signal?: AbortSignal }): Promise<void> {
+  const entry = await treeEntryAt(repoRoot, revision.rev, revision.path, call);
+  const at = `${revision.path} at ${revision.rev.slice(0, 8)}`;
+  if (entry.kind === 'file' && entry.size > PROMPT_FILE_MAX_BYTES) throw new GitError('bad-revision', `${at} is ${entry.size} bytes, over the ${PROMPT_FILE_MAX_BYTES}-byte limit for prompt files; it is not read.`);
+  if (entry.kind !== 'file' && entry.kind !== 'missing') throw new GitError('bad-revision', `${at} is a ${entry.kind === 'link' ? 'symbolic link' : entry.kind}, not a regular file; it is not read.`);
 }
 
 /** The file as of commit `id`: its own history entry, else the newest entry that is an ancestor of it. */

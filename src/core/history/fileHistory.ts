@@ -187,3 +187,33 @@ export async function resolveRevision(repoRoot: string, rev: string, options: Gi
     throw new GitError('bad-revision', `'${rev}' is not a commit in ${repoRoot}.`);
   }
 }
+
+/** What a tree holds at one path: a regular file of some size, something else, or nothing. */
+export type TreeEntry = { kind: 'file'; size: number } | { kind: 'link' | 'directory' | 'submodule' } | { kind: 'missing' };
+
+/** The entry at `path` in commit `rev`, read with `ls-tree -l` (mode and size, no content). */
+export async function treeEntryAt(repoRoot: string, rev: string, path: string, options: GitCallOptions = {}): Promise<TreeEntry> {
+  if (!COMMIT_ID.test(rev)) throw new GitError('bad-revision', `'${rev}' is not a commit id.`);
+  const line = (await git(repoRoot, ['ls-tree', '-z', '-l', '--full-tree', rev, '--', `:(literal)${path}`], options)).split('\0')[0] ?? '';
+  const match = /^(\d{6}) (\w+) [0-9a-f]+ +(-|\d+)\t/.exec(line);
+  if (!match) return { kind: 'missing' };
+  const [, mode, type, size] = match;
+  if (mode === '120000') return { kind: 'link' };
+  if (type === 'tree') return { kind: 'directory' };
+  if (type === 'commit') return { kind: 'submodule' };
+  return { kind: 'file', size: Number(size) };
+}
+
+/**
+ * A file a repository names, as committed at `rev`: only a regular file (a committed link is not
+ * followed, even within the tree), and only under `maxBytes` — checked before its content is read.
+ * `undefined` when there is no such path at that revision.
+ */
+export async function regularFileAt(repoRoot: string, rev: string, path: string, maxBytes: number, options: GitCallOptions = {}): Promise<RevisionContent | undefined> {
+  const entry = await treeEntryAt(repoRoot, rev, path, options);
+  if (entry.kind === 'missing') return undefined;
+  const at = `${path} at ${rev.slice(0, 8)}`;
+  if (entry.kind !== 'file') return { ok: false, reason: `${at} is a ${entry.kind === 'link' ? 'symbolic link' : entry.kind}, not a regular file; it is not read.` };
+  if (entry.size > maxBytes) return { ok: false, reason: `${at} is ${entry.size} bytes, over the ${maxBytes}-byte limit; it is not read.` };
+  return (await contentsAt(repoRoot, [{ rev, path }], options))[0]!;
+}

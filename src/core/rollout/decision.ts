@@ -1,23 +1,35 @@
 /**
- * One rollout decision for a change (base → head), following the prompt's scenario and SLOs:
- * - insufficient: the runs cannot carry a decision (too few succeeded, adherence not measurable);
- * - hold: adherence is significantly worse; or the head breaks an SLO (judged with its interval)
- *   that the base did not break; or, where the scenario gates on it, latency (interactive) or
- *   throughput (batch) is significantly worse beyond the practical margin;
- * - ship: otherwise. Latency changes inside the SLOs in decision and batch scenarios are reported,
- *   not blocking. Every reason cites its numbers.
+ * One rollout decision for a change (base → head), following the prompt's scenario and SLOs. "Ship"
+ * is read blindly, so it means what its readers take it to mean — the head meets its SLOs:
+ * - insufficient: the runs cannot carry a decision (too few succeeded or could be scored), or an
+ *   SLO is not yet established for the head — with about how many runs would settle it;
+ * - hold: the head breaks an SLO (judged with its interval) — also when the base broke it too, since
+ *   the change does not fix it; or adherence is significantly worse; or, where the scenario gates on
+ *   it, latency (interactive) or throughput (batch) is significantly worse beyond the practical margin;
+ * - no-change: base and head send the same requests, so there is no change to roll out;
+ * - ship: every SLO is met by the head (its whole interval on the right side) and nothing that gates
+ *   regressed significantly. Latency changes inside the SLOs in decision and batch scenarios are
+ *   reported, not blocking. Every reason cites its numbers.
  */
 import { formatMs } from '../metrics/format';
 import { formatP, medianShift, MIN_RUNS_FOR_CLAIM, type Verdict } from '../compare/verdicts';
 import { SCENARIO_RULES, type RolloutPolicy } from './scenario';
-import { judgeObjective, objectiveText, type ObjectiveJudgement, type SloEvidence } from './slo';
+import { judgeObjective, objectiveText, runsToSettle, type ObjectiveJudgement, type SloEvidence } from './slo';
 
-export type RolloutDecisionKind = 'ship' | 'hold' | 'insufficient';
+export type RolloutDecisionKind = 'ship' | 'hold' | 'insufficient' | 'no-change';
 
 export interface RolloutSide extends SloEvidence {
   rev: string;
   label: string;
   tokensPerSec: readonly number[];
+}
+
+export interface SloOutcome {
+  objective: string;
+  base: ObjectiveJudgement;
+  head: ObjectiveJudgement;
+  /** For an objective not established for the head: about how many runs in all would settle it, and which way. */
+  runsNeeded?: { runs: number; side: 'met' | 'broken' };
 }
 
 export interface RolloutDecision {
@@ -28,24 +40,79 @@ export interface RolloutDecision {
   head: string;
   /** Why, most important first: what holds it, then what was seen and did not. */
   reasons: string[];
-  slo: { objective: string; base: ObjectiveJudgement; head: ObjectiveJudgement }[];
+  slo: SloOutcome[];
+}
+
+export interface RolloutInput {
+  policy: RolloutPolicy;
+  base: RolloutSide;
+  head: RolloutSide;
+  verdicts: readonly Verdict[];
+  evidence: { sufficient: boolean; reasons: readonly string[] };
+  /** Base and head send exactly the same requests for every test case. */
+  identical?: boolean;
+  /** Test cases each revision runs, to say how many runs per case a suggestion means. */
+  cases?: number;
 }
 
 const THROUGHPUT_MARGIN_SHARE = 0.05;
 
-function judgementText(j: ObjectiveJudgement): string {
+/** `p90 190 ms, 95% CI 150 ms–230 ms (n = 40)`; an open side is said in words, not as `?`. */
+export function judgementText(j: ObjectiveJudgement): string {
   if (j.estimate === null) return 'no runs';
   const isRate = j.objective.metric === 'adherence';
-  const value = (v: number | null) => (v === null ? '?' : isRate ? `${Math.round(v * 100)}%` : formatMs(v));
+  const value = (v: number) => (isRate ? `${Math.round(v * 100)}%` : formatMs(v));
   const stat = j.objective.metric === 'adherence' ? 'adherence' : j.objective.percentile;
-  return `${stat} ${value(j.estimate)} (95% CI ${value(j.ci95[0])}–${value(j.ci95[1])}, n = ${j.n})`;
+  const [lo, hi] = j.ci95;
+  if (lo !== null && hi !== null) return `${stat} ${value(j.estimate)}, 95% CI ${value(lo)}–${value(hi)} (n = ${j.n})`;
+  const open = lo === null && hi === null ? 'too few runs to bound it either way' : hi === null ? `too few runs to bound it from above; at least ${value(lo!)}` : `too few runs to bound it from below; at most ${value(hi)}`;
+  return `${stat} ${value(j.estimate)} so far (n = ${j.n}: ${open})`;
 }
 
-export function decideRollout(input: { policy: RolloutPolicy; base: RolloutSide; head: RolloutSide; verdicts: readonly Verdict[]; evidence: { sufficient: boolean; reasons: readonly string[] } }): RolloutDecision {
+function limitText(j: ObjectiveJudgement): string {
+  const o = j.objective;
+  return o.metric === 'adherence' ? `adherence above ${Math.round(o.min * 100)}%` : `${o.percentile} under ${formatMs(o.maxMs)}`;
+}
+
+function settleText(s: SloOutcome, cases: number): string {
+  const needed = s.runsNeeded;
+  if (!needed) return 'more runs would not settle it: the estimate sits on the limit';
+  const perCase = cases > 1 ? ` (${Math.ceil(needed.runs / cases)} per test case)` : '';
+  const o = s.head.objective;
+  const what = needed.side === 'met' ? `bound ${limitText(s.head)}` : o.metric === 'adherence' ? `show adherence below ${Math.round(o.min * 100)}%` : `show ${o.percentile} over ${formatMs(o.maxMs)}`;
+  return `about ${needed.runs} runs${perCase} would ${what}, if the runs so far are typical`;
+}
+
+export function decideRollout(input: RolloutInput): RolloutDecision {
   const { policy, base, head } = input;
   const rules = SCENARIO_RULES[policy.scenario];
+  const cases = Math.max(1, input.cases ?? 1);
   const common = { scenario: policy.scenario, scenarioSource: policy.scenarioSource, base: base.rev, head: head.rev };
-  const slo = policy.objectives.map((objective) => ({ objective: objectiveText(objective), base: judgeObjective(objective, base), head: judgeObjective(objective, head) }));
+  const slo: SloOutcome[] = policy.objectives.map((objective) => {
+    const outcome: SloOutcome = { objective: objectiveText(objective), base: judgeObjective(objective, base), head: judgeObjective(objective, head) };
+    if (outcome.head.status === 'unclear') {
+      const needed = runsToSettle(objective, head);
+      if (needed) outcome.runsNeeded = needed;
+    }
+    return outcome;
+  });
+  const sloLines = slo.map((s) => {
+    const where = `SLO ${s.objective}`;
+    if (s.head.status === 'broken') {
+      return s.base.status === 'broken'
+        ? { kind: 'broken' as const, text: `both break ${where} — ${head.label} does not fix it (${base.label}: ${judgementText(s.base)}; ${head.label}: ${judgementText(s.head)})` }
+        : { kind: 'broken' as const, text: `${head.label} breaks ${where}: ${judgementText(s.head)}; ${base.label}: ${judgementText(s.base)}` };
+    }
+    if (s.head.status === 'unclear') return { kind: 'unclear' as const, text: `${where} not established for ${head.label}: ${judgementText(s.head)} — ${settleText(s, cases)}` };
+    return { kind: 'met' as const, text: `${where} met by ${head.label}: ${judgementText(s.head)}` };
+  });
+
+  if (input.identical) {
+    // Same requests: whatever the runs show is noise or the server, not the change. SLO notes say where the prompt stands.
+    const notes = input.evidence.sufficient ? sloLines.map((l) => (l.kind === 'broken' ? `${l.text} — not caused by this change` : l.text)) : [];
+    return { ...common, decision: 'no-change', reasons: [`${base.label} and ${head.label} send the same requests for every test case: there is no prompt change to roll out.`, ...notes], slo };
+  }
+
   const verdict = (metric: Verdict['metric']) => input.verdicts.find((v) => v.metric === metric && v.base === base.rev && v.head === head.rev);
   const adherence = verdict('adherence');
   if (!input.evidence.sufficient || !adherence || adherence.verdict === 'insufficient') {
@@ -56,17 +123,11 @@ export function decideRollout(input: { policy: RolloutPolicy; base: RolloutSide;
   }
 
   const holds: string[] = [];
+  const unclear: string[] = [];
   const seen: string[] = [];
   if (adherence.verdict === 'worse') holds.push(`${adherence.summary} — significantly worse`);
   else seen.push(adherence.summary + (adherence.verdict === 'better' ? ' — better' : ''));
-
-  for (const s of slo) {
-    const where = `SLO ${s.objective}`;
-    if (s.head.status === 'broken' && s.base.status !== 'broken') holds.push(`${head.label} breaks ${where}: ${judgementText(s.head)}; ${base.label} did not (${judgementText(s.base)})`);
-    else if (s.head.status === 'broken') seen.push(`both break ${where} (${base.label}: ${judgementText(s.base)}; ${head.label}: ${judgementText(s.head)}) — the change does not fix it`);
-    else if (s.head.status === 'unclear') seen.push(`${where}: not established for ${head.label} — ${judgementText(s.head)}`);
-    else seen.push(`${where} met by ${head.label}: ${judgementText(s.head)}`);
-  }
+  for (const line of sloLines) (line.kind === 'broken' ? holds : line.kind === 'unclear' ? unclear : seen).push(line.text);
 
   for (const metric of ['ttftMs', 'e2eMs'] as const) {
     const v = verdict(metric);
@@ -82,8 +143,10 @@ export function decideRollout(input: { policy: RolloutPolicy; base: RolloutSide;
     else seen.push(throughput.text);
   }
 
-  if (holds.length > 0) return { ...common, decision: 'hold', reasons: [...holds, ...seen], slo };
-  return { ...common, decision: 'ship', reasons: [`${rules.why}.`, ...seen], slo };
+  if (holds.length > 0) return { ...common, decision: 'hold', reasons: [...holds, ...unclear, ...seen], slo };
+  if (unclear.length > 0) return { ...common, decision: 'insufficient', reasons: [...unclear, ...seen, 'Ship means the head meets every SLO: not yet shown.'], slo };
+  const sloSummary = slo.length > 0 ? `${head.label} meets every SLO of the ${policy.scenario} scenario (${slo.map((s) => s.objective).join(', ')}) and nothing that gates regressed` : `nothing that gates regressed (the ${policy.scenario} scenario sets no SLO)`;
+  return { ...common, decision: 'ship', reasons: [`${sloSummary}; ${rules.why}.`, ...seen], slo };
 }
 
 /** Output tokens/s, median difference (head − base) with a bootstrap interval; higher is better. */

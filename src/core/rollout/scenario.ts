@@ -2,8 +2,9 @@
  * What a prompt is for decides which numbers may stop its rollout (the seed: don't optimise one
  * metric alone). Interactive chat gates on latency — 1–2 s to the first token breaks it; batch work
  * gates on throughput; strict-decision work (real estate, legal) tolerates latency and gates on
- * adherence. Each scenario has default SLOs; a prompt file, its tests file, the CLI and the setting
- * can declare the scenario and add or tighten SLOs.
+ * adherence. Each scenario has default SLOs — every one a floor on adherence, so that a prompt whose
+ * test cases mostly fail never "ships" (strict decisions ask more: 80%); a prompt file, its tests
+ * file, the CLI and the setting can declare the scenario and add or tighten SLOs.
  */
 import { objectiveFromText, objectivesFromBlock, objectiveText, SloError, type Objective } from './slo';
 
@@ -23,13 +24,16 @@ export const SCENARIO_RULES: Record<Scenario, ScenarioRules> = {
   interactive: {
     latencyBlocks: true,
     throughputBlocks: false,
-    defaultSlo: [{ metric: 'ttftMs', percentile: 'p90', maxMs: 2000 }],
+    defaultSlo: [
+      { metric: 'ttftMs', percentile: 'p90', maxMs: 2000 },
+      { metric: 'adherence', min: 0.7 },
+    ],
     why: 'interactive use gates on time to first token (1–2 s breaks a conversation)',
   },
   batch: {
     latencyBlocks: false,
     throughputBlocks: true,
-    defaultSlo: [],
+    defaultSlo: [{ metric: 'adherence', min: 0.7 }],
     why: 'batch work gates on throughput; single-request latency is shown, not blocking',
   },
   decision: {
@@ -53,7 +57,7 @@ export interface RolloutPolicy {
 export interface PolicySources {
   cliScenario?: string;
   cliSlo?: readonly string[];
-  /** The head revision's file (`scenario:`/`slo:` in front matter or at the top). */
+  /** The judging revision's prompt file (`scenario:`/`slo:` in front matter or at the top); see compare/gatePolicy.ts. */
   prompt?: { where: string; scenario?: unknown; slo?: unknown };
   tests?: { where: string; scenario?: unknown; slo?: unknown };
   settingScenario?: string;

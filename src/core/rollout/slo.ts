@@ -5,7 +5,7 @@
  * interval, not its point estimate: *met* when the whole 95% interval is inside, *broken* when it is
  * wholly outside, *unclear* otherwise (too few runs for the percentile, or too close to call).
  */
-import { quantileInterval } from '../stats/quantileInterval';
+import { quantileInterval, quantileRanks } from '../stats/quantileInterval';
 import { wilsonInterval } from '../stats/proportions';
 
 export type LatencyMetric = 'ttftMs' | 'e2eMs' | 'tpotMs';
@@ -94,4 +94,59 @@ export function judgeObjective(objective: Objective, evidence: SloEvidence): Obj
   const estimate = sorted.length > 0 ? sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]! : null;
   const status: ObjectiveStatus = hi !== null && hi <= objective.maxMs ? 'met' : lo !== null && lo > objective.maxMs ? 'broken' : 'unclear';
   return { objective, status, estimate, ci95: [lo, hi], n: values.length };
+}
+
+/** More runs than this are not suggested: a question that needs them is not settled by running more. */
+const MAX_SUGGESTED_RUNS = 100_000;
+
+/**
+ * About how many runs (in all, for this revision) would settle an unclear objective if the runs so
+ * far are representative: the interval moves wholly to the side of the limit the estimate is on.
+ * Null when the estimate sits on the limit (more runs would not tell) or it would take more than
+ * 100,000 runs.
+ */
+export function runsToSettle(objective: Objective, evidence: SloEvidence): { runs: number; side: 'met' | 'broken' } | null {
+  if (objective.metric === 'adherence') {
+    const { passed, total } = evidence.adherence;
+    if (total === 0) return null;
+    const rate = passed / total;
+    if (rate === objective.min) return null;
+    const side = rate > objective.min ? 'met' : 'broken';
+    const settles = (n: number) => {
+      const [lo, hi] = wilsonInterval(rate * n, n);
+      return side === 'met' ? lo >= objective.min : hi < objective.min;
+    };
+    return smallestRuns(total, settles, side);
+  }
+  const values = evidence[objective.metric].filter(Number.isFinite);
+  if (values.length === 0) return null;
+  const p = PERCENTILES[objective.percentile];
+  // The share of runs within the limit stands in for the true distribution: the interval's upper
+  // order statistic is within the limit when its rank is within that share of n (and the lower one
+  // beyond it when it is above).
+  const withinShare = values.filter((v) => v <= objective.maxMs).length / values.length;
+  if (withinShare === p) return null;
+  const side = withinShare > p ? 'met' : 'broken';
+  const settles = (n: number) => {
+    const [l, u] = quantileRanks(n, p);
+    return side === 'met' ? u !== null && u <= Math.floor(withinShare * n) : l !== null && l > Math.ceil(withinShare * n);
+  };
+  return smallestRuns(values.length, settles, side);
+}
+
+/** The smallest n above `from` for which `settles(n)` holds: doubling, then bisection. */
+function smallestRuns(from: number, settles: (n: number) => boolean, side: 'met' | 'broken'): { runs: number; side: 'met' | 'broken' } | null {
+  let low = Math.max(1, from);
+  let high = low * 2;
+  while (!settles(high)) {
+    if (high >= MAX_SUGGESTED_RUNS) return null;
+    low = high;
+    high = Math.min(MAX_SUGGESTED_RUNS, high * 2);
+  }
+  while (high - low > 1) {
+    const mid = Math.floor((low + high) / 2);
+    if (settles(mid)) high = mid;
+    else low = mid;
+  }
+  return { runs: high, side };
 }

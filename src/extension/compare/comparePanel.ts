@@ -5,15 +5,12 @@
  * from the extension are loaded; every message from the webview is validated.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { loadTestSuite } from '../../core/adherence/testCases';
 import { compareRevisions } from '../../core/compare/compare';
 import { transportJudge } from '../../core/compare/judge';
 import { loadRevisionSources } from '../../core/compare/revisionSources';
+import { loadGatePolicy } from '../../core/compare/revisionDeclarations';
 import { comparisonView } from '../../core/compare/view';
-import { detectFormat, parsePromptFile } from '../../core/formats/detect';
 import { BUFFER_REVISION, fileHistory, WORKING_REVISION, type FileHistory } from '../../core/history/fileHistory';
 import { ResultsStore } from '../../core/store/resultsStore';
 import { isWebviewToHost, type HostToWebview, type RevisionChoice } from '../../protocol/webview';
@@ -97,16 +94,17 @@ export class ComparePanel {
     this.running = controller;
     try {
       const file = this.document.uri.fsPath;
-      const { sources } = await loadRevisionSources(file, revs, { bufferText: this.document.getText(), signal: controller.signal, ...(this.history ? { history: this.history } : {}) });
-      const currentText = this.document.getText();
-      const format = detectFormat(file, currentText);
-      const doc = parsePromptFile(file, currentText, format);
-      const prompt = (this.promptName ? doc.prompts.find((p) => p.name === this.promptName) : undefined) ?? doc.prompts[0];
-      if (!prompt) throw new Error('The current version of the file has no prompt.');
-      const suite = loadTestSuite(file, currentText, format, prompt, (path) => (existsSync(path) ? readFileSync(path, 'utf8') : undefined));
-      if (suite.cases.length === 0) throw new Error(suite.problems[0] ?? 'No test cases to score.');
-      const transport = await this.runs.transportFor(choice);
+      const workspaceFolders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+      const { sources, history } = await loadRevisionSources(file, revs, { bufferText: this.document.getText(), signal: controller.signal, workspaceFolders, ...(this.history ? { history: this.history } : {}) });
       const settings = vscode.workspace.getConfiguration('promptInsight');
+      // The first chosen revision's scenario, SLOs and test cases judge the others (compare/gatePolicy.ts).
+      const gate = await loadGatePolicy(
+        sources,
+        { file, ...(this.promptName ? { promptName: this.promptName } : {}), ...(history ? { repoRoot: history.repoRoot } : {}), workspaceFolders, signal: controller.signal },
+        { from: 'base', settingScenario: settings.get<string>('compare.scenario', '').trim() },
+      );
+      if (gate.suite.cases.length === 0) throw new Error(gate.suite.problems[0] ?? 'No test cases to score.');
+      const transport = await this.runs.transportFor(choice);
       const judgeName = settings.get<string>('judge.endpoint')?.trim();
       const judgeChoice = judgeName ? configuredEndpoints((m) => this.log.warn(m)).find((c) => c.config.name === judgeName) : undefined;
       const judgeModel = settings.get<string>('judge.model')?.trim() || judgeChoice?.config.model;
@@ -117,7 +115,7 @@ export class ComparePanel {
         file: vscode.workspace.asRelativePath(this.document.uri, false),
         ...(this.promptName ? { promptName: this.promptName } : {}),
         revisions: sources,
-        suite,
+        gate,
         runsPerCase,
         transport,
         store,
@@ -125,7 +123,6 @@ export class ComparePanel {
         timeoutMs: settings.get<number>('run.timeoutMs', 60_000),
         concurrency: settings.get<number>('run.concurrency', 1),
         cache: runCacheMode(settings.get<string>('run.cache', 'cold')),
-        policy: { settingScenario: settings.get<string>('compare.scenario', '').trim(), ...(prompt.rollout ? { prompt: { where: path.basename(file), ...prompt.rollout } } : {}) },
         freshnessMs: Math.max(0, settings.get<number>('compare.maxAgeHours', 24)) * 3_600_000,
         signal: controller.signal,
         ...(judge ? { judge } : {}),

@@ -3,7 +3,9 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadTestSuite } from '../../../src/core/adherence/testCases';
+import { loadTestSuite, type TestSuite } from '../../../src/core/adherence/testCases';
+import type { GatePolicy } from '../../../src/core/compare/gatePolicy';
+import { resolvePolicy } from '../../../src/core/rollout/scenario';
 import { compareRevisions } from '../../../src/core/compare/compare';
 import { loadRevisionSources } from '../../../src/core/compare/revisionSources';
 import { httpTransport } from '../../../src/core/endpoint/transport';
@@ -27,13 +29,18 @@ function suiteFor(file: string) {
   return loadTestSuite(file, text, doc.format, doc.prompts[0]!, (p) => readFileSync(p, 'utf8'));
 }
 
+/** The default policy with these test cases (the gate's own resolution is tested in gatePolicy.test.ts). */
+function gateOf(suite: TestSuite): GatePolicy {
+  return { policy: resolvePolicy({}), suite, origin: 'base', changes: [] };
+}
+
 describe('compareRevisions', () => {
   it('compares the unsaved buffer with the working copy; labels and diff follow', async () => {
     const { repo } = homesRepo();
     const file = join(repo.root, 'homes.prompty');
     const { sources } = await loadRevisionSources(file, ['buffer', 'working'], { bufferText: HOMES_WITHOUT_RULE });
     expect(sources.map((s) => s.label)).toEqual(['unsaved buffer', 'working copy']);
-    const result = await compareRevisions({ file: 'homes.prompty', revisions: sources, suite: suiteFor(file), runsPerCase: 12, transport: httpTransport({ name: 'sim', provider: 'openai', baseUrl: sim.url }, undefined), fresh: true, timeoutMs: 5000, concurrency: 4 });
+    const result = await compareRevisions({ file: 'homes.prompty', revisions: sources, gate: gateOf(suiteFor(file)), runsPerCase: 12, transport: httpTransport({ name: 'sim', provider: 'openai', baseUrl: sim.url }, undefined), fresh: true, timeoutMs: 5000, concurrency: 4 });
     expect(result.revisions.map((r) => r.adherence.total)).toEqual([12, 12]);
     expect(result.revisions[1]!.adherence.rate!).toBeGreaterThan(result.revisions[0]!.adherence.rate!);
     expect(result.diff!.lines!.filter((l) => l.kind === 'added').map((l) => l.text).join('\n')).toContain('single-family');
@@ -46,7 +53,7 @@ describe('compareRevisions', () => {
     const { sources } = await loadRevisionSources(file, [a, b]);
     const controller = new AbortController();
     const result = await compareRevisions({
-      file: 'homes.prompty', revisions: sources, suite: suiteFor(file), runsPerCase: 40, fresh: true, timeoutMs: 5000, concurrency: 2,
+      file: 'homes.prompty', revisions: sources, gate: gateOf(suiteFor(file)), runsPerCase: 40, fresh: true, timeoutMs: 5000, concurrency: 2,
       transport: httpTransport({ name: 'sim', provider: 'openai', baseUrl: sim.url }, undefined), signal: controller.signal,
       onProgress: (done) => done >= 5 && controller.abort(),
     });
@@ -77,7 +84,7 @@ describe('compareRevisions', () => {
       ...Array.from({ length: 3 }, (_, i) => stored('cold', `2026-12-03T10:0${i}:00Z`)),
     ]);
     const compare = (cache: 'cold' | 'warm', freshnessMs?: number) =>
-      compareRevisions({ file: 'homes.prompty', revisions: sources, suite, runsPerCase: 4, transport, store, fresh: false, timeoutMs: 5000, concurrency: 2, cache, now: () => now, ...(freshnessMs !== undefined ? { freshnessMs } : {}) });
+      compareRevisions({ file: 'homes.prompty', revisions: sources, gate: gateOf(suite), runsPerCase: 4, transport, store, fresh: false, timeoutMs: 5000, concurrency: 2, cache, now: () => now, ...(freshnessMs !== undefined ? { freshnessMs } : {}) });
     const cold = await compare('cold');
     expect(cold.revisions[0]).toMatchObject({ runsReused: 3, runsNew: 1, reusedSince: '2026-12-03T10:00:00Z' });
     expect(cold.revisions[1]).toMatchObject({ runsReused: 0, runsNew: 4 });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { adherenceVerdict, latencyVerdict } from '../../../src/core/compare/verdicts';
 import { decideRollout, type RolloutSide } from '../../../src/core/rollout/decision';
 import { resolvePolicy } from '../../../src/core/rollout/scenario';
-import { judgeObjective, objectiveFromText, objectivesFromBlock, SloError } from '../../../src/core/rollout/slo';
+import { judgeObjective, objectiveFromText, objectivesFromBlock, runsToSettle, SloError } from '../../../src/core/rollout/slo';
 import { quantileInterval } from '../../../src/core/stats/quantileInterval';
 import { seededRandom } from '../../../src/core/stats/random';
 
@@ -89,22 +89,23 @@ describe('the policy', () => {
 describe('the rollout decision', () => {
   const random = seededRandom(11);
   const latencies = (median: number, n = 40) => Array.from({ length: n }, () => median + (random() - 0.5) * 20);
-  const side = (rev: string, passed: number, ttft: number[], tokensPerSec = latencies(50)): RolloutSide => ({ rev, label: rev, ttftMs: ttft, e2eMs: ttft.map((t) => t + 1000), tpotMs: [], adherence: { passed, total: 40 }, tokensPerSec });
+  const side = (rev: string, passed: number, ttft: number[], tokensPerSec = latencies(50), total = 40): RolloutSide => ({ rev, label: rev, ttftMs: ttft, e2eMs: ttft.map((t) => t + 1000), tpotMs: [], adherence: { passed, total }, tokensPerSec });
   const verdictsOf = (base: RolloutSide, head: RolloutSide) => [
     adherenceVerdict({ rev: base.rev, ...base.adherence }, { rev: head.rev, ...head.adherence }),
     latencyVerdict('ttftMs', { rev: base.rev, values: base.ttftMs }, { rev: head.rev, values: head.ttftMs }),
     latencyVerdict('e2eMs', { rev: base.rev, values: base.e2eMs }, { rev: head.rev, values: head.e2eMs }),
   ];
-  const decide = (scenario: 'interactive' | 'batch' | 'decision', base: RolloutSide, head: RolloutSide, cliSlo: string[] = []) =>
-    decideRollout({ policy: resolvePolicy({ cliScenario: scenario, cliSlo }), base, head, verdicts: verdictsOf(base, head), evidence: { sufficient: true, reasons: [] } });
+  const decide = (scenario: 'interactive' | 'batch' | 'decision', base: RolloutSide, head: RolloutSide, cliSlo: string[] = [], extra: { identical?: boolean; cases?: number } = {}) =>
+    decideRollout({ policy: resolvePolicy({ cliScenario: scenario, cliSlo }), base, head, verdicts: verdictsOf(base, head), evidence: { sufficient: true, reasons: [] }, ...extra });
 
-  it('the homes fix: adherence 10% → 90% and TTFT +20 ms ships in a decision scenario, holds in an interactive one', () => {
-    const base = side('A', 4, latencies(300));
-    const head = side('B', 36, latencies(320));
+  it('the homes fix: adherence 10% → 95% and TTFT +20 ms ships in a decision scenario, holds in an interactive one', () => {
+    const base = side('A', 8, latencies(300, 80), latencies(50), 80);
+    const head = side('B', 76, latencies(320, 80), latencies(50), 80);
     expect(verdictsOf(base, head)[1]!.verdict).toBe('worse');
     const decision = decide('decision', base, head);
     expect(decision.decision).toBe('ship');
     expect(decision.reasons.join('\n')).toContain('worse, not blocking');
+    expect(decision.reasons[0]).toMatch(/^B meets every SLO of the decision scenario \(e2eMs\.p90 ≤ 30000, adherence ≥ 0\.8\)/);
     const interactive = decide('interactive', base, head);
     expect(interactive.decision).toBe('hold');
     expect(interactive.reasons[0]).toMatch(/^TTFT \+\d+ ms .* significantly worse beyond the margin/);
@@ -114,20 +115,64 @@ describe('the rollout decision', () => {
     for (const scenario of ['interactive', 'batch', 'decision'] as const) expect(decide(scenario, side('A', 36, latencies(300)), side('B', 10, latencies(300))).decision).toBe('hold');
   });
 
-  it('an SLO the head breaks and the base met holds; one both break does not (the change does not cause it)', () => {
-    const base = side('A', 30, latencies(300));
-    const head = side('B', 30, latencies(700));
+  it('an SLO the head breaks holds — also when the base broke it too: the change does not fix it', () => {
+    const base = side('A', 38, latencies(300));
+    const head = side('B', 38, latencies(700));
     const held = decide('decision', base, head, ['ttftMs.p50<=500']);
     expect(held.decision).toBe('hold');
-    expect(held.reasons[0]).toMatch(/^B breaks SLO ttftMs\.p50 ≤ 500: p50 \d+ ms \(95% CI \d+ ms–\d+ ms, n = 40\); A did not/);
-    const both = decide('decision', side('A', 30, latencies(800)), side('B', 30, latencies(790)), ['ttftMs.p50<=500']);
-    expect(both.decision).toBe('ship');
-    expect(both.reasons.join('\n')).toContain('both break SLO ttftMs.p50 ≤ 500');
+    expect(held.reasons[0]).toMatch(/^B breaks SLO ttftMs\.p50 ≤ 500: p50 \d+ ms, 95% CI \d+ ms–\d+ ms \(n = 40\); A: p50 \d+ ms/);
+    const both = decide('decision', side('A', 38, latencies(800)), side('B', 38, latencies(790)), ['ttftMs.p50<=500']);
+    expect(both.decision).toBe('hold');
+    expect(both.reasons[0]).toMatch(/^both break SLO ttftMs\.p50 ≤ 500 — B does not fix it/);
+  });
+
+  it('a prompt that fails its test cases on both revisions is held, in every scenario (0/30 is not "ship")', () => {
+    for (const scenario of ['interactive', 'batch', 'decision'] as const) {
+      const result = decide(scenario, side('A', 0, latencies(300, 30), latencies(50), 30), side('B', 0, latencies(300, 30), latencies(50), 30));
+      expect(result.decision, scenario).toBe('hold');
+      expect(result.reasons[0], scenario).toMatch(/^both break SLO adherence ≥ 0\.[78] — B does not fix it \(A: adherence 0%, 95% CI 0%–11% \(n = 30\)/);
+    }
+  });
+
+  it('an SLO not yet established is insufficient evidence, with about how many runs would settle it — never "?"', () => {
+    // 10 runs at ~200 ms cannot bound a p90 from above: that takes at least 35 runs.
+    const base = side('A', 10, latencies(200, 10), latencies(50, 10), 10);
+    const head = side('B', 10, latencies(190, 10), latencies(50, 10), 10);
+    const result = decide('interactive', base, head, ['adherence>=0.5'], { cases: 2 });
+    expect(result.decision).toBe('insufficient');
+    const text = result.reasons.join('\n');
+    expect(text).not.toContain('?');
+    expect(text).toMatch(/SLO ttftMs\.p90 ≤ 2000 not established for B: p90 \d+ ms so far \(n = 10: too few runs to bound it from above; at least \d+ ms\) — about (\d+) runs \((\d+) per test case\) would bound p90 under 2\.00 s/);
+    const needed = result.slo.find((s) => s.objective.startsWith('ttftMs'))!.runsNeeded!;
+    expect(needed.side).toBe('met');
+    // The suggestion is the smallest number of such runs that settles it.
+    const repeat = (n: number) => Array.from({ length: n }, (_, i) => head.ttftMs[i % head.ttftMs.length]!);
+    const judge = (n: number) => judgeObjective({ metric: 'ttftMs', percentile: 'p90', maxMs: 2000 }, { ...head, ttftMs: repeat(n) }).status;
+    expect(judge(needed.runs)).toBe('met');
+    expect(judge(needed.runs - 1)).toBe('unclear');
+  });
+
+  it('runsToSettle: adherence 27/30 against a 0.8 floor needs more runs to show it is met; 18/30 to show it is broken', () => {
+    const evidence = (passed: number, total: number) => ({ ttftMs: [], e2eMs: [], tpotMs: [], adherence: { passed, total } });
+    const met = runsToSettle({ metric: 'adherence', min: 0.8 }, evidence(27, 30))!;
+    expect(met.side).toBe('met');
+    expect(judgeObjective({ metric: 'adherence', min: 0.8 }, evidence(Math.round(0.9 * met.runs), met.runs)).status).toBe('met');
+    const broken = runsToSettle({ metric: 'adherence', min: 0.8 }, evidence(18, 30))!;
+    expect(broken.side).toBe('broken');
+    expect(broken.runs).toBeGreaterThan(30);
+    expect(runsToSettle({ metric: 'adherence', min: 0.8 }, evidence(24, 30))).toBeNull(); // exactly on the floor: more runs would not tell
+  });
+
+  it('revisions that send the same requests: no change, whatever the runs say', () => {
+    const base = side('A', 38, latencies(300));
+    const result = decide('interactive', base, side('B', 30, latencies(900)), [], { identical: true });
+    expect(result.decision).toBe('no-change');
+    expect(result.reasons[0]).toBe('A and B send the same requests for every test case: there is no prompt change to roll out.');
   });
 
   it('batch gates on throughput, not on single-request latency', () => {
-    const base = side('A', 30, latencies(300), latencies(60));
-    const slower = side('B', 30, latencies(300), latencies(40));
+    const base = side('A', 38, latencies(300), latencies(60));
+    const slower = side('B', 38, latencies(300), latencies(40));
     const held = decide('batch', base, slower);
     expect(held.decision).toBe('hold');
     expect(held.reasons[0]).toMatch(/^throughput -\d+\.\d tok\/s .* significantly worse beyond the margin; batch work gates on throughput/);

@@ -1,0 +1,143 @@
+/**
+ * Stage 3 of a comparison: every run scored with the judging test cases, and the figures per
+ * revision. A run that could not be scored — it failed (connection refused, timeout), or an
+ * assertion could not be decided (no judge configured, a judge that failed) — is UNSCORED with its
+ * reason: it is neither a pass nor a 0, and adherence rests on the scored runs only.
+ */
+import { scoreRun, type CaseScore, type Judge } from '../adherence/score';
+import type { TestCase, TestSuite } from '../adherence/testCases';
+import { isNumber, outputTokensPerSec, summarize } from '../metrics/summary';
+import type { RunRecord } from '../metrics/runRecord';
+import { wilsonInterval } from '../stats/proportions';
+import type { Cell } from './comparePlan';
+import type { CaseRuns, PercentileTriple, RevisionResult, RunDetail } from './compare';
+import { adherenceVerdict, latencyVerdict, MIN_RUNS_FOR_CLAIM, type Verdict } from './verdicts';
+
+/** Runs per test case and revision whose answer and assertion outcomes are kept for the panel, CLI and report. */
+export const RUN_DETAILS_PER_CASE = 20;
+/** Characters of each answer kept in those details. */
+export const ANSWER_EXCERPT_CHARS = 2000;
+
+type RunStatus = RunDetail['status'];
+type Outcome = RunDetail['assertions'][number]['outcome'];
+
+/** Fills `result` from its cells' runs; returns whether any run was simulated. */
+export async function assessRevision(result: RevisionResult, cells: readonly Cell[], suite: TestSuite, judge: Judge | undefined): Promise<boolean> {
+  let simulated = false;
+  const records: RunRecord[] = [];
+  for (const cell of cells) {
+    const testCase = suite.cases[cell.caseIndex]!;
+    result.runsReused += cell.reused.length;
+    result.runsNew += cell.fresh.length;
+    for (const r of cell.reused) if (!result.reusedSince || r.at < result.reusedSince) result.reusedSince = r.at;
+    const runs = [...cell.reused.map((r) => ({ record: r.run, answer: r.answer })), ...cell.fresh.map((o) => ({ record: o.record, answer: o.text.answer }))];
+    const caseRuns: CaseRuns = { description: testCase.description, passed: 0, total: 0, unscored: 0, runs: [] };
+    for (const run of runs) {
+      if (run.record.simulated) simulated = true;
+      records.push(run.record);
+      const detail = await scoreOne(testCase, run.record, run.answer, judge);
+      if (detail.status === 'unscored') {
+        caseRuns.unscored++;
+        result.unscoredReasons[detail.reason!] = (result.unscoredReasons[detail.reason!] ?? 0) + 1;
+      } else {
+        caseRuns.total++;
+        if (detail.status === 'pass') caseRuns.passed++;
+      }
+      if (caseRuns.runs.length < RUN_DETAILS_PER_CASE) caseRuns.runs.push(detail);
+    }
+    result.perCase.push(caseRuns);
+  }
+  const passed = result.perCase.reduce((s, c) => s + c.passed, 0);
+  const scored = result.perCase.reduce((s, c) => s + c.total, 0);
+  const unscored = result.perCase.reduce((s, c) => s + c.unscored, 0);
+  result.adherence = { passed, total: scored, unscored, rate: scored > 0 ? passed / scored : null, ci95: scored > 0 ? wilsonInterval(passed, scored) : null };
+  const ok = records.filter((r) => r.ok);
+  result.failedRuns = records.length - ok.length;
+  const firstFailure = records.find((r) => !r.ok)?.error;
+  if (firstFailure) result.failureSample = `${firstFailure.kind}: ${firstFailure.message}`;
+  result.ttftValues = ok.map((r) => r.ttftMs).filter(isNumber);
+  result.e2eValues = ok.map((r) => r.e2eMs).filter(isNumber);
+  result.tpotValues = ok.map((r) => r.tpotMs).filter(isNumber);
+  result.tokensPerSecValues = ok.map(outputTokensPerSec).filter(isNumber);
+  result.ttftMs = triple(result.ttftValues);
+  result.e2eMs = triple(result.e2eValues);
+  return simulated;
+}
+
+async function scoreOne(testCase: TestCase, record: RunRecord, answer: string, judge: Judge | undefined): Promise<RunDetail> {
+  const excerpt = answer.length > ANSWER_EXCERPT_CHARS ? `${answer.slice(0, ANSWER_EXCERPT_CHARS)}… (${answer.length} characters in all)` : answer;
+  if (!record.ok) {
+    const reason = `the run failed${record.error ? ` (${record.error.kind}: ${record.error.message})` : ''}`;
+    return { status: 'unscored', reason, answer: excerpt, assertions: [] };
+  }
+  const score = await scoreRun(testCase, { answer, ok: true, ttftMs: record.ttftMs, e2eMs: record.e2eMs }, judge);
+  const assertions = score.results.map((r) => ({ label: r.label, outcome: outcomeOf(r), reason: r.reason }));
+  const status = statusOf(score);
+  const reason = status === 'unscored' ? unscoredReason(score, assertions) : undefined;
+  return { status, ...(reason ? { reason } : {}), answer: excerpt, assertions };
+}
+
+/** Reads the scorer's verdict: its own status when it gives one, else pass/fail by the threshold. */
+function statusOf(score: CaseScore): RunStatus {
+  const status = (score as { status?: unknown }).status;
+  if (status === 'pass' || status === 'fail' || status === 'unscored') return status;
+  return score.pass ? 'pass' : 'fail';
+}
+
+function outcomeOf(result: CaseScore['results'][number]): Outcome {
+  const outcome = (result as { outcome?: unknown }).outcome;
+  if (outcome === 'pass' || outcome === 'fail' || outcome === 'undecided') return outcome;
+  return result.pass ? 'pass' : 'fail';
+}
+
+function unscoredReason(score: CaseScore, assertions: RunDetail['assertions']): string {
+  const given = (score as { unscoredReason?: unknown }).unscoredReason;
+  if (typeof given === 'string' && given) return given;
+  const undecided = assertions.find((a) => a.outcome === 'undecided');
+  return undecided ? `${undecided.label}: ${undecided.reason}` : 'the run could not be scored';
+}
+
+function triple(values: number[]): PercentileTriple {
+  const s = summarize(values);
+  return { p50: s.p50, p90: s.p90, p99: s.p99, n: s.n };
+}
+
+/** Each later revision against the first: adherence (scored runs only), TTFT and E2E. */
+export function comparisonVerdicts(revisions: readonly RevisionResult[]): Verdict[] {
+  const verdicts: Verdict[] = [];
+  const [base, ...heads] = revisions;
+  if (!base) return verdicts;
+  for (const head of heads) {
+    verdicts.push(adherenceVerdict({ rev: base.rev, ...base.adherence }, { rev: head.rev, ...head.adherence }));
+    verdicts.push(latencyVerdict('ttftMs', { rev: base.rev, values: base.ttftValues }, { rev: head.rev, values: head.ttftValues }));
+    verdicts.push(latencyVerdict('e2eMs', { rev: base.rev, values: base.e2eValues }, { rev: head.rev, values: head.e2eValues }));
+  }
+  return verdicts;
+}
+
+export interface Evidence {
+  sufficient: boolean;
+  reasons: string[];
+}
+
+/** Whether the runs can carry a decision: enough succeeded and could be scored on every revision. */
+export function judgeEvidence(revisions: readonly RevisionResult[], verdicts: readonly Verdict[], cancelled: boolean): Evidence {
+  const reasons: string[] = [];
+  if (cancelled) reasons.push('the comparison was cancelled before all runs finished');
+  for (const r of revisions) {
+    if (r.error) reasons.push(r.error);
+    const total = r.runsNew + r.runsReused;
+    const succeeded = total - r.failedRuns;
+    if (succeeded < MIN_RUNS_FOR_CLAIM) reasons.push(`${r.label}: ${succeeded} of ${total} runs succeeded (${MIN_RUNS_FOR_CLAIM} needed)${r.failureSample ? `; the first failure: ${r.failureSample}` : ''}`);
+    else if (r.adherence.total < MIN_RUNS_FOR_CLAIM) reasons.push(`${r.label}: ${r.adherence.total} of ${total} runs could be scored (${MIN_RUNS_FOR_CLAIM} needed); ${unscoredSummary(r)}`);
+  }
+  for (const v of verdicts) if (v.metric === 'adherence' && v.verdict === 'insufficient') reasons.push(v.summary);
+  return { sufficient: reasons.length === 0, reasons: [...new Set(reasons)] };
+}
+
+/** `12 unscored: 10 × llm-rubric: no judge configured, 2 × the run failed (timeout…)`. */
+export function unscoredSummary(r: RevisionResult): string {
+  const entries = Object.entries(r.unscoredReasons).sort((a, b) => b[1] - a[1]);
+  if (entries.length === 0) return 'none unscored';
+  return `${r.adherence.unscored} unscored: ${entries.slice(0, 3).map(([reason, n]) => `${n} × ${reason}`).join('; ')}${entries.length > 3 ? '; …' : ''}`;
+}

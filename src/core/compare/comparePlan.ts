@@ -1,0 +1,82 @@
+/**
+ * Stage 1 of a comparison: every revision × test case planned (rendered into the request it sends),
+ * with the stored runs it may reuse. A revision that cannot be planned keeps its error and no cells.
+ */
+import type { TestSuite } from '../adherence/testCases';
+import type { RunOutcome } from '../endpoint/runOnce';
+import type { ChatTransport } from '../endpoint/transport';
+import { planPromptRun, type PromptRunPlan } from '../run/promptRun';
+import type { StoredRun } from '../store/resultsStore';
+import { runKeyOf, runKeyString } from '../store/runKey';
+import type { RevisionResult, RevisionSource } from './compare';
+
+/** One revision × test case that could be planned: its plan, the key of the request it sends, and the runs it has. */
+export interface Cell {
+  revision: number;
+  caseIndex: number;
+  plan: PromptRunPlan;
+  /** The run key (prompt with the case's inputs, endpoint, model, parameters): equal keys send equal requests. */
+  key: string;
+  reused: StoredRun[];
+  fresh: RunOutcome[];
+}
+
+export interface PlanInput {
+  file: string;
+  promptName?: string;
+  modelOverride?: string;
+  transport: ChatTransport;
+  suite: TestSuite;
+  runsPerCase: number;
+  /** Stored runs that may be reused, by run key. */
+  stored: ReadonlyMap<string, StoredRun[]>;
+}
+
+export interface ComparisonPlan {
+  cells: Cell[];
+  promptName: string;
+  model: string;
+}
+
+export async function planComparison(input: PlanInput, sources: readonly RevisionSource[], results: RevisionResult[]): Promise<ComparisonPlan> {
+  const cells: Cell[] = [];
+  let promptName = input.promptName ?? '';
+  let model = input.modelOverride ?? input.transport.endpoint.model ?? '';
+  const common = {
+    ...(input.promptName !== undefined ? { promptName: input.promptName } : {}),
+    ...(input.modelOverride ? { modelOverride: input.modelOverride } : {}),
+    ...(input.transport.endpoint.model ? { endpointModel: input.transport.endpoint.model } : {}),
+  };
+  for (const [revisionIndex, revision] of sources.entries()) {
+    const result = results[revisionIndex]!;
+    for (const [caseIndex, testCase] of input.suite.cases.entries()) {
+      let plan: PromptRunPlan;
+      try {
+        plan = await planPromptRun(input.file, revision.text, { ...common, vars: testCase.vars });
+      } catch (error) {
+        result.error = `${revision.label}: ${(error as Error).message}`;
+        break;
+      }
+      promptName ||= plan.prompt.name;
+      model = plan.request.model;
+      if (caseIndex === 0) {
+        // The prompt's size with its own sample inputs, as the editor counts it.
+        const sample = await planPromptRun(input.file, revision.text, { ...(input.promptName !== undefined ? { promptName: input.promptName } : {}), endpointModel: plan.request.model }).catch(() => undefined);
+        result.tokens = sample?.inputTokensEstimate ?? plan.inputTokensEstimate;
+      }
+      const key = runKeyString(runKeyOf(input.transport.endpoint, plan.request));
+      cells.push({ revision: revisionIndex, caseIndex, plan, key, reused: (input.stored.get(key) ?? []).slice(-input.runsPerCase), fresh: [] });
+    }
+  }
+  return { cells, promptName, model };
+}
+
+/**
+ * Base and head send exactly the same request for every test case (same rendered prompt, model and
+ * parameters): whatever the runs show, there is no change to roll out.
+ */
+export function sendSameRequests(cells: readonly Cell[], base: number, head: number, cases: number): boolean {
+  const keys = (revision: number) => cells.filter((c) => c.revision === revision).map((c) => c.key);
+  const [b, h] = [keys(base), keys(head)];
+  return cases > 0 && b.length === cases && h.length === cases && b.every((key, i) => key === h[i]);
+}

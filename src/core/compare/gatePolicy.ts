@@ -1,0 +1,184 @@
+/**
+ * The policy a change is judged by — scenario, SLOs, test cases and their thresholds — comes from
+ * the BASE revision (or the command line), never from the revision being judged: in CI the working
+ * copy is the pull request, and a change that sets `scenario: decision` or `threshold: 0` must not
+ * wave itself through. What the head changes is reported; a change that only makes the gate
+ * stricter (a new SLO, a tighter limit) is applied, anything that relaxes it is applied only when
+ * asked for explicitly (`--policy head`).
+ */
+import type { TestCase, TestSuite } from '../adherence/testCases';
+import { resolvePolicy, type RolloutPolicy } from '../rollout/scenario';
+import { objectiveFromText, objectivesFromBlock, objectiveText, SloError, type Objective } from '../rollout/slo';
+import type { Declaration, RevisionDeclarations } from './revisionDeclarations';
+
+export type PolicyOrigin = 'base' | 'head';
+export const POLICY_ORIGINS: readonly PolicyOrigin[] = ['base', 'head'];
+
+export interface PolicyChange {
+  /** What the head changes, in words: `scenario interactive → decision`. */
+  text: string;
+  /** Whether the judgement applies it. */
+  applied: boolean;
+  /** Why it is or is not applied. */
+  why: string;
+}
+
+export interface GatePolicy {
+  policy: RolloutPolicy;
+  suite: TestSuite;
+  /** Which revision's declarations judge the change. */
+  origin: PolicyOrigin;
+  changes: PolicyChange[];
+}
+
+export interface GatePolicyInput {
+  base: RevisionDeclarations;
+  head: RevisionDeclarations;
+  from: PolicyOrigin;
+  cliScenario?: string;
+  cliSlo?: readonly string[];
+  settingScenario?: string;
+}
+
+/** Throws SloError when the judging revision's (or the command line's) scenario or SLOs cannot be read. */
+export function resolveGatePolicy(input: GatePolicyInput): GatePolicy {
+  const judged = input.from === 'head' ? input.head : input.base;
+  const other = input.from === 'head' ? input.base : input.head;
+  const outside = { ...(input.cliScenario !== undefined ? { cliScenario: input.cliScenario } : {}), cliSlo: input.cliSlo ?? [], ...(input.settingScenario ? { settingScenario: input.settingScenario } : {}) };
+  const policyOf = (d: RevisionDeclarations) => resolvePolicy({ ...outside, ...(d.prompt ? { prompt: d.prompt } : {}), ...(d.tests ? { tests: d.tests } : {}) });
+  const policy = policyOf(judged);
+  const changes: PolicyChange[] = [];
+  const explicit = input.from === 'head';
+  const viaHead = 'applied: --policy head';
+  const notApplied = `not applied: the base revision's policy judges the change (--policy head applies it)`;
+
+  let otherPolicy: RolloutPolicy | undefined;
+  try {
+    otherPolicy = policyOf(other);
+  } catch (error) {
+    if (!(error instanceof SloError)) throw error;
+    if (!explicit) changes.push({ text: `${other.label}'s scenario or SLOs cannot be read (${error.message})`, applied: false, why: 'not applied' });
+  }
+
+  if (otherPolicy && input.cliScenario === undefined && otherPolicy.scenario !== policy.scenario) {
+    const [from, to] = explicit ? [otherPolicy.scenario, policy.scenario] : [policy.scenario, otherPolicy.scenario];
+    changes.push({ text: `scenario ${from} → ${to}`, applied: explicit, why: explicit ? viaHead : notApplied });
+  }
+
+  if (!explicit) tightenWithHead(policy, input, changes, notApplied);
+  else for (const line of objectiveDifferences(input.base, input.head)) changes.push({ text: line, applied: true, why: viaHead });
+
+  const suite = chooseSuite(input, changes, notApplied, viaHead);
+  return { policy, suite, origin: input.from, changes };
+}
+
+/** Objectives a declaration sets itself (not its scenario's defaults), by metric and percentile. */
+function declaredObjectives(d: RevisionDeclarations): Map<string, Objective> {
+  const byKey = new Map<string, Objective>();
+  const add = (decl: Declaration | undefined) => {
+    if (!decl) return;
+    try {
+      for (const o of objectivesFromBlock(decl.slo, decl.where)) byKey.set(objectiveKey(o), o);
+    } catch (error) {
+      if (!(error instanceof SloError)) throw error;
+    }
+  };
+  add(d.tests);
+  add(d.prompt);
+  return byKey;
+}
+
+function objectiveKey(o: Objective): string {
+  return o.metric === 'adherence' ? 'adherence' : `${o.metric}.${o.percentile}`;
+}
+
+/** Whether `a` asks at least as much as `b` (same metric and percentile). */
+function atLeastAsStrict(a: Objective, b: Objective): boolean {
+  if (a.metric === 'adherence' && b.metric === 'adherence') return a.min >= b.min;
+  if (a.metric !== 'adherence' && b.metric !== 'adherence') return a.maxMs <= b.maxMs;
+  return false;
+}
+
+/** The head's own SLOs: stricter or new ones tighten the base's policy; looser or dropped ones are reported only. */
+function tightenWithHead(policy: RolloutPolicy, input: GatePolicyInput, changes: PolicyChange[], notApplied: string): void {
+  const fromCli = new Set((input.cliSlo ?? []).map((text) => objectiveKey(objectiveFromText(text))));
+  const baseDeclared = declaredObjectives(input.base);
+  const headDeclared = declaredObjectives(input.head);
+  const current = new Map(policy.objectives.map((o) => [objectiveKey(o), o]));
+  for (const [key, headObjective] of headDeclared) {
+    const inForce = current.get(key);
+    if (inForce && objectiveText(inForce) === objectiveText(headObjective)) continue;
+    if (fromCli.has(key)) {
+      changes.push({ text: `SLO ${objectiveText(headObjective)} set by ${input.head.label}`, applied: false, why: 'not applied: --slo sets it' });
+    } else if (!inForce || atLeastAsStrict(headObjective, inForce)) {
+      current.set(key, headObjective);
+      changes.push({ text: inForce ? `SLO ${objectiveText(inForce)} → ${objectiveText(headObjective)}` : `SLO ${objectiveText(headObjective)} added`, applied: true, why: 'applied: it makes the gate stricter' });
+    } else {
+      changes.push({ text: `SLO ${objectiveText(inForce)} → ${objectiveText(headObjective)}`, applied: false, why: notApplied });
+    }
+  }
+  for (const [key, baseObjective] of baseDeclared) {
+    if (!headDeclared.has(key)) changes.push({ text: `SLO ${objectiveText(baseObjective)} removed`, applied: false, why: notApplied });
+  }
+  policy.objectives = [...current.values()];
+}
+
+function objectiveDifferences(base: RevisionDeclarations, head: RevisionDeclarations): string[] {
+  const b = declaredObjectives(base);
+  const h = declaredObjectives(head);
+  const lines: string[] = [];
+  for (const [key, o] of h) {
+    const was = b.get(key);
+    if (!was) lines.push(`SLO ${objectiveText(o)} added`);
+    else if (objectiveText(was) !== objectiveText(o)) lines.push(`SLO ${objectiveText(was)} → ${objectiveText(o)}`);
+  }
+  for (const [key, o] of b) if (!h.has(key)) lines.push(`SLO ${objectiveText(o)} removed`);
+  return lines;
+}
+
+/** The test cases that judge: the judging revision's; the head's only when the base has none (there was no gate to relax). */
+function chooseSuite(input: GatePolicyInput, changes: PolicyChange[], notApplied: string, viaHead: string): TestSuite {
+  const { base, head } = input;
+  const difference = suiteDifference(base.suite, head.suite);
+  if (input.from === 'head') {
+    if (difference) changes.push({ text: `test cases: ${difference}`, applied: true, why: viaHead });
+    return head.suite;
+  }
+  if (base.suite.cases.length === 0 && head.suite.cases.length > 0) {
+    changes.push({ text: `test cases: ${base.label} has none; ${head.label} adds ${head.suite.cases.length}`, applied: true, why: `applied: there were none to relax` });
+    return head.suite;
+  }
+  if (difference) changes.push({ text: `test cases: ${difference}`, applied: false, why: notApplied });
+  return base.suite;
+}
+
+/** `1 added, 2 changed (threshold, assertions), 1 removed`, or undefined when the cases are the same. */
+function suiteDifference(base: TestSuite, head: TestSuite): string | undefined {
+  const byName = (s: TestSuite) => new Map(s.cases.map((c) => [c.description, c]));
+  const b = byName(base);
+  const h = byName(head);
+  let added = 0;
+  let removed = 0;
+  const changed = new Set<string>();
+  for (const [name, c] of h) {
+    const was = b.get(name);
+    if (!was) added++;
+    else for (const aspect of caseDifferences(was, c)) changed.add(aspect);
+  }
+  for (const name of b.keys()) if (!h.has(name)) removed++;
+  const changedCases = [...h.entries()].filter(([name, c]) => b.has(name) && caseDifferences(b.get(name)!, c).length > 0).length;
+  const parts = [
+    added ? `${added} added` : '',
+    changedCases ? `${changedCases} changed (${[...changed].join(', ')})` : '',
+    removed ? `${removed} removed` : '',
+  ].filter(Boolean);
+  return parts.length > 0 ? parts.join(', ') : undefined;
+}
+
+function caseDifferences(a: TestCase, b: TestCase): string[] {
+  const aspects: string[] = [];
+  if (a.threshold !== b.threshold) aspects.push(`threshold ${a.threshold} → ${b.threshold}`);
+  if (JSON.stringify(a.assertions) !== JSON.stringify(b.assertions)) aspects.push('assertions');
+  if (JSON.stringify(a.vars) !== JSON.stringify(b.vars)) aspects.push('inputs');
+  return aspects;
+}

@@ -1,0 +1,79 @@
+/**
+ * What one revision of a prompt file declares about how it is judged: its scenario and SLOs (in the
+ * prompt file and in its tests file) and its test cases — each read as of that revision, so that a
+ * gate can take them from the base and see what the head changes. A committed tests file is read
+ * from git as a regular file under the tests-file cap (a committed link is not followed); the
+ * working copy's and the buffer's through the workspace file boundary.
+ */
+import { basename } from 'node:path';
+import { loadTestSuite, sidecarPathFor, type TestSuite } from '../adherence/testCases';
+import { readTestsFileSync, TESTS_FILE_MAX_BYTES } from '../files/workspaceFile';
+import { detectFormat, parsePromptFile } from '../formats/detect';
+import type { Prompt } from '../formats/model';
+import { BUFFER_REVISION, regularFileAt, WORKING_REVISION } from '../history/fileHistory';
+import type { RevisionSource } from './compare';
+import { resolveGatePolicy, type GatePolicy, type GatePolicyInput } from './gatePolicy';
+
+export interface Declaration {
+  where: string;
+  scenario?: unknown;
+  slo?: unknown;
+}
+
+export interface RevisionDeclarations {
+  label: string;
+  prompt?: Declaration;
+  tests?: Declaration;
+  suite: TestSuite;
+}
+
+export interface DeclarationContext {
+  /** The prompt file as the user names it (for messages and the working copy's sidecar). */
+  file: string;
+  promptName?: string;
+  /** The repository root, for committed revisions (`source.path` is relative to it). */
+  repoRoot?: string;
+  workspaceFolders?: readonly string[];
+  signal?: AbortSignal;
+}
+
+export async function declarationsAt(source: RevisionSource, context: DeclarationContext): Promise<RevisionDeclarations> {
+  const format = detectFormat(context.file, source.text);
+  const doc = parsePromptFile(context.file, source.text, format);
+  const prompt: Prompt | undefined = context.promptName ? doc.prompts.find((p) => p.name === context.promptName) : doc.prompts[0];
+  const where = `${basename(context.file)} at ${source.label}`;
+  if (!prompt) return { label: source.label, suite: { cases: [], source: where, problems: [`${where} has no prompt${context.promptName ? ` named '${context.promptName}'` : ''}.`] } };
+  const sidecarText = await sidecarAt(source, context);
+  const suite = loadTestSuite(context.file, source.text, format, prompt, () => {
+    if (sidecarText instanceof Error) throw sidecarText;
+    return sidecarText;
+  });
+  return {
+    label: source.label,
+    ...(prompt.rollout ? { prompt: { where, ...prompt.rollout } } : {}),
+    ...(suite.rollout ? { tests: { where: `${suite.source} at ${source.label}`, ...suite.rollout } } : {}),
+    suite,
+  };
+}
+
+/** The tests file beside the prompt as of this revision: its text, undefined when there is none, or why it is not read. */
+async function sidecarAt(source: RevisionSource, context: DeclarationContext): Promise<string | undefined | Error> {
+  try {
+    if (source.rev === WORKING_REVISION || source.rev === BUFFER_REVISION) {
+      return readTestsFileSync(sidecarPathFor(context.file), context.workspaceFolders ? { workspaceFolders: context.workspaceFolders } : {});
+    }
+    if (!context.repoRoot) return undefined;
+    const content = await regularFileAt(context.repoRoot, source.rev, sidecarPathFor(source.path), TESTS_FILE_MAX_BYTES, context.signal ? { signal: context.signal } : {});
+    if (!content) return undefined;
+    return content.ok ? content.text : new Error(content.reason);
+  } catch (error) {
+    return error as Error;
+  }
+}
+
+/** The gate policy for base (first source) → head (last source): declarations read at each, resolved by gatePolicy.ts. */
+export async function loadGatePolicy(sources: readonly RevisionSource[], context: DeclarationContext, outside: Omit<GatePolicyInput, 'base' | 'head'>): Promise<GatePolicy> {
+  const base = await declarationsAt(sources[0]!, context);
+  const head = sources.length > 1 ? await declarationsAt(sources[sources.length - 1]!, context) : base;
+  return resolveGatePolicy({ ...outside, base, head });
+}
