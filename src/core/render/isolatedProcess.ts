@@ -71,6 +71,8 @@ export class IsolatedProcess {
   readonly ready: Promise<IsolationReport>;
   private running: Running | undefined;
   private stoppedFlag = false;
+  /** stop() was called (a process that exited on its own is stopped too, but may be restarted without the permission flag). */
+  private stopRequested = false;
   private inFlight: { id: number; settle: (outcome: CallOutcome) => void; timer?: NodeJS.Timeout } | undefined;
   private nextId = 1;
 
@@ -111,7 +113,8 @@ export class IsolatedProcess {
   }
 
   stop(): void {
-    if (this.stoppedFlag) return;
+    if (this.stoppedFlag && this.stopRequested) return;
+    this.stopRequested = true;
     this.stoppedFlag = true;
     this.running?.child.kill('SIGKILL');
   }
@@ -134,12 +137,17 @@ export class IsolatedProcess {
   private async start(): Promise<IsolationReport> {
     const flag = permissionRefusedBecause === undefined ? permissionFlag(this.options.allowedNodeFlags ?? process.allowedNodeEnvironmentFlags) : undefined;
     if (flag) {
+      let isolation: ProcessIsolation | undefined;
       try {
-        return { mode: 'permission-model', process: await this.launch([flag, `--allow-fs-read=${this.script}`]) };
+        isolation = await this.launch([flag, `--allow-fs-read=${this.script}`]);
       } catch (error) {
-        if (this.stoppedFlag) throw error;
+        if (this.stopRequested) throw error;
         permissionRefusedBecause = `the runtime refused ${flag} (${(error as Error).message})`;
+        this.stoppedFlag = false; // the first child exited; its successor below is this instance's process
       }
+      if (isolation?.permission) return { mode: 'permission-model', process: isolation };
+      // Accepted but inert (Electron's utility processes parse no permission flags): hardening is what holds.
+      if (isolation) return { mode: 'hardened-process', process: isolation, withoutPermissionBecause: `the runtime accepted ${flag} but did not turn the permission model on (no process.permission)` };
     }
     const isolation = await this.launch([]);
     const because = permissionRefusedBecause ?? 'this runtime has no permission flag (process.allowedNodeEnvironmentFlags)';
