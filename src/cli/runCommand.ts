@@ -120,13 +120,15 @@ function metricsSourceOf(args: ParsedArgs): MetricsSource | undefined {
 }
 
 /** What the server's own metrics said during the batch, in one line. */
-function serverMetricsLine(kind: string, metrics: { samples: { requestsRunning?: number; requestsWaiting?: number; kvCacheUsage?: number }[]; gaps: { error: string }[] }): string {
+function serverMetricsLine(kind: string, metrics: { samples: { requestsRunning?: number; requestsWaiting?: number; kvCacheUsage?: number; rawDropped?: number }[]; gaps: { error: string }[] }): string {
   const most = (field: 'requestsRunning' | 'requestsWaiting' | 'kvCacheUsage'): string => {
     const values = metrics.samples.map((s) => s[field]).filter((v): v is number => v !== undefined);
     return values.length ? String(Math.round(Math.max(...values) * 100) / 100) : 'n/a';
   };
   const gaps = metrics.gaps.length ? ` · ${metrics.gaps.length} sample${metrics.gaps.length === 1 ? '' : 's'} missing (${metrics.gaps[0]!.error})` : '';
-  return `server (${kind}) metrics: ${metrics.samples.length} samples · max running ${most('requestsRunning')} · max waiting ${most('requestsWaiting')} · max KV cache ${most('kvCacheUsage')}${gaps}`;
+  const dropped = Math.max(0, ...metrics.samples.map((s) => s.rawDropped ?? 0));
+  const capped = dropped ? ` · up to ${dropped} other metric families per sample not kept (bounded)` : '';
+  return `server (${kind}) metrics: ${metrics.samples.length} samples · max running ${most('requestsRunning')} · max waiting ${most('requestsWaiting')} · max KV cache ${most('kvCacheUsage')}${gaps}${capped}`;
 }
 
 /** One table per cache state: runs served from the prefix cache are never mixed with cold ones. */

@@ -1,12 +1,30 @@
 /**
  * A keyless GET to a server we only observe (its kind, its metrics), bounded in time and size: the
  * body is read chunk by chunk and dropped past the limit, so a hostile or broken server cannot
- * fill memory or stall the runs. The error says what went wrong.
+ * fill memory or stall the runs. The error says what went wrong, and never carries the URL: a user
+ * name and password written into it are neither sent (the request goes without credentials) nor
+ * printed, and they are registered as secrets so that no other text shows them either.
  */
+import { registerUrlSecrets } from './secrets';
+
 export async function boundedGet(url: string, timeoutMs: number, maxBytes: number): Promise<{ text: string; contentType: string } | { error: string }> {
+  let target: URL;
   try {
-    const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
-    if (!response.ok) return { error: `HTTP ${response.status}` };
+    target = new URL(url);
+  } catch {
+    return { error: 'not a URL' };
+  }
+  if (target.username || target.password) {
+    registerUrlSecrets(url);
+    target.username = '';
+    target.password = '';
+  }
+  try {
+    const response = await fetch(target, { signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
+    if (!response.ok) {
+      await response.body?.cancel();
+      return { error: `HTTP ${response.status}` };
+    }
     const reader = response.body?.getReader();
     if (!reader) return { error: 'no body' };
     const chunks: Uint8Array[] = [];
@@ -23,6 +41,14 @@ export async function boundedGet(url: string, timeoutMs: number, maxBytes: numbe
     }
     return { text: Buffer.concat(chunks).toString('utf8'), contentType: response.headers.get('content-type') ?? '' };
   } catch (error) {
-    return { error: (error as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (error as Error).message };
+    if ((error as Error).name === 'TimeoutError') return { error: `no answer within ${timeoutMs} ms` };
+    // fetch's messages may quote the URL; its cause (ECONNREFUSED…) is what the user can act on.
+    const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+    const detail = typeof cause?.code === 'string' ? cause.code : typeof cause?.message === 'string' ? cause.message : (error as Error).message;
+    return { error: `cannot read it (${detail.split(url).join(safeForm(target)).split(target.href).join(safeForm(target))})` };
   }
+}
+
+function safeForm(url: URL): string {
+  return `${url.origin}${url.pathname}`;
 }

@@ -50,9 +50,22 @@ export function probeServerKind(baseUrl: string): Promise<ServerKind> {
   return kind;
 }
 
-/** Servers with a Prometheus `/metrics` on the API's own port (Ollama and OpenAI have none). */
-export function hasOwnMetrics(kind: ServerKind): boolean {
-  return kind === 'llama.cpp' || kind === 'vllm' || kind === 'tgi' || kind === 'sglang';
+/** Servers with a Prometheus `/metrics` on the API's own port (Ollama and OpenAI have none), by the prefix of their own metric names. */
+const OWN_METRIC_PREFIX: Partial<Record<ServerKind, string>> = { 'llama.cpp': 'llamacpp:', vllm: 'vllm:', tgi: 'tgi_', sglang: 'sglang:' };
+
+/**
+ * The server's own `/metrics` beside its API, when its kind has one: a source nobody configured, so
+ * the sampler reads it only if it carries that server's own metrics (a probe answered "like vLLM" is
+ * not enough to be sampled every half second), and keeps only those. No user or password is carried over.
+ */
+export function ownMetricsSource(kind: ServerKind, baseUrl: string): { kind: 'text'; url: string; ownPrefix: string } | undefined {
+  const ownPrefix = OWN_METRIC_PREFIX[kind];
+  if (!ownPrefix) return undefined;
+  const url = new URL(`${serverRoot(baseUrl)}/metrics`);
+  url.username = '';
+  url.password = '';
+  url.search = '';
+  return { kind: 'text', url: url.href, ownPrefix };
 }
 
 /** Request fields for one run: cold runs turn the prefix cache off where the server has a per-request switch. */

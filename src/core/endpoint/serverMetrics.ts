@@ -3,6 +3,13 @@
  * on: the evidence the seed's attribution rules need (queueing, KV-cache pressure, GPU use). The
  * text format is parsed by `parse-prometheus-text-format`; here only the names each server uses are
  * mapped to one vocabulary, and raw values are kept beside them.
+ *
+ * A metrics server is not trusted to be small: the mapped names are always kept, the rest ("raw")
+ * only up to MAX_RAW_FAMILIES names per sample and MAX_RAW_BYTES per batch, and each sample says how
+ * many it dropped. Lines of families that will not be kept are dropped before the parser sees them,
+ * and the sampler waits longer between samples when reading them costs more, so a huge exposition
+ * costs neither memory nor the thread the runs are decoded on. Names are keys of prototype-less
+ * objects: a metric named `constructor` or `__proto__` is a number like any other.
  */
 import parsePrometheus, { type PrometheusFamily } from 'parse-prometheus-text-format';
 import { boundedGet } from './boundedGet';
@@ -23,8 +30,10 @@ export interface MetricsSample {
   /** 0..1 */
   gpuUtil?: number;
   gpuMemoryUsedBytes?: number;
-  /** Every gauge and counter read, by its name (labels summed). */
+  /** The mapped gauges and counters and, bounded, the others, by name (labels summed); a prototype-less object. */
   raw: Record<string, number>;
+  /** How many gauge and counter families of this sample were not kept in `raw` (the bounds above). */
+  rawDropped?: number;
 }
 
 export interface MetricsGap {
@@ -33,6 +42,11 @@ export interface MetricsGap {
 }
 
 export const MAX_METRICS_BYTES = 4 * 1024 * 1024;
+/** Unmapped families kept per sample, and the longest name kept. */
+export const MAX_RAW_FAMILIES = 64;
+export const MAX_RAW_NAME_CHARS = 128;
+/** Unmapped values kept over one sampler's life (names and values, roughly in bytes); after that only mapped ones. */
+export const MAX_RAW_BYTES = 1024 * 1024;
 
 /** name → [field, scale]; the first name a server exposes wins. */
 const FIELDS: [keyof Omit<MetricsSample, 't' | 'raw'>, string[], number][] = [
@@ -46,6 +60,107 @@ const FIELDS: [keyof Omit<MetricsSample, 't' | 'raw'>, string[], number][] = [
   ['gpuUtil', ['DCGM_FI_DEV_GPU_UTIL'], 0.01],
   ['gpuMemoryUsedBytes', ['DCGM_FI_DEV_FB_USED'], 1024 * 1024],
 ];
+
+/** Every name read into a mapped field (and the vLLM prefix-cache counters): always kept. */
+const MAPPED_NAMES: ReadonlySet<string> = new Set([
+  ...FIELDS.flatMap(([, names]) => names),
+  'vllm:prefix_cache_queries_total',
+  'vllm:prefix_cache_queries',
+  'vllm:prefix_cache_hits_total',
+  'vllm:prefix_cache_hits',
+]);
+
+/** Which families a sample keeps: the mapped ones always; others while the remainder has room. */
+export interface RawBounds {
+  /** Only names with this prefix are kept, mapped or not (a discovered, unconfigured /metrics: its own server's names). */
+  prefix?: string;
+  /** Unmapped names still allowed this sample. */
+  families: number;
+  /** Bytes the remainder may still take (shared across a sampler's samples). */
+  bytes: number;
+}
+
+function defaultBounds(): RawBounds {
+  return { families: MAX_RAW_FAMILIES, bytes: MAX_RAW_BYTES };
+}
+
+/** Values summed by name into a prototype-less object, within the bounds; what did not fit is counted. */
+class RawValues {
+  readonly values: Record<string, number> = Object.create(null) as Record<string, number>;
+  private readonly remainder = new Set<string>();
+  private readonly refused = new Set<string>();
+
+  constructor(private readonly bounds: RawBounds) {}
+
+  add(name: string, value: number): void {
+    if (Object.hasOwn(this.values, name)) {
+      this.values[name]! += value;
+    } else if (this.admits(name)) {
+      this.values[name] = value;
+    } else {
+      this.refused.add(name);
+    }
+  }
+
+  /** Whether a family would be kept (decided once per name; the remainder's room is taken as names are admitted). */
+  admits(name: string): boolean {
+    if (this.remainder.has(name)) return true;
+    if (this.refused.has(name)) return false;
+    const own = this.bounds.prefix === undefined || name.startsWith(this.bounds.prefix);
+    if (own && MAPPED_NAMES.has(name)) return true;
+    const cost = name.length + 24;
+    const fits = own && this.bounds.families > 0 && cost <= this.bounds.bytes && name.length <= MAX_RAW_NAME_CHARS;
+    if (!fits) {
+      this.refused.add(name);
+      return false;
+    }
+    this.bounds.families--;
+    this.bounds.bytes -= cost;
+    this.remainder.add(name);
+    return true;
+  }
+
+  get dropped(): number {
+    return this.refused.size;
+  }
+}
+
+/**
+ * The exposition without the lines of families that would not be kept, so the parser's time and
+ * memory follow what is kept, not what the server sent. A line belongs to the family of the last
+ * `# TYPE`/`# HELP` it continues (`x_bucket`, `x_sum`, `x_count` of `x`), else to its own name.
+ */
+function keptLines(text: string, raw: RawValues): string {
+  const out: string[] = [];
+  let family = '';
+  let keep = false;
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    const line = text.slice(start, end);
+    start = end + 1;
+    let name: string | undefined;
+    if (line.startsWith('#')) {
+      name = /^#\s*(?:TYPE|HELP)\s+(\S+)/.exec(line)?.[1];
+      if (name === undefined) continue; // other comments carry nothing
+      if (name !== family) {
+        family = name;
+        keep = raw.admits(name);
+      }
+    } else {
+      const cut = line.search(/[{\s]/);
+      name = cut < 0 ? line : line.slice(0, cut);
+      if (name === '') continue;
+      if (!(family && name.startsWith(family))) {
+        family = name;
+        keep = raw.admits(name);
+      }
+    }
+    if (keep) out.push(line);
+  }
+  return out.join('\n');
+}
 
 /**
  * The exposition text as families; never throws (unreadable text has none). Two quirks of
@@ -63,8 +178,12 @@ export function parsePrometheusText(text: string, options: { histogramSeries?: b
   }
 }
 
-/** Where samples come from: a server's Prometheus text, or a Prometheus server's HTTP API with a label selector. */
-export type MetricsSource = { kind: 'text'; url: string } | { kind: 'promql'; url: string; selector: string };
+/**
+ * Where samples come from: a server's Prometheus text, or a Prometheus server's HTTP API with a label
+ * selector. `ownPrefix` marks a text source nobody configured (found from the server's kind): it is
+ * sampled only if it carries that prefix's metrics, and only those are kept beyond the mapped ones.
+ */
+export type MetricsSource = { kind: 'text'; url: string; ownPrefix?: string } | { kind: 'promql'; url: string; selector: string };
 
 // The inference servers' and DCGM's metric families, for the PromQL query.
 const SERVER_METRIC_NAMES = 'llamacpp:.+|vllm:.+|sglang:.+|tgi_.+|DCGM_FI_.+';
@@ -79,23 +198,23 @@ export function promqlQueryUrl(base: string, selector: string): string {
   return `${base.replace(/\/+$/, '')}/api/v1/query?query=${encodeURIComponent(query)}`;
 }
 
-/** A Prometheus HTTP API answer (instant vector) → raw values by metric name (series summed). */
-export function rawFromPromql(json: unknown): Record<string, number> | undefined {
-  const body = json as { status?: string; data?: { resultType?: string; result?: { metric?: Record<string, string>; value?: [number, string] }[] } } | null;
+/** A Prometheus HTTP API answer (instant vector) → raw values by metric name (series summed), within the bounds. */
+export function rawFromPromql(json: unknown, bounds: RawBounds = defaultBounds()): { raw: Record<string, number>; dropped: number } | undefined {
+  const body = json as { status?: string; data?: { resultType?: string; result?: unknown } } | null;
   if (body?.status !== 'success' || body.data?.resultType !== 'vector' || !Array.isArray(body.data.result)) return undefined;
-  const raw: Record<string, number> = {};
-  for (const series of body.data.result) {
-    const name = series.metric?.__name__;
-    const value = Number(series.value?.[1]);
-    if (name && Number.isFinite(value)) raw[name] = (raw[name] ?? 0) + value;
+  const raw = new RawValues(bounds);
+  for (const series of body.data.result as { metric?: Record<string, unknown>; value?: unknown[] }[]) {
+    const name = series?.metric?.__name__;
+    const value = Number(series?.value?.[1]);
+    if (typeof name === 'string' && name && Number.isFinite(value)) raw.add(name, value);
   }
-  return raw;
+  return { raw: raw.values, dropped: raw.dropped };
 }
 
 /** One /metrics text → a sample (never throws: unreadable text is an empty sample). */
-export function sampleFromText(text: string, t: number): MetricsSample {
-  const raw: Record<string, number> = {};
-  for (const family of parsePrometheusText(text)) {
+export function sampleFromText(text: string, t: number, bounds: RawBounds = defaultBounds()): MetricsSample {
+  const raw = new RawValues(bounds);
+  for (const family of parsePrometheusText(keptLines(text, raw))) {
     if (family.type !== 'GAUGE' && family.type !== 'COUNTER' && family.type !== 'UNTYPED') continue;
     let sum = 0;
     let any = false;
@@ -106,16 +225,16 @@ export function sampleFromText(text: string, t: number): MetricsSample {
         any = true;
       }
     }
-    if (any) raw[family.name] = sum;
+    if (any) raw.add(family.name, sum);
   }
-  return sampleFromRaw(raw, t);
+  return sampleFromRaw(raw.values, t, raw.dropped);
 }
 
 /** Raw values by name → the normalised sample. */
-export function sampleFromRaw(raw: Record<string, number>, t: number): MetricsSample {
-  const sample: MetricsSample = { t, raw };
+export function sampleFromRaw(raw: Record<string, number>, t: number, rawDropped = 0): MetricsSample {
+  const sample: MetricsSample = { t, raw, ...(rawDropped > 0 ? { rawDropped } : {}) };
   for (const [field, names, scale] of FIELDS) {
-    const name = names.find((n) => n in raw);
+    const name = names.find((n) => Object.hasOwn(raw, n));
     if (name !== undefined) sample[field] = raw[name]! * scale;
   }
   // vLLM counts prefix-cache queries and hits (tokens); their ratio is the hit rate so far.
@@ -127,7 +246,11 @@ export function sampleFromRaw(raw: Record<string, number>, t: number): MetricsSa
 
 /**
  * Samples a server's /metrics every `intervalMs` until stopped. A sample that fails (missing,
- * slow, huge, malformed) is recorded as a gap; the runs never wait for it.
+ * slow, huge, malformed) is recorded as a gap; the runs never wait for it. Reading a sample may take
+ * at most a tenth of the thread: a slow one pushes the next further away.
+ * A source found without being configured (`ownPrefix`: the server's own `/metrics` beside its API)
+ * is sampled only once it shows that server's own metrics: an endpoint that merely answers a probe
+ * like vLLM is read once, not every half second, and only its own names are kept.
  */
 export class MetricsSampler {
   readonly samples: MetricsSample[] = [];
@@ -135,6 +258,10 @@ export class MetricsSampler {
   private timer: NodeJS.Timeout | undefined;
   private inFlight: Promise<void> | undefined;
   private readonly source: MetricsSource;
+  private rawBytesLeft = MAX_RAW_BYTES;
+  private confirmed: boolean;
+  private stopped = false;
+  private lastCostMs = 0;
 
   constructor(
     source: MetricsSource | string,
@@ -142,12 +269,14 @@ export class MetricsSampler {
     private readonly intervalMs = 500,
   ) {
     this.source = typeof source === 'string' ? { kind: 'text', url: source } : source;
+    this.confirmed = this.source.kind !== 'text' || this.source.ownPrefix === undefined;
   }
 
   start(): void {
     const tick = (): void => {
+      if (this.stopped) return;
       if (!this.inFlight) this.inFlight = this.sampleOnce().finally(() => (this.inFlight = undefined));
-      this.timer = setTimeout(tick, this.intervalMs);
+      this.timer = setTimeout(tick, Math.max(this.intervalMs, 10 * this.lastCostMs));
       this.timer.unref();
     };
     tick();
@@ -158,9 +287,11 @@ export class MetricsSampler {
     this.timer = undefined;
     await this.inFlight;
     await this.sampleOnce(); // the state right after the last run
+    this.stopped = true;
   }
 
   private async sampleOnce(): Promise<void> {
+    if (this.stopped) return;
     const t = this.clock();
     const url = this.source.kind === 'promql' ? promqlQueryUrl(this.source.url, this.source.selector) : this.source.url;
     const answer = await boundedGet(url, Math.max(250, this.intervalMs), MAX_METRICS_BYTES);
@@ -168,19 +299,43 @@ export class MetricsSampler {
       this.gaps.push({ t, error: answer.error });
       return;
     }
+    const started = performance.now();
+    const prefix = this.source.kind === 'text' ? this.source.ownPrefix : undefined;
+    const bounds: RawBounds = { families: MAX_RAW_FAMILIES, bytes: this.rawBytesLeft, ...(prefix ? { prefix } : {}) };
     let sample: MetricsSample;
     if (this.source.kind === 'promql') {
-      const raw = rawFromPromql(parseJson(answer.text));
-      if (!raw) {
+      const read = rawFromPromql(parseJson(answer.text), bounds);
+      if (!read) {
         this.gaps.push({ t, error: 'not a Prometheus API answer (instant vector)' });
         return;
       }
-      sample = sampleFromRaw(raw, t);
+      sample = sampleFromRaw(read.raw, t, read.dropped);
     } else {
-      sample = sampleFromText(answer.text, t);
+      sample = sampleFromText(answer.text, t, bounds);
+    }
+    this.rawBytesLeft = bounds.bytes;
+    this.lastCostMs = performance.now() - started;
+    if (!this.confirmed) {
+      if (!prefix || !Object.keys(sample.raw).some((name) => name.startsWith(prefix))) {
+        // Not the server we took it for: read once, never again in this batch.
+        this.stopped = true;
+        this.gaps.push({ t, error: `${safeMetricsUrl(url)} has no ${prefix ?? ''} metrics; not sampled (give its URL as the metrics source to sample it anyway)` });
+        return;
+      }
+      this.confirmed = true;
     }
     if (Object.keys(sample.raw).length === 0) this.gaps.push({ t, error: this.source.kind === 'promql' ? 'the query matched no series' : 'not Prometheus text (no metric could be read)' });
     else this.samples.push(sample);
+  }
+}
+
+/** A metrics URL as it may be printed: no user, password or query (the query may carry a token). */
+export function safeMetricsUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname}`;
+  } catch {
+    return '(invalid URL)';
   }
 }
 

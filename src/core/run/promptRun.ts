@@ -11,7 +11,7 @@ import { parsePromptFile } from '../formats/detect';
 import type { Prompt } from '../formats/model';
 import { summarizeRuns, summarizeWarmRuns, type RunSummary } from '../metrics/summary';
 import { hasHistogramPhases, histogramsReadable, phasesFromHistograms, readHistograms, readHistogramsAfter } from '../endpoint/histogramPhases';
-import { cacheFields, hasOwnMetrics, probeServerKind, serverRoot, type CacheMode, type ServerKind } from '../endpoint/serverKind';
+import { cacheFields, ownMetricsSource, probeServerKind, type CacheMode, type ServerKind } from '../endpoint/serverKind';
 import { MetricsSampler, waitForServerIdle, type IdleCheck, type MetricsGap, type MetricsSample, type MetricsSource } from '../endpoint/serverMetrics';
 import type { ResultsStore } from '../store/resultsStore';
 import { runKeyOf } from '../store/runKey';
@@ -70,7 +70,7 @@ export interface ExecuteOptions extends BatchOptions {
   cache?: CacheMode;
   /** Where to sample the server's metrics during the runs: a Prometheus text URL, or a Prometheus server's API with a selector (default: the server's own /metrics when its kind is known). */
   metricsSource?: MetricsSource;
-  /** How long a run waits for a server still busy with a timed-out or cancelled run (default 30 s). */
+  /** How long a run waits for a server still busy with a timed-out or cancelled run (default: the run's own timeout, at most 30 s). */
   leftoverWaitMs?: number;
   store?: ResultsStore;
   /** Called as each run finishes, with the runs so far and the index of its job. */
@@ -138,7 +138,7 @@ export async function executeRunJobs(transport: ChatTransport, jobs: readonly Ru
   const configuredMetrics = transport.endpoint.metricsUrl;
   const metricsSource: MetricsSource | undefined =
     options.metricsSource ??
-    (configuredMetrics ? { kind: 'text', url: configuredMetrics } : hasOwnMetrics(serverKind) ? { kind: 'text', url: `${serverRoot(transport.endpoint.baseUrl)}/metrics` } : undefined);
+    (configuredMetrics ? { kind: 'text', url: configuredMetrics } : ownMetricsSource(serverKind, transport.endpoint.baseUrl));
   const metricsUrl = metricsSource?.kind === 'text' ? metricsSource.url : undefined;
   const batchStart = performance.now();
   const sampler = metricsSource ? new MetricsSampler(metricsSource, () => performance.now() - batchStart) : undefined;
@@ -180,7 +180,7 @@ export async function executeRunJobs(transport: ChatTransport, jobs: readonly Ru
         if (phases) outcome = { ...outcome, record: { ...outcome.record, phases } };
       }
       const kind = outcome.record.error?.kind;
-      if (guardLeftovers && (kind === 'timeout' || kind === 'cancelled') && !options.signal?.aborted) leftover = waitForServerIdle(metricsUrl!, options.leftoverWaitMs ?? LEFTOVER_WAIT_MS, options.signal);
+      if (guardLeftovers && (kind === 'timeout' || kind === 'cancelled') && !options.signal?.aborted) leftover = waitForServerIdle(metricsUrl!, options.leftoverWaitMs ?? Math.min(LEFTOVER_WAIT_MS, options.timeoutMs), options.signal);
       return check?.busy ? { ...outcome, record: { ...outcome.record, overlappedLeftover: check.busy } } : outcome;
     },
     { ...options, runs: jobs.length },
