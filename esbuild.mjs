@@ -77,6 +77,8 @@ const builds = [
   { ...node, entryPoints: { socketWorker: 'src/core/endpoint/socketWorker.ts' }, outdir: 'dist' },
   // Large answers are counted in this worker, stopped at the run's deadline (core/tokens/boundedCount.ts).
   { ...node, entryPoints: { countWorker: 'src/core/tokens/countWorker.ts' }, outdir: 'dist' },
+  // Answers are checked against their assertions in this worker, stopped at a deadline (core/adherence/scoreWorkerClient.ts).
+  { ...node, entryPoints: { scoreWorker: 'src/core/adherence/scoreWorker.ts' }, outdir: 'dist' },
   // Template engines run in separate, locked-down processes (core/render/renderer.ts, isolatedProcess.ts); they are not
   // in the server or CLI bundles. Strict mode throughout: no function of theirs is reachable from a stack trace.
   // Jinja2 and Mustache interpret templates (their process runs without code generation from strings).

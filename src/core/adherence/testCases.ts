@@ -23,6 +23,8 @@ export interface Assertion {
   threshold?: number;
   weight: number;
   label: string;
+  /** contains / starts-with / ends-with ignore case (GitHub string evaluators compare lowercased, as gh-models does). */
+  ignoreCase?: boolean;
   /** GitHub llm evaluator: judge prompt, choices with scores, optional system prompt. */
   judge?: { prompt: string; choices: { choice: string; score: number }[]; systemPrompt?: string; modelId?: string };
 }
@@ -77,9 +79,9 @@ export function loadTestSuite(file: string, text: string, format: PromptFormat, 
   return { cases: promptfooCases(parsed.value, basename(sidecar), problems), source: basename(sidecar), problems, ...rollout };
 }
 
-/** A case without a description is named by its inputs: `city=Bellevue, WA · request=Find homes…`. */
-function caseName(index: number, vars: Record<string, unknown>): string {
-  const parts = Object.entries(vars).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
+/** A case without a description is named by its inputs: `#1 city=Bellevue, WA · request=Find homes…`. */
+export function caseName(index: number, vars: Record<string, unknown>): string {
+  const parts = Object.entries(vars).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v) ?? String(v)}`);
   const text = parts.join(' · ').replace(/\s+/g, ' ');
   return text ? `#${index + 1} ${text.length > 60 ? `${text.slice(0, 59)}…` : text}` : `case ${index + 1}`;
 }
@@ -138,6 +140,8 @@ function readAssertion(raw: unknown, where: string, problems: string[]): Asserti
 }
 
 const GITHUB_STRING: Record<string, AssertionType> = { contains: 'contains', startsWith: 'starts-with', endsWith: 'ends-with', equals: 'equals' };
+/** gh-models compares contains/startsWith/endsWith lowercased and equals exactly. */
+const GITHUB_IGNORES_CASE = new Set(['contains', 'startsWith', 'endsWith']);
 
 function githubSuite(prompt: Prompt): TestSuite {
   const problems: string[] = [];
@@ -148,7 +152,7 @@ function githubSuite(prompt: Prompt): TestSuite {
     if (isPlainRecord(evaluator.string)) {
       for (const [key, value] of Object.entries(evaluator.string)) {
         const type = GITHUB_STRING[key];
-        if (type && typeof value === 'string') assertions.push({ type, negate: false, value, weight: 1, label: name });
+        if (type && typeof value === 'string') assertions.push({ type, negate: false, value, weight: 1, label: name, ...(GITHUB_IGNORES_CASE.has(key) ? { ignoreCase: true } : {}) });
         else problems.push(`evaluators[${index}] '${name}': string.${key} is not one of contains, startsWith, endsWith, equals.`);
       }
     } else if (isPlainRecord(evaluator.llm)) {
@@ -164,6 +168,6 @@ function githubSuite(prompt: Prompt): TestSuite {
   });
   const rows = prompt.tests.length > 0 ? prompt.tests : [];
   if (rows.length === 0) problems.push('No testData rows: each row of testData is one test case.');
-  const cases = assertions.length === 0 ? [] : rows.map((row, i) => ({ description: `testData[${i}]`, vars: { ...row.vars, ...(row.expected !== undefined ? { expected: row.expected } : {}) }, assertions, threshold: 1 }));
+  const cases = assertions.length === 0 ? [] : rows.map((row, i) => ({ description: caseName(i, row.vars), vars: { ...row.vars, ...(row.expected !== undefined ? { expected: row.expected } : {}) }, assertions, threshold: 1 }));
   return { cases, source: 'testData × evaluators', problems };
 }

@@ -41,7 +41,7 @@ describe('assertions (promptfoo vocabulary)', () => {
     expect(await passes({ ...assertion, negate: true }, text)).toBe(!expected);
   });
 
-  it('weights and thresholds: the score is the weighted share passed; a failed run scores 0', async () => {
+  it('weights and thresholds: the score is the weighted share passed; a failed run is unscored, not 0', async () => {
     const testCase: TestCase = {
       description: 'homes',
       vars: {},
@@ -53,17 +53,17 @@ describe('assertions (promptfoo vocabulary)', () => {
     };
     expect(await scoreRun(testCase, answer('Single-family house; also a condo'))).toMatchObject({ score: 0.75, pass: true });
     expect(await scoreRun(testCase, answer('a condo'))).toMatchObject({ score: 0, pass: false });
-    expect(await scoreRun(testCase, answer('Single-family', { ok: false, errorMessage: 'connection reset' }))).toMatchObject({ score: 0, pass: false });
+    expect(await scoreRun(testCase, answer('Single-family', { ok: false, errorMessage: 'connection reset' }))).toMatchObject({ status: 'unscored', score: null, pass: false, unscoredReason: 'the run failed: connection reset, so its answer was not scored' });
   });
 
-  it('llm-rubric asks the judge and reads its verdict robustly; without a judge it fails with a reason', async () => {
+  it('llm-rubric asks the judge and reads its verdict robustly; without a judge it is undecided with the reason', async () => {
     const testCase = one({ type: 'llm-rubric', value: 'Lists only detached houses', threshold: 0.6 });
     const judged = await scoreRun(testCase, answer('Single-family house'), async (messages) => {
       expect(messages.at(-1)!.content).toContain('Lists only detached houses');
       return 'Sure! ```json\n{"pass": true, "score": 0.9, "reason": "only houses"}\n```';
     });
     expect(judged).toMatchObject({ pass: true, results: [{ score: 0.9 }] });
-    expect((await scoreRun(testCase, answer('x'))).results[0]!.reason).toContain('no judge endpoint');
+    expect((await scoreRun(testCase, answer('x'))).results[0]).toMatchObject({ outcome: 'undecided', reason: expect.stringContaining('no judge configured') });
     expect(parseJudgeVerdict('Verdict: FAIL — it lists a condo')).toMatchObject({ pass: false, score: 0 });
     expect(parseJudgeVerdict('{"verdict": "pass"}')).toMatchObject({ pass: true, score: 1 });
     expect(parseJudgeVerdict('{"pass": false, "score": 0.2}')).toMatchObject({ pass: false, score: 0.2 });
