@@ -13,6 +13,7 @@ import { promptDocumentSelector } from './documentSelector';
 import type { Features } from './features';
 import { storePathOf } from './runs/storePath';
 import { renderedPromptMarkdown } from './renderedDocument';
+import { RenderedDocuments, RENDERED_SCHEME } from './renderedDocuments';
 import { scrubbedLog } from './scrubbedLog';
 import { TokenStatusBar } from './statusBar';
 
@@ -71,6 +72,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     if (!client && isPromptDocument(document)) void ensureStarted().catch(() => undefined);
   };
 
+  const renderedDocuments = new RenderedDocuments();
+  context.subscriptions.push(
+    renderedDocuments,
+    vscode.workspace.registerTextDocumentContentProvider(RENDERED_SCHEME, renderedDocuments),
+    vscode.workspace.onDidCloseTextDocument((d) => d.uri.scheme === RENDERED_SCHEME && renderedDocuments.forget(d.uri)),
+  );
   const statusBar = new TokenStatusBar(() => (client && clientModule ? clientModule.tokenSummaryRequester(client) : undefined), isPromptDocument);
   context.subscriptions.push(
     statusBar,
@@ -105,7 +112,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       void vscode.window.showInformationMessage('Prompt Insight: this file has no prompt to render.');
       return;
     }
-    const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: renderedPromptMarkdown(rendered, vscode.workspace.asRelativePath(vscode.Uri.parse(uri), false)) });
+    const fileLabel = vscode.workspace.asRelativePath(vscode.Uri.parse(uri), false);
+    const document = await vscode.workspace.openTextDocument(renderedDocuments.set(fileLabel, rendered.name, renderedPromptMarkdown(rendered, fileLabel)));
     await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Beside, preview: true });
   }
 

@@ -2,7 +2,7 @@
 import type { RenderedPrompt } from '../protocol/lsp';
 
 /** A code fence longer than any run of backticks in the text, so content can never close it. */
-function fenceFor(text: string): string {
+export function fenceFor(text: string): string {
   const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
   return '`'.repeat(Math.max(3, longest + 1));
 }

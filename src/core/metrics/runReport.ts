@@ -39,6 +39,21 @@ function table(summary: RunSummary): string {
   ].join('\n');
 }
 
+const runs = (n: number): string => `${n} run${n === 1 ? '' : 's'}`;
+
+/**
+ * Whether the server reused an earlier request's work on the prompt (its prefix cache), in plain
+ * words: a cached prompt answers faster, so such runs are never mixed into the figures.
+ */
+export function promptCacheSentence(cold: number, warm: number, unknown: number): string {
+  const parts = [
+    cold ? `${runs(cold)} processed the whole prompt afresh` : '',
+    unknown ? `for ${runs(unknown)} the server did not say whether it reused a cached copy of the prompt` : '',
+    warm ? `${runs(warm)} reused part of the prompt from the server's cache (figures apart, below)` : '',
+  ].filter(Boolean);
+  return `Prompt cache: ${parts.join('; ')}.${warm ? ' The figures below leave the cached runs out.' : ''}`;
+}
+
 export function runReportMarkdown(input: RunReportInput): string {
   const { summary, summaryWarm, records } = input;
   const { cold, warm, unknown } = summary.cache;
@@ -47,7 +62,7 @@ export function runReportMarkdown(input: RunReportInput): string {
     '',
     runSummaryLine(summary),
     '',
-    `Prompt cache: ${cold} cold, ${unknown} unknown${warm ? `, ${warm} warm (apart, below)` : ''}${input.serverKind !== 'unknown' ? ` · server: ${input.serverKind}` : ''}. Figures below are cold and unknown runs.`,
+    `${promptCacheSentence(cold, warm, unknown)}${input.serverKind !== 'unknown' ? ` Server: ${input.serverKind}.` : ''}`,
     '',
     table(summary),
     '',

@@ -1,19 +1,28 @@
 /**
  * ▶ Run and Run ×N in the editor: refuses in Restricted Mode, picks the endpoint, fetches its key
- * (origin-checked), streams the first answer into a read-only document, shows progress with
- * cancel, keeps every finished run in the workspace store, and tells the server to refresh lenses.
+ * (origin-checked), streams the first answer into a read-only document that then shows every
+ * answer with its pass/fail against the prompt's test cases, shows progress with cancel, keeps
+ * every finished run in the workspace store, and tells the server to refresh lenses.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { checkRun, runCheckPlan, type RunCheckPlan } from '../../core/adherence/runChecks';
+import type { Judge } from '../../core/adherence/score';
+import { loadTestSuite, type TestSuite } from '../../core/adherence/testCases';
+import { transportJudge } from '../../core/compare/judge';
+import { readTestsFileSync } from '../../core/files/workspaceFile';
+import { detectFormat } from '../../core/formats/detect';
 import { CACHE_MODES, type CacheMode } from '../../core/endpoint/serverKind';
 import { runReportMarkdown } from '../../core/metrics/runReport';
 import { configureProxy } from '../../core/endpoint/httpExchange';
 import { scrubSecrets } from '../../core/endpoint/secrets';
 import { httpTransport, type ChatTransport } from '../../core/endpoint/transport';
-import { formatMs, runSummaryLine } from '../../core/metrics/format';
+import { formatMs, runLensLine, runSummaryLine } from '../../core/metrics/format';
 import { fitLatency } from '../../core/metrics/latencyModel';
-import { executePromptRuns, planPromptRun, type RunStage } from '../../core/run/promptRun';
+import { executePromptRuns, planPromptRun, type PromptRunPlan, type RunStage } from '../../core/run/promptRun';
+import { promptContentHash } from '../../core/run/promptRequest';
 import { runsToCsv, runsToJson } from '../../core/store/export';
+import { promptRunsView, type PromptRunsView } from '../../core/store/promptRuns';
 import { ResultsStore, storeNotice } from '../../core/store/resultsStore';
 import { isPromptCommandArgs, type PromptCommandArgs } from '../../protocol/lsp';
 import { ApiKeys } from './apiKeys';
@@ -22,6 +31,7 @@ import { confirmOriginChange } from './confirmOrigin';
 import type { BundledSimulator } from './bundledSim';
 import { chooseEndpoint, configuredEndpoints, type EndpointChoice } from './endpoints';
 import { languageModelTransport } from './lmTransport';
+import { runDocumentMarkdown, runDocumentTitle, runToastLine, type RunDocumentState, type RunEntry } from './runDocument';
 import { RunDocuments, RUN_SCHEME } from './runDocuments';
 import { storePathOf } from './storePath';
 
@@ -95,7 +105,19 @@ export class RunController implements vscode.Disposable {
       return;
     }
     const label = choice.config.simulated ? `${choice.config.name} — SIMULATED, not a real model` : choice.config.name;
-    const output = this.documents.create(plan.prompt.name, `# ${plan.prompt.name} → ${label}\n\nmodel: ${plan.request.model} · ${plan.inputTokensEstimate} input tokens (estimate)${plan.unresolved.length ? ` · no value for ${plan.unresolved.join(', ')}` : ''}\n\n## Answer (run 1 of ${runs})\n\n`);
+    const checkPlan = runCheckPlan(this.testSuiteFor(document, file, plan), plan.prompt.inputs);
+    const state: RunDocumentState = {
+      promptName: plan.prompt.name,
+      endpointLabel: label,
+      model: plan.request.model,
+      inputTokensEstimate: plan.inputTokensEstimate,
+      unresolved: plan.unresolved,
+      runs,
+      checks: checkPlan.cases.length > 0 ? { against: checkPlan.cases.length === 1 ? `the test case “${checkPlan.cases[0]!.description}”` : `the ${checkPlan.cases.length} test cases written for these sample values` } : { notChecked: 'why' in checkPlan ? checkPlan.why : 'no test cases' },
+      entries: [],
+    };
+    const output = this.documents.create(runDocumentTitle(plan.prompt.name, runs, new Date()), runDocumentMarkdown(state));
+    const refresh = (): void => this.documents.set(output, () => runDocumentMarkdown(state));
     const shown = await vscode.workspace.openTextDocument(output);
     await vscode.window.showTextDocument(shown, { viewColumn: vscode.ViewColumn.Beside, preview: true, preserveFocus: true });
 
@@ -106,7 +128,9 @@ export class RunController implements vscode.Disposable {
       return true;
     })) return;
     const controller = new AbortController();
-    let reasoningOpen = false;
+    const judge = needsJudge(checkPlan) ? await this.judge(controller.signal) : undefined;
+    const checking: Promise<void>[] = [];
+    const entry = (index: number): RunEntry => (state.entries[index] ??= { answer: '', reasoning: '' });
     const result = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Prompt Insight: running '${plan.prompt.name}'`, cancellable: true },
       async (progress, token) => {
@@ -128,38 +152,83 @@ export class RunController implements vscode.Disposable {
           signal: controller.signal,
           store,
           onFirstRunText: (delta, kind) => {
-            if (kind === 'reasoning' && !reasoningOpen) {
-              reasoningOpen = true;
-              this.documents.append(output, '> (reasoning) ');
-            }
-            if (kind === 'token' && reasoningOpen) {
-              reasoningOpen = false;
-              this.documents.append(output, '\n\n');
-            }
-            this.documents.append(output, kind === 'reasoning' ? delta.replace(/\n/g, '\n> ') : delta);
+            entry(0)[kind === 'reasoning' ? 'reasoning' : 'answer'] += delta;
+            refresh();
           },
-          onRun: (_, finished) => progress.report({ message: `${finished}/${runs} on ${choice.config.name}`, increment: 100 / runs }),
+          onRun: (outcome, finished, index) => {
+            const done = Object.assign(entry(index), { answer: outcome.text.answer, reasoning: outcome.text.reasoning, record: outcome.record });
+            refresh();
+            checking.push(
+              checkRun(checkPlan, { answer: outcome.text.answer, ok: outcome.record.ok, ttftMs: outcome.record.ttftMs, e2eMs: outcome.record.e2eMs, ...(outcome.record.error ? { errorMessage: outcome.record.error.message } : {}) }, judge).then(
+                (check) => {
+                  if (check) done.check = check;
+                  refresh();
+                },
+                (error: unknown) => this.deps.log.warn(`Checking run ${index + 1} of '${plan.prompt.name}' failed: ${String(error)}`),
+              ),
+            );
+            progress.report({ message: `${finished}/${runs} on ${choice.config.name}`, increment: 100 / runs });
+          },
         });
       },
     );
+    await Promise.all(checking);
     this.deps.onRunsStored(store.path);
     const records = result.outcomes.map((o) => o.record);
     const simulated = choice.config.simulated === true || records.some((r) => r.simulated);
-    this.documents.append(
-      output,
-      `\n\n${runReportMarkdown({ records, summary: result.summary, summaryWarm: result.summaryWarm, serverKind: result.serverKind, serverMetrics: result.serverMetrics, startedAt: result.startedAt, fit: fitLatency(records), concurrency, simulated })}`,
-    );
-    const failures = records.filter((r) => r.error && r.error.kind !== 'cancelled');
-    if (failures.length > 0) {
-      this.documents.append(output, `\n\n## Errors\n\n${failures.map((r) => `- ${r.error!.kind}: ${r.error!.message}`).join('\n')}\n`);
-      this.deps.log.warn(`Runs of '${plan.prompt.name}' on ${choice.config.name}: ${failures.length} failed; first: ${failures[0]!.error!.message}`);
+    state.cancelled = controller.signal.aborted;
+    state.report = runReportMarkdown({ records, summary: result.summary, summaryWarm: result.summaryWarm, serverKind: result.serverKind, serverMetrics: result.serverMetrics, startedAt: result.startedAt, fit: fitLatency(records), concurrency, simulated });
+    // The CodeLens sums up every stored run of this exact text on this endpoint, not only this batch: say so, with its numbers.
+    const lens = this.lensSummary(store, plan);
+    if (lens && lens.current && lens.current.runs !== result.summary.runs) {
+      state.lensNote = `The CodeLens above the prompt sums up all ${lens.current.runs} stored runs of this exact text on ${lens.endpointName}: ${runLensLine(lens.current, lens.simulated)}.`;
     }
+    this.documents.set(output, runDocumentMarkdown(state));
+    const failures = records.filter((r) => r.error && r.error.kind !== 'cancelled');
+    if (failures.length > 0) this.deps.log.warn(`Runs of '${plan.prompt.name}' on ${choice.config.name}: ${failures.length} failed; first: ${failures[0]!.error!.message}`);
     if (controller.signal.aborted) {
       void vscode.window.showInformationMessage(`Prompt Insight: cancelled after ${result.summary.runs} run(s); finished runs are kept.`);
     } else if (result.summary.ok === 0 && failures.length > 0) {
       void vscode.window.showErrorMessage(`Prompt Insight: '${plan.prompt.name}' failed on ${choice.config.name}: ${failures[0]!.error!.message}`, 'Show Output').then((c) => c && this.deps.log.show());
     } else {
-      void vscode.window.showInformationMessage(`Prompt Insight: '${plan.prompt.name}' · ${runSummaryLine(result.summary)}${simulated ? ' · simulated' : ''}`);
+      void vscode.window.showInformationMessage(`Prompt Insight: '${plan.prompt.name}' · ${runToastLine(result.summary, lens?.current, state.entries)}${simulated ? ' · simulated' : ''}`);
+    }
+  }
+
+  /** The prompt's test cases (its tests file or front matter), read only inside the workspace; undefined when none can be read. */
+  private testSuiteFor(document: vscode.TextDocument, file: string, plan: PromptRunPlan): TestSuite | undefined {
+    const workspaceFolders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+    try {
+      const path = document.uri.scheme === 'file' ? document.uri.fsPath : file;
+      return loadTestSuite(path, document.getText(), detectFormat(path, document.getText()), plan.prompt, (sidecar) => (document.uri.scheme === 'file' ? readTestsFileSync(sidecar, { workspaceFolders }) : undefined));
+    } catch (error) {
+      this.deps.log.warn(`Test cases of '${plan.prompt.name}' not read: ${(error as Error).message}`);
+      return undefined;
+    }
+  }
+
+  /** The judge endpoint of the settings, for llm-rubric and llm evaluators; undefined when none is set. */
+  private async judge(signal: AbortSignal): Promise<Judge | undefined> {
+    const settings = vscode.workspace.getConfiguration('promptInsight');
+    const name = settings.get<string>('judge.endpoint')?.trim();
+    const choice = name ? configuredEndpoints((m) => this.deps.log.warn(m)).find((c) => c.config.name === name) : undefined;
+    const model = settings.get<string>('judge.model')?.trim() || choice?.config.model;
+    if (!choice || !model) return undefined;
+    try {
+      return transportJudge(await this.transportFor(choice), model, settings.get<number>('run.timeoutMs', 60_000), signal);
+    } catch (error) {
+      this.deps.log.warn(`Judge endpoint '${name}' not usable: ${(error as Error).message}`);
+      return undefined;
+    }
+  }
+
+  /** What the CodeLens shows for this prompt now: the store's runs of this exact text (core/store/promptRuns.ts). */
+  private lensSummary(store: ResultsStore, plan: PromptRunPlan): PromptRunsView | undefined {
+    try {
+      const records = store.read((r) => r.file === plan.file && r.prompt === plan.prompt.name).records;
+      return promptRunsView(records, { file: (f) => f === plan.file, prompt: plan.prompt.name, promptHash: promptContentHash(plan.request) });
+    } catch {
+      return undefined;
     }
   }
 
@@ -209,7 +278,7 @@ export class RunController implements vscode.Disposable {
     const records = this.usingStore((s) => s.read((r) => r.file === file && (name === undefined || r.prompt === name)).records);
     if (!records) return;
     const rows = records.slice(-50).reverse().map((r) => `| ${r.at.replace('T', ' ').slice(0, 19)} | ${r.endpointName}${r.simulated ? ' (sim)' : ''} | ${r.key.promptHash.slice(0, 8)} | ${r.run.ok ? 'ok' : r.run.error?.kind ?? 'failed'} | ${r.run.ttftMs === null ? '' : formatMs(r.run.ttftMs)} | ${r.run.e2eMs === null ? '' : formatMs(r.run.e2eMs)} | ${r.run.outputTokens ?? ''} |`);
-    const uri = this.documents.create(`${name ?? file} runs`, `# Runs of ${name ?? file} (latest ${rows.length} of ${records.length})\n\n| finished | endpoint | content | result | TTFT | E2E | output tokens |\n|---|---|---|---|---:|---:|---:|\n${rows.join('\n')}\n`);
+    const uri = this.documents.create(`Runs of ${name ?? file}`, `# Runs of ${name ?? file} (latest ${rows.length} of ${records.length})\n\n| finished | endpoint | content | result | TTFT | E2E | output tokens |\n|---|---|---|---|---:|---:|---:|\n${rows.join('\n')}\n`);
     await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri), { preview: true });
   }
 
@@ -261,4 +330,9 @@ export class RunController implements vscode.Disposable {
 /** The setting's cache mode; anything unexpected is the default, cold. */
 export function runCacheMode(value: string | undefined): CacheMode {
   return (CACHE_MODES as readonly (string | undefined)[]).includes(value) ? (value as CacheMode) : 'cold';
+}
+
+/** Whether any case needs a judge model (llm-rubric, llm evaluators): only then is one set up. */
+function needsJudge(plan: RunCheckPlan): boolean {
+  return plan.cases.some((c) => c.assertions.some((a) => a.type === 'llm-rubric' || a.type === 'llm-choice'));
 }

@@ -1,6 +1,7 @@
 /**
- * Read-only documents that show a run as it streams: a virtual `prompt-insight-run:` document whose
- * content grows with each delta (change events throttled so the editor is not flooded).
+ * Read-only documents that show runs as they stream: virtual `prompt-insight-run:` documents (never
+ * dirty, never asking to be saved) whose text is replaced as runs finish; change events are
+ * throttled so the editor is not flooded.
  */
 import * as vscode from 'vscode';
 import { scrubSecrets } from '../../core/endpoint/secrets';
@@ -9,25 +10,29 @@ export const RUN_SCHEME = 'prompt-insight-run';
 const REFRESH_MS = 80;
 
 export class RunDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
-  private readonly contents = new Map<string, string>();
+  /** A document's text, or how to build it: built only when the editor asks, once per refresh. */
+  private readonly contents = new Map<string, string | (() => string)>();
   private readonly pending = new Map<string, NodeJS.Timeout>();
   private readonly changes = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changes.event;
-  private counter = 0;
 
   provideTextDocumentContent(uri: vscode.Uri): string {
-    return scrubSecrets(this.contents.get(uri.toString()) ?? '');
+    return this.text(uri);
   }
 
+  /** A new document named `title` (the editor tab's text); a second one with the same title gets a number. */
   create(title: string, initial: string): vscode.Uri {
-    const uri = vscode.Uri.from({ scheme: RUN_SCHEME, path: `/${title.replace(/[\\/:*?"<>|]/g, '_')} (run ${++this.counter}).md` });
+    const safe = title.replace(/[\\/:*?"<>|]/g, '_');
+    let uri = vscode.Uri.from({ scheme: RUN_SCHEME, path: `/${safe}.md` });
+    for (let n = 2; this.contents.has(uri.toString()); n++) uri = vscode.Uri.from({ scheme: RUN_SCHEME, path: `/${safe} (${n}).md` });
     this.contents.set(uri.toString(), initial);
     return uri;
   }
 
-  append(uri: vscode.Uri, text: string): void {
+  /** Replaces the document's text (or its builder); the editor shows it within REFRESH_MS. */
+  set(uri: vscode.Uri, text: string | (() => string)): void {
     const key = uri.toString();
-    this.contents.set(key, (this.contents.get(key) ?? '') + text);
+    this.contents.set(key, text);
     if (this.pending.has(key)) return;
     this.pending.set(
       key,
@@ -43,7 +48,8 @@ export class RunDocuments implements vscode.TextDocumentContentProvider, vscode.
   }
 
   text(uri: vscode.Uri): string {
-    return scrubSecrets(this.contents.get(uri.toString()) ?? '');
+    const content = this.contents.get(uri.toString()) ?? '';
+    return scrubSecrets(typeof content === 'string' ? content : content());
   }
 
   dispose(): void {

@@ -1,0 +1,122 @@
+/**
+ * The read-only document of a ▶ Run or Run ×N: every answer, each with its status (pass, fail, or
+ * unscored and why) and the reason of each assertion it failed, then the figures. Rebuilt from the
+ * state as runs finish (no `vscode` here, so it is testable). Lines stay short and the answers sit
+ * in fences, so nothing wraps into a broken table in a split editor.
+ */
+import type { RunCheck } from '../../core/adherence/runChecks';
+import { formatMs, runSummaryLine } from '../../core/metrics/format';
+import type { RunSummary } from '../../core/metrics/summary';
+import type { RunRecord } from '../../core/metrics/runRecord';
+import { fenceFor } from '../renderedDocument';
+
+export interface RunEntry {
+  answer: string;
+  reasoning: string;
+  /** Undefined while the run is still going (the first one streams its answer). */
+  record?: RunRecord;
+  /** Undefined while it is being checked, or when there is nothing to check against. */
+  check?: RunCheck;
+}
+
+export interface RunDocumentState {
+  promptName: string;
+  endpointLabel: string;
+  model: string;
+  inputTokensEstimate: number;
+  unresolved: readonly string[];
+  runs: number;
+  /** What the answers are checked against ("the test case …"), or why they are not checked. */
+  checks: { against: string } | { notChecked: string };
+  entries: (RunEntry | undefined)[];
+  /** The figures (core/metrics/runReport.ts), once the batch is over. */
+  report?: string;
+  /** One line on what the CodeLens above the prompt now shows, so the two numbers never seem to disagree. */
+  lensNote?: string;
+  cancelled?: boolean;
+}
+
+/** Answers beyond this many are left to the store (Export Run Results): a document of 10,000 answers helps no one. */
+export const MAX_ANSWERS_SHOWN = 200;
+
+const STATUS_TEXT = { pass: '✓ pass', fail: '✗ fail', unscored: '– unscored' } as const;
+
+/** The editor tab's name: the prompt, how many runs, and when; the same words as the document's heading. */
+export function runDocumentTitle(promptName: string, runs: number, startedAt: Date): string {
+  const time = [startedAt.getHours(), startedAt.getMinutes(), startedAt.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
+  return `${promptName} — ${runs === 1 ? '1 run' : `${runs} runs`} at ${time}`;
+}
+
+export function runDocumentMarkdown(state: RunDocumentState): string {
+  const finished = state.entries.filter((e) => e?.record).length;
+  const out = [
+    `# ${state.promptName} → ${state.endpointLabel}`,
+    '',
+    `${state.runs === 1 ? '1 run' : `${state.runs} runs`} · model ${state.model} · ${state.inputTokensEstimate.toLocaleString('en-US')} input tokens (estimate)${state.unresolved.length ? ` · no value for ${state.unresolved.join(', ')}` : ''}`,
+    '',
+    'against' in state.checks ? `Pass/fail: each answer against ${state.checks.against}.` : `Pass/fail: not checked — ${state.checks.notChecked}.`,
+  ];
+  const checked = state.entries.filter((e): e is RunEntry & { check: RunCheck } => e?.check !== undefined);
+  if (checked.length > 0) {
+    const count = (s: RunCheck['status']): number => checked.filter((e) => e.check.status === s).length;
+    const unscored = count('unscored');
+    out.push('', `**${count('pass')} of ${count('pass') + count('fail')} scored answers pass**${unscored ? ` · ${unscored} unscored (not counted)` : ''} · ${finished} of ${state.runs} runs finished${state.cancelled ? ' (cancelled)' : ''}`);
+  } else if (state.runs > 1) {
+    out.push('', `${finished} of ${state.runs} runs finished${state.cancelled ? ' (cancelled)' : ''}`);
+  }
+  state.entries.forEach((entry, index) => {
+    if (index >= MAX_ANSWERS_SHOWN) return;
+    out.push('', ...runSection(entry, index, state.runs));
+  });
+  if (state.runs > MAX_ANSWERS_SHOWN) out.push('', `_Answers of runs after ${MAX_ANSWERS_SHOWN} are not shown; all are kept: **Prompt Insight: Export Run Results**._`);
+  if (state.report) out.push('', state.report.trimEnd());
+  if (state.lensNote) out.push('', state.lensNote);
+  return `${out.join('\n')}\n`;
+}
+
+function runSection(entry: RunEntry | undefined, index: number, runs: number): string[] {
+  const name = `Run ${index + 1} of ${runs}`;
+  if (!entry) return [`## ${name} · waiting`];
+  const record = entry.record;
+  if (!record) {
+    return [`## ${name} · streaming…`, '', ...answerBlock(entry)];
+  }
+  const status = record.error && record.error.kind === 'cancelled' ? 'cancelled' : entry.check ? STATUS_TEXT[entry.check.status] : record.ok ? 'answered' : 'failed';
+  const figures = [
+    record.ttftMs !== null ? `TTFT ${formatMs(record.ttftMs)}` : undefined,
+    record.e2eMs !== null ? `E2E ${formatMs(record.e2eMs)}` : undefined,
+    record.outputTokens !== null ? `${record.outputTokens} output tokens` : undefined,
+    record.cache && record.cache !== 'unknown' ? (record.cache === 'warm' ? 'partly from the server\'s prompt cache' : 'not from the server\'s prompt cache') : undefined,
+  ].filter((x) => x !== undefined);
+  const lines = [`## ${name} · ${status}`, ''];
+  if (figures.length > 0) lines.push(figures.join(' · '), '');
+  if (record.error && record.error.kind !== 'cancelled') lines.push(`Request failed (${record.error.kind}): ${record.error.message}`, '');
+  if (entry.check?.status === 'unscored' && entry.check.reason) lines.push(`Not scored: ${entry.check.reason}.`, '');
+  if (entry.check?.caseName) lines.push(`Test case: ${entry.check.caseName}`, '');
+  lines.push(...answerBlock(entry));
+  const failed = entry.check?.failed ?? [];
+  if (failed.length > 0) lines.push('', ...failed.map((f) => `- ${f.outcome === 'fail' ? '✗' : '–'} ${f.label}: ${f.reason}`));
+  return lines;
+}
+
+function answerBlock(entry: RunEntry): string[] {
+  const lines: string[] = [];
+  if (entry.reasoning) lines.push(...entry.reasoning.trimEnd().split('\n').map((l, i) => `> ${i === 0 ? '(reasoning) ' : ''}${l}`), '');
+  if (!entry.answer && entry.record && !entry.record.ok) return lines.length > 0 ? lines.slice(0, -1) : lines;
+  const fence = fenceFor(entry.answer);
+  lines.push(`${fence}text`, entry.answer.replace(/\n$/, ''), fence);
+  return lines;
+}
+
+/**
+ * The toast after runs: how many answers passed, then the same figures as the CodeLens (every stored
+ * run of this exact text), and how many of them this batch added.
+ */
+export function runToastLine(batch: RunSummary, lens: RunSummary | undefined, entries: readonly (RunEntry | undefined)[]): string {
+  const scored = entries.filter((e) => e?.check && e.check.status !== 'unscored');
+  const passed = scored.filter((e) => e!.check!.status === 'pass').length;
+  const adherence = scored.length > 0 ? `${passed} of ${scored.length} answers pass · ` : '';
+  const batchRuns = batch.runs;
+  if (!lens || lens.runs <= batchRuns) return `${adherence}${runSummaryLine(batch)}`;
+  return `${adherence}${runSummaryLine(lens)} · ${batchRuns} of the ${lens.runs} from this batch, as the CodeLens counts`;
+}

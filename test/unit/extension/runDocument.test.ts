@@ -1,0 +1,105 @@
+/**
+ * The ▶ Run ×10 document as the editor shows it, from real runs: the homes prompt run 10 times on
+ * the bundled simulator with the homes scenario, each answer checked against the homes tests file.
+ * Every answer is in the document with its pass/fail and the reason of each failed assertion; a
+ * failed request is unscored, never a fail; the toast agrees with the CodeLens.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkRun, runCheckPlan } from '../../../src/core/adherence/runChecks';
+import { loadTestSuite } from '../../../src/core/adherence/testCases';
+import { httpTransport } from '../../../src/core/endpoint/transport';
+import { parsePromptFile } from '../../../src/core/formats/detect';
+import { summarizeRuns } from '../../../src/core/metrics/summary';
+import { executePromptRuns, planPromptRun } from '../../../src/core/run/promptRun';
+import { parseScenario } from '../../../src/core/sim/scenario';
+import { startSim, type RunningSim } from '../../../src/core/sim/simServer';
+import { runDocumentMarkdown, runDocumentTitle, runToastLine, type RunDocumentState, type RunEntry } from '../../../src/extension/runs/runDocument';
+
+const file = resolve('examples/homes/homes.prompty');
+const text = readFileSync(file, 'utf8');
+let sim: RunningSim;
+
+beforeAll(async () => {
+  sim = await startSim({ ttftBaseMs: 20, decodeMsPerToken: 0.2, jitterMs: 2, seed: 11, scenario: parseScenario(readFileSync('examples/homes/homes.sim.yaml', 'utf8')) } as Parameters<typeof startSim>[0]);
+});
+afterAll(async () => sim.close());
+
+async function runTen(): Promise<{ state: RunDocumentState; summary: ReturnType<typeof summarizeRuns> }> {
+  const plan = await planPromptRun('homes.prompty', text, { endpointModel: 'gpt-4o-mini' });
+  const suite = loadTestSuite(file, text, 'prompty', plan.prompt);
+  const checkPlan = runCheckPlan(suite, plan.prompt.inputs);
+  expect(checkPlan.cases.map((c) => c.description)).toHaveLength(1);
+  const state: RunDocumentState = {
+    promptName: plan.prompt.name, endpointLabel: 'sim', model: plan.request.model, inputTokensEstimate: plan.inputTokensEstimate, unresolved: plan.unresolved, runs: 10,
+    checks: { against: `the test case “${checkPlan.cases[0]!.description}”` }, entries: [],
+  };
+  const transport = httpTransport({ name: 'sim', provider: 'openai', baseUrl: sim.url, simulated: true }, undefined);
+  const checks: Promise<void>[] = [];
+  const result = await executePromptRuns(transport, plan, {
+    runs: 10, concurrency: 1, warmup: 0, timeoutMs: 10_000,
+    onRun: (outcome, _finished, index) => {
+      const entry: RunEntry = { answer: outcome.text.answer, reasoning: outcome.text.reasoning, record: outcome.record };
+      state.entries[index] = entry;
+      checks.push(checkRun(checkPlan, { answer: outcome.text.answer, ok: outcome.record.ok, ttftMs: outcome.record.ttftMs, e2eMs: outcome.record.e2eMs }).then((c) => void (entry.check = c)));
+    },
+  });
+  await Promise.all(checks);
+  return { state, summary: result.summary };
+}
+
+describe('the run document of Run ×10', () => {
+  it('shows all 10 answers, each with its pass/fail, and the failed assertion and its reason', async () => {
+    const { state } = await runTen();
+    const markdown = runDocumentMarkdown(state);
+    for (let i = 1; i <= 10; i++) expect(markdown).toMatch(new RegExp(`^## Run ${i} of 10 · (✓ pass|✗ fail)$`, 'm'));
+    for (const entry of state.entries) expect(markdown).toContain(entry!.answer.trim());
+    // The homes prompt has its rule: mostly detached houses; an answer with a townhouse fails the negated assertion.
+    const failed = state.entries.filter((e) => e!.check!.status === 'fail');
+    const passed = state.entries.filter((e) => e!.check!.status === 'pass');
+    expect(passed.length + failed.length).toBe(10);
+    expect(markdown).toContain(`**${passed.length} of 10 scored answers pass**`);
+    for (const entry of failed) {
+      expect(entry!.answer.toLowerCase()).toMatch(/apartment|condo|townhouse/);
+      expect(entry!.check!.failed.map((f) => f.label)).toEqual(['not-icontains-any ["apartment","condo","townhouse"]']);
+    }
+    if (failed.length > 0) expect(markdown).toContain('- ✗ not-icontains-any ["apartment","condo","townhouse"]: not: contains one of');
+    // No Markdown table rows (they wrapped into noise in a split editor) outside the fenced answers.
+    expect(markdown.split('\n').filter((l) => l.startsWith('|'))).toEqual([]);
+  });
+
+  it('a failed request is unscored with its reason, not a failing answer', async () => {
+    const plan = await planPromptRun('homes.prompty', text, { endpointModel: 'gpt-4o-mini' });
+    const checkPlan = runCheckPlan(loadTestSuite(file, text, 'prompty', plan.prompt), plan.prompt.inputs);
+    const check = await checkRun(checkPlan, { answer: '', ok: false, ttftMs: null, e2eMs: null, errorMessage: 'connect ECONNREFUSED 127.0.0.1:9' });
+    expect(check).toMatchObject({ status: 'unscored', reason: 'the request failed: connect ECONNREFUSED 127.0.0.1:9' });
+  });
+
+  it('inputs no test case was written for: not checked, and the document says why', () => {
+    const doc = parsePromptFile('homes.prompty', text);
+    const suite = loadTestSuite(file, text, 'prompty', doc.prompts[0]!);
+    const plan = runCheckPlan(suite, { city: 'Paris', request: 'Find homes' });
+    expect(plan.cases).toEqual([]);
+    const state: RunDocumentState = { promptName: 'homes-assistant', endpointLabel: 'sim', model: 'gpt-4o-mini', inputTokensEstimate: 103, unresolved: [], runs: 1, checks: { notChecked: 'why' in plan ? plan.why : '' }, entries: [] };
+    expect(runDocumentMarkdown(state)).toContain('Pass/fail: not checked — none of the 1 test case in homes.tests.yaml uses the sample values this run sends');
+  });
+
+  it('the tab title and the heading say the same number of runs (was: tab "(run 2)", heading "run 1 of 10")', () => {
+    const at = new Date(2026, 11, 4, 16, 5, 9);
+    expect(runDocumentTitle('homes-assistant', 10, at)).toBe('homes-assistant — 10 runs at 16:05:09');
+    expect(runDocumentTitle('homes-assistant', 1, at)).toBe('homes-assistant — 1 run at 16:05:09');
+    const state: RunDocumentState = { promptName: 'homes-assistant', endpointLabel: 'sim', model: 'm', inputTokensEstimate: 1, unresolved: [], runs: 10, checks: { notChecked: 'x' }, entries: [] };
+    expect(runDocumentMarkdown(state)).toMatch(/^10 runs · model m/m);
+  });
+
+  it('the toast gives the CodeLens\'s figures when the store holds more runs of this text than the batch (was: toast p50 of 10, lens p50 of 11)', async () => {
+    const { state, summary } = await runTen();
+    const earlier = state.entries[0]!.record!;
+    const lens = summarizeRuns([earlier, ...state.entries.map((e) => e!.record!)]);
+    const line = runToastLine(summary, lens, state.entries);
+    expect(line).toMatch(/ · p50 of 11( \(p99 n\/a\))? · 10 of the 11 from this batch, as the CodeLens counts$/);
+    expect(line).toMatch(/^\d+ of 10 answers pass · TTFT/);
+    expect(runToastLine(summary, summary, state.entries)).toContain('p50 of 10');
+  });
+});
