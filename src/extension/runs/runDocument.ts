@@ -69,7 +69,7 @@ export function runDocumentMarkdown(state: RunDocumentState): string {
     out.push('', ...runSection(entry, index, state.runs));
   });
   if (state.runs > MAX_ANSWERS_SHOWN) out.push('', `_Answers of runs after ${MAX_ANSWERS_SHOWN} are not shown; all are kept: **Prompt Insight: Export Run Results**._`);
-  if (state.report) out.push('', state.report.trimEnd());
+  if (state.report) out.push('', tablesAsText(state.report.trimEnd()));
   if (state.lensNote) out.push('', state.lensNote);
   return `${out.join('\n')}\n`;
 }
@@ -92,7 +92,6 @@ function runSection(entry: RunEntry | undefined, index: number, runs: number): s
   if (figures.length > 0) lines.push(figures.join(' · '), '');
   if (record.error && record.error.kind !== 'cancelled') lines.push(`Request failed (${record.error.kind}): ${record.error.message}`, '');
   if (entry.check?.status === 'unscored' && entry.check.reason) lines.push(`Not scored: ${entry.check.reason}.`, '');
-  if (entry.check?.caseName) lines.push(`Test case: ${entry.check.caseName}`, '');
   lines.push(...answerBlock(entry));
   const failed = entry.check?.failed ?? [];
   if (failed.length > 0) lines.push('', ...failed.map((f) => `- ${f.outcome === 'fail' ? '✗' : '–'} ${f.label}: ${f.reason}`));
@@ -120,3 +119,32 @@ export function runToastLine(batch: RunSummary, lens: RunSummary | undefined, en
   if (!lens || lens.runs <= batchRuns) return `${adherence}${runSummaryLine(batch)}`;
   return `${adherence}${runSummaryLine(lens)} · ${batchRuns} of the ${lens.runs} from this batch, as the CodeLens counts`;
 }
+
+/**
+ * Markdown tables as aligned columns in a text block: a raw `.md` document wraps its long lines, and
+ * a wrapped pipe table is unreadable in a split editor; aligned text stays narrow and reads the same
+ * in the editor and in the Markdown preview.
+ */
+export function tablesAsText(markdown: string): string {
+  const lines = markdown.split('\n');
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; ) {
+    if (!isTableRow(lines[i]!) || !isTableRule(lines[i + 1] ?? '')) {
+      out.push(lines[i++]!);
+      continue;
+    }
+    const header = cells(lines[i]!);
+    const right = cells(lines[i + 1]!).map((c) => c.endsWith(':'));
+    const rows: string[][] = [];
+    for (i += 2; i < lines.length && isTableRow(lines[i]!); i++) rows.push(cells(lines[i]!));
+    const all = [header, ...rows];
+    const widths = header.map((_, c) => Math.max(...all.map((r) => [...(r[c] ?? '')].length)));
+    const line = (row: string[]): string => row.map((cell, c) => (right[c] ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!))).join('  ').trimEnd();
+    out.push('```text', line(header), ...rows.map(line), '```');
+  }
+  return out.join('\n');
+}
+
+const isTableRow = (line: string): boolean => line.startsWith('|') && line.trimEnd().endsWith('|');
+const isTableRule = (line: string): boolean => /^\|(\s*:?-+:?\s*\|)+\s*$/.test(line);
+const cells = (line: string): string[] => line.trim().slice(1, -1).split('|').map((c) => c.trim());

@@ -11,14 +11,17 @@ import { checkRun, runCheckPlan } from '../../../src/core/adherence/runChecks';
 import { loadTestSuite } from '../../../src/core/adherence/testCases';
 import { httpTransport } from '../../../src/core/endpoint/transport';
 import { parsePromptFile } from '../../../src/core/formats/detect';
+import { fitLatency } from '../../../src/core/metrics/latencyModel';
+import { runReportMarkdown } from '../../../src/core/metrics/runReport';
 import { summarizeRuns } from '../../../src/core/metrics/summary';
 import { executePromptRuns, planPromptRun } from '../../../src/core/run/promptRun';
 import { parseScenario } from '../../../src/core/sim/scenario';
 import { startSim, type RunningSim } from '../../../src/core/sim/simServer';
-import { runDocumentMarkdown, runDocumentTitle, runToastLine, type RunDocumentState, type RunEntry } from '../../../src/extension/runs/runDocument';
+import { runDocumentMarkdown, runDocumentTitle, runToastLine, tablesAsText, type RunDocumentState, type RunEntry } from '../../../src/extension/runs/runDocument';
 
 const file = resolve('examples/homes/homes.prompty');
 const text = readFileSync(file, 'utf8');
+const withoutRule = text.replace(/\n- When the user says "homes"[^\n]*\n[^\n]*\n/, '\n');
 let sim: RunningSim;
 
 beforeAll(async () => {
@@ -26,9 +29,10 @@ beforeAll(async () => {
 });
 afterAll(async () => sim.close());
 
-async function runTen(): Promise<{ state: RunDocumentState; summary: ReturnType<typeof summarizeRuns> }> {
-  const plan = await planPromptRun('homes.prompty', text, { endpointModel: 'gpt-4o-mini' });
-  const suite = loadTestSuite(file, text, 'prompty', plan.prompt);
+async function runTen(source = text): Promise<{ state: RunDocumentState; summary: ReturnType<typeof summarizeRuns> }> {
+  // The document as the editor builds it, figures included (runController.ts).
+  const plan = await planPromptRun('homes.prompty', source, { endpointModel: 'gpt-4o-mini' });
+  const suite = loadTestSuite(file, source, 'prompty', plan.prompt);
   const checkPlan = runCheckPlan(suite, plan.prompt.inputs);
   expect(checkPlan.cases.map((c) => c.description)).toHaveLength(1);
   const state: RunDocumentState = {
@@ -46,27 +50,38 @@ async function runTen(): Promise<{ state: RunDocumentState; summary: ReturnType<
     },
   });
   await Promise.all(checks);
+  const records = result.outcomes.map((o) => o.record);
+  state.report = runReportMarkdown({ records, summary: result.summary, summaryWarm: result.summaryWarm, serverKind: result.serverKind, serverMetrics: result.serverMetrics, startedAt: result.startedAt, fit: fitLatency(records), concurrency: 1, simulated: true });
   return { state, summary: result.summary };
 }
 
 describe('the run document of Run ×10', () => {
   it('shows all 10 answers, each with its pass/fail, and the failed assertion and its reason', async () => {
-    const { state } = await runTen();
+    // Without the rule that defines "homes", the scenario answers with a mix of property types: some answers fail.
+    const { state } = await runTen(withoutRule);
     const markdown = runDocumentMarkdown(state);
     for (let i = 1; i <= 10; i++) expect(markdown).toMatch(new RegExp(`^## Run ${i} of 10 · (✓ pass|✗ fail)$`, 'm'));
     for (const entry of state.entries) expect(markdown).toContain(entry!.answer.trim());
     // The homes prompt has its rule: mostly detached houses; an answer with a townhouse fails the negated assertion.
     const failed = state.entries.filter((e) => e!.check!.status === 'fail');
     const passed = state.entries.filter((e) => e!.check!.status === 'pass');
+    expect(failed.length).toBeGreaterThan(0);
     expect(passed.length + failed.length).toBe(10);
     expect(markdown).toContain(`**${passed.length} of 10 scored answers pass**`);
     for (const entry of failed) {
       expect(entry!.answer.toLowerCase()).toMatch(/apartment|condo|townhouse/);
       expect(entry!.check!.failed.map((f) => f.label)).toEqual(['not-icontains-any ["apartment","condo","townhouse"]']);
     }
-    if (failed.length > 0) expect(markdown).toContain('- ✗ not-icontains-any ["apartment","condo","townhouse"]: not: contains one of');
-    // No Markdown table rows (they wrapped into noise in a split editor) outside the fenced answers.
+    for (const entry of failed) {
+      const reason = entry!.check!.failed[0]!.reason;
+      expect(reason).toMatch(/apartment|condo|townhouse/i);
+      expect(markdown).toContain(`- ✗ not-icontains-any ["apartment","condo","townhouse"]: ${reason}`);
+    }
+    // No Markdown table rows (they wrapped into noise in a split editor), the figures included.
     expect(markdown.split('\n').filter((l) => l.startsWith('|'))).toEqual([]);
+    expect(markdown).toMatch(/^metric +n +p50 +p90 +p99 +min +max$/m);
+    expect(markdown).toMatch(/^TTFT +10 +\d+ ms +\d+ ms +n\/a +\d+ ms +\d+ ms$/m);
+    expect(Math.max(...markdown.split('\n').filter((l) => !/^\d\. /.test(l)).map((l) => l.length))).toBeLessThan(120);
   });
 
   it('a failed request is unscored with its reason, not a failing answer', async () => {
@@ -101,5 +116,9 @@ describe('the run document of Run ×10', () => {
     expect(line).toMatch(/ · p50 of 11( \(p99 n\/a\))? · 10 of the 11 from this batch, as the CodeLens counts$/);
     expect(line).toMatch(/^\d+ of 10 answers pass · TTFT/);
     expect(runToastLine(summary, summary, state.entries)).toContain('p50 of 10');
+  });
+  it('a server-metrics table becomes aligned columns, numbers right-aligned', () => {
+    const text = tablesAsText('before\n\n| t | running | first tokens |\n|---:|---:|---|\n| 0.5 s | 1 | 1: 312 ms |\n| 12.0 s | 10 |  |\n\nafter');
+    expect(text).toBe('before\n\n```text\n     t  running  first tokens\n 0.5 s        1  1: 312 ms\n12.0 s       10\n```\n\nafter');
   });
 });
