@@ -31,7 +31,7 @@ import { confirmOriginChange } from './confirmOrigin';
 import type { BundledSimulator } from './bundledSim';
 import { chooseEndpoint, configuredEndpoints, type EndpointChoice } from './endpoints';
 import { languageModelTransport } from './lmTransport';
-import { runDocumentMarkdown, runDocumentTitle, runToastLine, type RunDocumentState, type RunEntry } from './runDocument';
+import { runDocumentMarkdown, runDocumentTitle, runToastLine, tablesAsText, type RunDocumentState, type RunEntry } from './runDocument';
 import { RunDocuments, RUN_SCHEME } from './runDocuments';
 import { storePathOf } from './storePath';
 
@@ -278,7 +278,7 @@ export class RunController implements vscode.Disposable {
     const records = this.usingStore((s) => s.read((r) => r.file === file && (name === undefined || r.prompt === name)).records);
     if (!records) return;
     const rows = records.slice(-50).reverse().map((r) => `| ${r.at.replace('T', ' ').slice(0, 19)} | ${r.endpointName}${r.simulated ? ' (sim)' : ''} | ${r.key.promptHash.slice(0, 8)} | ${r.run.ok ? 'ok' : r.run.error?.kind ?? 'failed'} | ${r.run.ttftMs === null ? '' : formatMs(r.run.ttftMs)} | ${r.run.e2eMs === null ? '' : formatMs(r.run.e2eMs)} | ${r.run.outputTokens ?? ''} |`);
-    const uri = this.documents.create(`Runs of ${name ?? file}`, `# Runs of ${name ?? file} (latest ${rows.length} of ${records.length})\n\n| finished | endpoint | content | result | TTFT | E2E | output tokens |\n|---|---|---|---|---:|---:|---:|\n${rows.join('\n')}\n`);
+    const uri = this.documents.create(`Runs of ${name ?? file}`, tablesAsText(`# Runs of ${name ?? file} (latest ${rows.length} of ${records.length})\n\n| finished | endpoint | content | result | TTFT | E2E | output tokens |\n|---|---|---|---|---:|---:|---:|\n${rows.join('\n')}\n`));
     await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri), { preview: true });
   }
 
