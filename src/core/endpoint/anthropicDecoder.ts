@@ -3,7 +3,7 @@
  * (text_delta → answer token, thinking_delta → reasoning token), message_delta (stop reason,
  * output usage), message_stop, ping (ignored), error (overloaded, rate limit…).
  */
-import { numberOf, parseJson, record, stringOf } from './jsonFields';
+import { countOf, parseJson, record, stringOf } from './jsonFields';
 import { JsonBodyDecoder, SseStreamDecoder } from './decoderBase';
 import type { SseEvent } from './sse';
 import { EndpointError, type StreamDecoder, type TimedEvent } from './types';
@@ -33,11 +33,11 @@ class AnthropicStreamDecoder extends SseStreamDecoder {
         out.push(this.fail(t, anthropicError(record(json.error))));
       } else if (type === 'message_start') {
         const startUsage = record(record(json.message)?.usage);
-        this.inputTokens = numberOf(startUsage?.input_tokens);
+        this.inputTokens = countOf(startUsage?.input_tokens);
         // Anthropic counts cache reads (and writes) apart from input_tokens.
-        this.cachedInputTokens = numberOf(startUsage?.cache_read_input_tokens);
-        const created = numberOf(startUsage?.cache_creation_input_tokens) ?? 0;
-        if (this.inputTokens !== undefined) this.inputTokens += (this.cachedInputTokens ?? 0) + created;
+        this.cachedInputTokens = countOf(startUsage?.cache_read_input_tokens);
+        const created = countOf(startUsage?.cache_creation_input_tokens) ?? 0;
+        if (this.inputTokens !== undefined) this.inputTokens = countOf(this.inputTokens + (this.cachedInputTokens ?? 0) + created);
       } else if (type === 'content_block_delta') {
         const delta = record(json.delta);
         const kind = stringOf(delta?.type);
@@ -46,7 +46,7 @@ class AnthropicStreamDecoder extends SseStreamDecoder {
         else if (kind === 'input_json_delta' && stringOf(delta?.partial_json)) out.push({ kind: 'token', t, text: stringOf(delta?.partial_json)! });
       } else if (type === 'message_delta') {
         this.stopReason = stringOf(record(json.delta)?.stop_reason) ?? this.stopReason;
-        const outputTokens = numberOf(record(json.usage)?.output_tokens);
+        const outputTokens = countOf(record(json.usage)?.output_tokens);
         out.push({ kind: 'usage', t, ...(this.inputTokens !== undefined ? { inputTokens: this.inputTokens } : {}), ...(outputTokens !== undefined ? { outputTokens } : {}), ...(this.cachedInputTokens !== undefined ? { cachedInputTokens: this.cachedInputTokens } : {}) });
       } else if (type === 'message_stop') {
         this.complete = true;
@@ -68,8 +68,8 @@ class AnthropicJsonDecoder extends JsonBodyDecoder {
       if (block?.type === 'text' && stringOf(block.text)) out.push({ kind: 'token', t, text: stringOf(block.text)! });
     }
     const usage = record(json.usage);
-    const inputTokens = numberOf(usage?.input_tokens);
-    const outputTokens = numberOf(usage?.output_tokens);
+    const inputTokens = countOf(usage?.input_tokens);
+    const outputTokens = countOf(usage?.output_tokens);
     out.push({ kind: 'usage', t, ...(inputTokens !== undefined ? { inputTokens } : {}), ...(outputTokens !== undefined ? { outputTokens } : {}) });
     const stop = stringOf(json.stop_reason);
     out.push({ kind: 'done', t, ...(stop ? { finishReason: stop } : {}) });

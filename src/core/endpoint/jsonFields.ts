@@ -20,3 +20,25 @@ export function stringOf(value: unknown): string | undefined {
 export function numberOf(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
 }
+
+/** Most tokens a server may state for one request; the results store holds no larger count. */
+export const MAX_STATED_TOKENS = 1e9;
+/** Longest time a server may state for one request: a day; the results store holds no longer duration. */
+export const MAX_STATED_MS = 86_400_000;
+
+/**
+ * A token count a server states: an integer from 0 to MAX_STATED_TOKENS, else absent. Checked here,
+ * before a record is built, so that an answer with `eval_count: -1` or `1e300` is stored as a run
+ * without that count rather than as a line the store cannot read back.
+ */
+export function countOf(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && value <= MAX_STATED_TOKENS ? value : undefined;
+}
+
+/** A duration a server states, in ms once divided by `unitsPerMs` (1e6 for nanoseconds): 0 to MAX_STATED_MS, else absent. */
+export function durationMsOf(value: unknown, unitsPerMs = 1): number | undefined {
+  const raw = numberOf(value);
+  if (raw === undefined) return undefined;
+  const ms = raw / unitsPerMs;
+  return ms <= MAX_STATED_MS ? ms : undefined;
+}

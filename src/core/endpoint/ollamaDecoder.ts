@@ -5,7 +5,7 @@
  * `eval_duration`: decode, `load_duration`: loading the model). Errors arrive as `{"error": "…"}`.
  * The native API is used for Ollama because its OpenAI-compatible `/v1` drops those durations.
  */
-import { numberOf, parseJson, record, stringOf } from './jsonFields';
+import { countOf, durationMsOf, parseJson, record, stringOf } from './jsonFields';
 import { NdjsonParser } from './ndjson';
 import { SseLimitError } from './sse';
 import { JsonBodyDecoder } from './decoderBase';
@@ -17,21 +17,25 @@ export function ollamaDecoder(contentType: string): StreamDecoder {
 
 const NS_PER_MS = 1e6;
 
-/** The durations and counts on Ollama's final object, as the timings every provider reports. */
+/**
+ * The durations and counts on Ollama's final object, as the timings every provider reports. Each is
+ * checked as it is read (durationMsOf, countOf): a duration of 1e300 ns or a count of −1 is absent,
+ * not a value the store would refuse to read back.
+ */
 function ollamaTimings(json: Record<string, unknown>): ServerTimings | undefined {
-  const promptNs = numberOf(json.prompt_eval_duration);
-  if (promptNs === undefined) return undefined;
-  const evalNs = numberOf(json.eval_duration);
-  const promptTokens = numberOf(json.prompt_eval_count);
-  const predictedTokens = numberOf(json.eval_count);
-  const loadNs = numberOf(json.load_duration);
+  const promptMs = durationMsOf(json.prompt_eval_duration, NS_PER_MS);
+  if (promptMs === undefined) return undefined;
+  const predictedMs = durationMsOf(json.eval_duration, NS_PER_MS);
+  const promptTokens = countOf(json.prompt_eval_count);
+  const predictedTokens = countOf(json.eval_count);
+  const loadMs = durationMsOf(json.load_duration, NS_PER_MS);
   return {
     source: 'ollama durations',
-    promptMs: promptNs / NS_PER_MS,
-    ...(evalNs !== undefined ? { predictedMs: evalNs / NS_PER_MS } : {}),
+    promptMs,
+    ...(predictedMs !== undefined ? { predictedMs } : {}),
     ...(promptTokens !== undefined ? { promptTokens } : {}),
     ...(predictedTokens !== undefined ? { predictedTokens } : {}),
-    ...(loadNs !== undefined ? { loadMs: loadNs / NS_PER_MS } : {}),
+    ...(loadMs !== undefined ? { loadMs } : {}),
   };
 }
 
@@ -50,8 +54,8 @@ function eventsOf(json: Record<string, unknown>, t: number): { events: TimedEven
   if (content) events.push({ kind: 'token', t, text: content });
   if (json.done !== true) return { events, done: false };
   const timings = ollamaTimings(json);
-  const inputTokens = numberOf(json.prompt_eval_count);
-  const outputTokens = numberOf(json.eval_count);
+  const inputTokens = countOf(json.prompt_eval_count);
+  const outputTokens = countOf(json.eval_count);
   events.push({ kind: 'usage', t, ...(inputTokens !== undefined ? { inputTokens } : {}), ...(outputTokens !== undefined ? { outputTokens } : {}), ...(timings ? { timings } : {}) });
   const reason = stringOf(json.done_reason);
   events.push({ kind: 'done', t, ...(reason ? { finishReason: reason } : {}) });

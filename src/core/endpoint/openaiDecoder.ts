@@ -7,7 +7,7 @@
  * tokens, which count every choice, are not taken as the answer's length.
  */
 import { JsonBodyDecoder, SseStreamDecoder } from './decoderBase';
-import { numberOf, parseJson, record, stringOf } from './jsonFields';
+import { countOf, durationMsOf, parseJson, record, stringOf } from './jsonFields';
 import type { SseEvent } from './sse';
 import { EndpointError, type ServerReported, type ServerTimings, type StreamDecoder, type TimedEvent } from './types';
 
@@ -85,10 +85,10 @@ function pushUsage(json: unknown, t: number, out: TimedEvent[], severalChoices: 
   const server = serverReported(record(json)?.x_sim);
   const timings = llamaTimings(record(json)?.timings);
   if (!usage && !server && !timings) return;
-  const inputTokens = numberOf(usage?.prompt_tokens);
-  const outputTokens = severalChoices ? undefined : numberOf(usage?.completion_tokens);
+  const inputTokens = countOf(usage?.prompt_tokens);
+  const outputTokens = severalChoices ? undefined : countOf(usage?.completion_tokens);
   // OpenAI, vLLM and llama.cpp: usage.prompt_tokens_details.cached_tokens; llama.cpp also timings.cache_n.
-  const cachedInputTokens = numberOf(record(usage?.prompt_tokens_details)?.cached_tokens) ?? timings?.cachedTokens;
+  const cachedInputTokens = countOf(record(usage?.prompt_tokens_details)?.cached_tokens) ?? timings?.cachedTokens;
   out.push({
     kind: 'usage',
     t,
@@ -105,11 +105,11 @@ function llamaTimings(value: unknown): ServerTimings | undefined {
   const timings = record(value);
   if (!timings) return undefined;
   const fields: ServerTimings = { source: 'llama.cpp timings' };
-  const promptMs = numberOf(timings.prompt_ms);
-  const promptTokens = numberOf(timings.prompt_n);
-  const predictedMs = numberOf(timings.predicted_ms);
-  const predictedTokens = numberOf(timings.predicted_n);
-  const cachedTokens = numberOf(timings.cache_n);
+  const promptMs = durationMsOf(timings.prompt_ms);
+  const promptTokens = countOf(timings.prompt_n);
+  const predictedMs = durationMsOf(timings.predicted_ms);
+  const predictedTokens = countOf(timings.predicted_n);
+  const cachedTokens = countOf(timings.cache_n);
   if (promptMs !== undefined) fields.promptMs = promptMs;
   if (promptTokens !== undefined) fields.promptTokens = promptTokens;
   if (predictedMs !== undefined) fields.predictedMs = predictedMs;
@@ -121,8 +121,8 @@ function llamaTimings(value: unknown): ServerTimings | undefined {
 function serverReported(value: unknown): ServerReported | undefined {
   const sim = record(value);
   if (!sim) return undefined;
-  const ttftMs = numberOf(sim.ttft_ms);
-  const e2eMs = numberOf(sim.e2e_ms);
+  const ttftMs = durationMsOf(sim.ttft_ms);
+  const e2eMs = durationMsOf(sim.e2e_ms);
   return { ...(ttftMs !== undefined ? { ttftMs } : {}), ...(e2eMs !== undefined ? { e2eMs } : {}) };
 }
 

@@ -14,7 +14,7 @@ import type { RunRecord } from '../metrics/runRecord';
 import type { RunKey } from './runKey';
 import { checkSeal, machineKey, sealLine } from './runSeal';
 import { checkStorePath, forEachLine, openStoreForAppend, openStoreForRead } from './storeFile';
-import { isValidStoredRun } from './storedRunSchema';
+import { isValidStoredRun, storedRunProblem } from './storedRunSchema';
 
 export const STORE_VERSION = 1;
 /** Answers are kept for adherence scoring and review, up to this many characters. */
@@ -61,15 +61,19 @@ export class ResultsStore {
 
   append(runs: NewRun[]): StoredRun[] {
     if (runs.length === 0) return [];
+    // Checked before writing: a record the reader would skip as invalid is refused now, not lost later.
+    const stored = runs.map(toStored);
+    const lines = stored.map((record) => scrubSecrets(JSON.stringify(record)));
+    for (const line of lines) {
+      const problem = storedRunProblem(JSON.parse(line));
+      if (problem) throw new Error(`A run was not stored: its record would not be readable back (${problem}).`);
+    }
     const key = machineKey();
     const fd = openStoreForAppend(this.path);
     try {
       if (endsInsideALine(fd)) writeSync(fd, '\n');
-      return runs.map((run) => {
-        const stored = toStored(run);
-        writeSync(fd, `${sealLine(scrubSecrets(JSON.stringify(stored)), key)}\n`);
-        return stored;
-      });
+      for (const line of lines) writeSync(fd, `${sealLine(line, key)}\n`);
+      return stored;
     } finally {
       closeSync(fd);
     }

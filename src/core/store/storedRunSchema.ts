@@ -5,12 +5,13 @@
  * generation: it loads in a few milliseconds, which the language server's start needs).
  */
 import { Validator, type Schema } from '@cfworker/json-schema';
+import { MAX_STATED_MS, MAX_STATED_TOKENS } from '../endpoint/jsonFields';
 
-/** Longest duration accepted in a record: a day. */
-const MAX_MS = 86_400_000;
+/** Longest duration accepted in a record: a day (the decoders drop any longer one a server states). */
+const MAX_MS = MAX_STATED_MS;
 const ms: Schema = { type: 'number', minimum: 0, maximum: MAX_MS };
 const msOrNull: Schema = { type: ['number', 'null'], minimum: 0, maximum: MAX_MS };
-const count: Schema = { type: ['integer', 'null'], minimum: 0, maximum: 1e9 };
+const count: Schema = { type: ['integer', 'null'], minimum: 0, maximum: MAX_STATED_TOKENS };
 const text: Schema = { type: 'string', maxLength: 1_000_000 };
 
 export const STORED_RUN_SCHEMA: Schema = {
@@ -72,6 +73,14 @@ export const STORED_RUN_SCHEMA: Schema = {
 let validator: Validator | undefined;
 
 export function isValidStoredRun(value: unknown): boolean {
+  return storedRunProblem(value) === undefined;
+}
+
+/** Where a record breaks the schema (`#/run/phases/prefillMs: …`), or undefined when it is valid. */
+export function storedRunProblem(value: unknown): string | undefined {
   validator ??= new Validator(STORED_RUN_SCHEMA, '2020-12', false);
-  return validator.validate(value).valid;
+  const result = validator.validate(value);
+  if (result.valid) return undefined;
+  const deepest = result.errors.reduce((a, b) => (b.instanceLocation.length > a.instanceLocation.length ? b : a));
+  return `${deepest.instanceLocation}: ${deepest.error}`;
 }
