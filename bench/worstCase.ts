@@ -20,11 +20,14 @@ const PIECES: Record<string, (n: number) => string> = {
   "'ab'×n/2": (n) => 'ab'.repeat(n / 2),
   "'.'×n": (n) => '.'.repeat(n),
 };
+/** Thai without a space: one piece too long for the regex engine's backtrack stack (longPieces.ts); 'สวัสดีครับ' is 10 code units. */
+const THAI_PIECE = "'สวัสดีครับ'×n/10";
+const THAI_UNITS = 8_000_000; // 24 MB of UTF-8
 const ENGINES = ['Prompt Insight', 'tiktoken 1.0.22 (WASM)', 'gpt-tokenizer 4.0.0', 'js-tiktoken 1.0.21'];
 
 /** Child side: one engine, one text; prints {count, times} (3 runs for ours, 1 for the slow peers). */
 async function measureOne(engine: string, piece: string, n: number): Promise<void> {
-  const text = PIECES[piece]!(n);
+  const text = piece === THAI_PIECE ? 'สวัสดีครับ'.repeat(n / 10) : PIECES[piece]!(n);
   const ours = await loadEncoder('o200k_base');
   const js = engine.startsWith('js-tiktoken') ? getEncoding('o200k_base') : undefined;
   const wasm = engine.startsWith('tiktoken') ? get_encoding('o200k_base') : undefined;
@@ -90,6 +93,16 @@ export async function benchWorstCase(): Promise<string> {
     execFileSync(process.execPath, [cli, 'tokens', file], { stdio: 'ignore' });
     wall.push(performance.now() - start);
   }
+  // 24 MB of Thai in one piece: the JavaScript regex engines overflow their backtrack stack; tiktoken's merge is quadratic.
+  const thai = ENGINES.map((engine) => {
+    const child = spawnSync(process.execPath, [...process.execArgv, __filename, '--one', engine, THAI_PIECE, String(THAI_UNITS)], { encoding: 'utf8', timeout: LIMIT_MS, maxBuffer: 1 << 20 });
+    if (child.status === 0 && child.stdout) {
+      const { count, times } = JSON.parse(child.stdout) as { count: number; times: number[] };
+      return `${fmt(median(times), 0)} ms (${count} tokens)`;
+    }
+    return /Maximum call stack/.test(child.stderr ?? '') ? 'fails: Maximum call stack size exceeded' : `> ${LIMIT_MS / 1000} s`;
+  });
+  rows.push([THAI_PIECE, THAI_UNITS, ...thai]);
   return `### Worst case: one piece of n characters, o200k_base (first count in a fresh process; ours median of 3; peers 1 run, stopped at ${LIMIT_MS / 1000} s)\n\n${table(['piece', 'n', ...ENGINES], rows)}\n\nWhole process, \`prompt-insight tokens\` on a file of 'A'×200,000: median ${fmt(median(wall), 0)} ms (first ${fmt(wall[0]!, 0)} ms, 5 runs).`;
 }
 
