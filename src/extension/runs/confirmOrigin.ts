@@ -10,3 +10,14 @@ export async function confirmOriginChange(endpointName: string, storedOrigin: st
   );
   return choice === send;
 }
+
+/** Asks, in a modal dialog, before request parameters that change cost or retention are sent (costParamConsent.ts). */
+export async function confirmCostParams(promptName: string, file: string, endpointName: string, description: string): Promise<boolean> {
+  const send = 'Send with these parameters';
+  const choice = await vscode.window.showWarningMessage(
+    `The prompt '${promptName}' in ${file} sets request parameters that change what ${endpointName} charges or keeps: ${description}. A file from a cloned repository can set them. Send them?`,
+    { modal: true, detail: 'Your answer is remembered for this file and these values; a change asks again.' },
+    send,
+  );
+  return choice === send;
+}

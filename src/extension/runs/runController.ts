@@ -12,6 +12,7 @@ import { loadTestSuite, type TestSuite } from '../../core/adherence/testCases';
 import { transportJudge } from '../../core/compare/judge';
 import { readTestsFileSync } from '../../core/files/workspaceFile';
 import { detectFormat } from '../../core/formats/detect';
+import { costAffectingParams } from '../../core/endpoint/costParams';
 import { CACHE_MODES, type CacheMode } from '../../core/endpoint/serverKind';
 import { runReportMarkdown } from '../../core/metrics/runReport';
 import { configureProxy } from '../../core/endpoint/httpExchange';
@@ -27,7 +28,8 @@ import { ResultsStore, storeNotice } from '../../core/store/resultsStore';
 import { isPromptCommandArgs, type PromptCommandArgs } from '../../protocol/lsp';
 import { ApiKeys } from './apiKeys';
 import { vscodeProxySettings } from './proxySettings';
-import { confirmOriginChange } from './confirmOrigin';
+import { confirmCostParams, confirmOriginChange } from './confirmOrigin';
+import { CostParamConsent } from './costParamConsent';
 import type { BundledSimulator } from './bundledSim';
 import { chooseEndpoint, configuredEndpoints, type EndpointChoice } from './endpoints';
 import { languageModelTransport } from './lmTransport';
@@ -97,6 +99,9 @@ export class RunController implements vscode.Disposable {
       void vscode.window.showErrorMessage(`Prompt Insight: ${(error as Error).message}`);
       return;
     }
+    // Parameters that change cost or retention go out only once the user has seen them (not to the bundled simulator, which bills nothing).
+    const costly = choice.bundledSim ? [] : costAffectingParams(plan.request.params);
+    if (!(await new CostParamConsent(this.deps.context.workspaceState).check(file, costly, (text) => confirmCostParams(plan.prompt.name, file, choice.config.name, text)))) return;
     let transport: ChatTransport;
     try {
       transport = await this.transportFor(choice);
