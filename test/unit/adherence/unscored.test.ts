@@ -69,9 +69,9 @@ describe('LLM judges: missing, failing or off-format leave the assertion undecid
     // gh-models compares string evaluators lowercased: "Single-family" satisfies `contains: single-family`.
     expect(scored.results).toEqual([
       expect.objectContaining({ label: 'Mentions single-family houses', outcome: 'pass', pass: true, reason: 'the answer has "Single-family" (any case: "single-family")' }),
-      expect.objectContaining({ label: 'Does not offer apartments', outcome: 'undecided', pass: false, reason: expect.stringMatching(/^no judge configured/) }),
+      expect.objectContaining({ label: 'Lists only single-family houses', outcome: 'undecided', pass: false, reason: expect.stringMatching(/^no judge configured/) }),
     ]);
-    expect(scored).toMatchObject({ status: 'unscored', score: null, unscoredReason: expect.stringMatching(/^Does not offer apartments: no judge configured/) });
+    expect(scored).toMatchObject({ status: 'unscored', score: null, unscoredReason: expect.stringMatching(/^Lists only single-family houses: no judge configured/) });
   });
 
   it('a run that already fails a decided assertion fails, judge or not', async () => {
