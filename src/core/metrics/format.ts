@@ -47,3 +47,19 @@ export function phaseLine(phases: PhaseSummary): string {
   const part = (ms: number | null): string => (ms === null ? '—' : formatMs(ms));
   return `TTFT = queue + transfer ${part(phases.queueMs)} + prefill ${formatMs(phases.prefillMs)} · then decode ${part(phases.decodeMs)}`;
 }
+
+const runs = (n: number): string => `${n} run${n === 1 ? '' : 's'}`;
+
+/**
+ * Whether the server reused an earlier request's work on the prompt (its prefix cache), in plain
+ * words rather than "0 cold, 1 unknown": a cached prompt answers faster, so such runs are never
+ * mixed into the figures. The run document says it this way; the hover can too.
+ */
+export function promptCacheSentence(cold: number, warm: number, unknown: number): string {
+  const parts = [
+    cold ? `${runs(cold)} processed the whole prompt afresh` : '',
+    unknown ? `for ${runs(unknown)} the server did not say whether it reused a cached copy of the prompt` : '',
+    warm ? `${runs(warm)} reused part of the prompt from the server's cache (faster: kept out of the figures, shown apart)` : '',
+  ].filter(Boolean);
+  return `Prompt cache: ${parts.join('; ')}.`;
+}

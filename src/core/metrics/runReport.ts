@@ -5,7 +5,7 @@
  */
 import type { MetricsGap, MetricsSample } from '../endpoint/serverMetrics';
 import { attributionHints, serverEvidenceHints } from './attribution';
-import { formatMs, phaseLine, runSummaryLine } from './format';
+import { formatMs, phaseLine, promptCacheSentence, runSummaryLine } from './format';
 import type { LatencyFit } from './latencyModel';
 import type { RunRecord } from './runRecord';
 import type { MetricSummary, RunSummary } from './summary';
@@ -37,21 +37,6 @@ function table(summary: RunSummary): string {
     row('out/E2E tok/s', summary.outputTokensPerSec, (v) => v.toFixed(1)),
     row('decode tok/s', summary.decodeTokensPerSec, (v) => v.toFixed(1)),
   ].join('\n');
-}
-
-const runs = (n: number): string => `${n} run${n === 1 ? '' : 's'}`;
-
-/**
- * Whether the server reused an earlier request's work on the prompt (its prefix cache), in plain
- * words: a cached prompt answers faster, so such runs are never mixed into the figures.
- */
-export function promptCacheSentence(cold: number, warm: number, unknown: number): string {
-  const parts = [
-    cold ? `${runs(cold)} processed the whole prompt afresh` : '',
-    unknown ? `for ${runs(unknown)} the server did not say whether it reused a cached copy of the prompt` : '',
-    warm ? `${runs(warm)} reused part of the prompt from the server's cache (figures apart, below)` : '',
-  ].filter(Boolean);
-  return `Prompt cache: ${parts.join('; ')}.${warm ? ' The figures below leave the cached runs out.' : ''}`;
 }
 
 export function runReportMarkdown(input: RunReportInput): string {

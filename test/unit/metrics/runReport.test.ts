@@ -18,7 +18,7 @@ describe('run report', () => {
       startedAt: [0, 10, 6000, 19_000],
       serverMetrics: { samples: Array.from({ length: 40 }, (_, i) => ({ t: i * 500, requestsRunning: 1, requestsWaiting: i % 2, raw: {} })), gaps: [{ t: 3, error: 'HTTP 404' }] },
     });
-    expect(markdown).toContain("Prompt cache: 3 runs processed the whole prompt afresh; 1 run reused part of the prompt from the server's cache (figures apart, below). The figures below leave the cached runs out. Server: llama.cpp.");
+    expect(markdown).toContain("Prompt cache: 3 runs processed the whole prompt afresh; 1 run reused part of the prompt from the server's cache (faster: kept out of the figures, shown apart). Server: llama.cpp.");
     expect(markdown).toContain('### Warm runs (1,');
     expect(markdown).toContain('| decode tok/s | 3 | 40.0 |');
     expect(markdown).toContain('decode = 1000 / TPOT');
