@@ -166,6 +166,16 @@ function reportTemplateIssues(format: PromptFormat, rendering: PromptRendering, 
       });
     }
   }
+  if (rendering.uncheckedSchemas && rendering.uncheckedSchemas.length > 0) {
+    const names = rendering.uncheckedSchemas.map((name) => `'${name}'`).join(' and ');
+    const one = rendering.uncheckedSchemas.length === 1;
+    diagnostics.push({
+      range: firstMessageRange(prompt),
+      severity: 'information',
+      code: 'schema-not-checked',
+      message: `Schema${one ? '' : 's'} ${names} ${one ? 'is' : 'are'} registered by the application (Genkit defineSchema), not written in this file: the prompt is rendered without ${one ? 'it' : 'them'}, and values are not checked against ${one ? 'it' : 'them'}.`,
+    });
+  }
   if (rendering.unevaluatedLogic) {
     const first = prompt.messages[0];
     diagnostics.push({

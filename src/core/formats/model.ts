@@ -27,6 +27,7 @@ export type DiagnosticCode =
   | 'template-error'
   | 'unresolved-reference'
   | 'untrusted-workspace'
+  | 'schema-not-checked'
   | 'media-not-counted';
 
 export interface PromptDiagnostic {

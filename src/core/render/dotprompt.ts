@@ -27,19 +27,45 @@ export interface DotpromptMessage {
   history: boolean;
 }
 
-export type DotpromptResult = { messages: DotpromptMessage[]; model?: string; missing: string[] } | { error: string };
+export type DotpromptResult =
+  | {
+      messages: DotpromptMessage[];
+      model?: string;
+      missing: string[];
+      /** Schemas the file names (`input.schema: Recipe`) that the application registers (Genkit `defineSchema`): rendered without them, not checked. */
+      uncheckedSchemas?: string[];
+    }
+  | { error: string };
+
+/**
+ * Printed in place of a variable with no value, where the variable is only printed: a message whose
+ * only content is such a variable is then kept (empty), as the runtime — which has the value — sends
+ * it with its per-message overhead. A private-use character: not whitespace, so the library's
+ * "empty message" check sees text; removed from every message afterwards.
+ */
+const NO_VALUE = '\uE000';
 
 const DOTPROMPT_HELPERS = new Set(['json', 'role', 'history', 'section', 'media', 'ifEquals', 'unlessEquals', 'if', 'unless', 'each', 'with', 'lookup', 'log']);
 
 export async function renderDotprompt(source: string, input: Record<string, unknown>, partials: Record<string, string>, runtimeData: RuntimeData = {}): Promise<DotpromptResult> {
   try {
-    const dotprompt = new Dotprompt();
+    // A named schema is the application's (Genkit defineSchema): rendering does not need it, so any name resolves to an open schema, recorded.
+    const uncheckedSchemas = new Set<string>();
+    const dotprompt = new Dotprompt({
+      schemaResolver: (name: string) => {
+        uncheckedSchemas.add(name);
+        return {};
+      },
+    });
     const handlebars = (dotprompt as unknown as { handlebars: typeof Handlebars }).handlebars;
     for (const name of Object.keys(handlebars.partials)) handlebars.unregisterPartial(name);
     for (const [name, text] of Object.entries(partials)) dotprompt.definePartial(name, text);
     const parsed = dotprompt.parse(source);
     const defaults = (parsed.input?.default ?? {}) as Record<string, unknown>;
-    const data = prototypeLessRecord({ ...defaults, ...input });
+    const values = { ...defaults, ...input };
+    const missing = missingVariables(parsed.template, values, partials);
+    const printedOnly = source.includes(NO_VALUE) ? [] : onlyPrinted(parsed.template, missing);
+    const data = prototypeLessRecord({ ...values, ...Object.fromEntries(printedOnly.map((name) => [name, NO_VALUE])) });
     const context = runtimeData.context ? { context: prototypeLessCopy(runtimeData.context) as Record<string, unknown> } : {};
     const messages = runtimeData.messages ? { messages: prototypeLessCopy(runtimeData.messages) as unknown[] } : {};
     const rendered = await dotprompt.render(source, { input: data, ...context, ...(messages as object) });
@@ -48,13 +74,18 @@ export async function renderDotprompt(source: string, input: Record<string, unkn
       const parts = Array.from(message.content);
       return {
         role: message.role,
-        text: parts.map((part) => ('text' in part && typeof part.text === 'string' ? part.text : '')).join(''),
+        text: parts.map((part) => ('text' in part && typeof part.text === 'string' ? part.text : '')).join('').replaceAll(NO_VALUE, ''),
         mediaParts: parts.filter((part) => 'media' in part).length,
         history: message.metadata?.purpose === 'history',
       };
     });
     if (out.reduce((sum, message) => sum + message.text.length, 0) > MAX_RENDERED_CHARS) return { error: renderedSizeError() };
-    return { messages: out, ...(typeof parsed.model === 'string' ? { model: parsed.model } : {}), missing: missingVariables(parsed.template, data, partials) };
+    return {
+      messages: out,
+      ...(typeof parsed.model === 'string' ? { model: parsed.model } : {}),
+      missing,
+      ...(uncheckedSchemas.size > 0 ? { uncheckedSchemas: [...uncheckedSchemas] } : {}),
+    };
   } catch (error) {
     if (error instanceof RangeError && /string length/i.test(error.message)) return { error: renderedSizeError() };
     return { error: error instanceof Error ? error.message : String(error) };
@@ -87,6 +118,37 @@ function missingVariables(template: string, data: Record<string, unknown>, parti
     // The library rendered it, so it parses; a failure here only loses the diagnostic.
   }
   return [...missing];
+}
+
+/**
+ * The missing names (plain, undotted) that the template only prints at its top level: used nowhere
+ * else (no block, condition, helper argument, partial), so a stand-in value changes nothing but the
+ * printed text. A name used in `{{#if name}}` keeps no value, so the condition stays false.
+ */
+function onlyPrinted(template: string, missing: string[]): string[] {
+  const candidates = new Set(missing.filter((name) => /^[A-Za-z_$][\w$-]*$/.test(name)));
+  if (candidates.size === 0) return [];
+  const usedElsewhere = new Set<string>();
+  const visit = (node: unknown, printedAtTop: boolean): void => {
+    if (Array.isArray(node)) {
+      for (const child of node) visit(child, printedAtTop);
+      return;
+    }
+    if (!node || typeof node !== 'object') return;
+    const n = node as { type?: string; original?: unknown; params?: unknown[]; hash?: unknown; path?: unknown } & Record<string, unknown>;
+    if (n.type === 'PathExpression' && typeof n.original === 'string') {
+      if (!printedAtTop) usedElsewhere.add(n.original.split(/[./]/)[0]!);
+      return;
+    }
+    if (n.type === 'MustacheStatement' && printedAtTop && (n.params ?? []).length === 0 && !n.hash) return; // `{{name}}` itself
+    for (const [key, value] of Object.entries(n)) if (key !== 'loc' && value && typeof value === 'object') visit(value, false);
+  };
+  try {
+    for (const statement of Handlebars.parse(template).body) visit(statement, true);
+  } catch {
+    return [];
+  }
+  return [...candidates].filter((name) => !usedElsewhere.has(name));
 }
 
 function lookup(data: Record<string, unknown>, parts: string[]): unknown {

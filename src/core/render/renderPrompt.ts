@@ -47,6 +47,8 @@ export interface PromptRendering {
   engineRendered: boolean;
   /** Template logic the per-message renderer leaves as written (plain-text prompts). */
   unevaluatedLogic: boolean;
+  /** Dotprompt schemas named by the file and registered by the application: rendered without them, not checked. */
+  uncheckedSchemas?: string[];
 }
 
 const TEMPLATE_TAG = /\{\{|\{%|\{#/;
@@ -169,7 +171,13 @@ async function renderDotpromptBody(
     const section = sections[index] ?? sections[0]!;
     messages.push({ role: message.role, content, range: section.range, contentRange: section.contentRange, mediaParts: message.mediaParts });
   }
-  return { messages, unresolved: unresolvedIn(text, body.bodyStart, answer.missing), engineRendered: true, unevaluatedLogic: false };
+  return {
+    messages,
+    unresolved: unresolvedIn(text, body.bodyStart, answer.missing),
+    engineRendered: true,
+    unevaluatedLogic: false,
+    ...(answer.uncheckedSchemas ? { uncheckedSchemas: answer.uncheckedSchemas } : {}),
+  };
 }
 
 /** The section whose mark lies at (or, for text the template made, last before) a rendered offset. */

@@ -169,7 +169,8 @@ function readEngineAnswer(value: unknown, request: EngineRequest): EngineAnswer 
     if (!m || typeof m !== 'object' || typeof m.role !== 'string' || typeof m.text !== 'string' || typeof m.mediaParts !== 'number' || typeof m.history !== 'boolean') return undefined;
     messages.push({ role: m.role, text: m.text, mediaParts: m.mediaParts, history: m.history });
   }
-  return { messages, ...(typeof v.model === 'string' ? { model: v.model } : {}), missing };
+  const uncheckedSchemas = Array.isArray(v.uncheckedSchemas) ? v.uncheckedSchemas.filter((s): s is string => typeof s === 'string').map((s) => s.slice(0, 200)) : [];
+  return { messages, ...(typeof v.model === 'string' ? { model: v.model } : {}), missing, ...(uncheckedSchemas.length > 0 ? { uncheckedSchemas } : {}) };
 }
 
 function reportIsolation(group: EngineGroup, report: IsolationReport): void {
