@@ -92,7 +92,7 @@ describe('prompt-insight compare', () => {
   });
 
   it('--fail-on-regression exits 1 when head is significantly worse', async () => {
-    const { code, stdout } = await cli(['compare', 'homes.prompty', '--base', b, '--head', a, '--runs', '16', '--endpoint', sim.url, '--no-store', '--fail-on-regression'], repo.root);
+    const { code, stdout } = await cli(['compare', 'homes.prompty', '--base', b, '--head', a, '--runs', '30', '--endpoint', sim.url, '--no-store', '--fail-on-regression'], repo.root);
     expect(stdout).toMatch(/WORSE\s+adherence -\d+ pts, p [=<] /);
     expect(stdout).toMatch(/HOLD: \w+ \(vs \w+\)\n  - adherence -\d+ pts, p [=<] [\d.]+ — significantly worse/);
     expect(code).toBe(1);
