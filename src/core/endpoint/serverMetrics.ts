@@ -130,6 +130,9 @@ class RawValues {
  * memory follow what is kept, not what the server sent. A line belongs to the family of the last
  * `# TYPE`/`# HELP` it continues (`x_bucket`, `x_sum`, `x_count` of `x`), else to its own name.
  */
+/** The series names a family's samples may carry beyond its own name (histograms, summaries, OpenMetrics counters). */
+const SERIES_SUFFIX = /^_(?:bucket|sum|count|total|created|info|gcount|gsum)$/;
+
 function keptLines(text: string, raw: RawValues): string {
   const out: string[] = [];
   let family = '';
@@ -140,19 +143,20 @@ function keptLines(text: string, raw: RawValues): string {
     if (end < 0) end = text.length;
     const line = text.slice(start, end);
     start = end + 1;
+    const body = line.trimStart();
     let name: string | undefined;
-    if (line.startsWith('#')) {
-      name = /^#\s*(?:TYPE|HELP)\s+(\S+)/.exec(line)?.[1];
+    if (body.startsWith('#')) {
+      name = /^#\s*(?:TYPE|HELP)\s+(\S+)/.exec(body)?.[1];
       if (name === undefined) continue; // other comments carry nothing
       if (name !== family) {
         family = name;
         keep = raw.admits(name);
       }
     } else {
-      const cut = line.search(/[{\s]/);
-      name = cut < 0 ? line : line.slice(0, cut);
+      const cut = body.search(/[{\s]/);
+      name = cut < 0 ? body : body.slice(0, cut);
       if (name === '') continue;
-      if (!(family && name.startsWith(family))) {
+      if (!(family && (name === family || (name.startsWith(family) && SERIES_SUFFIX.test(name.slice(family.length)))))) {
         family = name;
         keep = raw.admits(name);
       }
