@@ -32,6 +32,8 @@ export interface SpawnIsolatedOptions {
   startTimeoutMs?: number;
   /** The flags the runtime accepts; decides which permission flag is used (default: this runtime's). */
   allowedNodeFlags?: ReadonlySet<string>;
+  /** The runtime to start (default: this process's, `process.execPath`: Node, or Electron as Node in VS Code). */
+  runtime?: string;
 }
 
 export type IsolationMode = 'permission-model' | 'hardened-process';
@@ -48,6 +50,7 @@ export type CallOutcome = { ok: true; value: unknown } | { ok: false; kind: Fail
 
 const DEFAULT_START_TIMEOUT_MS = 10_000;
 const STDERR_TAIL_BYTES = 8 * 1024;
+const START_TIMEOUT_PREFIX = 'it did not start within';
 
 /** Set once a runtime has refused the permission flag, so restarts do not try it again. */
 let permissionRefusedBecause: string | undefined;
@@ -141,7 +144,8 @@ export class IsolatedProcess {
       try {
         isolation = await this.launch([flag, `--allow-fs-read=${this.script}`]);
       } catch (error) {
-        if (this.stopRequested) throw error;
+        // Only a runtime that exits at once on the flag refused it; a slow start is not a reason to drop the permission model.
+        if (this.stopRequested || (error as Error).message.startsWith(START_TIMEOUT_PREFIX)) throw error;
         permissionRefusedBecause = `the runtime refused ${flag} (${(error as Error).message})`;
         this.stoppedFlag = false; // the first child exited; its successor below is this instance's process
       }
@@ -157,7 +161,7 @@ export class IsolatedProcess {
   /** Starts the child and resolves with its "ready" report; rejects if it exits or stays silent first. */
   private launch(permissionFlags: string[]): Promise<ProcessIsolation> {
     const flags = [...permissionFlags, `--max-old-space-size=${this.options.heapMb}`, ...(this.options.codeGeneration ? [] : ['--disallow-code-generation-from-strings'])];
-    const child = spawn(process.execPath, [...flags, this.script], {
+    const child = spawn(this.options.runtime ?? process.execPath, [...flags, this.script], {
       cwd: dirname(this.script),
       env: childEnvironment(),
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -168,7 +172,7 @@ export class IsolatedProcess {
     return new Promise<ProcessIsolation>((resolve, reject) => {
       let ready = false;
       const startTimer = setTimeout(() => {
-        reject(new Error(`it did not start within ${this.options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS} ms`));
+        reject(new Error(`${START_TIMEOUT_PREFIX} ${this.options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS} ms`));
         child.kill('SIGKILL');
       }, this.options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS);
       startTimer.unref();

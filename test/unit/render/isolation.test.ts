@@ -6,7 +6,7 @@
  * strings, cannot pollute the intrinsics and sees no environment variables. Where the runtime
  * refuses the permission flag, the process still starts, hardened, and says why.
  */
-import { existsSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as esbuild from 'esbuild';
@@ -34,8 +34,8 @@ afterAll(() => {
 });
 
 /** As the renderer starts its interpreting engines' process (renderer.ts): no code generation. */
-function start(allowedNodeFlags?: ReadonlySet<string>): IsolatedProcess {
-  const child = spawnIsolated(script, { heapMb: 64, codeGeneration: false, maxReplyBytes: 1024 * 1024, ...(allowedNodeFlags ? { allowedNodeFlags } : {}) });
+function start(allowedNodeFlags?: ReadonlySet<string>, runtime?: string): IsolatedProcess {
+  const child = spawnIsolated(script, { heapMb: 64, codeGeneration: false, maxReplyBytes: 1024 * 1024, ...(allowedNodeFlags ? { allowedNodeFlags } : {}), ...(runtime ? { runtime } : {}) });
   started.push(child);
   return child;
 }
@@ -92,6 +92,18 @@ describe('where the runtime has no permission model (the fallback)', () => {
     const report = await child.ready;
     expect(report).toMatchObject({ mode: 'hardened-process', process: { permission: false, codeGeneration: false, routesLeft: [] } });
     expect(report.withoutPermissionBecause).toMatch(/no permission flag/);
+    await expectGlobalRoutesClosed(child);
+  });
+
+  it('a runtime that accepts the permission flag but leaves it inert (as Electron utility processes do): reported hardened, not permission-model', async () => {
+    // Stands in for such a runtime: Node itself, started without the permission flags it was given.
+    const inert = join(dir, 'inert-node.sh');
+    writeFileSync(inert, `#!/bin/sh\nfor a in "$@"; do shift; case "$a" in --permission|--experimental-permission|--allow-fs-read=*) ;; *) set -- "$@" "$a";; esac; done\nexec ${JSON.stringify(process.execPath)} "$@"\n`);
+    chmodSync(inert, 0o755);
+    const child = start(undefined, inert);
+    const report = await child.ready;
+    expect(report).toMatchObject({ mode: 'hardened-process', process: { permission: false } });
+    expect(report.withoutPermissionBecause).toMatch(/accepted --(experimental-)?permission but did not turn the permission model on/);
     await expectGlobalRoutesClosed(child);
   });
 
