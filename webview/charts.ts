@@ -87,13 +87,13 @@ type TimelineRun = NonNullable<ComparisonView['timeline']>['runs'][number] & { r
 export function chartConfigurations(view: ComparisonView, colours: ChartColours): Partial<Record<ChartName, ChartConfiguration>> {
   const labels = view.revisions.map((r) => r.label);
   const { palette } = colours;
-  const adherenceOptions = baseOptions('Adherence: share of runs that pass their test case', 'adherence % (bar: 95% interval)', colours, 100)!;
+  const adherenceOptions = baseOptions('Adherence: share of runs that pass their test case', 'adherence %', colours, 100)!;
   (adherenceOptions.plugins as Record<string, unknown>).intervalWhiskers = { intervals: view.revisions.map((r) => r.adherence.ci95) };
   const configs: Partial<Record<ChartName, ChartConfiguration>> = {
     adherence: {
       type: 'bar',
       // "95% interval": the range the true rate lies in, 19 times out of 20, given this many runs (Wilson score interval).
-      data: { labels, datasets: [{ label: 'adherence (whiskers: where the true rate likely lies, 95%)', data: view.revisions.map((r) => (r.adherence.rate === null ? null : r.adherence.rate * 100)) as number[], backgroundColor: palette.adherence }] },
+      data: { labels, datasets: [{ label: 'adherence · whiskers: the range the true rate lies in, 95% sure', data: view.revisions.map((r) => (r.adherence.rate === null ? null : r.adherence.rate * 100)) as number[], backgroundColor: palette.adherence }] },
       options: adherenceOptions,
       plugins: [intervalWhiskers],
     } as ChartConfiguration,
