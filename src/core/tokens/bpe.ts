@@ -13,12 +13,13 @@ import { ideographPieceEnd } from './ideographRuns';
 import { longPieceEnd } from './longPieces';
 import type { RankFileSource } from './rankFileReaders';
 import { encodingOfSplitPattern } from './splitPatterns';
+import { withTiktokenClasses } from './unicodeClasses';
 import { withUnicodeWhitespace } from './unicodeWhitespace';
 import { WasmBpe } from './wasmBpe';
 
 export interface RankTable {
   readonly merge: WasmBpe;
-  /** tiktoken's pattern, compiled on the first non-ASCII text (a Unicode-class pattern takes ~2 ms to build). */
+  /** tiktoken's pattern with its Unicode classes (unicodeClasses.ts), compiled on the first non-ASCII text (a Unicode-class pattern takes a few ms to build). */
   readonly splitPattern: () => RegExp;
   /** The same pattern for pure-ASCII text, without Unicode classes (see asciiPatterns.ts). */
   readonly asciiSplitPattern: RegExp;
@@ -32,7 +33,7 @@ export async function buildRankTable(rankFile: RankFileSource, splitPatternSourc
   const encoding = encodingOfSplitPattern(splitPatternSource);
   return {
     merge: await WasmBpe.create(rankFile),
-    splitPattern: () => (splitPattern ??= new RegExp(withUnicodeWhitespace(splitPatternSource), 'gu')),
+    splitPattern: () => (splitPattern ??= new RegExp(withTiktokenClasses(withUnicodeWhitespace(splitPatternSource)), 'gv')),
     asciiSplitPattern,
     longPieceEnd: (text, start) => {
       if (!encoding) throw new Error(`A piece of ${text.length - start} characters is too long for this split pattern's regex.`);

@@ -7,13 +7,14 @@
  * that is neither a letter, a mark nor an apostrophe, the piece ends right there. Anything else —
  * kana, Latin, marks, apostrophes, characters outside the tables — falls back to the regex.
  */
+import { tiktokenRegExp } from './unicodeClasses';
 
 /** CJK Unified Ideographs and Extension A, as assigned since Unicode 11: all Lo. */
 function isIdeograph(c: number): boolean {
   return (c >= 0x4e00 && c <= 0x9fef) || (c >= 0x3400 && c <= 0x4db5);
 }
 
-/** Classes computed once with the regex engine itself, for ASCII, general punctuation, CJK symbols and fullwidth forms. */
+/** Classes computed once with the regex engine itself (tiktoken's Unicode classes, unicodeClasses.ts), for ASCII, general punctuation, CJK symbols and fullwidth forms. */
 const TABLE_RANGES: [number, number][] = [[0x0000, 0x007f], [0x2000, 0x206f], [0x3000, 0x303f], [0xff00, 0xffef]];
 const PREFIX = 1;
 const STOP = 2;
@@ -22,12 +23,14 @@ let classTable: Uint8Array | undefined;
 
 function buildClasses(): Uint8Array {
   const classes = new Uint8Array(0x10000);
+  const letterDigitNewline = tiktokenRegExp(String.raw`[\r\n\p{L}\p{N}]`);
+  const letterMarkApostrophe = tiktokenRegExp(String.raw`[\p{L}\p{M}']`);
   for (const [from, to] of TABLE_RANGES) {
     for (let c = from; c <= to; c++) {
       const ch = String.fromCharCode(c);
       let flags = 0;
-      if (!/[\r\n\p{L}\p{N}]/u.test(ch)) flags |= PREFIX;
-      if (!/[\p{L}\p{M}']/u.test(ch)) flags |= STOP;
+      if (!letterDigitNewline.test(ch)) flags |= PREFIX;
+      if (!letterMarkApostrophe.test(ch)) flags |= STOP;
       classes[c] = flags;
     }
   }

@@ -12,6 +12,7 @@
  * to the regex at every piece start of random texts, and to tiktoken on a large Thai text.
  */
 import type { EncodingName } from './engine';
+import { tiktokenRegExp } from './unicodeClasses';
 import { withUnicodeWhitespace } from './unicodeWhitespace';
 
 const L = 1;
@@ -29,16 +30,18 @@ const COMPUTED = 1 << 15;
 const UPPERISH = LU | LT | LM | LO | M;
 const LOWERISH = LL | LM | LO | M;
 
-const CLASS_TESTS: [number, RegExp][] = [
-  [L, /\p{L}/u],
-  [LU, /\p{Lu}/u],
-  [LT, /\p{Lt}/u],
-  [LL, /\p{Ll}/u],
-  [LM, /\p{Lm}/u],
-  [LO, /\p{Lo}/u],
-  [M, /\p{M}/u],
-  [N, /\p{N}/u],
+/** The classes as tiktoken has them (unicodeClasses.ts), compiled on the first long piece. */
+const CLASS_SOURCES: [number, string][] = [
+  [L, String.raw`\p{L}`],
+  [LU, String.raw`\p{Lu}`],
+  [LT, String.raw`\p{Lt}`],
+  [LL, String.raw`\p{Ll}`],
+  [LM, String.raw`\p{Lm}`],
+  [LO, String.raw`\p{Lo}`],
+  [M, String.raw`\p{M}`],
+  [N, String.raw`\p{N}`],
 ];
+let classTests: [number, RegExp][] | undefined;
 
 let bmpFlags: Uint16Array | undefined;
 const astralFlags = new Map<number, number>();
@@ -47,7 +50,7 @@ let whiteSpace: RegExp | undefined;
 function computeFlags(cp: number): number {
   const ch = cp > 0xffff ? String.fromCodePoint(cp) : String.fromCharCode(cp);
   let flags = COMPUTED;
-  for (const [flag, test] of CLASS_TESTS) if (test.test(ch)) flags |= flag;
+  for (const [flag, test] of (classTests ??= CLASS_SOURCES.map(([f, source]) => [f, tiktokenRegExp(source)]))) if (test.test(ch)) flags |= flag;
   if ((whiteSpace ??= new RegExp(withUnicodeWhitespace('\\s'), 'u')).test(ch)) flags |= WS;
   return flags;
 }

@@ -1,3 +1,5 @@
+import { tiktokenRegExp } from './unicodeClasses';
+
 /**
  * Splits text at points no BPE piece of o200k_base or cl100k_base can cross, so the token count
  * of the whole equals the sum of the counts of the parts. That lets a cache recount only the
@@ -34,14 +36,15 @@ export function safeCuts(text: string, from: number, to: number): number[] {
   return cuts;
 }
 
-const LETTER = /\p{L}/u;
+/** A letter as tiktoken's pattern has it (unicodeClasses.ts), compiled on first use. */
+let letter: RegExp | undefined;
 
 function isSafeCut(text: string, i: number, next: number): boolean {
   const previous = text.charCodeAt(i - 1);
   if (previous === 10 || previous === 13) {
     return !(next === 10 || next === 13 || next === 47 /* / */ || isWhitespace(next));
   }
-  return isSentencePunctuation(next) && LETTER.test(text[i - 1]!);
+  return isSentencePunctuation(next) && (letter ??= tiktokenRegExp(String.raw`\p{L}`)).test(text[i - 1]!);
 }
 
 function isSentencePunctuation(code: number): boolean {

@@ -15,6 +15,7 @@ import { longPieceEnd } from '../../../src/core/tokens/longPieces';
 import { encodeRankFile } from '../../../src/core/tokens/rankFile';
 import { rankFileInMemory } from '../../../src/core/tokens/rankFileReaders';
 import { splitPatternSource } from '../../../src/core/tokens/splitPatterns';
+import { withTiktokenClasses } from '../../../src/core/tokens/unicodeClasses';
 import { withUnicodeWhitespace } from '../../../src/core/tokens/unicodeWhitespace';
 
 const NAMES: EncodingName[] = ['o200k_base', 'cl100k_base'];
@@ -27,10 +28,11 @@ const ALPHABET = [
   '7', '²', '.', '…', '/', '-', '"', "'", 's', 't', 'l', 'L', 'v', 'e', 'r', 'E', 'D', 'm', // digits, punctuation, contraction letters
   ' ', ' ', '\u3000', '\t', '\r', '\n', '\u0085', '\u00a0', '\ufeff', // White_Space (and the BOM, which is not)
   '😀', '𝐀', '𝐚', '\ud800', '\udc00', // astral symbol, Lu, Ll; lone surrogates
+  '\u{32556}', '\u{10d50}', '\u{10d70}', '\u0295', '\u{11de0}', '\u{1e6e3}', // classes tiktoken (Unicode 16) and V8 see differently
 ];
 
 function regexPieces(encoding: EncodingName, text: string): number[] {
-  const pattern = new RegExp(withUnicodeWhitespace(splitPatternSource(encoding)), 'gu');
+  const pattern = new RegExp(withTiktokenClasses(withUnicodeWhitespace(splitPatternSource(encoding))), 'gv');
   const ends: number[] = [];
   for (let start = 0; start < text.length; ) {
     pattern.lastIndex = start;
