@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { seeded } from '../fixtures/propertySeed';
 import { analyzePromptText } from '../../src/core/analysis';
 import { decodePromptBytes } from '../../src/core/formats/decode';
 import { parsePromptFile } from '../../src/core/formats/detect';
@@ -41,7 +42,7 @@ describe('parsers never throw', () => {
           }
         }
       }),
-      { numRuns: 10_000 },
+      seeded(10_000),
     );
   });
 
@@ -52,7 +53,7 @@ describe('parsers never throw', () => {
         const analysis = await analyzePromptText('fuzz', text, counter, { defaultModel: 'gpt-4o', format });
         for (const p of analysis.prompts) expect(Number.isInteger(p.totalTokens)).toBe(true);
       }),
-      { numRuns: 10_000 },
+      seeded(10_000),
     );
   });
 });

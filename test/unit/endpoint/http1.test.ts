@@ -1,6 +1,7 @@
 /** The HTTP/1.1 wire format the exchange speaks: response parsing at any read boundary, request serialisation. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { seeded } from '../../fixtures/propertySeed';
 import { requestBytes, RequestHeaderError } from '../../../src/core/endpoint/http1Request';
 import { Http1ResponseParser, HttpProtocolError, type ResponsePart } from '../../../src/core/endpoint/http1Response';
 
@@ -51,6 +52,7 @@ describe('Http1ResponseParser', () => {
         expect(parsed.body).toBe(chunkedBody);
         expect(parsed.ended).toBe(true);
       }),
+      seeded(),
     );
   });
 

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { seeded } from '../../fixtures/propertySeed';
 import { SseParser } from '../../../src/core/endpoint/sse';
 
 const encode = (s: string) => new TextEncoder().encode(s);
@@ -36,7 +37,7 @@ describe('SseParser', () => {
       fc.property(fc.uniqueArray(fc.integer({ min: 1, max: length - 1 }), { maxLength: 12 }), (cuts) => {
         expect(parseInPieces(stream, cuts.sort((a, b) => a - b))).toEqual(expected);
       }),
-      { numRuns: 2000 },
+      seeded(2000),
     );
   });
 

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { seeded } from '../../fixtures/propertySeed';
 import { commonPrefixLength, commonSuffixLength } from '../../../src/core/tokens/commonAffix';
 
 function naivePrefix(a: string, b: string): number {
@@ -25,7 +26,7 @@ describe('common prefix and suffix in chunks', () => {
         const limit = Math.min(text.length, edited.length) - prefix;
         expect(commonSuffixLength(text, edited, limit)).toBe(naiveSuffix(text, edited, limit));
       }),
-      { numRuns: 3000 },
+      seeded(3000),
     );
   });
 });

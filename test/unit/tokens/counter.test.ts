@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { get_encoding } from 'tiktoken';
 import { describe, expect, it } from 'vitest';
+import { seeded } from '../../fixtures/propertySeed';
 import { TokenCounter } from '../../../src/core/tokens/counter';
 import { loadEncoder } from '../../../src/core/tokens/engine';
 import { chineseCorpus } from '../../fixtures/corpora.mjs';
@@ -23,7 +24,7 @@ describe('TokenCounter.countVersion', () => {
           expect(counter.countVersion(encoder, text, 'slot')).toBe(oracle.encode_ordinary(text).length);
         }
       }),
-      { numRuns: 300 },
+      seeded(300),
     );
   });
 

@@ -2,6 +2,7 @@
 import fc from 'fast-check';
 import { get_encoding } from 'tiktoken';
 import { describe, expect, it } from 'vitest';
+import { seeded } from '../../fixtures/propertySeed';
 import { loadEncoder, type EncodingName } from '../../../src/core/tokens/engine';
 
 // Common characters, so that multi-character tokens (and so unsafe boundaries) are frequent.
@@ -24,7 +25,7 @@ describe('safe cuts inside pieces', () => {
         fc.asyncProperty(fc.array(fc.oneof({ weight: 9, arbitrary: fc.constantFrom(...CHARS) }, { weight: 1, arbitrary: fc.constantFrom(...extra) }), { minLength: 1, maxLength: 60 }), async (chars) => {
           await exactOn(encoding, chars.join(''), oracle);
         }),
-        { numRuns: 3000 },
+        seeded(3000),
       );
     });
   }

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { get_encoding, type Tiktoken } from 'tiktoken';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seeded } from '../../fixtures/propertySeed';
 import { loadEncoder, type EncodingName, type TokenEncoder } from '../../../src/core/tokens/engine';
 import { splitAtSafeBoundaries } from '../../../src/core/tokens/segments';
 import { chineseCorpus, codeCorpus, englishCorpus } from '../../fixtures/corpora.mjs';
@@ -50,7 +51,7 @@ describe.each(NAMES)('%s', (name) => {
         expect(parts.join('')).toBe(text);
         expect(parts.reduce((sum, part) => sum + oracleCount(name, part), 0)).toBe(whole);
       }),
-      { numRuns: 3000 },
+      seeded(3000),
     );
   });
 
@@ -60,7 +61,7 @@ describe.each(NAMES)('%s', (name) => {
       fc.property(fc.oneof(asciiTricky, fc.string({ unit: fc.integer({ min: 0, max: 127 }).map((c) => String.fromCharCode(c)), maxLength: 80 })), (text) => {
         expect(encoders.get(name)!.encode(text)).toEqual([...oracles.get(name)!.encode_ordinary(text)]);
       }),
-      { numRuns: 5000 },
+      seeded(5000),
     );
   });
 
@@ -79,7 +80,7 @@ describe.each(NAMES)('%s', (name) => {
       fc.property(cjk, (text) => {
         expect(encoders.get(name)!.encode(text)).toEqual([...oracles.get(name)!.encode_ordinary(text)]);
       }),
-      { numRuns: 3000 },
+      seeded(3000),
     );
   });
 

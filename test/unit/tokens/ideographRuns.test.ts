@@ -2,6 +2,7 @@
 import fc from 'fast-check';
 import { CL100K_TOKEN_SPLIT_REGEX, O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
 import { describe, expect, it } from 'vitest';
+import { seeded } from '../../fixtures/propertySeed';
 import { ideographPieceEnd } from '../../../src/core/tokens/ideographRuns';
 
 function regexPieces(pattern: RegExp, text: string): string[] {
@@ -35,7 +36,7 @@ describe('ideograph fast path of the pre-tokeniser', () => {
           const text = chars.join('');
           expect(fastPieces(pattern, text)).toEqual(regexPieces(pattern, text));
         }),
-        { numRuns: 20_000 },
+        seeded(20_000),
       );
     });
   }

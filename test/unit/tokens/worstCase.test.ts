@@ -5,6 +5,7 @@
 import fc from 'fast-check';
 import { get_encoding, type Tiktoken } from 'tiktoken';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seeded } from '../../fixtures/propertySeed';
 import o200kList from 'gpt-tokenizer/bpeRanks/o200k_base';
 import { asciiSplitPattern } from '../../../src/core/tokens/asciiPatterns';
 import { BpeEncoder, buildRankTable } from '../../../src/core/tokens/bpe';
@@ -48,7 +49,7 @@ describe.each(NAMES)('%s: long pieces', (name) => {
         encoders.get(name)!.clearCache();
         expect(encoders.get(name)!.count(text)).toBe(expected.length);
       }),
-      { numRuns: 40 },
+      seeded(40),
     );
   });
 
