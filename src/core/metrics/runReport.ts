@@ -77,6 +77,8 @@ export function runReportMarkdown(input: RunReportInput): string {
       });
     }
     if (metrics.gaps.length > 0) out.push('', `${metrics.gaps.length} sample${metrics.gaps.length === 1 ? '' : 's'} missing: ${metrics.gaps[0]!.error}.`);
+    const dropped = Math.max(0, ...metrics.samples.map((s) => s.rawDropped ?? 0));
+    if (dropped > 0) out.push('', `The server exposed more metric families than are kept: up to ${dropped} per sample were dropped (the mapped ones above are always kept).`);
   }
   const overlapped = records.filter((r) => r.overlappedLeftover);
   if (overlapped.length > 0) out.push('', `${overlapped.length} run${overlapped.length === 1 ? '' : 's'} left out of the figures: ${overlapped[0]!.overlappedLeftover}.`);
