@@ -13,7 +13,8 @@ import { unscoredSummary } from '../core/compare/compareAssess';
 import { GitError } from '../core/history/git';
 import { ResultsStore } from '../core/store/resultsStore';
 import { numberFlag, parseArgs, stringFlag, UsageError } from './args';
-import { endpointTransport, ENDPOINT_FLAGS } from './endpointArgs';
+import { COST_PARAM_BOOLEAN, COST_PARAM_REPEATABLE, endpointTransport, ENDPOINT_FLAGS, refuseUnallowedCostParams } from './endpointArgs';
+import { planPromptRun } from '../core/run/promptRun';
 import type { CliIO } from './io';
 import { reportAssets } from './reportAssets';
 import { DEFAULT_STORE_PATH } from './runCommand';
@@ -23,8 +24,8 @@ import { COMPARE_USAGE } from './usage';
 export async function compareCommand(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, {
     valued: ['base', 'head', 'prompt', 'runs', ...ENDPOINT_FLAGS, 'model', ...ENDPOINT_FLAGS.map((f) => `judge-${f}`), 'judge-model', 'concurrency', 'timeout-ms', 'store', 'report', 'cache', 'scenario', 'policy', 'max-age-hours'],
-    boolean: ['json', 'fresh', 'reuse-stored', 'no-store', 'fail-on-regression'],
-    repeatable: ['slo'],
+    boolean: ['json', 'fresh', 'reuse-stored', 'no-store', 'fail-on-regression', ...COST_PARAM_BOOLEAN],
+    repeatable: ['slo', ...COST_PARAM_REPEATABLE],
   });
   if (args.positionals.length !== 1) throw new UsageError(`give exactly one prompt file\nusage: ${COMPARE_USAGE}`);
   const file = args.positionals[0]!;
@@ -84,6 +85,11 @@ export async function compareCommand(argv: string[], io: CliIO): Promise<number>
     return 1;
   }
   const model = stringFlag(args, 'model');
+  // Parameters that change what the endpoint charges or keeps, at either revision, are refused before any run unless allowed.
+  for (const source of sources) {
+    const plan = await planPromptRun(file, source.text, { ...(promptName ? { promptName } : {}), ...(model ? { modelOverride: model } : {}) }).catch(() => undefined);
+    if (plan) refuseUnallowedCostParams(args, plan.request.params, `Prompt '${plan.prompt.name}' at ${source.label}`);
+  }
   if (!json) io.stderr(`Comparing ${sources[0]!.label} → ${sources[1]!.label}: ${suite.cases.length} test case(s) × ${runsPerCase} runs each on ${transport.endpoint.name}\n`);
   let result: ComparisonResult;
   try {

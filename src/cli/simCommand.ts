@@ -11,7 +11,7 @@ const SCENARIO_FILE_MAX_BYTES = 1024 * 1024;
 /** `prompt-insight sim`: the simulated endpoint on 127.0.0.1 until Ctrl-C. */
 export async function simCommand(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, {
-    valued: ['port', 'ttft-ms', 'prefill-ms-per-token', 'decode-ms-per-token', 'jitter-ms', 'tokens-per-chunk', 'reasoning-tokens', 'output-tokens', 'fault', 'fault-rate', 'seed', 'scenario'],
+    valued: ['port', 'ttft-ms', 'prefill-ms-per-token', 'decode-ms-per-token', 'jitter-ms', 'tokens-per-chunk', 'reasoning-tokens', 'output-tokens', 'fault', 'fault-rate', 'seed', 'scenario', 'slots'],
     boolean: [],
   });
   if (args.positionals.length > 0) throw new UsageError(`unexpected argument '${args.positionals[0]}'\nusage: ${SIM_USAGE}`);
@@ -35,6 +35,7 @@ export async function simCommand(argv: string[], io: CliIO): Promise<number> {
     prefillMsPerInputToken: numberFlag(args, 'prefill-ms-per-token', { min: 0 }, d.prefillMsPerInputToken),
     decodeMsPerToken: numberFlag(args, 'decode-ms-per-token', { min: 0 }, d.decodeMsPerToken),
     jitterMs: numberFlag(args, 'jitter-ms', { min: 0 }, d.jitterMs),
+    slots: numberFlag(args, 'slots', { min: 0, max: 10_000, integer: true }, d.slots),
     tokensPerChunk: numberFlag(args, 'tokens-per-chunk', { min: 1, integer: true }, d.tokensPerChunk),
     reasoningTokens: numberFlag(args, 'reasoning-tokens', { min: 0, integer: true }, d.reasoningTokens),
     outputTokens: numberFlag(args, 'output-tokens', { min: 1, integer: true }, d.outputTokens),

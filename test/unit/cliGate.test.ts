@@ -94,6 +94,23 @@ describe('the gate is judged by the base revision’s policy', () => {
   });
 });
 
+describe('cost parameters in a compared revision', () => {
+  it("the head's `n: 64` and `service_tier: priority` are refused before any run (exit 2); allowed by name, they are sent", async () => {
+    const repo = new TestRepo();
+    repo.commit('Homes', { 'homes.prompty': HOMES_WITH_RULE, 'homes.tests.yaml': HOMES_TESTS });
+    repo.write('homes.prompty', HOMES_WITH_RULE.replace('    max_tokens: 400', '    max_tokens: 400\n    n: 64\n    service_tier: priority'));
+    const before = sim.served();
+    const args = ['compare', 'homes.prompty', '--base', 'HEAD', '--head', 'working', '--runs', '2', '--endpoint', sim.url, '--no-store'];
+    const refused = await cli(args, repo.root);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/at working copy sets request parameters that change what the endpoint charges or keeps: .*n.*service_tier/s);
+    expect(sim.served()).toBe(before);
+    const allowed = await cli([...args, '--allow-param', 'n', '--allow-param', 'service_tier'], repo.root);
+    expect(allowed.code).toBe(0);
+    expect(sim.served()).toBe(before + 4);
+  });
+});
+
 describe('"Ship" means the head meets its SLOs', () => {
   it('a Chinese support prompt failing its test cases 0/30 on both revisions is held (it shipped before)', async () => {
     const repo = new TestRepo();

@@ -33,6 +33,12 @@ export interface SimOptions {
   faultRate: number;
   seed: number;
   scenario?: SimScenario;
+  /**
+   * Requests served at once, like an inference server's slots (llama-server --parallel, a batch
+   * size); 0 = unlimited. A request beyond them waits its turn in arrival order, and its TTFT
+   * includes the wait — so load tests see the queueing a real server shows.
+   */
+  slots: number;
 }
 
 export const DEFAULT_SIM_OPTIONS: SimOptions = {
@@ -47,6 +53,7 @@ export const DEFAULT_SIM_OPTIONS: SimOptions = {
   fault: 'none',
   faultRate: 1,
   seed: 1,
+  slots: 0,
 };
 
 
@@ -104,7 +111,24 @@ export async function startSim(partial: Partial<SimOptions> = {}): Promise<Runni
       json(res, 400, { error: { message: '`messages` must be a list.' } });
       return;
     }
-    serveChat(res, body, arrivedAt, options, encoder, random);
+    if (options.slots <= 0) return serveChat(res, body, arrivedAt, options, encoder, random);
+    waiting.push({ res, body });
+    startWaiting();
+  };
+  // Slots: a request holds one from its start until its response ends (or its client goes away).
+  const waiting: { res: http.ServerResponse; body: ChatBody }[] = [];
+  let busy = 0;
+  const startWaiting = (): void => {
+    while (busy < options.slots && waiting.length > 0) {
+      const { res, body } = waiting.shift()!;
+      if (res.destroyed || res.writableEnded) continue;
+      busy++;
+      res.once('close', () => {
+        busy--;
+        startWaiting();
+      });
+      serveChat(res, body, performance.now(), options, encoder, random);
+    }
   };
   server.on('connection', (socket) => {
     sockets.add(socket);
