@@ -152,4 +152,17 @@ describe('n > 1: only choice 0 is recorded', () => {
       await server.close();
     }
   });
+
+  it('a server that ignores stream:true and answers one JSON body with two choices: choice 0 only', async () => {
+    const body = JSON.stringify({ choices: [{ index: 1, message: { content: 'Other choice.' }, finish_reason: 'stop' }, { index: 0, message: { content: 'First answer.' }, finish_reason: 'length' }], usage: { prompt_tokens: 5, completion_tokens: 40 } });
+    const server = await scriptedServer(() => ({ headers: { 'content-type': 'application/json' }, steps: [{ write: body }] }));
+    try {
+      const plan = await planPromptRun('p.prompt.txt', 'Say two things.', { endpointModel: 'm' });
+      const result = await executePromptRuns(httpTransport({ name: 'two-choices-json', provider: 'openai', baseUrl: server.url }, undefined), plan, { runs: 1, concurrency: 1, warmup: 0, timeoutMs: 5000 });
+      expect(result.outcomes[0]!.text.answer).toBe('First answer.');
+      expect(result.outcomes[0]!.record).toMatchObject({ ok: true, finishReason: 'length', outputTokensSource: 'estimate', inputTokens: 5 });
+    } finally {
+      await server.close();
+    }
+  });
 });
