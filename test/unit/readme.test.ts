@@ -155,6 +155,30 @@ describe('README and docs/', () => {
     expect(unknown).toEqual([]);
   });
 
+  it("the README's settings table gives each setting's real default", () => {
+    const configurations = Array.isArray(pkg.contributes.configuration) ? pkg.contributes.configuration : [pkg.contributes.configuration];
+    const defaults = new Map(configurations.flatMap((c) => Object.entries(c.properties).map(([k, v]) => [k, (v as { default?: unknown }).default] as const)));
+    const wrong: string[] = [];
+    let rows = 0;
+    for (const line of README.split('\n')) {
+      const cells = line.split('|').map((c) => c.trim());
+      if (cells.length < 4 || !/^`promptInsight\./.test(cells[1]!)) continue;
+      rows++;
+      const names = [...cells[1]!.matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
+      const prefix = names[0]!.slice(0, names[0]!.lastIndexOf('.'));
+      const keys = names.map((n) => (n.startsWith('.') ? prefix + n : n));
+      const shown = [...cells[2]!.matchAll(/`([^`]*)`/g)].map((m) => m[1]!);
+      keys.forEach((key, i) => {
+        const actual = defaults.get(key);
+        const said = shown.length === 1 ? shown[0] : shown[i]; // one value for `a` / `.b` means both
+        const ok = said === JSON.stringify(actual) || (typeof actual === 'string' && actual !== '' && said === actual);
+        if (!ok) wrong.push(`${key}: README says ${said}, package.json ${JSON.stringify(actual)}`);
+      });
+    }
+    expect(rows).toBeGreaterThan(5);
+    expect(wrong).toEqual([]);
+  });
+
   it('CLI examples use only flags their command accepts', () => {
     const usage = read('src/cli/usage.ts');
     const usageOf = (command: string) => usage.match(new RegExp(`'prompt-insight ${command} [^']*'`))?.[0];
