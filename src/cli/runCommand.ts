@@ -7,20 +7,29 @@ import { fitLatency } from '../core/metrics/latencyModel';
 import type { MetricSummary, RunSummary } from '../core/metrics/summary';
 import { CACHE_MODES, type CacheMode } from '../core/endpoint/serverKind';
 import { isSafeSelector, type MetricsSource } from '../core/endpoint/serverMetrics';
+import { checkRun, runCheckPlan, type RunCheck } from '../core/adherence/runChecks';
+import { loadTestSuite, sampleCaseVars } from '../core/adherence/testCases';
+import { transportJudge } from '../core/compare/judge';
+import { detectFormat } from '../core/formats/detect';
 import { executePromptRuns, planPromptRun, PlanError } from '../core/run/promptRun';
 import { ResultsStore } from '../core/store/resultsStore';
 import { safeUrl } from '../core/store/runKey';
 import { numberFlag, parseArgs, stringFlag, UsageError, type ParsedArgs } from './args';
 import { COST_PARAM_BOOLEAN, COST_PARAM_REPEATABLE, endpointTransport, ENDPOINT_FLAGS, refuseUnallowedCostParams } from './endpointArgs';
 import type { CliIO } from './io';
+import { runChecksText, summarizeRunChecks } from './runChecksText';
 import { RUN_USAGE } from './usage';
 
 export const DEFAULT_STORE_PATH = '.prompt-insight/runs.jsonl';
 
-/** `prompt-insight run`: N measured runs of one prompt; exit 1 when any run failed, 130 when interrupted. */
+/**
+ * `prompt-insight run`: N measured runs of one prompt; exit 1 when any run failed, 130 when interrupted.
+ * Answers are checked against the test cases written for the sample values the run sends (pass, fail,
+ * or unscored with the reason); that never changes the exit code — `compare` gates on adherence.
+ */
 export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, {
-    valued: ['prompt', ...ENDPOINT_FLAGS, 'model', 'runs', 'concurrency', 'warmup', 'rate', 'timeout-ms', 'store', 'cache', 'server-metrics', 'prometheus', 'prometheus-selector'],
+    valued: ['prompt', ...ENDPOINT_FLAGS, ...ENDPOINT_FLAGS.map((f) => `judge-${f}`), 'judge-model', 'model', 'runs', 'concurrency', 'warmup', 'rate', 'timeout-ms', 'store', 'cache', 'server-metrics', 'prometheus', 'prometheus-selector'],
     boolean: ['json', 'no-store', ...COST_PARAM_BOOLEAN],
     repeatable: [...COST_PARAM_REPEATABLE],
   });
@@ -30,6 +39,9 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const metricsSource = metricsSourceOf(args);
   const file = args.positionals[0]!;
   const transport = endpointTransport(args, '', RUN_USAGE)!;
+  const judgeTransport = endpointTransport(args, 'judge-');
+  const judgeModel = stringFlag(args, 'judge-model');
+  if (judgeTransport && !judgeModel) throw new UsageError('--judge-endpoint needs --judge-model');
   const runs = numberFlag(args, 'runs', { min: 1, max: 100_000, integer: true }, 1);
   const concurrency = numberFlag(args, 'concurrency', { min: 1, max: 1024, integer: true }, 1);
   const warmup = numberFlag(args, 'warmup', { min: 0, max: 1000, integer: true }, 0);
@@ -67,6 +79,9 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   if (plan.unresolved.length > 0) io.stderr(`prompt-insight run: warning: no value for ${plan.unresolved.map((v) => `'${v}'`).join(', ')}; the placeholder text is sent as written.\n`);
   const baseUrl = transport.endpoint.baseUrl;
   const signal = io.interrupted();
+  // The sidecar is read as every file a repository names (core/files/workspaceFile.ts); a refused one is a reason, not a crash.
+  const checkPlan = runCheckPlan(loadTestSuite(resolve(file), text, detectFormat(file, text), plan.prompt), sampleCaseVars(plan.prompt));
+  const judge = judgeTransport && judgeModel ? transportJudge(judgeTransport, judgeModel, timeoutMs, signal) : undefined;
   const json = args.flags.get('json') === true;
   if (!json) io.stderr(`Running '${plan.prompt.name}' on ${safeUrl(baseUrl)} (${plan.request.model}): ${runs} run${runs === 1 ? '' : 's'}, concurrency ${concurrency}${warmup ? `, ${warmup} warm-up` : ''}${rate ? `, ${rate}/s Poisson` : ''}\n`);
   const { outcomes, startedAt, summary, summaryWarm, serverKind, serverMetrics } = await executePromptRuns(transport, plan, {
@@ -85,17 +100,23 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   });
   const records = outcomes.map((o) => o.record);
   const simulated = records.some((r) => r.simulated);
+  const checks: (RunCheck | undefined)[] = [];
+  for (const { record, text: answer } of outcomes) {
+    checks.push(await checkRun(checkPlan, { answer: answer.answer, ok: record.ok, ttftMs: record.ttftMs, e2eMs: record.e2eMs, ...(record.error ? { errorMessage: `${record.error.kind}: ${record.error.message}` } : {}) }, judge));
+  }
+  const adherence = summarizeRunChecks(checkPlan, checks);
   const hints = [
     ...attributionHints(summary, fitLatency(records), concurrency),
     ...serverEvidenceHints(summary, { records, ...(serverMetrics ? { samples: serverMetrics.samples } : {}), summaryWarm }),
   ];
   if (json) {
-    io.stdout(`${JSON.stringify({ prompt: plan.prompt.name, endpoint: safeUrl(baseUrl), model: plan.request.model, simulated, cache, server: { kind: serverKind, ...(serverMetrics ? { metricsUrl: safeUrl(serverMetrics.source.url), ...(serverMetrics.source.kind === 'promql' ? { promqlSelector: serverMetrics.source.selector } : {}), metrics: serverMetrics.samples, metricsGaps: serverMetrics.gaps } : {}) }, runs: records.map((r, i) => ({ ...r, startedAtMs: startedAt[i] })), summary, summaryWarm, hints: hints.map((h) => h.message) }, null, 2)}\n`);
+    io.stdout(`${JSON.stringify({ prompt: plan.prompt.name, endpoint: safeUrl(baseUrl), model: plan.request.model, simulated, cache, server: { kind: serverKind, ...(serverMetrics ? { metricsUrl: safeUrl(serverMetrics.source.url), ...(serverMetrics.source.kind === 'promql' ? { promqlSelector: serverMetrics.source.selector } : {}), metrics: serverMetrics.samples, metricsGaps: serverMetrics.gaps } : {}) }, runs: records.map((r, i) => ({ ...r, startedAtMs: startedAt[i], ...(checks[i] ? { check: checks[i] } : {}) })), summary, summaryWarm, adherence, hints: hints.map((h) => h.message) }, null, 2)}\n`);
   } else {
     if (process.stderr.isTTY) io.stderr('\n');
     io.stdout(renderSummary(summary, simulated, 'cold'));
     if (summaryWarm) io.stdout(renderSummary(summaryWarm, simulated, 'warm'));
     if (serverMetrics) io.stdout(`${serverMetricsLine(serverKind, serverMetrics)}\n`);
+    io.stdout(runChecksText(adherence, checks));
     for (const hint of hints) io.stdout(`hint: ${hint.message}\n`);
     for (const record of records) if (record.error && record.error.kind !== 'cancelled') io.stderr(`run failed (${record.error.kind}): ${record.error.message}\n`);
     records.forEach((record, i) => {

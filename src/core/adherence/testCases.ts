@@ -139,6 +139,15 @@ function readAssertion(raw: unknown, where: string, problems: string[]): Asserti
   return { type, negate, ...(raw.value !== undefined ? { value: raw.value } : {}), ...(threshold !== undefined ? { threshold } : {}), weight, label: label.length > 80 ? `${label.slice(0, 77)}…` : label };
 }
 
+/**
+ * The values a test case written for the prompt's sample inputs has: the inputs, and for a .prompt.yml
+ * (whose sample is its first testData row) that row's `expected`, which its case carries as a variable.
+ */
+export function sampleCaseVars(prompt: Prompt): Record<string, unknown> {
+  const first = prompt.tests[0];
+  return first?.expected !== undefined && prompt.inputs === first.vars ? { ...prompt.inputs, expected: first.expected } : prompt.inputs;
+}
+
 const GITHUB_STRING: Record<string, AssertionType> = { contains: 'contains', startsWith: 'starts-with', endsWith: 'ends-with', equals: 'equals' };
 /** gh-models compares contains/startsWith/endsWith lowercased and equals exactly. */
 const GITHUB_IGNORES_CASE = new Set(['contains', 'startsWith', 'endsWith']);
