@@ -49,7 +49,7 @@ export const MAX_RAW_NAME_CHARS = 128;
 export const MAX_RAW_BYTES = 1024 * 1024;
 
 /** name → [field, scale]; the first name a server exposes wins. */
-const FIELDS: [keyof Omit<MetricsSample, 't' | 'raw'>, string[], number][] = [
+const FIELDS: [keyof Omit<MetricsSample, 't' | 'raw' | 'rawDropped'>, string[], number][] = [
   ['requestsRunning', ['vllm:num_requests_running', 'llamacpp:requests_processing', 'sglang:num_running_reqs', 'tgi_batch_current_size'], 1],
   ['requestsWaiting', ['vllm:num_requests_waiting', 'llamacpp:requests_deferred', 'sglang:num_queue_reqs', 'tgi_queue_size'], 1],
   ['kvCacheUsage', ['vllm:kv_cache_usage_perc', 'vllm:gpu_cache_usage_perc', 'llamacpp:kv_cache_usage_ratio', 'sglang:token_usage'], 1],
@@ -185,7 +185,7 @@ export function parsePrometheusText(text: string, options: { histogramSeries?: b
 /**
  * Where samples come from: a server's Prometheus text, or a Prometheus server's HTTP API with a label
  * selector. `ownPrefix` marks a text source nobody configured (found from the server's kind): it is
- * sampled only if it carries that prefix's metrics, and only those are kept beyond the mapped ones.
+ * sampled only if it carries that prefix's metrics, and only names with that prefix are kept.
  */
 export type MetricsSource = { kind: 'text'; url: string; ownPrefix?: string } | { kind: 'promql'; url: string; selector: string };
 
