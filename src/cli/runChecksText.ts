@@ -3,36 +3,21 @@
  * the reason of each assertion that did not pass, and the adherence of the scored runs only.
  */
 import type { RunCheck, RunCheckPlan } from '../core/adherence/runChecks';
+import { adherenceOf, type AdherenceCounts } from '../core/adherence/score';
 
 /** Runs listed one by one in the text output; the rest are counted. */
 const LISTED_RUNS = 20;
 
-export interface RunChecksSummary {
+export interface RunChecksSummary extends AdherenceCounts {
   /** What the answers were checked against, or why they were not. */
   against?: string;
   notChecked?: string;
-  passed: number;
-  /** Runs scored pass or fail: adherence = passed / scored. */
-  scored: number;
-  unscored: number;
-  rate: number | null;
-  unscoredReasons: { reason: string; runs: number }[];
 }
 
 export function summarizeRunChecks(plan: RunCheckPlan, checks: readonly (RunCheck | undefined)[]): RunChecksSummary {
-  const done = checks.filter((c): c is RunCheck => c !== undefined);
-  const passed = done.filter((c) => c.status === 'pass').length;
-  const scored = done.filter((c) => c.status !== 'unscored').length;
-  const reasons = new Map<string, number>();
-  for (const c of done) if (c.status === 'unscored') reasons.set(c.reason ?? 'the run could not be scored', (reasons.get(c.reason ?? 'the run could not be scored') ?? 0) + 1);
-  return {
-    ...(plan.cases.length > 0 ? { against: plan.cases.length === 1 ? `test case "${plan.cases[0]!.description}"` : `${plan.cases.length} test cases written for these sample values` } : { notChecked: 'why' in plan ? plan.why : 'no test cases' }),
-    passed,
-    scored,
-    unscored: done.length - scored,
-    rate: scored > 0 ? passed / scored : null,
-    unscoredReasons: [...reasons].map(([reason, runs]) => ({ reason, runs })).sort((a, b) => b.runs - a.runs),
-  };
+  const counts = adherenceOf(checks.filter((c): c is RunCheck => c !== undefined).map((c) => ({ status: c.status, ...(c.reason ? { unscoredReason: c.reason } : {}) })));
+  if (plan.cases.length === 0) return { notChecked: 'why' in plan ? plan.why : 'no test cases', ...counts };
+  return { against: plan.cases.length === 1 ? `test case "${plan.cases[0]!.description}"` : `${plan.cases.length} test cases written for these sample values`, ...counts };
 }
 
 export function runChecksText(summary: RunChecksSummary, checks: readonly (RunCheck | undefined)[]): string {

@@ -5,11 +5,11 @@
  */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScenario } from '../../src/core/sim/scenario';
 import { startSim, type RunningSim } from '../../src/core/sim/simServer';
+import { freePort } from '../fixtures/localServers';
 
 const CLI = resolve('dist/cli.js');
 
@@ -51,10 +51,7 @@ describe('prompt-insight run: answers checked against their test case', () => {
   });
 
   it('an endpoint that refuses the connection: the runs are unscored with the failure, not failed answers', async () => {
-    const probe = createServer();
-    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-    const port = (probe.address() as { port: number }).port;
-    await new Promise((r) => probe.close(r));
+    const port = await freePort(); // nothing listens there once it is returned
     const { code, stdout } = await cli(['run', 'examples/homes/homes.prompty', '--endpoint', `http://127.0.0.1:${port}/v1`, '--runs', '2', '--no-store', '--json']);
     expect(code).toBe(1);
     const json = JSON.parse(stdout);

@@ -86,9 +86,3 @@ export function searchJson(text: string): JsonSearch {
   }
   return { found: false, exhausted: false };
 }
-
-/** The first embedded JSON object or array, or undefined (also when the search ran out of budget). */
-export function findJson(text: string): unknown {
-  const search = searchJson(text);
-  return search.found ? search.value : undefined;
-}

@@ -16,7 +16,6 @@ import type { Assertion, TestCase } from './testCases';
 
 export type { Judge } from './judgeChecks';
 export { parseJudgeVerdict } from './judgeChecks';
-export { findJson } from './jsonInText';
 
 export interface ScoredRun {
   answer: string;

@@ -3,7 +3,6 @@
  * requests (against real sockets on 127.0.0.1), a judge that is missing, fails or answers off-format.
  * Every assertion says pass, fail or undecided, and why, in plain words.
  */
-import { createServer } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runOnce } from '../../../src/core/endpoint/runOnce';
@@ -12,6 +11,7 @@ import { parsePromptFile } from '../../../src/core/formats/detect';
 import { adherenceOf, scoreRun, type CaseScore, type ScoredRun } from '../../../src/core/adherence/score';
 import { loadTestSuite, type Assertion, type TestCase } from '../../../src/core/adherence/testCases';
 import { startSim, type RunningSim } from '../../../src/core/sim/simServer';
+import { freePort } from '../../fixtures/localServers';
 
 const answer = (text: string): ScoredRun => ({ answer: text, ok: true, ttftMs: 200, e2eMs: 900 });
 const caseOf = (threshold: number, ...assertions: (Partial<Assertion> & { type: Assertion['type'] })[]): TestCase => ({
@@ -36,10 +36,7 @@ describe('a run that failed is unscored with the failure as its reason', () => {
     sim500 = await startSim({ fault: '500', ttftBaseMs: 5 });
     stall = await startSim({ fault: 'stall', ttftBaseMs: 5, decodeMsPerToken: 1 });
     // A port that was just free: nothing listens there, so the connection is refused.
-    const probe = createServer();
-    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-    closedPort = (probe.address() as { port: number }).port;
-    await new Promise((resolve) => probe.close(resolve));
+    closedPort = await freePort();
   });
   afterAll(async () => {
     await sim500.close();
