@@ -120,9 +120,10 @@ function timingCheck(assertion: Assertion, input: CheckInput): CheckVerdict {
 /** Where `needle` occurs in `text`: the text as it appears there (its own case), or undefined. */
 function find(text: string, needle: string, ignoreCase: boolean): string | undefined {
   if (!ignoreCase) return text.includes(needle) ? needle : undefined;
-  const at = text.toLowerCase().indexOf(needle.toLowerCase());
+  const lower = text.toLowerCase();
+  const at = lower.indexOf(needle.toLowerCase());
   // toLowerCase keeps UTF-16 length for all but a few letters (İ); then the needle itself is shown.
-  return at < 0 ? undefined : text.toLowerCase().length === text.length ? text.slice(at, at + needle.length) : needle;
+  return at < 0 ? undefined : lower.length === text.length ? text.slice(at, at + needle.length) : needle;
 }
 
 function containsCheck(output: string, needle: string, ignoreCase: boolean): CheckVerdict {
