@@ -1,7 +1,7 @@
 /** `prompt-insight`: the engine as a command line tool for CI and scripts. */
 import { UsageError } from './args';
 import { processIO, type CliIO } from './io';
-import { COMPARE_USAGE, EXPORT_USAGE, HISTORY_USAGE, RUN_USAGE, SIM_USAGE, TOKENS_USAGE } from './usage';
+import { asksForHelp, commandHelp, COMPARE_USAGE, EXIT_CODES, EXPORT_USAGE, HISTORY_USAGE, PROVIDERS, RUN_USAGE, SIM_USAGE, TOKENS_USAGE, VERSION } from './usage';
 
 const USAGE = `Prompt Insight — token counts, measured runs (TTFT, E2E, throughput), revision comparison and a simulated endpoint
 
@@ -12,9 +12,11 @@ usage:
   ${EXPORT_USAGE}
   ${HISTORY_USAGE}
   ${COMPARE_USAGE}
+  prompt-insight COMMAND --help · prompt-insight --version
 
+${PROVIDERS}
 API keys come from an environment variable named with --api-key-env, never from a flag.
-Exit codes: 0 ok · 1 a file could not be read, has errors, a run failed, or (compare --fail-on-regression) a significant worsening · 2 usage error · 130 interrupted`;
+${EXIT_CODES}`;
 
 type Command = (argv: string[], io: CliIO) => Promise<number>;
 
@@ -37,7 +39,15 @@ export async function runCli(argv: string[], io: CliIO = processIO): Promise<num
     io.stdout(`${USAGE}\n`);
     return command ? 0 : 2;
   }
+  if (command === '--version' || command === '-V') {
+    io.stdout(`prompt-insight ${VERSION}\n`);
+    return 0;
+  }
   const load = COMMANDS[command];
+  if (load && asksForHelp(rest)) {
+    io.stdout(commandHelp(command) ?? `${USAGE}\n`);
+    return 0;
+  }
   if (!load) {
     io.stderr(`prompt-insight: unknown command '${command}'\n\n${USAGE}\n`);
     return 2;

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { scrubSecrets } from '../core/endpoint/secrets';
 import { runsToCsv, runsToJson } from '../core/store/export';
@@ -7,7 +8,11 @@ import type { CliIO } from './io';
 import { DEFAULT_STORE_PATH } from './runCommand';
 import { EXPORT_USAGE } from './usage';
 
-/** `prompt-insight export`: the results store as JSON or CSV. */
+/**
+ * `prompt-insight export`: the results store as JSON or CSV. With no store, or none of its runs
+ * readable, the output is still valid (`[]`, or the CSV header) and exit 0, with a note on stderr
+ * saying why it is empty.
+ */
 export async function exportCommand(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, { valued: ['store', 'format', 'out'], boolean: [] });
   if (args.positionals.length > 0) throw new UsageError(`unexpected argument '${args.positionals[0]}'\nusage: ${EXPORT_USAGE}`);
@@ -24,6 +29,11 @@ export async function exportCommand(argv: string[], io: CliIO): Promise<number> 
   const { records } = contents;
   const notice = storeNotice(store.path, contents);
   if (notice) io.stderr(`prompt-insight export: ${notice}\n`);
+  if (records.length === 0 && !existsSync(store.path)) {
+    io.stderr(`prompt-insight export: no results store at ${store.path}: nothing to export (\`prompt-insight run\` and \`compare\` keep their runs there; another store: --store PATH)\n`);
+  } else if (records.length === 0 && !notice) {
+    io.stderr(`prompt-insight export: ${store.path} holds no runs: nothing to export\n`);
+  }
   const text = format === 'csv' ? runsToCsv(records) : runsToJson(records);
   const out = stringFlag(args, 'out');
   if (out) await writeFile(out, scrubSecrets(text));

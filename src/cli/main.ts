@@ -1,6 +1,8 @@
 /** Entry point of the `prompt-insight` binary. */
 import { runCli } from './cli';
+import { dropOutputToClosedPipes } from './io';
 
+dropOutputToClosedPipes();
 runCli(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;

@@ -3,13 +3,20 @@ import { analyzePromptText, type FileAnalysis } from '../core/analysis';
 import { describeReadError, readPromptFile } from '../core/files/workspaceFile';
 import { decodePromptBytes } from '../core/formats/decode';
 import { LineIndex, rangeAt } from '../core/formats/lineIndex';
+import { sidecarKind } from '../core/formats/sidecars';
 import { TokenCounter } from '../core/tokens/counter';
 import { ENCODINGS, isEncodingName } from '../core/tokens/engine';
-import { parseArgs, UsageError } from './args';
+import { modelTokenInfo, type ModelTokenInfo } from '../core/tokens/models';
+import { numberFlag, parseArgs, stringFlag, UsageError } from './args';
 import type { CliIO } from './io';
 import { TOKENS_USAGE } from './usage';
 
-/** `prompt-insight tokens`: counts every prompt of every file; exit 1 when a file cannot be read or has errors. */
+/**
+ * `prompt-insight tokens`: counts every prompt of every file; exit 1 when a file cannot be read, has
+ * errors, or a prompt is over `--budget`. The command line wins over the file: `--model` counts for
+ * that model whatever the file names, and `--budget` gates every prompt whatever its own
+ * `tokenBudget` (which is still reported, as a warning).
+ */
 export async function tokensCommand(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, { valued: ['encoding', 'model', 'budget', 'partials'], boolean: ['json', 'rendered'] });
   if (args.positionals.length === 0) throw new UsageError(`no files given\nusage: ${TOKENS_USAGE}`);
@@ -17,14 +24,20 @@ export async function tokensCommand(argv: string[], io: CliIO): Promise<number> 
   if (encoding !== undefined && (typeof encoding !== 'string' || !isEncodingName(encoding))) {
     throw new UsageError(`--encoding must be one of ${ENCODINGS.join(', ')}`);
   }
-  const budgetFlag = args.flags.get('budget');
-  const budget = typeof budgetFlag === 'string' ? Number(budgetFlag) : 0;
-  if (!Number.isFinite(budget) || budget < 0) throw new UsageError('--budget must be a non-negative number');
-  const model = args.flags.get('model');
+  const budget = numberFlag(args, 'budget', { min: 0, integer: true });
+  const modelFlag = stringFlag(args, 'model');
+  if (args.flags.has('model') && !modelFlag?.trim()) throw new UsageError('--model needs a model id, e.g. gpt-4o');
+  const flagModel = modelFlag ? modelTokenInfo(modelFlag.trim()) : undefined;
   const counter = new TokenCounter();
   const files = [];
   let failed = false;
-  for (const file of args.positionals) {
+  const prompts = args.positionals.filter((file) => {
+    const kind = sidecarKind(file);
+    if (kind) io.stderr(`prompt-insight: ${file}: skipped, a ${kind} file, not a prompt\n`);
+    return !kind;
+  });
+  if (prompts.length === 0) throw new UsageError(`no prompt files among the files given (tests files and simulator scenarios are not prompts)\nusage: ${TOKENS_USAGE}`);
+  for (const file of prompts) {
     let bytes: Uint8Array;
     try {
       // A regular file inside its workspace (git top level), capped: a committed link to /dev/zero or ~/.git-credentials is refused.
@@ -41,14 +54,24 @@ export async function tokensCommand(argv: string[], io: CliIO): Promise<number> 
       continue;
     }
     const analysis = await analyzePromptText(file, decoded.text, counter, {
-      defaultModel: typeof model === 'string' ? model : 'gpt-4o',
-      ...(encoding && isEncodingName(encoding) ? { encoding } : {}),
-      tokenBudget: budget,
+      defaultModel: flagModel?.model ?? 'gpt-4o',
+      // --model wins over the file's model: its encoding counts every prompt (forced, so the file's model cannot pick another).
+      ...(encoding && isEncodingName(encoding) ? { encoding } : flagModel ? { encoding: flagModel.encoding } : {}),
       filePath: resolve(file),
       ...(typeof args.flags.get('partials') === 'string' ? { partialFolders: [resolve(String(args.flags.get('partials')))] } : {}),
     });
     if (analysis.diagnostics.some((d) => d.severity === 'error')) failed = true;
-    files.push(toJson(file, analysis, new LineIndex(decoded.text), args.flags.get('rendered') === true));
+    const json = toJson(file, analysis, new LineIndex(decoded.text), args.flags.get('rendered') === true, flagModel, encoding !== undefined);
+    for (const prompt of json.prompts) {
+      if (budget === undefined) continue;
+      const gate: BudgetJson = { tokens: budget, source: '--budget', exceeded: prompt.tokens.total > budget };
+      prompt.budgets.unshift(gate);
+      if (gate.exceeded) {
+        failed = true;
+        io.stderr(`${file}: prompt '${prompt.name}' is ${prompt.tokens.total.toLocaleString('en-US')} tokens, over --budget ${budget.toLocaleString('en-US')} by ${(prompt.tokens.total - budget).toLocaleString('en-US')}\n`);
+      }
+    }
+    files.push(json);
   }
   if (args.flags.get('json')) io.stdout(`${JSON.stringify({ files }, null, 2)}\n`);
   else for (const file of files) io.stdout(renderText(file));
@@ -60,19 +83,32 @@ export async function tokensCommand(argv: string[], io: CliIO): Promise<number> 
 
 type FileJson = ReturnType<typeof toJson>;
 
-/** `rendered`: each message carries its rendered content, exactly what would be sent. */
-function toJson(file: string, analysis: FileAnalysis, lines: LineIndex, rendered: boolean) {
+interface BudgetJson {
+  tokens: number;
+  /** `--budget` (the gate: over it, exit 1) or `file` (the prompt's own tokenBudget: a warning). */
+  source: '--budget' | 'file';
+  exceeded: boolean;
+}
+
+/**
+ * `rendered`: each message carries its rendered content, exactly what would be sent. `flagModel`:
+ * the model of `--model`, which the counts are for (the file's own is kept as `fileModel`).
+ */
+function toJson(file: string, analysis: FileAnalysis, lines: LineIndex, rendered: boolean, flagModel: ModelTokenInfo | undefined, encodingForced: boolean) {
   return {
     file,
     format: analysis.format,
     prompts: analysis.prompts.map((p) => ({
       name: p.prompt.name,
       range: rangeAt(lines, p.prompt.range),
-      model: p.model.model,
-      modelSource: p.modelFromFile ? 'file' : 'default',
+      model: (flagModel ?? p.model).model,
+      modelSource: (flagModel ? '--model' : p.modelFromFile ? 'file' : 'default') as '--model' | 'file' | 'default',
+      ...(flagModel && p.modelFromFile && p.model.model !== flagModel.model ? { fileModel: p.model.model } : {}),
       encoding: p.encoding,
-      exact: p.exact,
-      ...(p.model.contextWindowTokens ? { contextWindowTokens: p.model.contextWindowTokens } : {}),
+      // A forced encoding counts exactly for itself; --model alone is as exact as that model's tokenizer is known.
+      exact: encodingForced || (flagModel ? flagModel.exact : p.exact),
+      ...((flagModel ?? p.model).contextWindowTokens ? { contextWindowTokens: (flagModel ?? p.model).contextWindowTokens } : {}),
+      budgets: p.tokenBudget !== undefined ? [{ tokens: p.tokenBudget, source: 'file', exceeded: p.totalTokens > p.tokenBudget } as BudgetJson] : [],
       tokens: {
         total: p.totalTokens,
         overhead: p.overheadTokens,
@@ -87,7 +123,9 @@ function renderText(file: FileJson): string {
   const out = [`${file.file} (${file.format})`];
   for (const prompt of file.prompts) {
     const approx = prompt.exact ? '' : '≈';
-    out.push(`  ${prompt.name}: ${approx}${prompt.tokens.total} tokens · ${prompt.model}${prompt.modelSource === 'default' ? ' (default)' : ''} · ${prompt.encoding} ${prompt.exact ? 'exact' : 'estimate'}`);
+    const source = prompt.modelSource === 'default' ? ' (default)' : prompt.modelSource === '--model' ? ` (--model${prompt.fileModel ? `; the file names ${prompt.fileModel}` : ''})` : '';
+    const budget = prompt.budgets.map((b) => ` · ${b.source === 'file' ? "the file's tokenBudget" : '--budget'} ${b.tokens}${b.exceeded ? ` EXCEEDED by ${prompt.tokens.total - b.tokens}` : ''}`).join('');
+    out.push(`  ${prompt.name}: ${approx}${prompt.tokens.total} tokens · ${prompt.model}${source} · ${prompt.encoding} ${prompt.exact ? 'exact' : 'estimate'}${budget}`);
     for (const m of prompt.tokens.messages) {
       out.push(`    ${m.role.padEnd(10)} ${String(m.tokens).padStart(8)}`);
       if ('content' in m) out.push(...String(m.content).split('\n').map((line) => `      │ ${line}`));

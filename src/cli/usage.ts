@@ -1,6 +1,9 @@
 /** The usage line of every command, apart from the commands' code so that `--help` loads none of it. */
+import { version } from '../../package.json';
+
+export const VERSION = version;
 export const COMPARE_USAGE =
-  'prompt-insight compare FILE --base REV --head REV [--prompt NAME] [--runs N] --endpoint URL [--model ID] [--provider P] [--api-key-env VAR] [--judge-endpoint URL --judge-model ID] [--concurrency C] [--timeout-ms T] [--cache cold|warm|as-is] [--scenario interactive|batch|decision] [--slo ttftMs.p90<=1000]... [--policy base|head] [--allow-param NAME]... [--allow-cost-params] [--fresh | --reuse-stored] [--max-age-hours H] [--store PATH | --no-store] [--json] [--report out.html] [--fail-on-regression]';
+  'prompt-insight compare FILE --base REV --head REV [--prompt NAME] [--runs N] --endpoint URL [--model ID] [--provider openai|azure|anthropic|ollama] [--api-key-env VAR] [--judge-endpoint URL --judge-model ID] [--concurrency C] [--timeout-ms T] [--cache cold|warm|as-is] [--scenario interactive|batch|decision] [--slo ttftMs.p90<=1000]... [--policy base|head] [--allow-param NAME]... [--allow-cost-params] [--fresh | --reuse-stored] [--max-age-hours H] [--store PATH | --no-store] [--json] [--report out.html] [--fail-on-regression]';
 
 export const EXPORT_USAGE =
   'prompt-insight export [--store PATH] [--format json|csv] [--out FILE]';
@@ -9,10 +12,50 @@ export const HISTORY_USAGE =
   'prompt-insight history FILE [--json]';
 
 export const RUN_USAGE =
-  'prompt-insight run FILE [--prompt NAME] --endpoint URL [--model ID] [--provider openai|azure|anthropic] [--api-key-env VAR] [--api-version V] [--judge-endpoint URL --judge-model ID] [--runs N] [--concurrency C] [--warmup W] [--rate R] [--timeout-ms T] [--cache cold|warm|as-is] [--server-metrics URL | --prometheus URL [--prometheus-selector SELECTOR]] [--store PATH | --no-store] [--allow-param NAME]... [--allow-cost-params] [--json]';
+  'prompt-insight run FILE [--prompt NAME] --endpoint URL [--model ID] [--provider openai|azure|anthropic|ollama] [--api-key-env VAR] [--api-version V] [--judge-endpoint URL --judge-model ID] [--runs N] [--concurrency C] [--warmup W] [--rate R] [--timeout-ms T] [--cache cold|warm|as-is] [--server-metrics URL | --prometheus URL [--prometheus-selector SELECTOR]] [--store PATH | --no-store] [--allow-param NAME]... [--allow-cost-params] [--json]';
 
 export const SIM_USAGE =
   'prompt-insight sim [--port P] [--ttft-ms N] [--prefill-ms-per-token X] [--decode-ms-per-token X] [--jitter-ms X] [--tokens-per-chunk N] [--reasoning-tokens N] [--output-tokens N] [--fault none|429|500|reset|stall|malformed|non-streaming] [--fault-rate 0..1] [--seed N] [--scenario FILE] [--slots N]';
 
 export const TOKENS_USAGE =
   'prompt-insight tokens FILE... [--encoding o200k_base|cl100k_base] [--model ID] [--budget N] [--json] [--rendered] [--partials DIR]';
+
+export const PROVIDERS =
+  '--provider: openai (default; any OpenAI-compatible server: OpenAI, vLLM, llama.cpp, LM Studio, TGI, Ollama\'s /v1), azure, anthropic, ollama (Ollama\'s native /api/chat, which reports prefill and decode times)';
+
+export const EXIT_CODES =
+  'Exit codes: 0 ok (compare --fail-on-regression: ship or no change) · 1 a file could not be read or has errors, a prompt is over --budget (tokens), a run failed, or compare --fail-on-regression decided hold or insufficient evidence · 2 usage error · 130 interrupted';
+
+/** `prompt-insight COMMAND --help`: what the command does, its usage line and what its flags mean where the line cannot say. */
+const COMMAND_HELP: Record<string, { summary: string; usage: string; notes?: string[] }> = {
+  tokens: {
+    summary: 'Token counts of prompt files, as the runtime sends them (templates rendered with their sample values).',
+    usage: TOKENS_USAGE,
+    notes: [
+      '--model ID       count for this model, whatever model the file names',
+      '--encoding E     count with this encoding (exact for it)',
+      "--budget N       exit 1 when a prompt is over N tokens, whatever the file's own tokenBudget says",
+      '--rendered       print each message as it would be sent',
+      '--partials DIR   another folder for Dotprompt partials',
+      'Tests files (NAME.tests.yaml) and simulator scenarios (NAME.sim.yaml) among the FILEs are skipped, with a note.',
+    ],
+  },
+  run: { summary: 'Runs a prompt against an endpoint N times: TTFT, E2E, TPOT and throughput percentiles, and its test cases.', usage: RUN_USAGE },
+  sim: { summary: 'A simulated OpenAI-compatible endpoint on 127.0.0.1, until Ctrl-C.', usage: SIM_USAGE },
+  export: { summary: 'The stored runs (the results store) as JSON or CSV.', usage: EXPORT_USAGE },
+  history: { summary: "The prompt file's revisions in git history.", usage: HISTORY_USAGE },
+  compare: { summary: 'Two revisions of a prompt side by side: adherence and latency, whether a difference is real, and the rollout decision (ship, hold, insufficient evidence).', usage: COMPARE_USAGE },
+};
+
+export function commandHelp(command: string): string | undefined {
+  const help = COMMAND_HELP[command];
+  if (!help) return undefined;
+  const providers = command === 'run' || command === 'compare' ? [PROVIDERS] : [];
+  return [help.summary, '', `usage: ${help.usage}`, ...(help.notes ? ['', ...help.notes] : []), ...(providers.length ? ['', ...providers] : []), '', EXIT_CODES, ''].join('\n');
+}
+
+/** `--help` or `-h` among a command's arguments (before a `--`, after which everything is a file name). */
+export function asksForHelp(argv: string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end < 0 ? argv : argv.slice(0, end)).some((arg) => arg === '--help' || arg === '-h');
+}
