@@ -5,6 +5,9 @@ export const VERSION = version;
 export const COMPARE_USAGE =
   'prompt-insight compare FILE --base REV --head REV [--prompt NAME] [--runs N] --endpoint URL [--model ID] [--provider openai|azure|anthropic|ollama] [--api-key-env VAR] [--judge-endpoint URL --judge-model ID] [--concurrency C] [--timeout-ms T] [--cache cold|warm|as-is] [--scenario interactive|batch|decision] [--slo ttftMs.p90<=1000]... [--policy base|head] [--allow-param NAME]... [--allow-cost-params] [--fresh | --reuse-stored] [--max-age-hours H] [--store PATH | --no-store] [--json] [--report out.html] [--fail-on-regression]';
 
+export const LOAD_USAGE =
+  'prompt-insight load FILE --endpoint URL (--concurrency 1,2,4,8 | --rate 0.5,1,2 [--max-concurrency C] [--seed N] | --search max-concurrency [--limit 64]) [--requests N] [--attainment 0.95] [--scenario S] [--slo ttftMs.p90<=1000]... [--prompt NAME] [--model ID] [--provider P] [--api-key-env VAR] [--timeout-ms T] [--cache cold|warm|as-is] [--allow-param NAME]... [--allow-cost-params] [--json]';
+
 export const EXPORT_USAGE =
   'prompt-insight export [--store PATH] [--format json|csv] [--out FILE]';
 
@@ -44,6 +47,7 @@ const COMMAND_HELP: Record<string, { summary: string; usage: string; notes?: str
   sim: { summary: 'A simulated OpenAI-compatible endpoint on 127.0.0.1, until Ctrl-C.', usage: SIM_USAGE },
   export: { summary: 'The stored runs (the results store) as JSON or CSV.', usage: EXPORT_USAGE },
   history: { summary: "The prompt file's revisions in git history.", usage: HISTORY_USAGE },
+  load: { summary: 'How much load a prompt takes within its SLOs: load levels or a search for the largest concurrency whose SLO attainment reaches the target.', usage: LOAD_USAGE },
   compare: { summary: 'Two revisions of a prompt side by side: adherence and latency, whether a difference is real, and the rollout decision (ship, hold, insufficient evidence).', usage: COMPARE_USAGE },
 };
 

@@ -84,7 +84,7 @@ describe('Prompt Insight in a real VS Code (code-server 1.139 + Chromium)', () =
   it('"▶ Run" streams the answer into a read-only document and the TTFT CodeLens appears', async () => {
     await openFile('homes.prompty');
     await page.locator('.codelens-decoration a', { hasText: '▶ Run' }).first().click();
-    await page.locator('.tab', { hasText: 'homes-assistant (run 1).md' }).waitFor({ timeout: 30_000 });
+    await page.locator('.tab', { hasText: /homes-assistant — 1 run at \d\d:\d\d:\d\d/ }).waitFor({ timeout: 30_000 });
     const answer = page.locator('.editor-group-container .view-lines', { hasText: 'Metrics' });
     // Monaco renders spaces as no-break spaces.
     await expect.poll(async () => ((await answer.first().textContent().catch(() => '')) ?? '').replace(/\u00a0/g, ' '), { timeout: 30_000 }).toMatch(/E2E simulator.*Single-family house.*Metrics — SIMULATED endpoint.*TTFT/s);

@@ -63,7 +63,7 @@ describe('API keys in the editor', () => {
     for (const n of [1, 2]) {
       await run.waitFor({ timeout: 60_000 });
       await run.click();
-      await page.locator('.tab', { hasText: `echo (run ${n}).md` }).waitFor({ timeout: 30_000 });
+      await page.locator('.tab', { hasText: /echo — 1 run at/ }).nth(n - 1).waitFor({ timeout: 30_000 });
       const doc = page.locator('.editor-group-container .view-lines', { hasText: 'Metrics' });
       await expect.poll(async () => ((await doc.first().textContent().catch(() => '')) ?? '').replace(/\u00a0/g, ' '), { timeout: 30_000 }).toMatch(n === 1 ? /HTTP 401.*\[REDACTED\]/s : /Echo: Bearer \[REDACTED\] done/s);
       const shown = ((await doc.first().textContent()) ?? '').replace(/\u00a0/g, ' ');

@@ -1,0 +1,128 @@
+/**
+ * `prompt-insight load`: how much load a prompt takes within its SLOs. Load levels (closed-loop
+ * concurrencies or open-loop Poisson rates), or a search for the largest concurrency whose SLO
+ * attainment reaches the target. Each level: N requests, cold prefix cache by default, figures over
+ * the steady window (core/load/loadPoint.ts says how), attainment with a Wilson interval.
+ */
+import { resolve } from 'node:path';
+import { CACHE_MODES, type CacheMode } from '../core/endpoint/serverKind';
+import { describeReadError, readPromptFile } from '../core/files/workspaceFile';
+import { decodePromptBytes } from '../core/formats/decode';
+import { searchMaxConcurrency, type CapacityResult } from '../core/load/capacitySearch';
+import { runLoadPoint, type LoadLevel, type LoadPoint } from '../core/load/loadPoint';
+import { formatMs } from '../core/metrics/format';
+import { resolvePolicy, policyText, type RolloutPolicy } from '../core/rollout/scenario';
+import { SloError } from '../core/rollout/slo';
+import { planPromptRun, PlanError, type PromptRunPlan } from '../core/run/promptRun';
+import { seededRandom } from '../core/stats/random';
+import { numberFlag, parseArgs, stringFlag, UsageError } from './args';
+import { COST_PARAM_BOOLEAN, COST_PARAM_REPEATABLE, endpointTransport, ENDPOINT_FLAGS, refuseUnallowedCostParams } from './endpointArgs';
+import type { CliIO } from './io';
+import { LOAD_USAGE } from './usage';
+
+export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
+  const args = parseArgs(argv, {
+    valued: ['prompt', ...ENDPOINT_FLAGS, 'model', 'concurrency', 'rate', 'max-concurrency', 'search', 'limit', 'requests', 'attainment', 'timeout-ms', 'cache', 'scenario', 'seed'],
+    boolean: ['json', ...COST_PARAM_BOOLEAN],
+    repeatable: ['slo', ...COST_PARAM_REPEATABLE],
+  });
+  if (args.positionals.length !== 1) throw new UsageError(`give exactly one prompt file\nusage: ${LOAD_USAGE}`);
+  const file = args.positionals[0]!;
+  const transport = endpointTransport(args, '', LOAD_USAGE)!;
+  const levels = loadLevels(args);
+  const search = stringFlag(args, 'search');
+  if (search !== undefined && search !== 'max-concurrency') throw new UsageError('--search takes max-concurrency');
+  if (search && levels.length > 0) throw new UsageError('--search picks its own levels: leave out --concurrency and --rate');
+  if (!search && levels.length === 0) throw new UsageError(`give load levels (--concurrency 1,2,4 or --rate 0.5,1) or --search max-concurrency\nusage: ${LOAD_USAGE}`);
+  const requests = numberFlag(args, 'requests', { min: 1, max: 100_000, integer: true }, 40);
+  const target = numberFlag(args, 'attainment', { min: 0.01, max: 1 }, 0.95);
+  const limit = numberFlag(args, 'limit', { min: 1, max: 4096, integer: true }, 64);
+  const timeoutMs = numberFlag(args, 'timeout-ms', { min: 1 }, 60_000);
+  const cache = stringFlag(args, 'cache') ?? 'cold';
+  if (!(CACHE_MODES as readonly string[]).includes(cache)) throw new UsageError(`--cache must be one of ${CACHE_MODES.join(', ')}`);
+  const json = args.flags.get('json') === true;
+
+  let plan: PromptRunPlan;
+  try {
+    const decoded = decodePromptBytes(await readPromptFile(file));
+    if (!decoded.ok) throw new PlanError(`${file}: ${decoded.reason}`);
+    const promptName = stringFlag(args, 'prompt');
+    const model = stringFlag(args, 'model');
+    plan = await planPromptRun(file, decoded.text, { ...(promptName !== undefined ? { promptName } : {}), ...(model ? { modelOverride: model } : {}), references: { filePath: resolve(file) } });
+  } catch (error) {
+    io.stderr(`prompt-insight load: ${error instanceof PlanError ? error.message : `${file}: ${describeReadError(error)}`}\n`);
+    return 1;
+  }
+  refuseUnallowedCostParams(args, plan.request.params, `Prompt '${plan.prompt.name}' in ${file}`);
+  let policy: RolloutPolicy;
+  try {
+    const scenario = stringFlag(args, 'scenario');
+    policy = resolvePolicy({ ...(scenario !== undefined ? { cliScenario: scenario } : {}), cliSlo: args.lists.get('slo') ?? [], ...(plan.prompt.rollout ? { prompt: { where: file, ...plan.prompt.rollout } } : {}) });
+  } catch (error) {
+    if (error instanceof SloError) throw new UsageError(error.message);
+    throw error;
+  }
+  if (!policy.objectives.some((o) => o.metric !== 'adherence')) throw new UsageError(`the ${policy.scenario} scenario sets no latency SLO to attain: give one with --slo ttftMs.p90<=1000`);
+
+  const signal = io.interrupted();
+  const seed = numberFlag(args, 'seed', { min: 0, integer: true });
+  const measure = (level: LoadLevel): Promise<LoadPoint> => {
+    if (!json) io.stderr(`  ${level.kind === 'concurrency' ? `concurrency ${level.concurrency}` : `${level.ratePerSec}/s`}: ${requests} requests…\n`);
+    return runLoadPoint(level, { transport, plans: [plan], requests, timeoutMs, cache: cache as CacheMode, objectives: policy.objectives, target, signal, ...(seed !== undefined ? { random: seededRandom(seed) } : {}) });
+  };
+  if (!json) io.stderr(`Load on ${transport.endpoint.name}: ${plan.prompt.name} · ${policyText(policy)} · attainment target ${Math.round(target * 100)}%\n`);
+  let points: LoadPoint[] = [];
+  let capacity: CapacityResult | undefined;
+  if (search) {
+    capacity = await searchMaxConcurrency((c) => measure({ kind: 'concurrency', concurrency: c }), { limit, signal });
+    points = capacity.points;
+  } else {
+    for (const level of levels) {
+      if (signal.aborted) break;
+      points.push(await measure(level));
+    }
+  }
+  const simulated = transport.endpoint.simulated === true;
+  if (json) io.stdout(`${JSON.stringify({ file, prompt: plan.prompt.name, endpoint: transport.endpoint.name, policy: { scenario: policy.scenario, scenarioSource: policy.scenarioSource }, target, requestsPerLevel: requests, points, ...(capacity ? { capacity: { maxConcurrency: capacity.maxConcurrency, atLimit: capacity.atLimit, resolved: capacity.resolved } } : {}), cancelled: signal.aborted, simulated }, null, 2)}\n`);
+  else io.stdout(loadText(points, capacity));
+  if (signal.aborted) return 130;
+  return points.some((p) => p.failed === p.requests && p.requests > 0) ? 1 : 0;
+}
+
+function loadLevels(args: ReturnType<typeof parseArgs>): LoadLevel[] {
+  const list = (name: string, integer: boolean): number[] => {
+    const text = stringFlag(args, name);
+    if (text === undefined) return [];
+    return text.split(',').map((part) => {
+      const value = Number(part.trim());
+      if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value)) || value > 100_000) throw new UsageError(`--${name}: '${part}' is not a ${integer ? 'positive whole number' : 'positive number'}`);
+      return value;
+    });
+  };
+  const maxConcurrency = numberFlag(args, 'max-concurrency', { min: 1, max: 100_000, integer: true }, Number.POSITIVE_INFINITY);
+  return [
+    ...list('concurrency', true).map((concurrency): LoadLevel => ({ kind: 'concurrency', concurrency })),
+    ...list('rate', false).map((ratePerSec): LoadLevel => ({ kind: 'rate', ratePerSec, maxConcurrency })),
+  ];
+}
+
+function loadText(points: readonly LoadPoint[], capacity: CapacityResult | undefined): string {
+  const ms = (v: number | null) => (v === null ? 'n/a' : formatMs(v));
+  const pct = (v: number | null) => (v === null ? 'n/a' : `${Math.round(v * 100)}%`);
+  const lines = ['level             req/s   out tok/s  TTFT p50 / p90      E2E p90     attain (95% CI)        ISL/OSL   failed'];
+  for (const p of points) {
+    const a = p.attainment;
+    const attain = `${pct(a.share)} (${a.ci95 ? `${pct(a.ci95[0])}–${pct(a.ci95[1])}` : 'n/a'})${a.resolved === null ? ' ?' : a.resolved === 'meets' ? ' ✓' : ' ✗'}`;
+    lines.push(`${p.label.padEnd(17)} ${(p.requestsPerSec?.toFixed(2) ?? 'n/a').padStart(6)}  ${(p.outputTokensPerSec?.toFixed(1) ?? 'n/a').padStart(9)}  ${`${ms(p.ttftMs.p50)} / ${ms(p.ttftMs.p90)}`.padEnd(18)} ${ms(p.e2eMs.p90).padEnd(11)} ${attain.padEnd(22)} ${`${p.inputTokens ?? '?'}/${p.outputTokens ?? '?'}`.padEnd(9)} ${p.failed}/${p.requests}${p.cache.warm > 0 ? ' · WARM (prefix cache hits)' : ''}`);
+  }
+  const first = points[0];
+  if (first) lines.push(`Attainment: share of requests meeting ${first.attainment.limits.join(' and ')} (failed requests count as missing); ✓/✗ when the 95% interval is wholly above/below ${pct(first.attainment.target)}, ? when more requests are needed. Steady window: ${first.window.how}.`);
+  if (capacity) {
+    lines.push(
+      capacity.maxConcurrency === 0
+        ? 'Capacity: even one request at a time does not reach the attainment target.'
+        : `Capacity: up to ${capacity.atLimit ? 'at least ' : ''}${capacity.maxConcurrency} concurrent requests within the SLOs${capacity.resolved ? '' : ' — not resolved: the intervals around it straddle the target; give more --requests'}.`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}

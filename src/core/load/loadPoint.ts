@@ -1,0 +1,134 @@
+/**
+ * One point of a load test: N requests of a prompt at one load level — closed loop at a concurrency
+ * (a new request starts the moment one finishes) or open loop at a rate (Poisson arrivals,
+ * optionally capped by a concurrency) — and its figures over the steady window only.
+ *
+ * Warm-up and cool-down: requests are ordered by start; the first C (the ramp, while the server
+ * fills) and the last C (the drain, while fewer than C are in flight) are left out, C being the
+ * concurrency (for a rate: the most in flight seen). Throughput is the completions inside the window
+ * [start of the first counted request, start of the first drain request] over its length. With
+ * fewer than 3·C requests nothing is left out, and the point says so.
+ */
+import type { RunOutcome } from '../endpoint/runOnce';
+import type { ChatTransport } from '../endpoint/transport';
+import type { CacheMode } from '../endpoint/serverKind';
+import { isNumber, summarize } from '../metrics/summary';
+import type { RunRecord } from '../metrics/runRecord';
+import type { Objective } from '../rollout/slo';
+import { executeRunJobs, type PromptRunPlan } from '../run/promptRun';
+import { attainment, type Attainment } from './attainment';
+
+export type LoadLevel = { kind: 'concurrency'; concurrency: number } | { kind: 'rate'; ratePerSec: number; maxConcurrency: number };
+
+export interface Percentiles {
+  p50: number | null;
+  p90: number | null;
+  p99: number | null;
+  n: number;
+}
+
+export interface LoadPoint {
+  level: LoadLevel;
+  label: string;
+  requests: number;
+  failed: number;
+  /** Requests inside the steady window, and how the window was chosen. */
+  counted: number;
+  window: { startMs: number; endMs: number; how: string };
+  requestsPerSec: number | null;
+  outputTokensPerSec: number | null;
+  ttftMs: Percentiles;
+  e2eMs: Percentiles;
+  tpotMs: Percentiles;
+  /** Input and output sequence lengths (ISL/OSL), median tokens. */
+  inputTokens: number | null;
+  outputTokens: number | null;
+  /** Requests the server served partly from its prefix cache; a point with any is flagged warm. */
+  cache: { cold: number; warm: number; unknown: number; warm_share: number };
+  attainment: Attainment;
+  cancelled: boolean;
+}
+
+export interface LoadPointOptions {
+  transport: ChatTransport;
+  plans: readonly PromptRunPlan[];
+  requests: number;
+  timeoutMs: number;
+  cache: CacheMode;
+  objectives: readonly Objective[];
+  target: number;
+  signal?: AbortSignal;
+  random?: () => number;
+  onRequest?: (finished: number, total: number) => void;
+}
+
+export function levelLabel(level: LoadLevel): string {
+  return level.kind === 'concurrency' ? `concurrency ${level.concurrency}` : `${level.ratePerSec}/s${Number.isFinite(level.maxConcurrency) ? ` (≤ ${level.maxConcurrency} in flight)` : ''}`;
+}
+
+export async function runLoadPoint(level: LoadLevel, options: LoadPointOptions): Promise<LoadPoint> {
+  const jobs = Array.from({ length: options.requests }, (_, i) => ({ plan: options.plans[i % options.plans.length]!, testCase: i % options.plans.length }));
+  const concurrency = level.kind === 'concurrency' ? level.concurrency : Math.min(level.maxConcurrency, 100_000);
+  const executed = await executeRunJobs(options.transport, jobs, {
+    concurrency, warmup: 0, timeoutMs: options.timeoutMs, cache: options.cache,
+    ...(level.kind === 'rate' ? { ratePerSec: level.ratePerSec } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.random ? { random: options.random } : {}),
+    ...(options.onRequest ? { onRun: (_o: RunOutcome, finished: number) => options.onRequest!(finished, options.requests) } : {}),
+  });
+  const runs = executed.outcomes
+    .map((outcome, i) => ({ record: outcome.record, start: executed.startedAt[i]! }))
+    .filter((r) => r.record.error?.kind !== 'cancelled')
+    .sort((a, b) => a.start - b.start);
+  const inFlight = level.kind === 'concurrency' ? level.concurrency : maxInFlight(runs);
+  const trim = runs.length >= 3 * inFlight ? inFlight : 0;
+  const counted = runs.slice(trim, runs.length - trim);
+  const windowStart = counted[0]?.start ?? 0;
+  const windowEnd = trim > 0 ? runs[runs.length - trim]!.start : Math.max(...runs.map((r) => r.start + (r.record.e2eMs ?? 0)), windowStart);
+  const seconds = (windowEnd - windowStart) / 1000;
+  const completedInWindow = runs.filter((r) => r.record.ok && r.record.e2eMs !== null && r.start + r.record.e2eMs >= windowStart && r.start + r.record.e2eMs <= windowEnd);
+  const records = counted.map((r) => r.record);
+  const ok = records.filter((r) => r.ok);
+  const cache = { cold: 0, warm: 0, unknown: 0 };
+  for (const r of records) cache[r.cache === 'warm' ? 'warm' : r.cache === 'cold' ? 'cold' : 'unknown']++;
+  return {
+    level,
+    label: levelLabel(level),
+    requests: runs.length,
+    failed: runs.filter((r) => !r.record.ok).length,
+    counted: counted.length,
+    window: {
+      startMs: windowStart,
+      endMs: windowEnd,
+      how: trim > 0 ? `the first and last ${trim} requests (ramp and drain at ${inFlight} in flight) left out` : `all requests counted: fewer than ${3 * inFlight} requests, too few to leave out the ramp and drain`,
+    },
+    requestsPerSec: seconds > 0 ? completedInWindow.length / seconds : null,
+    outputTokensPerSec: seconds > 0 ? completedInWindow.reduce((s, r) => s + (r.record.outputTokens ?? 0), 0) / seconds : null,
+    ttftMs: percentiles(ok.map((r) => r.ttftMs)),
+    e2eMs: percentiles(ok.map((r) => r.e2eMs)),
+    tpotMs: percentiles(ok.map((r) => r.tpotMs)),
+    inputTokens: summarize(ok.map((r) => r.inputTokens).filter(isNumber)).p50,
+    outputTokens: summarize(ok.map((r) => r.outputTokens).filter(isNumber)).p50,
+    cache: { ...cache, warm_share: records.length > 0 ? cache.warm / records.length : 0 },
+    attainment: attainment(records, options.objectives, options.target),
+    cancelled: options.signal?.aborted === true,
+  };
+}
+
+function percentiles(values: readonly (number | null)[]): Percentiles {
+  const s = summarize(values.filter(isNumber));
+  return { p50: s.p50, p90: s.p90, p99: s.p99, n: s.n };
+}
+
+/** The most requests in flight at once (a sweep over start and end events). */
+function maxInFlight(runs: readonly { record: RunRecord; start: number }[]): number {
+  const events = runs.flatMap((r) => [
+    { t: r.start, d: 1 },
+    { t: r.start + (r.record.e2eMs ?? 0), d: -1 },
+  ]);
+  events.sort((a, b) => a.t - b.t || a.d - b.d);
+  let now = 0;
+  let most = 1;
+  for (const e of events) most = Math.max(most, (now += e.d));
+  return most;
+}

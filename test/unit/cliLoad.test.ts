@@ -1,0 +1,67 @@
+/**
+ * `prompt-insight load` against a simulated server with 2 slots (requests beyond them queue, and
+ * their TTFT includes the wait): attainment falls when the load exceeds the slots, the search finds
+ * the capacity, and the steady window leaves out ramp and drain. The CLI as a child process.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSim, type RunningSim } from '../../src/core/sim/simServer';
+
+const CLI = resolve('dist/cli.js');
+function cli(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((done) => execFile(process.execPath, [CLI, ...args], { cwd, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => done({ code: error ? (error as { code: number }).code : 0, stdout, stderr })));
+}
+
+let sim: RunningSim;
+let dir: string;
+beforeAll(async () => {
+  // ~40 ms to the first token, then 50 tokens at 3 ms: a request holds a slot ~190 ms.
+  sim = await startSim({ slots: 2, ttftBaseMs: 40, prefillMsPerInputToken: 0, decodeMsPerToken: 3, outputTokens: 50, jitterMs: 1 });
+  dir = mkdtempSync(join(tmpdir(), 'pi-load-'));
+  writeFileSync(join(dir, 'ask.prompty'), '---\nname: ask\nmodel:\n  api: chat\n  configuration: { type: openai, name: gpt-4o-mini }\n---\nuser:\nSay something short.\n');
+});
+afterAll(async () => sim.close());
+
+const slo = ['--slo', 'ttftMs.p90<=150', '--attainment', '0.8'];
+
+describe('prompt-insight load', () => {
+  it('closed-loop levels: within the slots every request attains; at twice the slots the queue shows in TTFT and attainment', async () => {
+    const { code, stdout } = await cli(['load', 'ask.prompty', '--endpoint', sim.url, '--concurrency', '1,4', '--requests', '24', ...slo, '--json'], dir);
+    expect(code).toBe(0);
+    const json = JSON.parse(stdout);
+    const [one, four] = json.points;
+    expect(one).toMatchObject({ label: 'concurrency 1', requests: 24, failed: 0, counted: 22, attainment: { met: 22, total: 22, resolved: 'meets' } });
+    expect(one.window.how).toBe('the first and last 1 requests (ramp and drain at 1 in flight) left out');
+    expect(one.ttftMs.p90).toBeLessThan(150);
+    // Four in flight on two slots: about half the requests wait a whole service time (~190 ms) first.
+    expect(four.counted).toBe(16);
+    expect(four.ttftMs.p90).toBeGreaterThan(150);
+    expect(four.attainment).toMatchObject({ resolved: 'misses' });
+    // Throughput is bounded by the slots: two at a time of ~190 ms, not four.
+    expect(four.requestsPerSec).toBeLessThan(2 * (1000 / 150));
+    expect(four.requestsPerSec).toBeGreaterThan(one.requestsPerSec * 1.4);
+    expect(one.outputTokens).toBeGreaterThanOrEqual(40);
+  });
+
+  it('--search max-concurrency finds the slots: doubling, then bisecting; text output explains attainment', async () => {
+    const { code, stdout } = await cli(['load', 'ask.prompty', '--endpoint', sim.url, '--search', 'max-concurrency', '--limit', '16', '--requests', '30', ...slo], dir);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^concurrency 1 .*✓/m);
+    expect(stdout).toMatch(/^concurrency 2 .*✓/m);
+    expect(stdout).toMatch(/^concurrency 4 .*✗/m);
+    expect(stdout).toMatch(/Capacity: up to 2 concurrent requests within the SLOs/);
+    expect(stdout).toContain('Attainment: share of requests meeting ttftMs ≤ 150 ms (failed requests count as missing)');
+  });
+
+  it('open-loop rates (seeded Poisson arrivals) and clear usage errors', async () => {
+    const { code, stdout } = await cli(['load', 'ask.prompty', '--endpoint', sim.url, '--rate', '4', '--requests', '12', '--seed', '3', ...slo, '--json'], dir);
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout).points[0]).toMatchObject({ label: '4/s', requests: 12 });
+    expect(await cli(['load', 'ask.prompty', '--endpoint', sim.url], dir)).toMatchObject({ code: 2, stderr: expect.stringContaining('give load levels') });
+    expect(await cli(['load', 'ask.prompty', '--endpoint', sim.url, '--concurrency', '0'], dir)).toMatchObject({ code: 2, stderr: expect.stringContaining("--concurrency: '0' is not a positive whole number") });
+    expect(await cli(['load', 'ask.prompty', '--endpoint', sim.url, '--concurrency', '1', '--scenario', 'batch'], dir)).toMatchObject({ code: 2, stderr: expect.stringContaining('sets no latency SLO') });
+  });
+});
