@@ -124,7 +124,9 @@ function renderText(file: FileJson): string {
   for (const prompt of file.prompts) {
     const approx = prompt.exact ? '' : '≈';
     const source = prompt.modelSource === 'default' ? ' (default)' : prompt.modelSource === '--model' ? ` (--model${prompt.fileModel ? `; the file names ${prompt.fileModel}` : ''})` : '';
-    const budget = prompt.budgets.map((b) => ` · ${b.source === 'file' ? "the file's tokenBudget" : '--budget'} ${b.tokens}${b.exceeded ? ` EXCEEDED by ${prompt.tokens.total - b.tokens}` : ''}`).join('');
+    // A file's own budget is named beside --budget, or when exceeded; the JSON always has both.
+    const shown = prompt.budgets.some((b) => b.source === '--budget' || b.exceeded) ? prompt.budgets : [];
+    const budget = shown.map((b) => ` · ${b.source === 'file' ? "the file's tokenBudget" : '--budget'} ${b.tokens}${b.exceeded ? ` EXCEEDED by ${prompt.tokens.total - b.tokens}` : ''}`).join('');
     out.push(`  ${prompt.name}: ${approx}${prompt.tokens.total} tokens · ${prompt.model}${source} · ${prompt.encoding} ${prompt.exact ? 'exact' : 'estimate'}${budget}`);
     for (const m of prompt.tokens.messages) {
       out.push(`    ${m.role.padEnd(10)} ${String(m.tokens).padStart(8)}`);
