@@ -18,9 +18,6 @@ export const RUN_DETAILS_PER_CASE = 20;
 /** Characters of each answer kept in those details. */
 export const ANSWER_EXCERPT_CHARS = 2000;
 
-type RunStatus = RunDetail['status'];
-type Outcome = RunDetail['assertions'][number]['outcome'];
-
 /** Fills `result` from its cells' runs; returns whether any run was simulated. */
 export async function assessRevision(result: RevisionResult, cells: readonly Cell[], suite: TestSuite, judge: Judge | undefined): Promise<boolean> {
   let simulated = false;
@@ -71,28 +68,14 @@ async function scoreOne(testCase: TestCase, record: RunRecord, answer: string, j
     return { status: 'unscored', reason, answer: excerpt, assertions: [] };
   }
   const score = await scoreRun(testCase, { answer, ok: true, ttftMs: record.ttftMs, e2eMs: record.e2eMs }, judge);
-  const assertions = score.results.map((r) => ({ label: r.label, outcome: outcomeOf(r), reason: r.reason }));
-  const status = statusOf(score);
+  const assertions = score.results.map((r) => ({ label: r.label, outcome: r.outcome, reason: r.reason }));
+  const status = score.status;
   const reason = status === 'unscored' ? unscoredReason(score, assertions) : undefined;
   return { status, ...(reason ? { reason } : {}), answer: excerpt, assertions };
 }
 
-/** Reads the scorer's verdict: its own status when it gives one, else pass/fail by the threshold. */
-function statusOf(score: CaseScore): RunStatus {
-  const status = (score as { status?: unknown }).status;
-  if (status === 'pass' || status === 'fail' || status === 'unscored') return status;
-  return score.pass ? 'pass' : 'fail';
-}
-
-function outcomeOf(result: CaseScore['results'][number]): Outcome {
-  const outcome = (result as { outcome?: unknown }).outcome;
-  if (outcome === 'pass' || outcome === 'fail' || outcome === 'undecided') return outcome;
-  return result.pass ? 'pass' : 'fail';
-}
-
 function unscoredReason(score: CaseScore, assertions: RunDetail['assertions']): string {
-  const given = (score as { unscoredReason?: unknown }).unscoredReason;
-  if (typeof given === 'string' && given) return given;
+  if (score.unscoredReason) return score.unscoredReason;
   const undecided = assertions.find((a) => a.outcome === 'undecided');
   return undecided ? `${undecided.label}: ${undecided.reason}` : 'the run could not be scored';
 }

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { checkRun, runCheckPlan, type RunCheckPlan } from '../../core/adherence/runChecks';
 import type { Judge } from '../../core/adherence/score';
-import { loadTestSuite, type TestSuite } from '../../core/adherence/testCases';
+import { loadTestSuite, sampleCaseVars, type TestSuite } from '../../core/adherence/testCases';
 import { transportJudge } from '../../core/compare/judge';
 import { readTestsFileSync } from '../../core/files/workspaceFile';
 import { detectFormat } from '../../core/formats/detect';
@@ -110,7 +110,7 @@ export class RunController implements vscode.Disposable {
       return;
     }
     const label = choice.config.simulated ? `${choice.config.name} — SIMULATED, not a real model` : choice.config.name;
-    const checkPlan = runCheckPlan(this.testSuiteFor(document, file, plan), plan.prompt.inputs);
+    const checkPlan = runCheckPlan(this.testSuiteFor(document, file, plan), sampleCaseVars(plan.prompt));
     const state: RunDocumentState = {
       promptName: plan.prompt.name,
       endpointLabel: label,
