@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { get_encoding } from 'tiktoken';
 import { describe, expect, it } from 'vitest';
-import { ResultsStore } from '../../src/core/store/resultsStore';
+import { ResultsStore, type NewRun } from '../../src/core/store/resultsStore';
 import { runKeyOf } from '../../src/core/store/runKey';
 
 const CLI = resolve('dist/cli.js');
@@ -128,7 +128,7 @@ describe('output into a closed pipe, and an empty export', () => {
     const dir = mkdtempSync(join(tmpdir(), 'pi-epipe-'));
     const store = new ResultsStore(join(dir, 'runs.jsonl'));
     const key = runKeyOf({ name: 'sim', provider: 'openai', baseUrl: 'http://127.0.0.1:1/v1' }, { model: 'm', messages: [], params: {} });
-    const run = { ok: true, status: 200, error: null, ttftMs: 1, firstAnswerMs: 1, e2eMs: 2, streamEndMs: 3, outputTokens: 4, outputTokensSource: 'usage', inputTokens: 5, inputTokensSource: 'usage', tpotMs: 0.3, itlMs: [], finishReason: 'stop', streamed: true, retries: 0 } as const;
+    const run: NewRun['run'] = { ok: true, status: 200, error: null, ttftMs: 1, firstAnswerMs: 1, e2eMs: 2, streamEndMs: 3, outputTokens: 4, outputTokensSource: 'usage', inputTokens: 5, inputTokensSource: 'usage', tpotMs: 0.3, itlMs: [], finishReason: 'stop', streamed: true, retries: 0 };
     store.append(Array.from({ length: 300 }, (_, i) => ({ key, file: 'homes.prompty', prompt: 'homes', endpointName: 'sim', simulated: true, run, answer: `Detached house ${i} `.repeat(400) })));
     for (const format of ['json', 'csv']) {
       const { code, firstChunk, stderr } = await cliIntoClosedPipe(['export', '--store', join(dir, 'runs.jsonl'), '--format', format]);
