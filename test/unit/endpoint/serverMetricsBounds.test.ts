@@ -117,9 +117,12 @@ describe('which /metrics is sampled without being asked', () => {
     expect(result.serverKind).toBe('vllm');
     expect(result.outcomes.every((o) => o.record.ok)).toBe(true);
     expect(result.serverMetrics?.samples).toEqual([]);
-    expect(result.serverMetrics?.gaps.map((g) => g.error)).toEqual([expect.stringMatching(/has no vllm: metrics; not sampled/)]);
+    // On a loaded machine a read of the 1.4 MB text may time out first (a gap); the first one answered ends the sampling.
+    const gaps = result.serverMetrics!.gaps.map((g) => g.error);
+    const timeouts = gaps.filter((g) => /^no answer within/.test(g)).length;
+    expect(gaps.slice(timeouts)).toEqual([expect.stringMatching(/has no vllm: metrics; not sampled/)]);
     // One read to see whose metrics they are (and one by the per-run phase reader, which also gives up at once).
-    expect(fake.metricsReads()).toBeLessThanOrEqual(2);
+    expect(fake.metricsReads()).toBeLessThanOrEqual(2 + timeouts);
   });
 
   it('a server whose /metrics carries its own vllm: names is sampled, and only those names are kept', async () => {
