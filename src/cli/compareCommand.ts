@@ -14,7 +14,7 @@ import { GitError } from '../core/history/git';
 import { ResultsStore } from '../core/store/resultsStore';
 import { numberFlag, parseArgs, stringFlag, UsageError } from './args';
 import { COST_PARAM_BOOLEAN, COST_PARAM_REPEATABLE, endpointTransport, ENDPOINT_FLAGS, refuseUnallowedCostParams } from './endpointArgs';
-import { planPromptRun } from '../core/run/promptRun';
+import { revisionRequestParams } from '../core/compare/revisionDeclarations';
 import type { CliIO } from './io';
 import { reportAssets } from './reportAssets';
 import { DEFAULT_STORE_PATH } from './runCommand';
@@ -85,10 +85,9 @@ export async function compareCommand(argv: string[], io: CliIO): Promise<number>
     return 1;
   }
   const model = stringFlag(args, 'model');
-  // Parameters that change what the endpoint charges or keeps, at either revision, are refused before any run unless allowed.
+  // Parameters that change what the endpoint charges or keeps, at any revision, are refused before any run unless allowed.
   for (const source of sources) {
-    const plan = await planPromptRun(file, source.text, { ...(promptName ? { promptName } : {}), ...(model ? { modelOverride: model } : {}) }).catch(() => undefined);
-    if (plan) refuseUnallowedCostParams(args, plan.request.params, `Prompt '${plan.prompt.name}' at ${source.label}`);
+    for (const found of revisionRequestParams(file, source.text, promptName)) refuseUnallowedCostParams(args, found.params, `Prompt '${found.name}' at ${source.label}`);
   }
   if (!json) io.stderr(`Comparing ${sources[0]!.label} → ${sources[1]!.label}: ${suite.cases.length} test case(s) × ${runsPerCase} runs each on ${transport.endpoint.name}\n`);
   let result: ComparisonResult;

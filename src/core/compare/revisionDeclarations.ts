@@ -11,6 +11,7 @@ import { readTestsFileSync, TESTS_FILE_MAX_BYTES } from '../files/workspaceFile'
 import { detectFormat, parsePromptFile } from '../formats/detect';
 import type { Prompt } from '../formats/model';
 import { BUFFER_REVISION, regularFileAt, WORKING_REVISION } from '../history/fileHistory';
+import { normalizeParams } from '../endpoint/params';
 import type { RevisionSource } from './compare';
 import { resolveGatePolicy, type GatePolicy, type GatePolicyInput } from './gatePolicy';
 
@@ -76,4 +77,14 @@ export async function loadGatePolicy(sources: readonly RevisionSource[], context
   const base = await declarationsAt(sources[0]!, context);
   const head = sources.length > 1 ? await declarationsAt(sources[sources.length - 1]!, context) : base;
   return resolveGatePolicy({ ...outside, base, head });
+}
+
+/**
+ * The request parameters a revision's prompt declares (front matter needs no rendering), for the
+ * cost-and-retention check before any run: a revision whose prompt cannot be planned is still checked.
+ */
+export function revisionRequestParams(file: string, text: string, promptName?: string): { name: string; params: Record<string, unknown> }[] {
+  const doc = parsePromptFile(file, text, detectFormat(file, text));
+  const prompts = promptName ? doc.prompts.filter((p) => p.name === promptName) : doc.prompts.slice(0, 1);
+  return prompts.map((p) => ({ name: p.name, params: normalizeParams(p.params) }));
 }

@@ -9,7 +9,10 @@ import * as vscode from 'vscode';
 import { compareRevisions } from '../../core/compare/compare';
 import { transportJudge } from '../../core/compare/judge';
 import { loadRevisionSources } from '../../core/compare/revisionSources';
-import { loadGatePolicy } from '../../core/compare/revisionDeclarations';
+import { loadGatePolicy, revisionRequestParams } from '../../core/compare/revisionDeclarations';
+import { costAffectingParams } from '../../core/endpoint/costParams';
+import { confirmCostParams } from '../runs/confirmOrigin';
+import { CostParamConsent } from '../runs/costParamConsent';
 import { comparisonView } from '../../core/compare/view';
 import { BUFFER_REVISION, fileHistory, WORKING_REVISION, type FileHistory } from '../../core/history/fileHistory';
 import { ResultsStore } from '../../core/store/resultsStore';
@@ -104,6 +107,14 @@ export class ComparePanel {
         { from: 'base', settingScenario: settings.get<string>('compare.scenario', '').trim() },
       );
       if (gate.suite.cases.length === 0) throw new Error(gate.suite.problems[0] ?? 'No test cases to score.');
+      // Parameters that change cost or retention, at any chosen revision, are sent only once the user has said yes (as ▶ Run asks).
+      const consent = new CostParamConsent(this.context.workspaceState);
+      for (const source of sources) {
+        for (const found of revisionRequestParams(file, source.text, this.promptName)) {
+          const costly = costAffectingParams(found.params);
+          if (!(await consent.check(file, costly, (text) => confirmCostParams(found.name, file, choice.config.name, text)))) throw new Error(`Not run: ${found.name} at ${source.label} sets request parameters that change cost or retention, and they were not confirmed.`);
+        }
+      }
       const transport = await this.runs.transportFor(choice);
       const judgeName = settings.get<string>('judge.endpoint')?.trim();
       const judgeChoice = judgeName ? configuredEndpoints((m) => this.log.warn(m)).find((c) => c.config.name === judgeName) : undefined;
