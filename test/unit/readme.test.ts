@@ -107,7 +107,7 @@ describe('README', () => {
     }
   });
 
-  it('speaks to users: no links into test/, no internal notes', () => {
+  it('links users to no test files', () => {
     const intoTests = linksOf(README).filter((l) => !isExternal(l.target) && /^(\.\/)?test\//.test(l.target));
     expect(intoTests).toEqual([]);
   });
@@ -153,6 +153,12 @@ describe('README and docs/', () => {
       for (const m of text.matchAll(/Prompt Insight: ([A-Z][A-Za-z]*(?: [A-Z][A-Za-z]*)*)/g)) if (!titles.some((t) => t.startsWith(m[1]!))) unknown.push(`${page}: "Prompt Insight: ${m[1]}"`);
     }
     expect(unknown).toEqual([]);
+  });
+
+  it('name only npm scripts that exist', () => {
+    const missing: string[] = [];
+    for (const page of PAGES) for (const m of read(page).matchAll(/\bnpm run ([\w:-]+)/g)) if (!(m[1]! in pkg.scripts)) missing.push(`${page}: npm run ${m[1]}`);
+    expect(missing).toEqual([]);
   });
 
   it("the README's settings table gives each setting's real default", () => {
