@@ -44,6 +44,6 @@ describe('LSP custom messages and settings', () => {
     // Partial folders: absolute paths only (a relative one would depend on the server's working directory).
     expect(readServerSettings({ render: { partialFolders: ['/shared/partials', 'relative', 7] } }).partialFolders).toEqual(['/shared/partials']);
     expect(readServerSettings({ run: { repeats: 25 } }).run.repeats).toBe(25);
-    expect(readServerInitOptions({ storePath: 42, workspaceFolders: ['/w', 7] })).toEqual({ settings: undefined, workspaceFolders: ['/w'] });
+    expect(readServerInitOptions({ storePath: 42, workspaceFolders: ['/w', 7] })).toEqual({ settings: undefined, workspaceTrusted: false, workspaceFolders: ['/w'] }); // untrusted unless the client says so
   });
 });
