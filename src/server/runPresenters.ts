@@ -1,6 +1,6 @@
 /** Run metrics in the editor: the lens line above each prompt and the hover section with the estimate. */
 import type { PromptAnalysis } from '../core/analysis';
-import { formatMs, formatRate, percentileCells, phaseLine, runLensLine } from '../core/metrics/format';
+import { formatMs, formatRate, percentileCells, phaseLine, promptCacheSentence, runLensLine } from '../core/metrics/format';
 import { estimateLatency } from '../core/metrics/latencyModel';
 import type { StoredRun } from '../core/store/resultsStore';
 import { promptRunsView, type PromptRunsView } from '../core/store/promptRuns';
@@ -36,8 +36,7 @@ export function runHoverSection(view: PromptRunsView, prompt: PromptAnalysis): s
   if (view.current) {
     const s = view.current;
     const { cold, warm, unknown } = s.cache;
-    const cache = `prefix cache: ${cold} cold${unknown ? `, ${unknown} unknown` : ''}${warm ? `, ${warm} warm (not in these figures)` : ''}`;
-    lines.push(`**Runs of this text** on ${endpoint} · ${view.model} · ${s.ok}/${s.runs} ok · ${cache}`, '', '| | p50 | p90 | p99 | p99.9 | n |', '|---|---:|---:|---:|---:|---:|');
+    lines.push(`**Runs of this text** on ${endpoint} · ${view.model} · ${s.ok}/${s.runs} ok`, '', promptCacheSentence(cold, warm, unknown), '', '| | p50 | p90 | p99 | p99.9 | n |', '|---|---:|---:|---:|---:|---:|');
     lines.push(`| TTFT | ${percentileCells(s.ttftMs, formatMs).join(' | ')} | ${s.ttftMs.n} |`);
     lines.push(`| E2E | ${percentileCells(s.e2eMs, formatMs).join(' | ')} | ${s.e2eMs.n} |`);
     lines.push(`| TPOT | ${percentileCells(s.tpotMs, (v) => `${v.toFixed(1)} ms`).join(' | ')} | ${s.tpotMs.n} |`);

@@ -53,6 +53,8 @@ describe('run lenses and hover', () => {
     const hover = await server.connection.sendRequest(HoverRequest.type, { textDocument: { uri }, position: { line, character: 2 } });
     const value = (hover!.contents as MarkupContent).value;
     expect(value).toContain('**Runs of this text** on `Test simulator` (**simulated** endpoint, not a real model)');
+    expect(value).toMatch(/Prompt cache: (12 runs processed the whole prompt afresh|for 12 runs the server did not say whether it reused a cached copy of the prompt)/);
+    expect(value).not.toMatch(/\d+ cold|\d+ unknown/);
     expect(value).toMatch(/\| TTFT \| \d+ ms \| \d+ ms \| n\/a \| n\/a \| 12 \|/);
     expect(value).toMatch(/Estimate for the current text \([\d,]+ input tokens\): TTFT ≈ \d+ ms, E2E ≈ \d+ ms — fitted from 12 runs/);
   });
