@@ -9,6 +9,7 @@ import { CACHE_MODES, type CacheMode } from '../core/endpoint/serverKind';
 import { describeReadError, readPromptFile } from '../core/files/workspaceFile';
 import { decodePromptBytes } from '../core/formats/decode';
 import { searchMaxConcurrency, type CapacityResult } from '../core/load/capacitySearch';
+import { saturation, throughputKnee } from '../core/load/knee';
 import { runLoadPoint, type LoadLevel, type LoadPoint } from '../core/load/loadPoint';
 import { formatMs } from '../core/metrics/format';
 import { resolvePolicy, policyText, type RolloutPolicy } from '../core/rollout/scenario';
@@ -83,10 +84,15 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
     }
   }
   const simulated = transport.endpoint.simulated === true;
-  if (json) io.stdout(`${JSON.stringify({ file, prompt: plan.prompt.name, endpoint: transport.endpoint.name, policy: { scenario: policy.scenario, scenarioSource: policy.scenarioSource }, target, requestsPerLevel: requests, points, ...(capacity ? { capacity: { maxConcurrency: capacity.maxConcurrency, atLimit: capacity.atLimit, resolved: capacity.resolved } } : {}), cancelled: signal.aborted, simulated }, null, 2)}\n`);
-  else io.stdout(loadText(points, capacity));
+  const conclusions = {
+    ...(capacity ? { maxConcurrencyMeetingSlo: capacity.maxConcurrency, atLimit: capacity.atLimit, resolved: capacity.resolved } : {}),
+    knee: throughputKnee(points),
+    saturation: saturation(points),
+  };
+  if (json) io.stdout(`${JSON.stringify({ file, prompt: plan.prompt.name, endpoint: transport.endpoint.name, policy: { scenario: policy.scenario, scenarioSource: policy.scenarioSource }, target, requestsPerLevel: requests, points, capacity: conclusions, cancelled: signal.aborted, simulated }, null, 2)}\n`);
+  else io.stdout(loadText(points, capacity, conclusions));
   if (signal.aborted) return 130;
-  return points.some((p) => p.failed === p.requests && p.requests > 0) ? 1 : 0;
+  return points.some((p) => p.failed === p.sent && p.sent > 0) ? 1 : 0;
 }
 
 function loadLevels(args: ReturnType<typeof parseArgs>): LoadLevel[] {
@@ -106,14 +112,14 @@ function loadLevels(args: ReturnType<typeof parseArgs>): LoadLevel[] {
   ];
 }
 
-function loadText(points: readonly LoadPoint[], capacity: CapacityResult | undefined): string {
+function loadText(points: readonly LoadPoint[], capacity: CapacityResult | undefined, conclusions: { knee: ReturnType<typeof throughputKnee>; saturation: ReturnType<typeof saturation> }): string {
   const ms = (v: number | null) => (v === null ? 'n/a' : formatMs(v));
   const pct = (v: number | null) => (v === null ? 'n/a' : `${Math.round(v * 100)}%`);
   const lines = ['level             req/s   out tok/s  TTFT p50 / p90      E2E p90     attain (95% CI)        ISL/OSL   failed'];
   for (const p of points) {
     const a = p.attainment;
     const attain = `${pct(a.share)} (${a.ci95 ? `${pct(a.ci95[0])}–${pct(a.ci95[1])}` : 'n/a'})${a.resolved === null ? ' ?' : a.resolved === 'meets' ? ' ✓' : ' ✗'}`;
-    lines.push(`${p.label.padEnd(17)} ${(p.requestsPerSec?.toFixed(2) ?? 'n/a').padStart(6)}  ${(p.outputTokensPerSec?.toFixed(1) ?? 'n/a').padStart(9)}  ${`${ms(p.ttftMs.p50)} / ${ms(p.ttftMs.p90)}`.padEnd(18)} ${ms(p.e2eMs.p90).padEnd(11)} ${attain.padEnd(22)} ${`${p.inputTokens ?? '?'}/${p.outputTokens ?? '?'}`.padEnd(9)} ${p.failed}/${p.requests}${p.cache.warm > 0 ? ' · WARM (prefix cache hits)' : ''}`);
+    lines.push(`${p.label.padEnd(17)} ${(p.requestsPerSec?.toFixed(2) ?? 'n/a').padStart(6)}  ${(p.outputTokensPerSec?.toFixed(1) ?? 'n/a').padStart(9)}  ${`${ms(p.ttftMs.p50)} / ${ms(p.ttftMs.p90)}`.padEnd(18)} ${ms(p.e2eMs.p90).padEnd(11)} ${attain.padEnd(22)} ${`${p.inputTokens ?? '?'}/${p.outputTokens ?? '?'}`.padEnd(9)} ${p.failed}/${p.sent}${p.cache.warm > 0 ? ' · WARM (prefix cache hits)' : ''}`);
   }
   const first = points[0];
   if (first) lines.push(`Attainment: share of requests meeting ${first.attainment.limits.join(' and ')} (failed requests count as missing); ✓/✗ when the 95% interval is wholly above/below ${pct(first.attainment.target)}, ? when more requests are needed. Steady window: ${first.window.how}.`);
@@ -124,5 +130,11 @@ function loadText(points: readonly LoadPoint[], capacity: CapacityResult | undef
         : `Capacity: up to ${capacity.atLimit ? 'at least ' : ''}${capacity.maxConcurrency} concurrent requests within the SLOs${capacity.resolved ? '' : ' — not resolved: the intervals around it straddle the target; give more --requests'}.`,
     );
   }
+  const { knee } = conclusions;
+  lines.push(knee.concurrency === null ? `Knee: none (${knee.reason}).` : `Knee: at concurrency ${knee.concurrency} throughput stops growing in proportion (${knee.slopeBefore.toFixed(2)} → ${knee.slopeAfter.toFixed(2)} req/s per added request in flight).`);
+  const sat = conclusions.saturation;
+  lines.push(sat.level === null ? `Saturation: not seen (${sat.reason}).` : `Saturation: from ${sat.level} the server's waiting queue does not drain and TTFT rises.`);
+  const failures = points.filter((p) => p.failed > 0).map((p) => `${p.label}: ${Object.entries(p.errors).map(([kind, n]) => `${n} × ${kind}`).join(', ')}`);
+  if (failures.length > 0) lines.push(`Failed requests (not in the latency figures): ${failures.join('; ')}.`);
   return `${lines.join('\n')}\n`;
 }

@@ -33,7 +33,7 @@ describe('prompt-insight load', () => {
     expect(code).toBe(0);
     const json = JSON.parse(stdout);
     const [one, four] = json.points;
-    expect(one).toMatchObject({ label: 'concurrency 1', requests: 24, failed: 0, counted: 22, attainment: { met: 22, total: 22, resolved: 'meets' } });
+    expect(one).toMatchObject({ label: 'concurrency 1', sent: 24, failed: 0, counted: 22, attainment: { met: 22, total: 22, resolved: 'meets' } });
     expect(one.window.how).toBe('the first and last 1 requests (ramp and drain at 1 in flight) left out');
     expect(one.ttftMs.p90).toBeLessThan(150);
     // Four in flight on two slots: about half the requests wait a whole service time (~190 ms) first.
@@ -44,6 +44,42 @@ describe('prompt-insight load', () => {
     expect(four.requestsPerSec).toBeLessThan(2 * (1000 / 150));
     expect(four.requestsPerSec).toBeGreaterThan(one.requestsPerSec * 1.4);
     expect(one.outputTokens).toBeGreaterThanOrEqual(40);
+    // Every request is kept: attainment and goodput recompute from requests[] to the reported figures.
+    for (const point of [one, four]) {
+      const counted = point.requests.filter((r: { counted: boolean }) => r.counted);
+      expect(counted).toHaveLength(point.counted);
+      expect(counted.filter((r: { meetsSlo: boolean }) => r.meetsSlo).length).toBe(point.attainment.met);
+      expect(counted.every((r: { meetsSlo: boolean; ttftMs: number }) => r.meetsSlo === r.ttftMs <= 150)).toBe(true);
+      const seconds = (point.window.endMs - point.window.startMs) / 1000;
+      const goodInWindow = point.requests.filter((r: { ok: boolean; meetsSlo: boolean; startedAtMs: number; e2eMs: number }) => r.ok && r.meetsSlo && r.startedAtMs + r.e2eMs >= point.window.startMs - 0.1 && r.startedAtMs + r.e2eMs <= point.window.endMs + 0.1);
+      expect(point.goodput.requestsPerSec).toBeCloseTo(goodInWindow.length / seconds, 0);
+      expect(point.perSlo).toEqual([{ objective: 'ttftMs ≤ 150 ms', met: point.attainment.met, total: point.counted, share: point.attainment.share }]);
+    }
+    expect(four.goodput.requestsPerSec).toBeLessThan(four.requestsPerSec);
+    expect(json.capacity.knee).toEqual({ concurrency: null, reason: 'a knee needs at least 5 concurrency levels with throughput (2 measured)' });
+    expect(json.capacity.saturation.level).toBeNull(); // the simulator exports no /metrics: said, not guessed
+  });
+
+  it('the knee of throughput against concurrency sits at the slots', async () => {
+    const { stdout } = await cli(['load', 'ask.prompty', '--endpoint', sim.url, '--concurrency', '1,2,3,4,6', '--requests', '18', ...slo, '--json'], dir);
+    const knee = JSON.parse(stdout).capacity.knee;
+    expect(knee.concurrency).toBe(2);
+    expect(knee.slopeAfter).toBeLessThan(knee.slopeBefore / 2);
+  });
+
+  it('failed requests are counted by kind and kept out of the latency figures', async () => {
+    const faulty = await startSim({ fault: '500', faultRate: 0.3, seed: 5, ttftBaseMs: 20, decodeMsPerToken: 1, outputTokens: 20 });
+    try {
+      const { stdout } = await cli(['load', 'ask.prompty', '--endpoint', faulty.url, '--concurrency', '2', '--requests', '30', ...slo, '--json'], dir);
+      const point = JSON.parse(stdout).points[0];
+      expect(point.failed).toBeGreaterThan(0);
+      expect(point.errors).toEqual({ http_5xx: point.failed });
+      expect(point.ttftMs.n).toBe(point.requests.filter((r: { ok: boolean; counted: boolean }) => r.ok && r.counted).length);
+      // A failed request does not attain.
+      expect(point.attainment.met).toBeLessThanOrEqual(point.counted - point.requests.filter((r: { ok: boolean; counted: boolean }) => !r.ok && r.counted).length);
+    } finally {
+      await faulty.close();
+    }
   });
 
   it('--search max-concurrency finds the slots: doubling, then bisecting; text output explains attainment', async () => {
@@ -59,7 +95,7 @@ describe('prompt-insight load', () => {
   it('open-loop rates (seeded Poisson arrivals) and clear usage errors', async () => {
     const { code, stdout } = await cli(['load', 'ask.prompty', '--endpoint', sim.url, '--rate', '4', '--requests', '12', '--seed', '3', ...slo, '--json'], dir);
     expect(code).toBe(0);
-    expect(JSON.parse(stdout).points[0]).toMatchObject({ label: '4/s', requests: 12 });
+    expect(JSON.parse(stdout).points[0]).toMatchObject({ label: '4/s', sent: 12 });
     expect(await cli(['load', 'ask.prompty', '--endpoint', sim.url], dir)).toMatchObject({ code: 2, stderr: expect.stringContaining('give load levels') });
     expect(await cli(['load', 'ask.prompty', '--endpoint', sim.url, '--concurrency', '0'], dir)).toMatchObject({ code: 2, stderr: expect.stringContaining("--concurrency: '0' is not a positive whole number") });
     expect(await cli(['load', 'ask.prompty', '--endpoint', sim.url, '--concurrency', '1', '--scenario', 'batch'], dir)).toMatchObject({ code: 2, stderr: expect.stringContaining('sets no latency SLO') });

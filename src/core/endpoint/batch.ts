@@ -11,6 +11,8 @@ export interface BatchOptions {
   ratePerSec?: number;
   signal?: AbortSignal;
   random?: () => number;
+  /** Open loop: how late each request went out against its scheduled arrival (ms) — a client that cannot keep up shows here. */
+  onDispatchDelay?: (index: number, delayMs: number) => void;
 }
 
 export async function batchRunner<T>(runOne: (index: number, warmup: boolean) => Promise<T>, options: BatchOptions, onDone?: (result: T, index: number) => void): Promise<T[]> {
@@ -41,6 +43,7 @@ export async function batchRunner<T>(runOne: (index: number, warmup: boolean) =>
       while (inFlight.size >= concurrency) await Promise.race(inFlight);
       if (signal?.aborted) break;
       const index = next++;
+      options.onDispatchDelay?.(index, performance.now() - due);
       const run: Promise<void> = runOne(index, false).then(finish(index)).finally(() => inFlight.delete(run));
       inFlight.add(run);
     }

@@ -16,7 +16,8 @@ import { isNumber, summarize } from '../metrics/summary';
 import type { RunRecord } from '../metrics/runRecord';
 import type { Objective } from '../rollout/slo';
 import { executeRunJobs, type PromptRunPlan } from '../run/promptRun';
-import { attainment, type Attainment } from './attainment';
+import type { MetricsSample } from '../endpoint/serverMetrics';
+import { attainment, latencyObjectives, requestAttains, type Attainment } from './attainment';
 
 export type LoadLevel = { kind: 'concurrency'; concurrency: number } | { kind: 'rate'; ratePerSec: number; maxConcurrency: number };
 
@@ -30,7 +31,8 @@ export interface Percentiles {
 export interface LoadPoint {
   level: LoadLevel;
   label: string;
-  requests: number;
+  /** Requests sent, and how many failed. */
+  sent: number;
   failed: number;
   /** Requests inside the steady window, and how the window was chosen. */
   counted: number;
@@ -46,7 +48,37 @@ export interface LoadPoint {
   /** Requests the server served partly from its prefix cache; a point with any is flagged warm. */
   cache: { cold: number; warm: number; unknown: number; warm_share: number };
   attainment: Attainment;
+  /** Each latency SLO alone: which one the load breaks first. */
+  perSlo: { objective: string; met: number; total: number; share: number | null }[];
+  /** Requests/s and output tokens/s of the requests in the window that met every SLO (vLLM's and DistServe's goodput). */
+  goodput: { requestsPerSec: number | null; outputTokensPerSec: number | null };
+  /** Failed requests by error kind (429, 5xx, timeout…), never averaged into latency. */
+  errors: Record<string, number>;
+  /** Open loop: how late requests went out against their schedule; null for closed loop. */
+  dispatchDelayMs: Percentiles | null;
+  /** The server's own metrics over the window (max and mean), when it exports them. */
+  server: { samples: number; requestsRunning: Spread | null; requestsWaiting: Spread | null; kvCacheUsage: Spread | null; preemptions: number | null } | null;
+  /** Every request, so every figure can be recomputed. */
+  requests: LoadRequest[];
   cancelled: boolean;
+}
+
+export interface Spread {
+  max: number;
+  mean: number;
+}
+
+export interface LoadRequest {
+  startedAtMs: number;
+  ttftMs: number | null;
+  tpotMs: number | null;
+  e2eMs: number | null;
+  outputTokens: number | null;
+  ok: boolean;
+  error: string | null;
+  meetsSlo: boolean;
+  /** Inside the steady window (not ramp or drain). */
+  counted: boolean;
 }
 
 export interface LoadPointOptions {
@@ -69,8 +101,10 @@ export function levelLabel(level: LoadLevel): string {
 export async function runLoadPoint(level: LoadLevel, options: LoadPointOptions): Promise<LoadPoint> {
   const jobs = Array.from({ length: options.requests }, (_, i) => ({ plan: options.plans[i % options.plans.length]!, testCase: i % options.plans.length }));
   const concurrency = level.kind === 'concurrency' ? level.concurrency : Math.min(level.maxConcurrency, 100_000);
+  const dispatchDelays: number[] = [];
   const executed = await executeRunJobs(options.transport, jobs, {
     concurrency, warmup: 0, timeoutMs: options.timeoutMs, cache: options.cache,
+    ...(level.kind === 'rate' ? { onDispatchDelay: (_i: number, delay: number) => dispatchDelays.push(delay) } : {}),
     ...(level.kind === 'rate' ? { ratePerSec: level.ratePerSec } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.random ? { random: options.random } : {}),
@@ -91,10 +125,15 @@ export async function runLoadPoint(level: LoadLevel, options: LoadPointOptions):
   const ok = records.filter((r) => r.ok);
   const cache = { cold: 0, warm: 0, unknown: 0 };
   for (const r of records) cache[r.cache === 'warm' ? 'warm' : r.cache === 'cold' ? 'cold' : 'unknown']++;
+  const limits = latencyObjectives(options.objectives);
+  const good = completedInWindow.filter((r) => requestAttains(r.record, limits));
+  const errors: Record<string, number> = Object.create(null) as Record<string, number>;
+  for (const r of runs) if (!r.record.ok) errors[r.record.error?.kind ?? 'error'] = (errors[r.record.error?.kind ?? 'error'] ?? 0) + 1;
+  const countedSet = new Set(counted);
   return {
     level,
     label: levelLabel(level),
-    requests: runs.length,
+    sent: runs.length,
     failed: runs.filter((r) => !r.record.ok).length,
     counted: counted.length,
     window: {
@@ -111,7 +150,47 @@ export async function runLoadPoint(level: LoadLevel, options: LoadPointOptions):
     outputTokens: summarize(ok.map((r) => r.outputTokens).filter(isNumber)).p50,
     cache: { ...cache, warm_share: records.length > 0 ? cache.warm / records.length : 0 },
     attainment: attainment(records, options.objectives, options.target),
+    perSlo: limits.map((o) => {
+      const met = records.filter((r) => requestAttains(r, [o])).length;
+      return { objective: `${o.metric} ≤ ${o.maxMs} ms`, met, total: records.length, share: records.length > 0 ? met / records.length : null };
+    }),
+    goodput: {
+      requestsPerSec: seconds > 0 ? good.length / seconds : null,
+      outputTokensPerSec: seconds > 0 ? good.reduce((s, r) => s + (r.record.outputTokens ?? 0), 0) / seconds : null,
+    },
+    errors,
+    dispatchDelayMs: level.kind === 'rate' ? percentiles(dispatchDelays) : null,
+    server: serverView(executed.serverMetrics?.samples ?? [], windowStart, windowEnd),
+    requests: runs.map((r) => ({
+      startedAtMs: Math.round(r.start * 10) / 10,
+      ttftMs: r.record.ttftMs,
+      tpotMs: r.record.tpotMs,
+      e2eMs: r.record.e2eMs,
+      outputTokens: r.record.outputTokens,
+      ok: r.record.ok,
+      error: r.record.error?.kind ?? null,
+      meetsSlo: requestAttains(r.record, limits),
+      counted: countedSet.has(r),
+    })),
     cancelled: options.signal?.aborted === true,
+  };
+}
+
+/** The server's running and waiting requests, KV-cache use and preemptions over the window. */
+function serverView(samples: readonly MetricsSample[], start: number, end: number): LoadPoint['server'] {
+  const inWindow = samples.filter((s) => s.t >= start && s.t <= end);
+  if (inWindow.length === 0) return null;
+  const spread = (pick: (s: MetricsSample) => number | undefined): Spread | null => {
+    const values = inWindow.map(pick).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
+    return values.length > 0 ? { max: Math.max(...values), mean: values.reduce((a, b) => a + b, 0) / values.length } : null;
+  };
+  const preempt = inWindow.map((s) => s.preemptions).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
+  return {
+    samples: inWindow.length,
+    requestsRunning: spread((s) => s.requestsRunning),
+    requestsWaiting: spread((s) => s.requestsWaiting),
+    kvCacheUsage: spread((s) => s.kvCacheUsage),
+    preemptions: preempt.length > 1 ? preempt[preempt.length - 1]! - preempt[0]! : null,
   };
 }
 
