@@ -11,6 +11,7 @@ import { decodePromptBytes } from '../core/formats/decode';
 import { searchMaxConcurrency, type CapacityResult } from '../core/load/capacitySearch';
 import { saturation, throughputKnee } from '../core/load/knee';
 import { runLoadPoint, type LoadLevel, type LoadPoint } from '../core/load/loadPoint';
+import { sweep } from '../core/load/sweep';
 import { formatMs } from '../core/metrics/format';
 import { resolvePolicy, policyText, type RolloutPolicy } from '../core/rollout/scenario';
 import { SloError } from '../core/rollout/slo';
@@ -23,7 +24,7 @@ import { LOAD_USAGE } from './usage';
 
 export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, {
-    valued: ['prompt', ...ENDPOINT_FLAGS, 'model', 'concurrency', 'rate', 'max-concurrency', 'search', 'limit', 'requests', 'attainment', 'timeout-ms', 'cache', 'scenario', 'seed'],
+    valued: ['prompt', ...ENDPOINT_FLAGS, 'model', 'concurrency', 'rate', 'max-concurrency', 'search', 'sweep', 'limit', 'requests', 'attainment', 'timeout-ms', 'cache', 'scenario', 'seed'],
     boolean: ['json', ...COST_PARAM_BOOLEAN],
     repeatable: ['slo', ...COST_PARAM_REPEATABLE],
   });
@@ -33,8 +34,9 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
   const levels = loadLevels(args);
   const search = stringFlag(args, 'search');
   if (search !== undefined && search !== 'max-concurrency') throw new UsageError('--search takes max-concurrency');
-  if (search && levels.length > 0) throw new UsageError('--search picks its own levels: leave out --concurrency and --rate');
-  if (!search && levels.length === 0) throw new UsageError(`give load levels (--concurrency 1,2,4 or --rate 0.5,1) or --search max-concurrency\nusage: ${LOAD_USAGE}`);
+  const sweepLevels = numberFlag(args, 'sweep', { min: 3, max: 50, integer: true });
+  if ([search !== undefined, sweepLevels !== undefined, levels.length > 0].filter(Boolean).length > 1) throw new UsageError('give one of: load levels (--concurrency, --rate), --sweep N, or --search max-concurrency');
+  if (!search && sweepLevels === undefined && levels.length === 0) throw new UsageError(`give load levels (--concurrency 1,2,4 or --rate 0.5,1), --sweep N or --search max-concurrency\nusage: ${LOAD_USAGE}`);
   const requests = numberFlag(args, 'requests', { min: 1, max: 100_000, integer: true }, 40);
   const target = numberFlag(args, 'attainment', { min: 0.01, max: 1 }, 0.95);
   const limit = numberFlag(args, 'limit', { min: 1, max: 4096, integer: true }, 64);
@@ -74,7 +76,12 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
   if (!json) io.stderr(`Load on ${transport.endpoint.name}: ${plan.prompt.name} · ${policyText(policy)} · attainment target ${Math.round(target * 100)}%\n`);
   let points: LoadPoint[] = [];
   let capacity: CapacityResult | undefined;
-  if (search) {
+  let stoppedEarly: string | undefined;
+  if (sweepLevels !== undefined) {
+    const swept = await sweep(sweepLevels, limit, requests, measure, signal);
+    points = swept.points;
+    stoppedEarly = swept.stoppedEarly;
+  } else if (search) {
     capacity = await searchMaxConcurrency((c) => measure({ kind: 'concurrency', concurrency: c }), { limit, signal });
     points = capacity.points;
   } else {
@@ -88,6 +95,7 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
     ...(capacity ? { maxConcurrencyMeetingSlo: capacity.maxConcurrency, atLimit: capacity.atLimit, resolved: capacity.resolved } : {}),
     knee: throughputKnee(points),
     saturation: saturation(points),
+    ...(stoppedEarly ? { stoppedEarly } : {}),
   };
   if (json) io.stdout(`${JSON.stringify({ file, prompt: plan.prompt.name, endpoint: transport.endpoint.name, policy: { scenario: policy.scenario, scenarioSource: policy.scenarioSource }, target, requestsPerLevel: requests, points, capacity: conclusions, cancelled: signal.aborted, simulated }, null, 2)}\n`);
   else io.stdout(loadText(points, capacity, conclusions));
@@ -112,7 +120,7 @@ function loadLevels(args: ReturnType<typeof parseArgs>): LoadLevel[] {
   ];
 }
 
-function loadText(points: readonly LoadPoint[], capacity: CapacityResult | undefined, conclusions: { knee: ReturnType<typeof throughputKnee>; saturation: ReturnType<typeof saturation> }): string {
+function loadText(points: readonly LoadPoint[], capacity: CapacityResult | undefined, conclusions: { knee: ReturnType<typeof throughputKnee>; saturation: ReturnType<typeof saturation>; stoppedEarly?: string }): string {
   const ms = (v: number | null) => (v === null ? 'n/a' : formatMs(v));
   const pct = (v: number | null) => (v === null ? 'n/a' : `${Math.round(v * 100)}%`);
   const lines = ['level             req/s   out tok/s  TTFT p50 / p90      E2E p90     attain (95% CI)        ISL/OSL   failed'];
@@ -130,6 +138,7 @@ function loadText(points: readonly LoadPoint[], capacity: CapacityResult | undef
         : `Capacity: up to ${capacity.atLimit ? 'at least ' : ''}${capacity.maxConcurrency} concurrent requests within the SLOs${capacity.resolved ? '' : ' — not resolved: the intervals around it straddle the target; give more --requests'}.`,
     );
   }
+  if (conclusions.stoppedEarly) lines.push(`Sweep stopped early: ${conclusions.stoppedEarly}.`);
   const { knee } = conclusions;
   lines.push(knee.concurrency === null ? `Knee: none (${knee.reason}).` : `Knee: at concurrency ${knee.concurrency} throughput stops growing in proportion (${knee.slopeBefore.toFixed(2)} → ${knee.slopeAfter.toFixed(2)} req/s per added request in flight).`);
   const sat = conclusions.saturation;

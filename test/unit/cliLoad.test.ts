@@ -67,6 +67,19 @@ describe('prompt-insight load', () => {
     expect(knee.slopeAfter).toBeLessThan(knee.slopeBefore / 2);
   });
 
+  it('--sweep: a synchronous point, a saturating point, then rates evenly between their throughputs', async () => {
+    const { code, stdout } = await cli(['load', 'ask.prompty', '--endpoint', sim.url, '--sweep', '4', '--limit', '8', '--requests', '16', '--seed', '1', ...slo, '--json'], dir);
+    expect(code).toBe(0);
+    const points = JSON.parse(stdout).points;
+    expect(points.map((p: { label: string }) => p.label.replace(/[\d.]+\/s.*/, 'R/s'))).toEqual(['concurrency 1', 'concurrency 8', 'R/s', 'R/s']);
+    const [sync, saturating, r1, r2] = points;
+    const step = (saturating.requestsPerSec - sync.requestsPerSec) / 3;
+    expect(r1.level.ratePerSec).toBeCloseTo(sync.requestsPerSec + step, 2);
+    expect(r2.level.ratePerSec).toBeCloseTo(sync.requestsPerSec + 2 * step, 2);
+    expect(r1.dispatchDelayMs.n).toBe(16);
+    expect(r1.dispatchDelayMs.p50).toBeLessThan(20); // the client keeps its schedule
+  });
+
   it('failed requests are counted by kind and kept out of the latency figures', async () => {
     const faulty = await startSim({ fault: '500', faultRate: 0.3, seed: 5, ttftBaseMs: 20, decodeMsPerToken: 1, outputTokens: 20 });
     try {

@@ -1,0 +1,43 @@
+/**
+ * `prompt-insight load` against llama-server with 2 parallel slots: above 2 requests in flight the
+ * queue appears in the server's own deferred-requests gauge and in TTFT, throughput stops growing,
+ * and the reported attainment recomputes from the requests kept in the JSON.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLlamaServer, type LlamaServer } from './llamaServer';
+
+const run = promisify(execFile);
+let llama: LlamaServer;
+let dir: string;
+
+beforeAll(async () => {
+  llama = await startLlamaServer(['-np', '2']);
+  dir = mkdtempSync(join(tmpdir(), 'pi-load-engine-'));
+  writeFileSync(join(dir, 'ask.prompty'), '---\nname: ask\nmodel:\n  id: model.gguf\n  options:\n    max_tokens: 16\n---\nsystem:\nYou answer in one short sentence.\n\nuser:\nName a colour.\n');
+}, 120_000);
+afterAll(async () => llama?.stop());
+
+describe('load against llama-server with 2 slots', () => {
+  it('the queue shows above 2 in flight — in the server’s deferred requests and in TTFT — and the figures recompute from requests[]', async () => {
+    const { stdout } = await run(process.execPath, [resolve('dist/cli.js'), 'load', 'ask.prompty', '--endpoint', `${llama.url}/v1`, '--concurrency', '1,2,4', '--requests', '12', '--slo', 'ttftMs.p90<=60000', '--json'], { cwd: dir, timeout: 300_000 });
+    const json = JSON.parse(stdout);
+    const [one, two, four] = json.points;
+    for (const point of json.points) {
+      expect(point.failed).toBe(0);
+      const counted = point.requests.filter((r: { counted: boolean }) => r.counted);
+      expect(counted.filter((r: { meetsSlo: boolean }) => r.meetsSlo).length).toBe(point.attainment.met);
+      expect(point.inputTokens).toBeGreaterThan(10);
+    }
+    // The server's own view on the same clock: requests wait only when more are in flight than slots.
+    expect(four.server?.requestsWaiting?.max ?? 0).toBeGreaterThanOrEqual(1);
+    expect(one.server?.requestsWaiting?.max ?? 0).toBe(0);
+    // Waiting shows in TTFT; two slots serve two at once, so two in flight is faster per request than four.
+    expect(four.ttftMs.p50).toBeGreaterThan(two.ttftMs.p50);
+    expect(two.requestsPerSec).toBeGreaterThan(one.requestsPerSec);
+  }, 320_000);
+});
