@@ -12,6 +12,9 @@ import { searchMaxConcurrency, type CapacityResult } from '../core/load/capacity
 import { saturation, throughputKnee } from '../core/load/knee';
 import { runLoadPoint, type LoadLevel, type LoadPoint } from '../core/load/loadPoint';
 import { sweep } from '../core/load/sweep';
+import { LoadInputsError, readInputsFile } from '../core/load/loadInputs';
+import { loadTestSuite } from '../core/adherence/testCases';
+import { detectFormat } from '../core/formats/detect';
 import { formatMs } from '../core/metrics/format';
 import { resolvePolicy, policyText, type RolloutPolicy } from '../core/rollout/scenario';
 import { SloError } from '../core/rollout/slo';
@@ -24,7 +27,7 @@ import { LOAD_USAGE } from './usage';
 
 export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, {
-    valued: ['prompt', ...ENDPOINT_FLAGS, 'model', 'concurrency', 'rate', 'max-concurrency', 'search', 'sweep', 'limit', 'requests', 'attainment', 'timeout-ms', 'cache', 'scenario', 'seed'],
+    valued: ['prompt', ...ENDPOINT_FLAGS, 'model', 'inputs', 'concurrency', 'rate', 'max-concurrency', 'search', 'sweep', 'limit', 'requests', 'attainment', 'timeout-ms', 'cache', 'scenario', 'seed'],
     boolean: ['json', ...COST_PARAM_BOOLEAN],
     repeatable: ['slo', ...COST_PARAM_REPEATABLE],
   });
@@ -46,17 +49,31 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
   const json = args.flags.get('json') === true;
 
   let plan: PromptRunPlan;
+  let plans: PromptRunPlan[];
+  let inputsText = 'the sample inputs';
   try {
     const decoded = decodePromptBytes(await readPromptFile(file));
     if (!decoded.ok) throw new PlanError(`${file}: ${decoded.reason}`);
     const promptName = stringFlag(args, 'prompt');
     const model = stringFlag(args, 'model');
-    plan = await planPromptRun(file, decoded.text, { ...(promptName !== undefined ? { promptName } : {}), ...(model ? { modelOverride: model } : {}), references: { filePath: resolve(file) } });
+    const planWith = (vars?: Record<string, unknown>) => planPromptRun(file, decoded.text, { ...(promptName !== undefined ? { promptName } : {}), ...(model ? { modelOverride: model } : {}), references: { filePath: resolve(file) }, ...(vars ? { vars } : {}) });
+    plan = await planWith();
+    const inputs = stringFlag(args, 'inputs');
+    if (inputs === 'tests') {
+      const suite = loadTestSuite(resolve(file), decoded.text, detectFormat(file, decoded.text), plan.prompt);
+      if (suite.cases.length === 0) throw new PlanError(`--inputs tests: ${suite.problems[0] ?? 'no test cases'}`);
+      plans = await Promise.all(suite.cases.map((c) => planWith(c.vars)));
+      inputsText = `the ${suite.cases.length} test cases' inputs, cycled`;
+    } else if (inputs !== undefined) {
+      const rows = await readInputsFile(inputs);
+      plans = await Promise.all(rows.map((vars) => planWith(vars)));
+      inputsText = `${rows.length} inputs from ${inputs}, cycled`;
+    } else plans = [plan];
   } catch (error) {
-    io.stderr(`prompt-insight load: ${error instanceof PlanError ? error.message : `${file}: ${describeReadError(error)}`}\n`);
+    io.stderr(`prompt-insight load: ${error instanceof PlanError || error instanceof LoadInputsError ? error.message : `${file}: ${describeReadError(error)}`}\n`);
     return 1;
   }
-  refuseUnallowedCostParams(args, plan.request.params, `Prompt '${plan.prompt.name}' in ${file}`);
+  for (const p of plans) refuseUnallowedCostParams(args, p.request.params, `Prompt '${p.prompt.name}' in ${file}`);
   let policy: RolloutPolicy;
   try {
     const scenario = stringFlag(args, 'scenario');
@@ -71,9 +88,9 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
   const seed = numberFlag(args, 'seed', { min: 0, integer: true });
   const measure = (level: LoadLevel): Promise<LoadPoint> => {
     if (!json) io.stderr(`  ${level.kind === 'concurrency' ? `concurrency ${level.concurrency}` : `${level.ratePerSec}/s`}: ${requests} requests…\n`);
-    return runLoadPoint(level, { transport, plans: [plan], requests, timeoutMs, cache: cache as CacheMode, objectives: policy.objectives, target, signal, ...(seed !== undefined ? { random: seededRandom(seed) } : {}) });
+    return runLoadPoint(level, { transport, plans, requests, timeoutMs, cache: cache as CacheMode, objectives: policy.objectives, target, signal, ...(seed !== undefined ? { random: seededRandom(seed) } : {}) });
   };
-  if (!json) io.stderr(`Load on ${transport.endpoint.name}: ${plan.prompt.name} · ${policyText(policy)} · attainment target ${Math.round(target * 100)}%\n`);
+  if (!json) io.stderr(`Load on ${transport.endpoint.name}: ${plan.prompt.name} · ${policyText(policy)} · attainment target ${Math.round(target * 100)}% · sending ${inputsText}\n`);
   let points: LoadPoint[] = [];
   let capacity: CapacityResult | undefined;
   let stoppedEarly: string | undefined;
@@ -97,7 +114,7 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
     saturation: saturation(points),
     ...(stoppedEarly ? { stoppedEarly } : {}),
   };
-  if (json) io.stdout(`${JSON.stringify({ file, prompt: plan.prompt.name, endpoint: transport.endpoint.name, policy: { scenario: policy.scenario, scenarioSource: policy.scenarioSource }, target, requestsPerLevel: requests, points, capacity: conclusions, cancelled: signal.aborted, simulated }, null, 2)}\n`);
+  if (json) io.stdout(`${JSON.stringify({ file, prompt: plan.prompt.name, endpoint: transport.endpoint.name, policy: { scenario: policy.scenario, scenarioSource: policy.scenarioSource }, target, requestsPerLevel: requests, inputs: inputsText, points, capacity: conclusions, cancelled: signal.aborted, simulated }, null, 2)}\n`);
   else io.stdout(loadText(points, capacity, conclusions));
   if (signal.aborted) return 130;
   return points.some((p) => p.failed === p.sent && p.sent > 0) ? 1 : 0;

@@ -80,6 +80,17 @@ describe('prompt-insight load', () => {
     expect(r1.dispatchDelayMs.p50).toBeLessThan(20); // the client keeps its schedule
   });
 
+  it('--inputs: a JSON Lines file of variable values cycles through the requests; bad lines are clear errors', async () => {
+    writeFileSync(join(dir, 'city.prompty'), '---\nname: city\nmodel:\n  api: chat\n  configuration: { type: openai, name: gpt-4o-mini }\nsample:\n  city: Lyon\n---\nuser:\nDescribe {{city}} in one line. {{city}} {{city}} {{city}}\n');
+    writeFileSync(join(dir, 'cities.jsonl'), '{"city": "Paris"}\n{"city": "Kuala Lumpur, the capital city of Malaysia, a long name"}\n');
+    const { code, stdout } = await cli(['load', 'city.prompty', '--endpoint', sim.url, '--concurrency', '1', '--requests', '6', '--inputs', 'cities.jsonl', ...slo, '--json'], dir);
+    expect(code).toBe(0);
+    const json = JSON.parse(stdout);
+    expect(json.inputs).toBe('2 inputs from cities.jsonl, cycled');
+    writeFileSync(join(dir, 'bad.jsonl'), '{"city": "Paris"}\n[1, 2]\n');
+    expect(await cli(['load', 'city.prompty', '--endpoint', sim.url, '--concurrency', '1', '--inputs', 'bad.jsonl', ...slo], dir)).toMatchObject({ code: 1, stderr: expect.stringContaining('bad.jsonl:2: expected an object of variable values') });
+  });
+
   it('failed requests are counted by kind and kept out of the latency figures', async () => {
     const faulty = await startSim({ fault: '500', faultRate: 0.3, seed: 5, ttftBaseMs: 20, decodeMsPerToken: 1, outputTokens: 20 });
     try {
