@@ -75,3 +75,21 @@ export async function runCommandByPalette(page: Page, title: string, label: stri
   });
   await row.click();
 }
+
+/**
+ * The text of the editor showing `marker` (a line near its top), paged through from its first line to
+ * its last: the editor renders only the lines in view, so a long document is read a page at a time.
+ */
+export async function readWholeEditor(page: Page, marker: string, pages = 40): Promise<string> {
+  await page.locator('.editor-group-container .view-lines', { hasText: marker }).first().click();
+  const active = page.locator('.editor-group-container.active .view-lines').first();
+  const read = async () => ((await active.textContent().catch(() => '')) ?? '').replace(/\u00a0/g, ' ');
+  await page.keyboard.press('Control+Home');
+  let seen = '';
+  for (let i = 0; i < pages; i++) {
+    seen += await read();
+    await page.keyboard.press('PageDown');
+    await page.waitForTimeout(60);
+  }
+  return seen + (await read());
+}

@@ -131,7 +131,7 @@ const tests: [string, () => Promise<void>][] = [
       await settings.update('run.endpoint', 'Editor models', vscode.ConfigurationTarget.Global);
       const uri = workspaceFile('homes.prompty');
       await vscode.commands.executeCommand('promptInsight.runPrompt', { uri: uri.toString(), promptName: 'homes-assistant', promptIndex: 0 });
-      const output = await until('a run document with the error', () => vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'prompt-insight-run' && /## Errors/.test(d.getText())), 10_000);
+      const output = await until('a run document with the error', () => vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'prompt-insight-run' && /Request failed \(/.test(d.getText())), 10_000);
       assert.match(output.getText(), /No VS Code language model 'no-such-model' is available/);
     } finally {
       await settings.update('endpoints', undefined, vscode.ConfigurationTarget.Global);

@@ -22,7 +22,8 @@ export class RunDocuments implements vscode.TextDocumentContentProvider, vscode.
 
   /** A new document named `title` (the editor tab's text); a second one with the same title gets a number. */
   create(title: string, initial: string): vscode.Uri {
-    const safe = title.replace(/[\\/:*?"<>|]/g, '_');
+    // Only path separators are replaced: a virtual document's name may hold ':' (its run time), and the tab shows it as written.
+    const safe = title.replace(/[\\/]/g, '_');
     let uri = vscode.Uri.from({ scheme: RUN_SCHEME, path: `/${safe}.md` });
     for (let n = 2; this.contents.has(uri.toString()); n++) uri = vscode.Uri.from({ scheme: RUN_SCHEME, path: `/${safe} (${n}).md` });
     this.contents.set(uri.toString(), initial);
