@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { delta, DONE, scriptedServer, type ScriptedServer } from '../fixtures/scriptedServer';
-import { launchChromium, openFileByQuickOpen, openWorkbench, runCommandByPalette } from './browser';
+import { launchChromium, openFileByQuickOpen, openWorkbench, readWholeEditor, runCommandByPalette } from './browser';
 import { startCodeServer, type RunningCodeServer } from './codeServer';
 
 const ARTIFACTS = 'test-artifacts/e2e';
@@ -63,10 +63,10 @@ describe('API keys in the editor', () => {
     for (const n of [1, 2]) {
       await run.waitFor({ timeout: 60_000 });
       await run.click();
-      await page.locator('.tab', { hasText: /echo — 1 run at/ }).nth(n - 1).waitFor({ timeout: 30_000 });
-      const doc = page.locator('.editor-group-container .view-lines', { hasText: 'Metrics' });
-      await expect.poll(async () => ((await doc.first().textContent().catch(() => '')) ?? '').replace(/\u00a0/g, ' '), { timeout: 30_000 }).toMatch(n === 1 ? /HTTP 401.*\[REDACTED\]/s : /Echo: Bearer \[REDACTED\] done/s);
-      const shown = ((await doc.first().textContent()) ?? '').replace(/\u00a0/g, ' ');
+      // Each run opens its own document (in the preview tab, so one such tab at a time); its text tells which.
+      await page.locator('.tab', { hasText: /echo — 1 run at/ }).first().waitFor({ timeout: 30_000 });
+      let shown = '';
+      await expect.poll(async () => (shown = await readWholeEditor(page, 'echo →')), { timeout: 30_000, interval: 1000 }).toMatch(n === 1 ? /HTTP 401.*\[REDACTED\]/s : /Echo: Bearer \[REDACTED\] done/s);
       expect(shown).not.toContain(KEY.slice(0, 12));
       await openFileByQuickOpen(page, 'echo.prompty', `${ARTIFACTS}/open-echo-failed.png`);
     }
