@@ -86,6 +86,8 @@ const builds = [
   // Dotprompt (Handlebars compiles templates to JavaScript), started only for Dotprompt files.
   // handlebars loads source-map only for precompiled source maps, and falls back without it.
   { ...node, entryPoints: { renderHandlebars: 'src/core/render/handlebarsEngineProcess.ts' }, outdir: 'dist', external: ['source-map'], banner: { js: '"use strict";' } },
+  // The OpenTelemetry SDK (core/telemetry/otelExport.ts), loaded by the CLI and the extension only when telemetry is on (loadTelemetry.ts).
+  { ...node, entryPoints: { telemetry: 'src/core/telemetry/otelExport.ts' }, outdir: 'dist' },
   { ...node, entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' }, plugins: [...node.plugins, lazyBuiltins(['crypto'])] },
   { ...shared, entryPoints: { webview: 'webview/main.ts' }, outdir: 'dist', platform: 'browser', format: 'iife', target: 'chrome120' },
 ];

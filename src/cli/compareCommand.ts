@@ -13,6 +13,7 @@ import { unscoredSummary } from '../core/compare/compareAssess';
 import { GitError } from '../core/history/git';
 import { ResultsStore } from '../core/store/resultsStore';
 import { numberFlag, parseArgs, stringFlag, UsageError } from './args';
+import { exportToOtlp, otlpTargetFlag, storedRunsSince } from './otlpExportFlag';
 import { COST_PARAM_BOOLEAN, COST_PARAM_REPEATABLE, endpointTransport, ENDPOINT_FLAGS, refuseUnallowedCostParams } from './endpointArgs';
 import { revisionRequestParams } from '../core/compare/revisionDeclarations';
 import type { CliIO } from './io';
@@ -23,7 +24,7 @@ import { COMPARE_USAGE } from './usage';
 /** `prompt-insight compare`: base vs head on the file's test cases; exit 1 on a significant worsening with --fail-on-regression. */
 export async function compareCommand(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, {
-    valued: ['base', 'head', 'prompt', 'runs', ...ENDPOINT_FLAGS, 'model', ...ENDPOINT_FLAGS.map((f) => `judge-${f}`), 'judge-model', 'concurrency', 'timeout-ms', 'store', 'report', 'cache', 'scenario', 'policy', 'max-age-hours'],
+    valued: ['base', 'head', 'prompt', 'runs', ...ENDPOINT_FLAGS, 'model', ...ENDPOINT_FLAGS.map((f) => `judge-${f}`), 'judge-model', 'concurrency', 'timeout-ms', 'store', 'report', 'cache', 'scenario', 'policy', 'max-age-hours', 'otlp-endpoint'],
     boolean: ['json', 'fresh', 'reuse-stored', 'no-store', 'fail-on-regression', ...COST_PARAM_BOOLEAN],
     repeatable: ['slo', ...COST_PARAM_REPEATABLE],
   });
@@ -43,6 +44,8 @@ export async function compareCommand(argv: string[], io: CliIO): Promise<number>
   if (!(CACHE_MODES as readonly string[]).includes(cache)) throw new UsageError(`--cache must be one of ${CACHE_MODES.join(', ')}`);
   if (args.flags.has('store') && args.flags.has('no-store')) throw new UsageError('--store and --no-store exclude each other');
   const store = args.flags.has('no-store') ? undefined : new ResultsStore(stringFlag(args, 'store') ?? DEFAULT_STORE_PATH);
+  const otlpTarget = otlpTargetFlag(args);
+  if (otlpTarget && !store) throw new UsageError('--otlp-endpoint sends the runs compare stores: it needs the results store (drop --no-store)');
   const json = args.flags.get('json') === true;
   const scenario = stringFlag(args, 'scenario');
   const slo = args.lists.get('slo') ?? [];
@@ -91,6 +94,7 @@ export async function compareCommand(argv: string[], io: CliIO): Promise<number>
   }
   if (!json) io.stderr(`Comparing ${sources[0]!.label} → ${sources[1]!.label}: ${suite.cases.length} test case(s) × ${runsPerCase} runs each on ${transport.endpoint.name}\n`);
   let result: ComparisonResult;
+  const comparisonStartMs = Date.now();
   try {
     result = await compareRevisions({
     file, ...(promptName ? { promptName } : {}), revisions: sources, gate, runsPerCase, transport, ...(model ? { modelOverride: model } : {}),
@@ -111,6 +115,7 @@ export async function compareCommand(argv: string[], io: CliIO): Promise<number>
     await writeFile(report, renderReportHtml(result, reportAssets()));
     if (!json) io.stderr(`Report written to ${report}\n`);
   }
+  if (otlpTarget && store) await exportToOtlp('compare', otlpTarget, storedRunsSince(store, file, comparisonStartMs), io);
   if (result.cancelled) return 130;
   if (!args.flags.get('fail-on-regression')) return 0;
   // The gate fails closed: hold, or no evidence either way (insufficient), stops the pipeline. A

@@ -6,10 +6,13 @@ import { ResultsStore, storeNotice } from '../core/store/resultsStore';
 import { parseArgs, stringFlag, UsageError } from './args';
 import type { CliIO } from './io';
 import { DEFAULT_STORE_PATH } from './runCommand';
-import { EXPORT_USAGE } from './usage';
+import { captureContentFromEnv } from '../core/telemetry/otlpSettings';
+import { loadTelemetry } from '../core/telemetry/loadTelemetry';
+import { EXPORT_USAGE, VERSION } from './usage';
 
 /**
- * `prompt-insight export`: the results store as JSON or CSV. With no store, or none of its runs
+ * `prompt-insight export`: the results store as JSON, CSV or OTLP JSON Lines (one OpenTelemetry `TracesData`
+ * per line, a GenAI client span per run: docs/telemetry.md). With no store, or none of its runs
  * readable, the output is still valid (`[]`, or the CSV header) and exit 0, with a note on stderr
  * saying why it is empty.
  */
@@ -17,7 +20,7 @@ export async function exportCommand(argv: string[], io: CliIO): Promise<number> 
   const args = parseArgs(argv, { valued: ['store', 'format', 'out'], boolean: [] });
   if (args.positionals.length > 0) throw new UsageError(`unexpected argument '${args.positionals[0]}'\nusage: ${EXPORT_USAGE}`);
   const format = stringFlag(args, 'format') ?? 'json';
-  if (format !== 'json' && format !== 'csv') throw new UsageError('--format must be json or csv');
+  if (format !== 'json' && format !== 'csv' && format !== 'otlp-json') throw new UsageError('--format must be json, csv or otlp-json');
   const store = new ResultsStore(stringFlag(args, 'store') ?? DEFAULT_STORE_PATH);
   let contents;
   try {
@@ -34,7 +37,16 @@ export async function exportCommand(argv: string[], io: CliIO): Promise<number> 
   } else if (records.length === 0 && !notice) {
     io.stderr(`prompt-insight export: ${store.path} holds no runs: nothing to export\n`);
   }
-  const text = format === 'csv' ? runsToCsv(records) : runsToJson(records);
+  let text: string;
+  if (format === 'otlp-json') {
+    // Prompt and answer text only with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true; the store keeps no prompt text.
+    const { otlpJsonLines } = await loadTelemetry();
+    const lines: string[] = [];
+    for (const line of otlpJsonLines(records.map((run) => ({ run })), { captureContent: captureContentFromEnv(), version: VERSION })) lines.push(line);
+    text = lines.length ? `${lines.join('\n')}\n` : '';
+  } else {
+    text = format === 'csv' ? runsToCsv(records) : runsToJson(records);
+  }
   const out = stringFlag(args, 'out');
   if (out) await writeFile(out, scrubSecrets(text));
   else io.stdout(text);

@@ -18,6 +18,7 @@ import { numberFlag, parseArgs, stringFlag, UsageError, type ParsedArgs } from '
 import { COST_PARAM_BOOLEAN, COST_PARAM_REPEATABLE, endpointTransport, ENDPOINT_FLAGS, refuseUnallowedCostParams } from './endpointArgs';
 import type { CliIO } from './io';
 import { runChecksText, summarizeRunChecks } from './runChecksText';
+import { exportToOtlp, otlpTargetFlag, RunClock, telemetryRunsOf } from './otlpExportFlag';
 import { RUN_USAGE } from './usage';
 
 export const DEFAULT_STORE_PATH = '.prompt-insight/runs.jsonl';
@@ -29,7 +30,7 @@ export const DEFAULT_STORE_PATH = '.prompt-insight/runs.jsonl';
  */
 export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, {
-    valued: ['prompt', ...ENDPOINT_FLAGS, ...ENDPOINT_FLAGS.map((f) => `judge-${f}`), 'judge-model', 'model', 'runs', 'concurrency', 'warmup', 'rate', 'timeout-ms', 'store', 'cache', 'server-metrics', 'prometheus', 'prometheus-selector'],
+    valued: ['prompt', ...ENDPOINT_FLAGS, ...ENDPOINT_FLAGS.map((f) => `judge-${f}`), 'judge-model', 'model', 'runs', 'concurrency', 'warmup', 'rate', 'timeout-ms', 'store', 'cache', 'server-metrics', 'prometheus', 'prometheus-selector', 'otlp-endpoint'],
     boolean: ['json', 'no-store', ...COST_PARAM_BOOLEAN],
     repeatable: [...COST_PARAM_REPEATABLE],
   });
@@ -37,6 +38,8 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const cache = stringFlag(args, 'cache') ?? 'cold';
   if (!(CACHE_MODES as readonly string[]).includes(cache)) throw new UsageError(`--cache must be one of ${CACHE_MODES.join(', ')}`);
   const metricsSource = metricsSourceOf(args);
+  const otlpTarget = otlpTargetFlag(args);
+  const runClock = new RunClock();
   const file = args.positionals[0]!;
   const transport = endpointTransport(args, '', RUN_USAGE)!;
   const judgeTransport = endpointTransport(args, 'judge-');
@@ -94,7 +97,8 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
     timeoutMs,
     signal,
     ...(store ? { store } : {}),
-    onRun: (_, finished) => {
+    onRun: (outcome, finished) => {
+      runClock.note(outcome);
       if (!json && process.stderr.isTTY) io.stderr(`\r  ${finished}/${runs} runs`);
     },
   });
@@ -124,6 +128,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
     });
   }
   if (store && !json) io.stderr(`Runs kept in ${store.path}\n`);
+  if (otlpTarget) await exportToOtlp('run', otlpTarget, telemetryRunsOf(transport, runClock, outcomes.map((outcome, i) => ({ outcome, plan, ...(checks[i] ? { check: checks[i] } : {}) }))), io);
   if (signal.aborted) return 130;
   return records.some((r) => !r.ok) ? 1 : 0;
 }

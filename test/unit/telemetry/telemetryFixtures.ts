@@ -6,7 +6,7 @@ import type { TelemetryRun } from '../../../src/core/telemetry/runSpans';
 
 export const MESSAGES = [{ role: 'system', content: 'You list homes.' }, { role: 'user', content: 'Homes in Lyon?' }];
 
-export function storedRun(overrides: Partial<StoredRun> & { run?: Partial<StoredRun['run']> } = {}): StoredRun {
+export function storedRun(overrides: Omit<Partial<StoredRun>, 'run'> & { run?: Partial<StoredRun['run']> } = {}): StoredRun {
   const { run, ...rest } = overrides;
   return {
     v: 1,
