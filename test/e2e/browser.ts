@@ -77,12 +77,14 @@ export async function runCommandByPalette(page: Page, title: string, label: stri
 }
 
 /**
- * The text of the editor showing `marker` (a line near its top), paged through from its first line to
- * its last: the editor renders only the lines in view, so a long document is read a page at a time.
+ * The whole text of the document whose tab matches `tab`, paged through from its first line to its
+ * last (the editor renders only the lines in view, in no fixed order); then the first editor group
+ * has the focus again, so that Quick Open keeps opening files there.
  */
-export async function readWholeEditor(page: Page, marker: string, pages = 40): Promise<string> {
-  await page.locator('.editor-group-container .view-lines', { hasText: marker }).first().click();
+export async function readWholeEditor(page: Page, tab: RegExp, pages = 40): Promise<string> {
+  await page.locator('.tab', { hasText: tab }).first().click();
   const active = page.locator('.editor-group-container.active .view-lines').first();
+  await active.click();
   const read = async () => ((await active.textContent().catch(() => '')) ?? '').replace(/\u00a0/g, ' ');
   await page.keyboard.press('Control+Home');
   let seen = '';
@@ -91,5 +93,7 @@ export async function readWholeEditor(page: Page, marker: string, pages = 40): P
     await page.keyboard.press('PageDown');
     await page.waitForTimeout(60);
   }
-  return seen + (await read());
+  seen += await read();
+  await page.keyboard.press('Control+1');
+  return seen;
 }

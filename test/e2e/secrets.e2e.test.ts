@@ -66,7 +66,7 @@ describe('API keys in the editor', () => {
       // Each run opens its own document (in the preview tab, so one such tab at a time); its text tells which.
       await page.locator('.tab', { hasText: /echo — 1 run at/ }).first().waitFor({ timeout: 30_000 });
       let shown = '';
-      await expect.poll(async () => (shown = await readWholeEditor(page, 'echo →')), { timeout: 30_000, interval: 1000 }).toMatch(n === 1 ? /HTTP 401.*\[REDACTED\]/s : /Echo: Bearer \[REDACTED\] done/s);
+      await expect.poll(async () => (shown = await readWholeEditor(page, /echo — 1 run at/)), { timeout: 30_000, interval: 1000 }).toMatch(n === 1 ? /HTTP 401.*\[REDACTED\]/s : /Echo: Bearer \[REDACTED\] done/s);
       expect(shown).not.toContain(KEY.slice(0, 12));
       await openFileByQuickOpen(page, 'echo.prompty', `${ARTIFACTS}/open-echo-failed.png`);
     }

@@ -42,7 +42,7 @@ describe('Run ×N in the editor against llama-server', () => {
     await page.locator('.tab', { hasText: /homes — 3 runs at \d\d:\d\d:\d\d/ }).waitFor({ timeout: 60_000 });
     // The runs finish, then the figures are added at the end: read the whole document until they are there.
     let seen = '';
-    await expect.poll(async () => (seen = await readWholeEditor(page, 'homes →')), { timeout: 150_000, interval: 3000 }).toMatch(/Prompt cache: 3 runs processed the whole prompt afresh\. Server: llama\.cpp\./);
+    await expect.poll(async () => (seen = await readWholeEditor(page, /homes — 3 runs at/)), { timeout: 150_000, interval: 3000 }).toMatch(/Prompt cache: 3 runs processed the whole prompt afresh\. Server: llama\.cpp\./);
     await page.screenshot({ path: `${ARTIFACTS}/run-llama.png` });
     expect(seen).toMatch(/Where TTFT went[\s\S]*queue \+ transfer[\s\S]*prefill/);
     expect(seen).toContain('The server during the runs');
