@@ -1,14 +1,9 @@
 /**
- * `--otlp-endpoint URL` on `run`, `compare` and `load`: the runs just made, sent as OpenTelemetry GenAI
+ * `--otlp-endpoint URL` on `run` and `compare`: the runs just made, sent as OpenTelemetry GenAI
  * spans and client metrics (docs/telemetry.md). A failed export is said on stderr and never changes the
  * exit code; headers come only from OTEL_EXPORTER_OTLP_HEADERS and are never printed.
  */
-import type { RunCheck } from '../core/adherence/runChecks';
-import type { RunOutcome } from '../core/endpoint/runOnce';
-import type { PromptRunPlan } from '../core/run/promptRun';
-import type { ChatTransport } from '../core/endpoint/transport';
-import type { ResultsStore } from '../core/store/resultsStore';
-import { runKeyOf } from '../core/store/runKey';
+export { RunClock, storedRunsSince, telemetryRunsOf } from '../core/telemetry/batchRuns';
 import { loadTelemetry } from '../core/telemetry/loadTelemetry';
 import { captureContentFromEnv, otlpTargetOf, type OtlpTarget } from '../core/telemetry/otlpSettings';
 import type { TelemetryRun } from '../core/telemetry/runSpans';
@@ -23,47 +18,6 @@ export function otlpTargetFlag(args: ParsedArgs): OtlpTarget | undefined {
   return target;
 }
 
-/** When each run finished (wall clock), noted from the batch's onRun callback: the span's end. */
-export class RunClock {
-  private readonly ends = new Map<RunOutcome, number>();
-  note = (outcome: RunOutcome): void => {
-    this.ends.set(outcome, Date.now());
-  };
-  endOf(outcome: RunOutcome): string {
-    return new Date(this.ends.get(outcome) ?? Date.now()).toISOString();
-  }
-}
-
-export interface ExportedRun {
-  outcome: RunOutcome;
-  plan: PromptRunPlan;
-  revision?: string;
-  testCase?: number;
-  check?: RunCheck;
-}
-
-/** The runs as the store keeps them, with their checks and the messages sent. */
-export function telemetryRunsOf(transport: ChatTransport, clock: RunClock, runs: readonly ExportedRun[]): TelemetryRun[] {
-  return runs
-    .filter(({ outcome }) => outcome.record.error?.kind !== 'cancelled')
-    .map(({ outcome, plan, revision, testCase, check }) => ({
-      run: {
-        at: clock.endOf(outcome),
-        key: runKeyOf(transport.endpoint, plan.request),
-        file: plan.file,
-        prompt: plan.prompt.name,
-        endpointName: transport.endpoint.name,
-        simulated: transport.endpoint.simulated === true || outcome.record.simulated === true,
-        ...(revision ? { revision } : {}),
-        ...(testCase !== undefined ? { testCase } : {}),
-        run: outcome.record,
-        answer: outcome.text.answer,
-      },
-      ...(check ? { check } : {}),
-      inputMessages: plan.request.messages,
-    }));
-}
-
 export async function exportToOtlp(command: string, target: OtlpTarget, runs: readonly TelemetryRun[], io: CliIO): Promise<void> {
   if (runs.length === 0) return;
   try {
@@ -76,7 +30,3 @@ export async function exportToOtlp(command: string, target: OtlpTarget, runs: re
   }
 }
 
-/** The runs a command stored since it started (compare keeps its runs, with their revisions, only in the store). */
-export function storedRunsSince(store: ResultsStore, file: string, sinceMs: number): TelemetryRun[] {
-  return store.read((r) => r.file === file && Date.parse(r.at) >= sinceMs).records.map((run) => ({ run }));
-}

@@ -6,7 +6,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { checkRun, runCheckPlan, type RunCheckPlan } from '../../core/adherence/runChecks';
+import { checkRun, runCheckPlan, type RunCheck, type RunCheckPlan } from '../../core/adherence/runChecks';
 import type { Judge } from '../../core/adherence/score';
 import { loadTestSuite, sampleCaseVars, type TestSuite } from '../../core/adherence/testCases';
 import { transportJudge } from '../../core/compare/judge';
@@ -16,6 +16,7 @@ import { costAffectingParams } from '../../core/endpoint/costParams';
 import { CACHE_MODES, type CacheMode } from '../../core/endpoint/serverKind';
 import { runReportMarkdown } from '../../core/metrics/runReport';
 import { configureProxy } from '../../core/endpoint/httpExchange';
+import type { RunOutcome } from '../../core/endpoint/runOnce';
 import { scrubSecrets } from '../../core/endpoint/secrets';
 import { httpTransport, type ChatTransport } from '../../core/endpoint/transport';
 import { formatMs, runLensLine, runSummaryLine } from '../../core/metrics/format';
@@ -25,6 +26,10 @@ import { promptContentHash } from '../../core/run/promptRequest';
 import { runsToCsv, runsToJson } from '../../core/store/export';
 import { promptRunsView, type PromptRunsView } from '../../core/store/promptRuns';
 import { ResultsStore, storeNotice } from '../../core/store/resultsStore';
+import { RunClock, telemetryRunsOf } from '../../core/telemetry/batchRuns';
+import { loadTelemetry } from '../../core/telemetry/loadTelemetry';
+import { otlpTargetOf } from '../../core/telemetry/otlpSettings';
+import type { TelemetryRun } from '../../core/telemetry/runSpans';
 import { isPromptCommandArgs, type PromptCommandArgs } from '../../protocol/lsp';
 import { ApiKeys } from './apiKeys';
 import { vscodeProxySettings } from './proxySettings';
@@ -135,6 +140,8 @@ export class RunController implements vscode.Disposable {
     const controller = new AbortController();
     const judge = needsJudge(checkPlan) ? await this.judge(controller.signal) : undefined;
     const checking: Promise<void>[] = [];
+    const runClock = new RunClock();
+    const checkOf = new Map<RunOutcome, RunCheck>();
     const entry = (index: number): RunEntry => (state.entries[index] ??= { answer: '', reasoning: '' });
     const result = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Prompt Insight: running '${plan.prompt.name}'`, cancellable: true },
@@ -161,12 +168,16 @@ export class RunController implements vscode.Disposable {
             refresh();
           },
           onRun: (outcome, finished, index) => {
+            runClock.note(outcome);
             const done = Object.assign(entry(index), { answer: outcome.text.answer, reasoning: outcome.text.reasoning, record: outcome.record });
             refresh();
             checking.push(
               checkRun(checkPlan, { answer: outcome.text.answer, ok: outcome.record.ok, ttftMs: outcome.record.ttftMs, e2eMs: outcome.record.e2eMs, ...(outcome.record.error ? { errorMessage: outcome.record.error.message } : {}) }, judge).then(
                 (check) => {
-                  if (check) done.check = check;
+                  if (check) {
+                    done.check = check;
+                    checkOf.set(outcome, check);
+                  }
                   refresh();
                 },
                 (error: unknown) => this.deps.log.warn(`Checking run ${index + 1} of '${plan.prompt.name}' failed: ${String(error)}`),
@@ -179,6 +190,9 @@ export class RunController implements vscode.Disposable {
     );
     await Promise.all(checking);
     this.deps.onRunsStored(store.path);
+    // Off unless the setting names an endpoint; never reached in Restricted Mode (run() returns above).
+    const otlpEndpoint = settings.get<string>('telemetry.otlpEndpoint');
+    if (otlpEndpoint) void this.sendTelemetry(otlpEndpoint, telemetryRunsOf(transport, runClock, result.outcomes.map((outcome) => ({ outcome, plan, ...(checkOf.has(outcome) ? { check: checkOf.get(outcome)! } : {}) }))));
     const records = result.outcomes.map((o) => o.record);
     const simulated = choice.config.simulated === true || records.some((r) => r.simulated);
     state.cancelled = controller.signal.aborted;
@@ -228,6 +242,24 @@ export class RunController implements vscode.Disposable {
   }
 
   /** What the CodeLens shows for this prompt now: the store's runs of this exact text (core/store/promptRuns.ts). */
+  /** promptInsight.telemetry.otlpEndpoint: the runs as OpenTelemetry GenAI spans (the SDK bundle loads only now). Headers: OTEL_EXPORTER_OTLP_HEADERS only. */
+  private async sendTelemetry(endpoint: string, runs: TelemetryRun[]): Promise<void> {
+    const target = otlpTargetOf(endpoint);
+    if (!target || runs.length === 0) return;
+    if ('error' in target) {
+      this.deps.log.warn(`promptInsight.telemetry.otlpEndpoint: ${target.error}; runs were not exported.`);
+      return;
+    }
+    try {
+      const { exportRunsOtlpHttp } = await loadTelemetry();
+      const outcome = await exportRunsOtlpHttp(runs, { endpoint: target.endpoint }, { version: String(this.deps.context.extension.packageJSON.version ?? '') });
+      if (outcome.errors.length) this.deps.log.warn(`OTLP export to ${target.endpoint} failed: ${outcome.errors.join('; ')}`);
+      else this.deps.log.info(`Sent ${outcome.spans} span(s) and their metrics to ${target.endpoint} (OTLP/HTTP).`);
+    } catch (error) {
+      this.deps.log.warn(`OTLP export could not start: ${scrubSecrets(String(error))}`);
+    }
+  }
+
   private lensSummary(store: ResultsStore, plan: PromptRunPlan): PromptRunsView | undefined {
     try {
       const records = store.read((r) => r.file === plan.file && r.prompt === plan.prompt.name).records;
