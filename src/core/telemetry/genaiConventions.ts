@@ -108,10 +108,17 @@ export const DURATION_BUCKETS_S = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.2
 export const TOKEN_USAGE_BUCKETS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864] as const;
 
 /**
- * How Prometheus names these histograms when the SDK's Prometheus exporter serves them: dots become
- * underscores and the unit is appended (`gen_ai_client_operation_duration_seconds_bucket`).
+ * How Prometheus names these histograms. The JS SDK's Prometheus exporter (0.223, what Prompt Insight
+ * serves) only turns dots into underscores: `gen_ai_client_operation_duration_bucket`, unit in `# UNIT`.
+ * The Collector's Prometheus exporters and Prometheus' own OTLP translation append the unit:
+ * `gen_ai_client_operation_duration_seconds_bucket`. Readers should try both, in this order.
  */
-export function prometheusHistogramName(metric: string, unit: 's' | '{token}'): string {
+export function prometheusHistogramNames(metric: string, unit: 's' | '{token}'): string[] {
   const base = metric.replace(/[^a-zA-Z0-9_:]/g, '_');
-  return unit === 's' ? `${base}_seconds` : base;
+  return unit === 's' ? [base, `${base}_seconds`] : [base];
+}
+
+/** Attribute → Prometheus label (dots and other characters become underscores). */
+export function prometheusLabel(attribute: string): string {
+  return attribute.replace(/[^a-zA-Z0-9_]/g, '_');
 }
