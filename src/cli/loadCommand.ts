@@ -104,7 +104,12 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
   } else {
     for (const level of levels) {
       if (signal.aborted) break;
-      points.push(await measure(level));
+      const point = await measure(level);
+      points.push(point);
+      if (point.sent > 0 && point.failed === point.sent) {
+        stoppedEarly = `the endpoint stopped answering at ${point.label} (every request failed: ${Object.entries(point.errors).map(([kind, n]) => `${n} × ${kind}`).join(', ')}); the points before it are kept`;
+        break;
+      }
     }
   }
   const simulated = transport.endpoint.simulated === true;
@@ -140,10 +145,12 @@ function loadLevels(args: ReturnType<typeof parseArgs>): LoadLevel[] {
 function loadText(points: readonly LoadPoint[], capacity: CapacityResult | undefined, conclusions: { knee: ReturnType<typeof throughputKnee>; saturation: ReturnType<typeof saturation>; stoppedEarly?: string }): string {
   const ms = (v: number | null) => (v === null ? 'n/a' : formatMs(v));
   const pct = (v: number | null) => (v === null ? 'n/a' : `${Math.round(v * 100)}%`);
+  const notesOut: string[] = [];
   const lines = ['level             req/s   out tok/s  TTFT p50 / p90      E2E p90     attain (95% CI)        ISL/OSL   failed'];
   for (const p of points) {
     const a = p.attainment;
     const attain = `${pct(a.share)} (${a.ci95 ? `${pct(a.ci95[0])}–${pct(a.ci95[1])}` : 'n/a'})${a.resolved === null ? ' ?' : a.resolved === 'meets' ? ' ✓' : ' ✗'}`;
+    for (const note of p.notes) notesOut.push(`${p.label}: ${note}`);
     lines.push(`${p.label.padEnd(17)} ${(p.requestsPerSec?.toFixed(2) ?? 'n/a').padStart(6)}  ${(p.outputTokensPerSec?.toFixed(1) ?? 'n/a').padStart(9)}  ${`${ms(p.ttftMs.p50)} / ${ms(p.ttftMs.p90)}`.padEnd(18)} ${ms(p.e2eMs.p90).padEnd(11)} ${attain.padEnd(22)} ${`${p.inputTokens ?? '?'}/${p.outputTokens ?? '?'}`.padEnd(9)} ${p.failed}/${p.sent}${p.cache.warm > 0 ? ' · WARM (prefix cache hits)' : ''}`);
   }
   const first = points[0];
@@ -155,7 +162,8 @@ function loadText(points: readonly LoadPoint[], capacity: CapacityResult | undef
         : `Capacity: up to ${capacity.atLimit ? 'at least ' : ''}${capacity.maxConcurrency} concurrent requests within the SLOs${capacity.resolved ? '' : ' — not resolved: the intervals around it straddle the target; give more --requests'}.`,
     );
   }
-  if (conclusions.stoppedEarly) lines.push(`Sweep stopped early: ${conclusions.stoppedEarly}.`);
+  lines.push(...notesOut.map((n) => `Note — ${n}.`));
+  if (conclusions.stoppedEarly) lines.push(`Stopped early: ${conclusions.stoppedEarly}.`);
   const { knee } = conclusions;
   lines.push(knee.concurrency === null ? `Knee: none (${knee.reason}).` : `Knee: at concurrency ${knee.concurrency} throughput stops growing in proportion (${knee.slopeBefore.toFixed(2)} → ${knee.slopeAfter.toFixed(2)} req/s per added request in flight).`);
   const sat = conclusions.saturation;

@@ -91,6 +91,21 @@ describe('prompt-insight load', () => {
     expect(await cli(['load', 'city.prompty', '--endpoint', sim.url, '--concurrency', '1', '--inputs', 'bad.jsonl', ...slo], dir)).toMatchObject({ code: 1, stderr: expect.stringContaining('bad.jsonl:2: expected an object of variable values') });
   });
 
+  it('a rate above capacity is flagged; an endpoint that stops answering stops the levels, the points before it kept', async () => {
+    const above = JSON.parse((await cli(['load', 'ask.prompty', '--endpoint', sim.url, '--rate', '40', '--requests', '40', '--seed', '2', ...slo, '--json'], dir)).stdout).points[0];
+    expect(above.requestsPerSec).toBeLessThan(15); // two slots of ~190 ms
+    expect(above.notes.join('\n')).toMatch(/a rate above capacity: [\d.]+ req\/s completed of 40\/s sent, so latency here measures the backlog/);
+    const dead = await startSim({ fault: 'reset', faultRate: 1, ttftBaseMs: 5, decodeMsPerToken: 1 });
+    try {
+      const { stdout } = await cli(['load', 'ask.prompty', '--endpoint', dead.url, '--concurrency', '1,2,4', '--requests', '4', ...slo], dir);
+      expect(stdout).toMatch(/^concurrency 1 /m);
+      expect(stdout).not.toMatch(/^concurrency 2 /m);
+      expect(stdout).toMatch(/Stopped early: the endpoint stopped answering at concurrency 1 \(every request failed: 4 × \w+\); the points before it are kept/);
+    } finally {
+      await dead.close();
+    }
+  });
+
   it('failed requests are counted by kind and kept out of the latency figures', async () => {
     const faulty = await startSim({ fault: '500', faultRate: 0.3, seed: 5, ttftBaseMs: 20, decodeMsPerToken: 1, outputTokens: 20 });
     try {

@@ -60,6 +60,8 @@ export interface LoadPoint {
   server: { samples: number; requestsRunning: Spread | null; requestsWaiting: Spread | null; kvCacheUsage: Spread | null; preemptions: number | null } | null;
   /** Every request, so every figure can be recomputed. */
   requests: LoadRequest[];
+  /** What to keep in mind reading this point (a rate above capacity, a warm cache, every request failed). */
+  notes: string[];
   cancelled: boolean;
 }
 
@@ -172,8 +174,22 @@ export async function runLoadPoint(level: LoadLevel, options: LoadPointOptions):
       meetsSlo: requestAttains(r.record, limits),
       counted: countedSet.has(r),
     })),
+    notes: pointNotes(level, runs.length, runs.filter((r) => !r.record.ok).length, seconds > 0 ? completedInWindow.length / seconds : null, cache.warm),
     cancelled: options.signal?.aborted === true,
   };
+}
+
+/** Open-loop completions below 90% of the arrival rate: the server cannot keep up, and the point measures its backlog. */
+const BACKLOG_SHARE = 0.9;
+
+function pointNotes(level: LoadLevel, sent: number, failed: number, requestsPerSec: number | null, warm: number): string[] {
+  const notes: string[] = [];
+  if (sent > 0 && failed === sent) notes.push('every request failed: the endpoint did not answer at this level');
+  if (level.kind === 'rate' && requestsPerSec !== null && requestsPerSec < BACKLOG_SHARE * level.ratePerSec) {
+    notes.push(`a rate above capacity: ${requestsPerSec.toFixed(2)} req/s completed of ${level.ratePerSec}/s sent, so latency here measures the backlog`);
+  }
+  if (warm > 0) notes.push(`${warm} requests were served partly from the server's prefix cache (warm)`);
+  return notes;
 }
 
 /** The server's running and waiting requests, KV-cache use and preemptions over the window. */

@@ -29,6 +29,7 @@ export async function sweep(levels: number, limit: number, requests: number, mea
     const rate = Math.round((low + ((high - low) * i) / (between + 1)) * 1000) / 1000;
     const point = await measure({ kind: 'rate', ratePerSec: rate, maxConcurrency: limit });
     points.push(point);
+    if (point.sent > 0 && point.failed === point.sent) return { points, stoppedEarly: `the endpoint stopped answering at ${point.label}; the points before it are kept` };
     const waiting = point.server?.requestsWaiting?.mean ?? 0;
     if (waiting >= 0.5 && (point.ttftMs.p50 ?? 0) > (previous.ttftMs.p50 ?? Number.POSITIVE_INFINITY)) {
       if (i < between) return { points, stoppedEarly: `over-saturated at ${point.label}: the server's waiting queue holds ${waiting.toFixed(1)} requests on average and TTFT rose; higher rates would measure the backlog` };
