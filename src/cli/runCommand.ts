@@ -18,6 +18,7 @@ import { numberFlag, parseArgs, stringFlag, UsageError, type ParsedArgs } from '
 import { COST_PARAM_BOOLEAN, COST_PARAM_REPEATABLE, endpointTransport, ENDPOINT_FLAGS, refuseUnallowedCostParams } from './endpointArgs';
 import type { CliIO } from './io';
 import { runChecksText, summarizeRunChecks } from './runChecksText';
+import { committedRevisionOf } from '../core/telemetry/promptRevision';
 import { exportToOtlp, otlpTargetFlag, RunClock, telemetryRunsOf } from './otlpExportFlag';
 import { RUN_USAGE } from './usage';
 
@@ -128,7 +129,11 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
     });
   }
   if (store && !json) io.stderr(`Runs kept in ${store.path}\n`);
-  if (otlpTarget) await exportToOtlp('run', otlpTarget, telemetryRunsOf(transport, runClock, outcomes.map((outcome, i) => ({ outcome, plan, ...(checks[i] ? { check: checks[i] } : {}) }))), io);
+  if (otlpTarget) {
+    // The prompt's version: its commit when the file is committed and unchanged, else the content hash.
+    const revision = await committedRevisionOf(file);
+    await exportToOtlp('run', otlpTarget, telemetryRunsOf(transport, runClock, outcomes.map((outcome, i) => ({ outcome, plan, ...(revision ? { revision } : {}), ...(checks[i] ? { check: checks[i] } : {}) }))), io);
+  }
   if (signal.aborted) return 130;
   return records.some((r) => !r.ok) ? 1 : 0;
 }

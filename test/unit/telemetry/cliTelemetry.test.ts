@@ -3,8 +3,8 @@
  * OTLP/HTTP receiver; `export --format otlp-json` writes the store as OTLP JSON Lines, checked against the
  * OTLP JSON mapping and read back.
  */
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { appendFileSync, cpSync, mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -62,7 +62,15 @@ function jsonKeys(value: unknown, out = new Set<string>()): Set<string> {
 describe('telemetry from the CLI', () => {
   it('run --otlp-endpoint sends one span per run and the client histograms; headers come from the environment and are never printed', async () => {
     const store = join(dir, 'runs.jsonl');
-    const { code, stderr } = await cli(['run', 'examples/homes/homes.prompty', '--endpoint', sim.url, '--runs', '3', '--store', store, '--otlp-endpoint', `${receiverUrl}/`], { OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer%20otlp-secret-4242' });
+    // A repository of our own: the prompt is committed and unchanged, so its version is that commit.
+    const repo = mkdtempSync(join(tmpdir(), 'pi-otel-repo-'));
+    cpSync('examples/homes', repo, { recursive: true });
+    const gitIn = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: repo, encoding: 'utf8' }).trim();
+    gitIn('init', '-q');
+    gitIn('add', '.');
+    gitIn('commit', '-qm', 'homes');
+    const commit = gitIn('rev-parse', 'HEAD');
+    const { code, stderr } = await cli(['run', join(repo, 'homes.prompty'), '--endpoint', sim.url, '--runs', '3', '--store', store, '--otlp-endpoint', `${receiverUrl}/`], { OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer%20otlp-secret-4242' });
     expect(code).toBe(0);
     expect(stderr).toContain(`Sent 3 spans and their metrics to ${receiverUrl} (OTLP/HTTP)`);
     expect(stderr).not.toContain('otlp-secret-4242');
@@ -76,7 +84,7 @@ describe('telemetry from the CLI', () => {
       expect(span.kind).toBe(3);
       expect(a['gen_ai.operation.name']).toBe('chat');
       expect(a['gen_ai.prompt.name']).toBe(stored[0].prompt);
-      expect(a['gen_ai.prompt.version']).toBe(`sha256:${stored[0].key.promptHash.slice(0, 16)}`);
+      expect(a['gen_ai.prompt.version']).toBe(commit);
       expect(a['gen_ai.request.model']).toBe(stored[0].key.model);
       expect(a['server.address']).toBe('127.0.0.1');
       expect(a['prompt_insight.simulated']).toBe(true);
@@ -92,6 +100,13 @@ describe('telemetry from the CLI', () => {
     expect(sorted(spans.map((s: any) => attrs(s.attributes)['gen_ai.usage.input_tokens']))).toEqual(sorted(stored.map((r) => r.run.inputTokens)));
     const metricNames = received.filter((r) => r.path === '/v1/metrics').flatMap((r) => r.body.resourceMetrics.flatMap((rm: any) => rm.scopeMetrics.flatMap((s: any) => s.metrics.map((m: any) => m.name))));
     expect(metricNames).toContain('gen_ai.client.operation.duration');
+
+    // Changed since the commit: the version is the content hash of what was sent.
+    appendFileSync(join(repo, 'homes.prompty'), '\nAnswer briefly.\n');
+    received.length = 0;
+    expect((await cli(['run', join(repo, 'homes.prompty'), '--endpoint', sim.url, '--runs', '1', '--no-store', '--otlp-endpoint', receiverUrl])).code).toBe(0);
+    const changed = received.find((r) => r.path === '/v1/traces')!.body.resourceSpans[0].scopeSpans[0].spans[0];
+    expect(attrs(changed.attributes)['gen_ai.prompt.version']).toMatch(/^sha256:[0-9a-f]{16}$/);
   }, 60_000);
 
   it('refuses an OTLP endpoint with credentials in it before any run', async () => {
