@@ -29,6 +29,7 @@ import { ResultsStore, storeNotice } from '../../core/store/resultsStore';
 import { RunClock, telemetryRunsOf } from '../../core/telemetry/batchRuns';
 import { loadTelemetry } from '../../core/telemetry/loadTelemetry';
 import { otlpTargetOf } from '../../core/telemetry/otlpSettings';
+import { committedRevisionOf } from '../../core/telemetry/promptRevision';
 import type { TelemetryRun } from '../../core/telemetry/runSpans';
 import { isPromptCommandArgs, type PromptCommandArgs } from '../../protocol/lsp';
 import { ApiKeys } from './apiKeys';
@@ -192,7 +193,11 @@ export class RunController implements vscode.Disposable {
     this.deps.onRunsStored(store.path);
     // Off unless the setting names an endpoint; never reached in Restricted Mode (run() returns above).
     const otlpEndpoint = settings.get<string>('telemetry.otlpEndpoint');
-    if (otlpEndpoint) void this.sendTelemetry(otlpEndpoint, telemetryRunsOf(transport, runClock, result.outcomes.map((outcome) => ({ outcome, plan, ...(checkOf.has(outcome) ? { check: checkOf.get(outcome)! } : {}) }))));
+    if (otlpEndpoint) {
+      // The prompt's version: the file's commit when the saved file is committed and unchanged, else the content hash.
+      const revision = !document.isDirty && document.uri.scheme === 'file' ? await committedRevisionOf(document.uri.fsPath) : undefined;
+      void this.sendTelemetry(otlpEndpoint, telemetryRunsOf(transport, runClock, result.outcomes.map((outcome) => ({ outcome, plan, ...(revision ? { revision } : {}), ...(checkOf.has(outcome) ? { check: checkOf.get(outcome)! } : {}) }))));
+    }
     const records = result.outcomes.map((o) => o.record);
     const simulated = choice.config.simulated === true || records.some((r) => r.simulated);
     state.cancelled = controller.signal.aborted;
