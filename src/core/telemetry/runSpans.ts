@@ -65,8 +65,11 @@ const PROVIDER_NAMES: Record<string, string> = { openai: 'openai', azure: 'azure
 export function runSpan(input: TelemetryRun, options: SpanOptions = {}): RunSpan {
   const { run: stored, check } = input;
   const record = stored.run;
-  const endMs = Date.parse(stored.at);
-  const startMs = endMs - Math.max(0, record.streamEndMs);
+  // A record edited by hand can hold any time: the span stays well-formed (ends now, lasts 0 s) rather than throwing.
+  const parsedEnd = Date.parse(stored.at);
+  const endMs = Number.isFinite(parsedEnd) ? parsedEnd : Date.now();
+  const durationMs = Number.isFinite(record.streamEndMs) && record.streamEndMs > 0 ? Math.min(record.streamEndMs, endMs) : 0;
+  const startMs = endMs - durationMs;
   const model = stored.key.model;
   const server = serverOf(stored.key.endpoint);
   const attributes: Attributes = {
