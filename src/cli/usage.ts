@@ -6,10 +6,13 @@ export const COMPARE_USAGE =
   'prompt-insight compare FILE --base REV --head REV [--prompt NAME] [--runs N] --endpoint URL [--model ID] [--provider openai|azure|anthropic|ollama] [--api-key-env VAR] [--judge-endpoint URL --judge-model ID] [--concurrency C] [--timeout-ms T] [--cache cold|warm|as-is] [--scenario interactive|batch|decision] [--slo ttftMs.p90<=1000]... [--policy base|head] [--allow-param NAME]... [--allow-cost-params] [--fresh | --reuse-stored] [--max-age-hours H] [--store PATH | --no-store] [--json] [--report out.html] [--fail-on-regression] [--otlp-endpoint URL]';
 
 export const LOAD_USAGE =
-  'prompt-insight load FILE --endpoint URL (--concurrency 1,2,4,8 | --rate 0.5,1,2 [--max-concurrency C] [--seed N] | --sweep N [--limit 64] | --search max-concurrency [--limit 64]) [--requests N] [--inputs tests|FILE.jsonl] [--attainment 0.95] [--scenario S] [--slo ttftMs.p90<=1000]... [--prompt NAME] [--model ID] [--provider P] [--api-key-env VAR] [--timeout-ms T] [--cache cold|warm|as-is] [--allow-param NAME]... [--allow-cost-params] [--json]';
+  'prompt-insight load FILE --endpoint URL (--concurrency 1,2,4,8 | --rate 0.5,1,2 [--max-concurrency C] [--seed N] | --sweep N [--limit 64] | --search max-concurrency [--limit 64]) [--requests N] [--inputs tests|FILE.jsonl] [--attainment 0.95] [--scenario S] [--slo ttftMs.p90<=1000]... [--prompt NAME] [--model ID] [--provider P] [--api-key-env VAR] [--timeout-ms T] [--cache cold|warm|as-is] [--allow-param NAME]... [--allow-cost-params] [--otlp-endpoint URL] [--json]';
 
 export const EXPORT_USAGE =
   'prompt-insight export [--store PATH] [--format json|csv|otlp-json] [--out FILE]';
+
+export const PROD_USAGE =
+  'prompt-insight prod FILE (--traces PATH... | --prometheus URL [--timeout-ms T]) [--prompt NAME] [--since 24h] [--json]';
 
 export const HISTORY_USAGE =
   'prompt-insight history FILE [--json]';
@@ -47,6 +50,16 @@ const COMMAND_HELP: Record<string, { summary: string; usage: string; notes?: str
   sim: { summary: 'A simulated OpenAI-compatible endpoint on 127.0.0.1, until Ctrl-C.', usage: SIM_USAGE },
   export: { summary: 'The stored runs (the results store) as JSON, CSV or OTLP JSON Lines (OpenTelemetry GenAI spans, docs/telemetry.md).', usage: EXPORT_USAGE },
   history: { summary: "The prompt file's revisions in git history.", usage: HISTORY_USAGE },
+  prod: {
+    summary: 'What production measured for each version of a prompt (OpenTelemetry GenAI spans or Prometheus): requests, error rate, TTFT/E2E/TPOT percentiles, tokens; the latest version against the previous one (docs/production.md).',
+    usage: PROD_USAGE,
+    notes: [
+      '--traces PATH...  OTLP JSON Lines trace files (one TracesData per line, as the Collector\'s file exporter writes; gzip accepted)',
+      '--prometheus URL  a Prometheus server (or Thanos, Mimir, VictoriaMetrics): PromQL over the GenAI client histograms',
+      '--since 24h       only spans that ended in the last 30m, 24h, 7d… (or since an ISO date; Prometheus: the PromQL range)',
+      '--prompt NAME     one prompt of a file that holds several',
+    ],
+  },
   load: { summary: 'How much load a prompt takes within its SLOs: load levels or a search for the largest concurrency whose SLO attainment reaches the target.', usage: LOAD_USAGE },
   compare: { summary: 'Two revisions of a prompt side by side: adherence and latency, whether a difference is real, and the rollout decision (ship, hold, insufficient evidence).', usage: COMPARE_USAGE },
 };

@@ -1,0 +1,63 @@
+/**
+ * OTLP JSON Lines trace files (the OpenTelemetry Collector's file exporter: one `TracesData` per line,
+ * optionally gzip-compressed) → production aggregates per prompt version, streamed line by line.
+ */
+import { DEFAULT_MAX_LINE_BYTES, openLineSource, readLines } from './importLines';
+import { collectSpans } from './importOtlpSpans';
+import { ProdAggregator } from './prodAggregate';
+
+export interface ImportOptions {
+  /** Unix ms: spans that ended before are left out (`--since 24h`). */
+  sinceMs?: number;
+  maxLineBytes?: number;
+  /** Latency values kept per series before sampling (prodAggregate.ts). */
+  maxValues?: number;
+  signal?: AbortSignal;
+}
+
+export interface ImportTotals {
+  files: number;
+  lines: number;
+}
+
+/** Reads every file into one aggregator; a file that cannot be opened is an error with its name. */
+export async function importOtlpFiles(paths: readonly string[], options: ImportOptions = {}): Promise<{ aggregate: ProdAggregator; totals: ImportTotals }> {
+  const aggregate = new ProdAggregator({ ...(options.sinceMs !== undefined ? { sinceMs: options.sinceMs } : {}), ...(options.maxValues !== undefined ? { maxValues: options.maxValues } : {}) });
+  const totals: ImportTotals = { files: 0, lines: 0 };
+  for (const path of paths) {
+    let source;
+    try {
+      source = await openLineSource(path);
+    } catch (error) {
+      throw new Error(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+    totals.files++;
+    try {
+      for await (const event of readLines(source, options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES)) {
+        if (options.signal?.aborted) throw new Error('interrupted');
+        totals.lines++;
+        if (event.kind === 'too-long') {
+          aggregate.skip('line-too-long');
+          continue;
+        }
+        let data: unknown;
+        try {
+          data = JSON.parse(event.text);
+        } catch {
+          aggregate.skip('malformed-json');
+          continue;
+        }
+        collectSpans(data, aggregate);
+      }
+    } catch (error) {
+      source.destroy();
+      // A truncated or corrupt gzip stream: what was read counts, the rest is said.
+      if ((error as NodeJS.ErrnoException).code?.startsWith('Z_')) {
+        aggregate.skip('corrupt-gzip');
+        continue;
+      }
+      throw error;
+    }
+  }
+  return { aggregate, totals };
+}

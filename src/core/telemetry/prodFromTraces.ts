@@ -1,0 +1,59 @@
+/**
+ * `prod FILE --traces PATH…`: the prompt file's production numbers from OTLP JSON Lines trace files,
+ * per version, mapped to git revisions, latest against previous.
+ */
+import { importOtlpFiles, type ImportOptions } from './importOtlp';
+import type { VersionAggregate } from './prodAggregate';
+import { compareVersions, orderVersions, versionReport, type ProdReport, type ProdVersion } from './prodReport';
+import { loadFileVersions, matchVersion } from './prodVersions';
+
+export interface ProdOptions extends ImportOptions {
+  /** Only this prompt of the file (a file may hold several). */
+  prompt?: string;
+}
+
+const MAX_OTHER_PROMPT_NAMES = 20;
+
+export async function prodFromTraces(file: string, tracePaths: readonly string[], options: ProdOptions = {}): Promise<ProdReport> {
+  const versionsPromise = loadFileVersions(file, options.signal ? { signal: options.signal } : {});
+  const { aggregate } = await importOtlpFiles(tracePaths, options);
+  const fileVersions = await versionsPromise;
+  const notes: string[] = [];
+  if (fileVersions.historyProblem) notes.push(`git history unavailable (${fileVersions.historyProblem}): versions are not mapped to revisions.`);
+  if (fileVersions.shallow) notes.push('this is a shallow clone: versions older than its history show as not in git history (git fetch --unshallow).');
+  const wanted = options.prompt ? new Set([options.prompt]) : fileVersions.promptNames;
+  if (options.prompt && !fileVersions.promptNames.has(options.prompt)) notes.push(`the file has no prompt named '${options.prompt}' (it has: ${[...fileVersions.promptNames].join(', ') || 'none'}).`);
+
+  const mine: { report: ProdVersion; agg: VersionAggregate; order: number | null }[] = [];
+  const otherPrompts = new Map<string, number>();
+  for (const agg of aggregate.versions.values()) {
+    const match = matchVersion(agg.version, agg.promptName, fileVersions);
+    // A span names its prompt, or (OpenInference's llm.prompt_template.version alone) only a version: that is
+    // this file's only when the version is one of its revisions.
+    const isMine = agg.promptName !== null ? wanted.has(agg.promptName) : match.revision !== null;
+    if (!isMine) {
+      const name = agg.promptName ?? '(no name)';
+      otherPrompts.set(name, (otherPrompts.get(name) ?? 0) + agg.requests);
+      continue;
+    }
+    mine.push({ report: versionReport(agg, fileVersions), agg, order: match.order });
+  }
+  const orderOf = new Map(mine.map((m) => [m.report, m.order]));
+  const ordered = orderVersions(mine.map((m) => m.report), (v) => orderOf.get(v) ?? null);
+  const byReport = new Map(mine.map((m) => [m.report, m]));
+  const [latest, previous] = ordered;
+  const comparison = latest && previous ? compareVersions(byReport.get(previous)!, byReport.get(latest)!) : null;
+  for (const v of ordered) if (!v.inGitHistory) notes.push(`version ${v.version} is seen in production (${v.requests} requests) but is not in ${file}'s git history.`);
+  if (aggregate.outsideWindow) notes.push(`${aggregate.outsideWindow} inference spans ended before the window and are left out.`);
+  const top = [...otherPrompts].sort((a, b) => b[1] - a[1]).slice(0, MAX_OTHER_PROMPT_NAMES);
+  return {
+    file,
+    source: { kind: 'otlp-files', files: [...tracePaths] },
+    window: { since: options.sinceMs !== undefined ? new Date(options.sinceMs).toISOString() : null },
+    versions: ordered,
+    comparison,
+    skipped: aggregate.skipped,
+    otherPrompts: Object.fromEntries(top),
+    notes,
+  };
+}

@@ -1,0 +1,122 @@
+/**
+ * Production prompt versions → the prompt file's git revisions. A version is matched when it is
+ * (a prefix of) a commit id that touched the file, or the content hash of the prompt at a revision:
+ * the hash the project puts in `gen_ai.prompt.version` for uncommitted runs (`sha256:` + the first 16
+ * hex digits of promptContentHash, runSpans.ts promptVersion) or the full 64-digit hash. A version
+ * that matches nothing is "not in git history" — a deploy from another branch, a hand-set label, or
+ * history this clone lacks.
+ */
+import { readFileSync } from 'node:fs';
+import { parsePromptFile } from '../formats/detect';
+import { contentsAt, fileHistory, type FileRevision } from '../history/fileHistory';
+import { renderWithReferences } from '../render/renderWithReferences';
+import { promptContentHash, requestOf } from '../run/promptRequest';
+
+export interface RevisionFacts {
+  rev: string;
+  date: string;
+  subject: string;
+  /** Content hash (64 hex) per prompt name in the file at this revision. */
+  hashes: Map<string, string>;
+}
+
+export interface FileVersions {
+  /** Newest first; `working` (the file on disk) first when it differs from every revision. */
+  revisions: RevisionFacts[];
+  /** Every prompt name the file has had. */
+  promptNames: Set<string>;
+  shallow: boolean;
+  /** Why history could not be read (not a repository, untracked file); versions then map to nothing. */
+  historyProblem?: string;
+}
+
+/** Enough history to map any version a deployment still serves; older ones are said to be unmapped. */
+export const MAX_REVISIONS = 500;
+
+export async function loadFileVersions(file: string, options: { signal?: AbortSignal } = {}): Promise<FileVersions> {
+  const call = options.signal ? { signal: options.signal } : {};
+  const promptNames = new Set<string>();
+  const revisions: RevisionFacts[] = [];
+  let working: RevisionFacts | undefined;
+  try {
+    working = { rev: 'working', date: '', subject: 'working copy', hashes: await promptHashes(file, readFileSync(file, 'utf8'), promptNames) };
+  } catch {
+    // an unreadable working copy: history alone
+  }
+  let history;
+  try {
+    history = await fileHistory(file, { ...call, maxCount: MAX_REVISIONS });
+  } catch (error) {
+    return { revisions: working ? [working] : [], promptNames, shallow: false, historyProblem: (error as Error).message };
+  }
+  const present: FileRevision[] = history.revisions.filter((r) => !r.deleted);
+  const contents = await contentsAt(history.repoRoot, present, call);
+  for (const [i, revision] of present.entries()) {
+    const content = contents[i]!;
+    const hashes = content.ok ? await promptHashes(revision.path, content.text, promptNames) : new Map<string, string>();
+    revisions.push({ rev: revision.rev, date: revision.date, subject: revision.subject, hashes });
+  }
+  const newest = revisions[0];
+  if (working && (!newest || [...working.hashes].some(([name, hash]) => newest.hashes.get(name) !== hash))) revisions.unshift(working);
+  return { revisions, promptNames, shallow: history.shallow };
+}
+
+/** The content hash of each prompt of a file's text, rendered with its own sample values (as `run` sends it). */
+async function promptHashes(fileName: string, text: string, names: Set<string>): Promise<Map<string, string>> {
+  const hashes = new Map<string, string>();
+  let doc;
+  try {
+    doc = parsePromptFile(fileName, text);
+  } catch {
+    return hashes;
+  }
+  for (const prompt of doc.prompts) {
+    names.add(prompt.name);
+    try {
+      // No file references at a past revision: what the text itself renders to.
+      const { rendering } = await renderWithReferences(text, prompt, {}, {});
+      if (rendering.error) continue;
+      hashes.set(prompt.name, promptContentHash(requestOf(prompt, rendering.messages, { endpointDefault: 'any' })));
+    } catch {
+      // a prompt that cannot be rendered has no content hash
+    }
+  }
+  return hashes;
+}
+
+export interface VersionMatch {
+  revision: string | null;
+  how: 'commit' | 'content-hash' | null;
+  date?: string;
+  subject?: string;
+  /** Position in history, 0 = newest; null when unmapped. */
+  order: number | null;
+}
+
+const COMMIT_PREFIX = /^[0-9a-f]{7,64}$/i;
+const SHORT_HASH = /^sha256:([0-9a-f]{8,64})$/i;
+
+export function matchVersion(version: string, promptName: string | null, versions: FileVersions): VersionMatch {
+  const v = version.trim().toLowerCase();
+  const hashPrefix = SHORT_HASH.exec(v)?.[1] ?? (/^[0-9a-f]{64}$/.test(v) ? v : undefined);
+  for (const [order, r] of versions.revisions.entries()) {
+    const found = (how: 'commit' | 'content-hash'): VersionMatch => ({ revision: r.rev, how, ...(r.date ? { date: r.date } : {}), subject: r.subject, order });
+    if (COMMIT_PREFIX.test(v) && r.rev !== 'working' && r.rev.startsWith(v)) return found('commit');
+    if (hashPrefix) {
+      const candidates = promptName !== null && r.hashes.has(promptName) ? [r.hashes.get(promptName)!] : [...r.hashes.values()];
+      // The oldest revision with this content is where it was introduced: keep looking further back.
+      if (candidates.some((h) => h.startsWith(hashPrefix))) {
+        let oldest = order;
+        for (let k = order + 1; k < versions.revisions.length; k++) {
+          const older = versions.revisions[k]!;
+          const olderHashes = promptName !== null && older.hashes.has(promptName) ? [older.hashes.get(promptName)!] : [...older.hashes.values()];
+          if (olderHashes.some((h) => h.startsWith(hashPrefix))) oldest = k;
+          else break;
+        }
+        const at = versions.revisions[oldest]!;
+        return { revision: at.rev, how: 'content-hash', ...(at.date ? { date: at.date } : {}), subject: at.subject, order: oldest };
+      }
+    }
+  }
+  return { revision: null, how: null, order: null };
+}
