@@ -3,6 +3,8 @@
  * embedded as JSON; in VS Code it comes from the extension host as typed, validated messages.
  */
 import { isComparisonView, isHostToWebview, MAX_PANEL_RUNS, type RevisionChoice, type WebviewToHost } from '../src/protocol/webview';
+import { isCapacityView } from '../src/core/load/capacityView';
+import { renderCapacity } from './capacity';
 import { el, renderComparison, visibleControls } from './render';
 
 declare function acquireVsCodeApi(): { postMessage(message: WebviewToHost): void };
@@ -16,8 +18,9 @@ function recordRenderTime(ms: number): void {
 
 if (embedded) {
   const data: unknown = JSON.parse(embedded.textContent ?? 'null');
-  if (isComparisonView(data)) recordRenderTime(renderComparison(app, data));
-  else app.textContent = 'This report holds no readable comparison.';
+  if (isCapacityView(data)) recordRenderTime(renderCapacity(app, data));
+  else if (isComparisonView(data)) recordRenderTime(renderComparison(app, data));
+  else app.textContent = 'This report holds no readable comparison or capacity test.';
 } else {
   startPanel();
 }

@@ -8,10 +8,15 @@ import type { ComparisonResult } from './compare';
 import { comparisonView } from './view';
 
 export function renderReportHtml(result: ComparisonResult, assets: { script: string; css: string }): string {
+  return standaloneReportHtml(`Prompt Insight: ${result.prompt || result.file}`, comparisonView(result), assets);
+}
+
+/** A report page: the panel's renderer and styles inlined, the data as JSON, a CSP that allows nothing else. */
+export function standaloneReportHtml(titleText: string, view: unknown, assets: { script: string; css: string }): string {
   const nonce = randomBytes(16).toString('base64');
   // `<` escaped so no string inside the data can close the script element.
-  const data = scrubSecrets(JSON.stringify(comparisonView(result))).replace(/</g, '\\u003c');
-  const title = `Prompt Insight: ${result.prompt || result.file}`.replace(/[<>&"]/g, (c) => `&#${c.charCodeAt(0)};`);
+  const data = scrubSecrets(JSON.stringify(view)).replace(/</g, '\\u003c');
+  const title = titleText.replace(/[<>&"]/g, (c) => `&#${c.charCodeAt(0)};`);
   return `<!DOCTYPE html>
 <html lang="en">
 <head>

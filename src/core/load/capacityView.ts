@@ -1,0 +1,45 @@
+/**
+ * The JSON view of a load test: what `load --json` prints (with every request) and what the capacity
+ * report draws (figures only). One shape for both, so the report shows exactly what the CLI said.
+ */
+import type { Knee, Saturation } from './knee';
+import type { LoadPoint } from './loadPoint';
+
+export interface CapacityConclusions {
+  maxConcurrencyMeetingSlo?: number;
+  atLimit?: boolean;
+  resolved?: boolean;
+  knee: Knee;
+  saturation: Saturation;
+  stoppedEarly?: string;
+}
+
+export interface CapacityInput {
+  file: string;
+  prompt: string;
+  endpoint: string;
+  policy: { scenario: string; scenarioSource: string; slo: string[] };
+  target: number;
+  requestsPerLevel: number;
+  inputs: string;
+  points: LoadPoint[];
+  capacity: CapacityConclusions;
+  cancelled: boolean;
+  simulated: boolean;
+}
+
+export function capacityView(input: CapacityInput, options: { withRequests: boolean }) {
+  return {
+    kind: 'capacity' as const,
+    ...input,
+    points: input.points.map((p) => (options.withRequests ? p : { ...p, requests: [] })),
+  };
+}
+
+export type CapacityView = ReturnType<typeof capacityView>;
+
+/** A light check of data embedded in a report (the webview reads nothing else). */
+export function isCapacityView(value: unknown): value is CapacityView {
+  const v = value as Partial<CapacityView> | null;
+  return typeof v === 'object' && v !== null && v.kind === 'capacity' && typeof v.prompt === 'string' && Array.isArray(v.points) && v.points.every((p) => typeof p?.label === 'string' && typeof p.attainment === 'object') && typeof v.capacity === 'object';
+}

@@ -1,0 +1,107 @@
+/**
+ * The capacity report (`load --report`): the conclusions, a table per load level, and three charts —
+ * throughput and goodput per level, the latency–throughput curve (TTFT p50/p90 against completed
+ * requests/s), and SLO attainment per level with its 95% interval and the target. No HTML strings
+ * from data; chart colours from the theme palette as in the comparison.
+ */
+import { CategoryScale, Chart, Legend, LinearScale, LineController, LineElement, PointElement, ScatterController, Title, Tooltip, BarController, BarElement, type ChartConfiguration } from 'chart.js';
+import type { CapacityView } from '../src/core/load/capacityView';
+import { chartPalette, themeKindOf } from './chartPalette';
+import { el } from './render';
+
+Chart.register(BarController, BarElement, CategoryScale, LinearScale, Title, Tooltip, Legend, ScatterController, LineController, PointElement, LineElement);
+
+const pct = (v: number | null | undefined) => (v === null || v === undefined ? 'n/a' : `${Math.round(v * 100)}%`);
+const ms = (v: number | null) => (v === null ? 'n/a' : v >= 1000 ? `${(v / 1000).toFixed(2)} s` : `${Math.round(v)} ms`);
+
+export function conclusionLines(view: CapacityView): string[] {
+  const c = view.capacity;
+  const lines: string[] = [];
+  if (c.maxConcurrencyMeetingSlo !== undefined) {
+    lines.push(c.maxConcurrencyMeetingSlo === 0 ? 'Capacity: even one request at a time misses the attainment target.' : `Capacity: up to ${c.atLimit ? 'at least ' : ''}${c.maxConcurrencyMeetingSlo} concurrent requests within the SLOs${c.resolved ? '' : ' (not resolved: more requests per level would settle it)'}.`);
+  }
+  lines.push(c.knee.concurrency === null ? `Knee: none — ${c.knee.reason}.` : `Knee: at concurrency ${c.knee.concurrency} throughput stops growing in proportion.`);
+  lines.push(c.saturation.level === null ? `Saturation: not seen — ${c.saturation.reason}.` : `Saturation: from ${c.saturation.level} the server's queue does not drain.`);
+  if (c.stoppedEarly) lines.push(`Stopped early: ${c.stoppedEarly}.`);
+  return lines;
+}
+
+export function renderCapacity(target: HTMLElement, view: CapacityView): number {
+  const started = performance.now();
+  const header = el('header', {}, [
+    el('h2', { text: `Capacity of ${view.prompt} — ${view.file}` }),
+    el('p', { className: 'meta', text: `${view.endpoint} · ${view.requestsPerLevel} requests per level · sending ${view.inputs} · scenario ${view.policy.scenario} (${view.policy.scenarioSource}), SLOs ${view.policy.slo.join(', ') || 'none'} · attainment target ${pct(view.target)}${view.cancelled ? ' · CANCELLED: partial results' : ''}` }),
+  ]);
+  if (view.simulated) header.append(el('p', { className: 'simulated', text: 'SIMULATED endpoint: timings are scripted rehearsals, not a real model.' }));
+  const conclusions = el('section', { className: 'rollout capacity', attrs: { 'aria-label': 'capacity conclusions' } }, [el('ul', { className: 'reasons' }, conclusionLines(view).map((line) => el('li', { text: line })))]);
+  const table = el('table', { className: 'matrix capacity-table', attrs: { 'aria-label': 'figures per load level' } });
+  const headings = ['level', 'req/s', 'goodput req/s', 'out tok/s', 'TTFT p50', 'TTFT p90', 'E2E p90', 'attainment (95% CI)', 'failed'];
+  table.append(el('thead', {}, [el('tr', {}, headings.map((h) => el('th', { text: h, attrs: { scope: 'col' } })))]));
+  table.append(
+    el('tbody', {}, view.points.map((p) => el('tr', {}, [
+      el('th', { text: p.label, attrs: { scope: 'row' } }),
+      el('td', { text: p.requestsPerSec?.toFixed(2) ?? 'n/a' }),
+      el('td', { text: p.goodput.requestsPerSec?.toFixed(2) ?? 'n/a' }),
+      el('td', { text: p.outputTokensPerSec?.toFixed(1) ?? 'n/a' }),
+      el('td', { text: ms(p.ttftMs.p50) }),
+      el('td', { text: ms(p.ttftMs.p90) }),
+      el('td', { text: ms(p.e2eMs.p90) }),
+      el('td', { className: p.attainment.resolved === 'meets' ? 'pass' : p.attainment.resolved === 'misses' ? 'fail' : 'mixed', text: `${pct(p.attainment.share)} (${p.attainment.ci95 ? `${pct(p.attainment.ci95[0])}–${pct(p.attainment.ci95[1])}` : 'n/a'})` }),
+      el('td', { text: `${p.failed}/${p.sent}` }),
+    ]))),
+  );
+  const notes = view.points.flatMap((p) => p.notes.map((n) => el('li', { text: `${p.label}: ${n}` })));
+  const canvas = (label: string) => el('canvas', { attrs: { role: 'img', 'aria-label': label } });
+  const canvases = {
+    throughput: canvas('throughput and goodput per load level'),
+    curve: canvas('TTFT p50 and p90 against completed requests per second'),
+    attainment: canvas('SLO attainment per load level with the target'),
+  };
+  const charts = el('section', { className: 'charts' }, Object.entries(canvases).map(([name, c]) => el('figure', { className: `chart ${name}` }, [el('div', { className: 'chart-box' }, [c])])));
+  target.replaceChildren(header, conclusions, charts, el('h3', { text: 'Per load level' }), table, ...(notes.length > 0 ? [el('h3', { text: 'Notes' }), el('ul', { className: 'problems' }, notes)] : []));
+  drawCapacityCharts(view, canvases);
+  return performance.now() - started;
+}
+
+export function capacityChartConfigurations(view: CapacityView, foreground: string, grid: string, kind = themeKindOf(document.body.classList)): Record<'throughput' | 'curve' | 'attainment', ChartConfiguration> {
+  const palette = chartPalette(kind);
+  const labels = view.points.map((p) => p.label);
+  const axes = (xTitle: string | undefined, yTitle: string, max?: number) => ({
+    x: { ...(xTitle ? { type: 'linear', title: { display: true, text: xTitle, color: foreground } } : {}), ticks: { color: foreground }, grid: { color: grid } },
+    y: { beginAtZero: true, ...(max !== undefined ? { max } : {}), title: { display: true, text: yTitle, color: foreground }, ticks: { color: foreground }, grid: { color: grid } },
+  });
+  const plugins = (title: string) => ({ title: { display: true, text: title, color: foreground, font: { weight: 'bold' as const } }, legend: { labels: { color: foreground } } });
+  const curve = view.points.filter((p) => p.requestsPerSec !== null);
+  return {
+    throughput: {
+      type: 'bar',
+      data: { labels, datasets: [
+        { label: 'completed req/s', data: view.points.map((p) => p.requestsPerSec) as number[], backgroundColor: palette.p50 },
+        { label: 'goodput req/s (meeting every SLO)', data: view.points.map((p) => p.goodput.requestsPerSec) as number[], backgroundColor: palette.adherence },
+      ] },
+      options: { responsive: true, maintainAspectRatio: false, animation: false, plugins: plugins('Throughput and goodput per load level'), scales: axes(undefined, 'requests / s') as never },
+    },
+    curve: {
+      type: 'scatter',
+      data: { datasets: (['p50', 'p90'] as const).map((q) => ({ type: 'line' as const, label: `TTFT ${q}`, data: curve.map((p) => ({ x: p.requestsPerSec!, y: p.ttftMs[q] })).filter((d) => d.y !== null) as { x: number; y: number }[], borderColor: palette[q], backgroundColor: palette[q], pointRadius: 4 })) as never },
+      options: { responsive: true, maintainAspectRatio: false, animation: false, plugins: plugins('Latency against throughput'), scales: axes('completed requests / s', 'TTFT ms') as never },
+    },
+    attainment: {
+      type: 'bar',
+      data: { labels, datasets: [
+        { type: 'bar' as const, label: 'attainment %', data: view.points.map((p) => (p.attainment.share === null ? null : p.attainment.share * 100)) as number[], backgroundColor: palette.adherence },
+        { type: 'line' as const, label: `target ${pct(view.target)}`, data: view.points.map(() => view.target * 100), borderColor: palette.serverWaiting, borderDash: [6, 3], pointRadius: 0 },
+      ] as never },
+      options: { responsive: true, maintainAspectRatio: false, animation: false, plugins: plugins('SLO attainment per load level'), scales: axes(undefined, 'requests meeting every SLO %', 100) as never },
+    },
+  };
+}
+
+function drawCapacityCharts(view: CapacityView, canvases: Record<'throughput' | 'curve' | 'attainment', HTMLCanvasElement>): void {
+  const style = getComputedStyle(document.body);
+  const foreground = style.getPropertyValue('--vscode-foreground').trim() || style.color || '#333';
+  const grid = style.getPropertyValue('--vscode-panel-border').trim() || 'rgba(128,128,128,0.3)';
+  const configs = capacityChartConfigurations(view, foreground, grid);
+  for (const name of Object.keys(canvases) as (keyof typeof canvases)[]) new Chart(canvases[name], configs[name]);
+  document.body.dataset.chartsDrawn = String(Number(document.body.dataset.chartsDrawn ?? '0') + 1);
+}
