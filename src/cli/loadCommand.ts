@@ -23,11 +23,14 @@ import { seededRandom } from '../core/stats/random';
 import { numberFlag, parseArgs, stringFlag, UsageError } from './args';
 import { COST_PARAM_BOOLEAN, COST_PARAM_REPEATABLE, endpointTransport, ENDPOINT_FLAGS, refuseUnallowedCostParams } from './endpointArgs';
 import type { CliIO } from './io';
+import type { RunOutcome } from '../core/endpoint/runOnce';
+import type { TelemetryRun } from '../core/telemetry/runSpans';
+import { exportToOtlp, otlpTargetFlag, RunClock, telemetryRunsOf } from './otlpExportFlag';
 import { LOAD_USAGE } from './usage';
 
 export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, {
-    valued: ['prompt', ...ENDPOINT_FLAGS, 'model', 'inputs', 'concurrency', 'rate', 'max-concurrency', 'search', 'sweep', 'limit', 'requests', 'attainment', 'timeout-ms', 'cache', 'scenario', 'seed'],
+    valued: ['prompt', ...ENDPOINT_FLAGS, 'model', 'inputs', 'concurrency', 'rate', 'max-concurrency', 'search', 'sweep', 'limit', 'requests', 'attainment', 'timeout-ms', 'cache', 'scenario', 'seed', 'otlp-endpoint'],
     boolean: ['json', ...COST_PARAM_BOOLEAN],
     repeatable: ['slo', ...COST_PARAM_REPEATABLE],
   });
@@ -47,6 +50,9 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
   const cache = stringFlag(args, 'cache') ?? 'cold';
   if (!(CACHE_MODES as readonly string[]).includes(cache)) throw new UsageError(`--cache must be one of ${CACHE_MODES.join(', ')}`);
   const json = args.flags.get('json') === true;
+  const otlpTarget = otlpTargetFlag(args);
+  const runClock = new RunClock();
+  const exported: TelemetryRun[] = [];
 
   let plan: PromptRunPlan;
   let plans: PromptRunPlan[];
@@ -88,7 +94,11 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
   const seed = numberFlag(args, 'seed', { min: 0, integer: true });
   const measure = (level: LoadLevel): Promise<LoadPoint> => {
     if (!json) io.stderr(`  ${level.kind === 'concurrency' ? `concurrency ${level.concurrency}` : `${level.ratePerSec}/s`}: ${requests} requests…\n`);
-    return runLoadPoint(level, { transport, plans, requests, timeoutMs, cache: cache as CacheMode, objectives: policy.objectives, target, signal, ...(seed !== undefined ? { random: seededRandom(seed) } : {}) });
+    return runLoadPoint(level, { transport, plans, requests, timeoutMs, cache: cache as CacheMode, objectives: policy.objectives, target, signal, ...(seed !== undefined ? { random: seededRandom(seed) } : {}),
+      ...(otlpTarget ? { onRequest: (_f: number, _t: number, outcome: RunOutcome, runPlan: PromptRunPlan) => {
+        runClock.note(outcome);
+        exported.push(...telemetryRunsOf(transport, runClock, [{ outcome, plan: runPlan }]));
+      } } : {}) });
   };
   if (!json) io.stderr(`Load on ${transport.endpoint.name}: ${plan.prompt.name} · ${policyText(policy)} · attainment target ${Math.round(target * 100)}% · sending ${inputsText}\n`);
   let points: LoadPoint[] = [];
@@ -121,6 +131,7 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
   };
   if (json) io.stdout(`${JSON.stringify({ file, prompt: plan.prompt.name, endpoint: transport.endpoint.name, policy: { scenario: policy.scenario, scenarioSource: policy.scenarioSource }, target, requestsPerLevel: requests, inputs: inputsText, points, capacity: conclusions, cancelled: signal.aborted, simulated }, null, 2)}\n`);
   else io.stdout(loadText(points, capacity, conclusions));
+  if (otlpTarget) await exportToOtlp('load', otlpTarget, exported, io);
   if (signal.aborted) return 130;
   return points.some((p) => p.failed === p.sent && p.sent > 0) ? 1 : 0;
 }

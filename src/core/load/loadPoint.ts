@@ -93,7 +93,8 @@ export interface LoadPointOptions {
   target: number;
   signal?: AbortSignal;
   random?: () => number;
-  onRequest?: (finished: number, total: number) => void;
+  /** Each finished request, with what it was a run of (for telemetry export). */
+  onRequest?: (finished: number, total: number, outcome: RunOutcome, plan: PromptRunPlan) => void;
 }
 
 export function levelLabel(level: LoadLevel): string {
@@ -110,7 +111,7 @@ export async function runLoadPoint(level: LoadLevel, options: LoadPointOptions):
     ...(level.kind === 'rate' ? { ratePerSec: level.ratePerSec } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.random ? { random: options.random } : {}),
-    ...(options.onRequest ? { onRun: (_o: RunOutcome, finished: number) => options.onRequest!(finished, options.requests) } : {}),
+    ...(options.onRequest ? { onRun: (o: RunOutcome, finished: number, jobIndex: number) => options.onRequest!(finished, options.requests, o, jobs[jobIndex]!.plan) } : {}),
   });
   const runs = executed.outcomes
     .map((outcome, i) => ({ record: outcome.record, start: executed.startedAt[i]! }))

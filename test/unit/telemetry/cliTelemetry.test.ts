@@ -109,6 +109,16 @@ describe('telemetry from the CLI', () => {
     expect(attrs(changed.attributes)['gen_ai.prompt.version']).toMatch(/^sha256:[0-9a-f]{16}$/);
   }, 60_000);
 
+  it('load --otlp-endpoint sends one span per request of every level', async () => {
+    received.length = 0;
+    const { code, stderr } = await cli(['load', 'examples/homes/homes.prompty', '--endpoint', sim.url, '--concurrency', '1,2', '--requests', '3', '--otlp-endpoint', receiverUrl]);
+    expect(code).toBe(0);
+    expect(stderr).toContain(`Sent 6 spans and their metrics to ${receiverUrl} (OTLP/HTTP)`);
+    const spans = received.filter((r) => r.path === '/v1/traces').flatMap((t) => t.body.resourceSpans.flatMap((r: any) => r.scopeSpans.flatMap((s: any) => s.spans)));
+    expect(spans).toHaveLength(6);
+    for (const span of spans) expect(attrs(span.attributes)['gen_ai.operation.name']).toBe('chat');
+  }, 60_000);
+
   it('refuses an OTLP endpoint with credentials in it before any run', async () => {
     const { code, stderr } = await cli(['run', 'examples/homes/homes.prompty', '--endpoint', sim.url, '--no-store', '--otlp-endpoint', 'http://user:pw@127.0.0.1:4318']);
     expect(code).toBe(2);
