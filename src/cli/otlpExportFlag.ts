@@ -1,5 +1,5 @@
 /**
- * `--otlp-endpoint URL` on `run` and `compare`: the runs just made, sent as OpenTelemetry GenAI
+ * `--otlp-endpoint URL` on `run`, `compare` and `load`: the runs just made, sent as OpenTelemetry GenAI
  * spans and client metrics (docs/telemetry.md). A failed export is said on stderr and never changes the
  * exit code; headers come only from OTEL_EXPORTER_OTLP_HEADERS and are never printed.
  */
