@@ -1,6 +1,10 @@
 /** The standalone HTML report (and so the panel's renderer) in headless Chromium: charts drawn, CSP clean. */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { startSim } from '../../src/core/sim/simServer';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from './browser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +12,7 @@ import { renderReportHtml } from '../../src/core/compare/report';
 import { syntheticComparison } from '../fixtures/syntheticComparison';
 
 const ARTIFACTS = 'test-artifacts/e2e';
+const run = promisify(execFile);
 let browser: Browser;
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
@@ -68,4 +73,39 @@ describe('comparison report', () => {
     expect(text).not.toMatch(/[\u202a-\u202e\u2066-\u2069\u001b]/);
     await page.close();
   });
+});
+
+describe('capacity report', () => {
+  it('a real `load --search` on a 2-slot simulator: conclusions, a row per level and three drawn charts, offline and CSP-clean', async () => {
+    const sim = await startSim({ slots: 2, ttftBaseMs: 40, prefillMsPerInputToken: 0, decodeMsPerToken: 3, outputTokens: 50, jitterMs: 1 });
+    try {
+      const dir = mkdtempSync(join(tmpdir(), 'pi-capacity-'));
+      writeFileSync(join(dir, 'ask.prompty'), '---\nname: ask\nmodel:\n  api: chat\n  configuration: { type: openai, name: gpt-4o-mini }\n---\nuser:\nSay something short.\n');
+      const file = resolve(ARTIFACTS, 'capacity.html');
+      await run(process.execPath, [resolve('dist/cli.js'), 'load', 'ask.prompty', '--endpoint', sim.url, '--search', 'max-concurrency', '--limit', '8', '--requests', '30', '--slo', 'ttftMs.p90<=150', '--attainment', '0.8', '--report', file], { cwd: dir });
+      const page = await browser.newPage({ viewport: { width: 1200, height: 1400 } });
+      const problems: string[] = [];
+      page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
+      page.on('pageerror', (e) => problems.push(e.message));
+      page.on('request', (r) => !r.url().startsWith('file:') && !r.url().startsWith('data:') && problems.push(`network: ${r.url()}`));
+      await page.goto(`file://${file}`);
+      await page.waitForFunction(() => document.body.dataset.chartsDrawn !== undefined);
+      expect(await page.locator('.capacity .reasons').textContent()).toContain('Capacity: up to 2 concurrent requests within the SLOs');
+      expect(await page.locator('.capacity-table tbody tr').allTextContents()).toEqual([expect.stringMatching(/^concurrency 1/), expect.stringMatching(/^concurrency 2/), expect.stringMatching(/^concurrency 3/), expect.stringMatching(/^concurrency 4/)]);
+      const inked = await page.locator('canvas').evaluateAll((canvases) => canvases.map((c) => {
+        const canvas = c as HTMLCanvasElement;
+        const data = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
+        let n = 0;
+        for (let i = 3; i < data.length; i += 4) if (data[i]! > 0) n++;
+        return n;
+      }));
+      expect(inked).toHaveLength(3);
+      for (const n of inked) expect(n).toBeGreaterThan(1000);
+      expect(problems).toEqual([]);
+      await page.screenshot({ path: `${ARTIFACTS}/capacity.png`, fullPage: true });
+      await page.close();
+    } finally {
+      await sim.close();
+    }
+  }, 120_000);
 });
