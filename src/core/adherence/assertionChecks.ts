@@ -25,7 +25,8 @@ export interface CheckInput {
   e2eMs: number | null;
 }
 
-export const JUDGE_TYPES: ReadonlySet<Assertion['type']> = new Set(['llm-rubric', 'llm-choice']);
+/** Assertions a judge model decides (here they are never run): the rubric/choice judges and the grounded evaluators (groundedChecks.ts). */
+export const JUDGE_TYPES: ReadonlySet<Assertion['type']> = new Set(['llm-rubric', 'llm-choice', 'faithfulness', 'context-faithfulness', 'hallucination', 'factuality', 'answer-correctness', 'context-recall', 'context-relevance', 'answer-relevance']);
 const TIMING_TYPES: ReadonlySet<Assertion['type']> = new Set(['latency', 'ttft']);
 
 const holds = (reason: string): CheckVerdict => ({ decided: true, holds: true, reason });

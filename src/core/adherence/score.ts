@@ -10,6 +10,7 @@
  * network calls and run here.
  */
 import { JUDGE_TYPES, type CheckVerdict } from './assertionChecks';
+import { groundedCheck, isGroundedType, type GroundedDetail } from './groundedChecks';
 import { judgeCheck, type Judge } from './judgeChecks';
 import { runChecks, type CheckOptions } from './scoreWorkerClient';
 import type { Assertion, TestCase } from './testCases';
@@ -37,6 +38,8 @@ export interface AssertionResult {
   /** 0–1: a judge's grade, else 1 for pass and 0 for fail; 0 when undecided. */
   score: number;
   weight: number;
+  /** Grounded evaluators: claim counts, hallucination, precision/recall and each verdict cited. */
+  grounded?: GroundedDetail;
 }
 
 export type RunScoreStatus = 'pass' | 'fail' | 'unscored';
@@ -64,20 +67,33 @@ export async function scoreRun(testCase: TestCase, run: ScoredRun, judge?: Judge
   const checked = testCase.assertions.filter((a) => !JUDGE_TYPES.has(a.type));
   const checkVerdicts = await runChecks(checked, input, options);
   const verdicts = new Map<Assertion, CheckVerdict>(checked.map((a, i) => [a, checkVerdicts[i]!]));
+  // One question asked once per run: faithfulness and hallucination on one case share the claims.
+  const asked = judge ? onceEach(judge) : undefined;
   for (const assertion of testCase.assertions) {
-    if (JUDGE_TYPES.has(assertion.type)) verdicts.set(assertion, await judgeCheck(assertion, input, judge));
+    if (isGroundedType(assertion.type)) verdicts.set(assertion, await groundedCheck(assertion, run.answer, testCase, asked));
+    else if (JUDGE_TYPES.has(assertion.type)) verdicts.set(assertion, await judgeCheck(assertion, input, asked));
   }
   const results = testCase.assertions.map((a) => resultOf(a, verdicts.get(a)!));
   return settle(results, testCase.threshold);
 }
 
 /** An assertion's outcome from the check's verdict, with `not-` applied; judges keep their grade. */
-function resultOf(assertion: Assertion, verdict: CheckVerdict): AssertionResult {
-  const base = { label: assertion.label, weight: assertion.weight, reason: verdict.reason };
+function resultOf(assertion: Assertion, verdict: CheckVerdict & { grounded?: GroundedDetail }): AssertionResult {
+  const base = { label: assertion.label, weight: assertion.weight, reason: verdict.reason, ...(verdict.decided && verdict.grounded ? { grounded: verdict.grounded } : {}) };
   if (!verdict.decided) return { ...base, outcome: 'undecided', pass: false, score: 0 };
   const pass = assertion.negate ? !verdict.holds : verdict.holds;
   const graded = verdict.score !== undefined ? (assertion.negate ? 1 - verdict.score : verdict.score) : pass ? 1 : 0;
   return { ...base, outcome: pass ? 'pass' : 'fail', pass, score: graded };
+}
+
+function onceEach(judge: Judge): Judge {
+  const replies = new Map<string, Promise<string>>();
+  return (messages) => {
+    const key = JSON.stringify(messages);
+    let reply = replies.get(key);
+    if (!reply) replies.set(key, (reply = judge(messages)));
+    return reply;
+  };
 }
 
 /** Pass or fail when the undecided assertions cannot change it; else unscored, naming the first that mattered. */

@@ -5,6 +5,8 @@
  */
 import { basename, dirname, join } from 'node:path';
 import { readTestsFileSync } from '../files/workspaceFile';
+import { resolveFileValues } from '../render/references';
+import { GROUNDED_TYPES, MAX_CONTEXT_CHARS } from './groundedChecks';
 import { readFrontMatter } from '../formats/frontMatterDoc';
 import type { Prompt, PromptFormat } from '../formats/model';
 import { isPlainRecord, parseYaml } from '../formats/yaml';
@@ -12,6 +14,7 @@ import { isPlainRecord, parseYaml } from '../formats/yaml';
 export const ASSERTION_TYPES = [
   'equals', 'contains', 'icontains', 'contains-any', 'contains-all', 'icontains-any', 'icontains-all', 'starts-with', 'ends-with', 'regex',
   'is-json', 'contains-json', 'json-schema', 'word-count', 'length', 'latency', 'ttft', 'llm-rubric', 'llm-choice',
+  ...GROUNDED_TYPES,
 ] as const;
 export type AssertionType = (typeof ASSERTION_TYPES)[number];
 
@@ -25,6 +28,8 @@ export interface Assertion {
   label: string;
   /** contains / starts-with / ends-with ignore case (GitHub string evaluators compare lowercased, as gh-models does). */
   ignoreCase?: boolean;
+  /** hallucination: a claim the context does not mention counts as a hallucination too. */
+  strict?: boolean;
   /** GitHub llm evaluator: judge prompt, choices with scores, optional system prompt. */
   judge?: { prompt: string; choices: { choice: string; score: number }[]; systemPrompt?: string; modelId?: string };
 }
@@ -35,6 +40,12 @@ export interface TestCase {
   assertions: Assertion[];
   /** The run passes when its weighted score reaches this (default: every assertion passes). */
   threshold: number;
+  /** Retrieved passages the grounded evaluators judge the answer against (`context:` or `vars.context`). */
+  context?: string[];
+  /** Why the context cannot be used (unreadable file, above MAX_CONTEXT_CHARS): those evaluators are undetermined with it. */
+  contextProblem?: string;
+  /** The expected answer (`reference:`, `vars.reference`, GitHub's `expected`). */
+  reference?: string;
 }
 
 export interface TestSuite {
@@ -62,7 +73,7 @@ export function loadTestSuite(file: string, text: string, format: PromptFormat, 
   if (format === 'github-prompt-yaml') return githubSuite(prompt);
   const problems: string[] = [];
   const frontTests = format === 'text' ? undefined : readFrontMatter(text).fields.raw('tests');
-  if (frontTests !== undefined) return { cases: promptfooCases({ tests: frontTests }, 'front matter', problems), source: `${basename(file)} front matter`, problems };
+  if (frontTests !== undefined) return { cases: promptfooCases({ tests: frontTests }, 'front matter', problems, file), source: `${basename(file)} front matter`, problems };
   const sidecar = sidecarPathFor(file);
   let sidecarText: string | undefined;
   try {
@@ -76,7 +87,7 @@ export function loadTestSuite(file: string, text: string, format: PromptFormat, 
   if (error) return { cases: [], source: basename(sidecar), problems: [`${basename(sidecar)}: ${error.message}`] };
   const top = isPlainRecord(parsed.value) ? parsed.value : {};
   const rollout = top.scenario !== undefined || top.slo !== undefined ? { rollout: { ...(top.scenario !== undefined ? { scenario: top.scenario } : {}), ...(top.slo !== undefined ? { slo: top.slo } : {}) } } : {};
-  return { cases: promptfooCases(parsed.value, basename(sidecar), problems), source: basename(sidecar), problems, ...rollout };
+  return { cases: promptfooCases(parsed.value, basename(sidecar), problems, file), source: basename(sidecar), problems, ...rollout };
 }
 
 /** A case without a description is named by its inputs: `#1 city=Bellevue, WA · request=Find homes…`. */
@@ -86,7 +97,7 @@ export function caseName(index: number, vars: Record<string, unknown>): string {
   return text ? `#${index + 1} ${text.length > 60 ? `${text.slice(0, 59)}…` : text}` : `case ${index + 1}`;
 }
 
-function promptfooCases(root: unknown, where: string, problems: string[]): TestCase[] {
+function promptfooCases(root: unknown, where: string, problems: string[], promptPath?: string): TestCase[] {
   const doc = Array.isArray(root) ? { tests: root } : isPlainRecord(root) ? root : undefined;
   if (!doc || !Array.isArray(doc.tests)) {
     problems.push(`${where}: expected \`tests:\` with a list of test cases.`);
@@ -105,7 +116,7 @@ function promptfooCases(root: unknown, where: string, problems: string[]): TestC
     });
     const threshold = typeof raw.threshold === 'number' ? raw.threshold : typeof defaults.threshold === 'number' ? defaults.threshold : 1;
     if (assertions.length === 0) problems.push(`${where}: tests[${index}] has no usable assertion; it is skipped.`);
-    else cases.push({ description: typeof raw.description === 'string' && raw.description.trim() ? raw.description : caseName(index, isPlainRecord(raw.vars) ? raw.vars : vars), vars, assertions, threshold });
+    else cases.push({ description: typeof raw.description === 'string' && raw.description.trim() ? raw.description : caseName(index, isPlainRecord(raw.vars) ? raw.vars : vars), vars, assertions, threshold, ...groundingOf(raw.context ?? vars.context, raw.reference ?? vars.reference, promptPath, `${where}: tests[${index}]`, problems) });
   });
   return cases;
 }
@@ -136,7 +147,7 @@ function readAssertion(raw: unknown, where: string, problems: string[]): Asserti
     }
   }
   const label = typeof raw.metric === 'string' ? raw.metric : `${raw.type}${raw.value !== undefined && typeof raw.value !== 'object' ? ` ${JSON.stringify(raw.value)}` : Array.isArray(raw.value) ? ` ${JSON.stringify(raw.value)}` : ''}`;
-  return { type, negate, ...(raw.value !== undefined ? { value: raw.value } : {}), ...(threshold !== undefined ? { threshold } : {}), weight, label: label.length > 80 ? `${label.slice(0, 77)}…` : label };
+  return { type, negate, ...(raw.value !== undefined ? { value: raw.value } : {}), ...(threshold !== undefined ? { threshold } : {}), ...(raw.strict === true ? { strict: true } : {}), weight, label: label.length > 80 ? `${label.slice(0, 77)}…` : label };
 }
 
 /**
@@ -177,6 +188,44 @@ function githubSuite(prompt: Prompt): TestSuite {
   });
   const rows = prompt.tests.length > 0 ? prompt.tests : [];
   if (rows.length === 0) problems.push('No testData rows: each row of testData is one test case.');
-  const cases = assertions.length === 0 ? [] : rows.map((row, i) => ({ description: caseName(i, row.vars), vars: { ...row.vars, ...(row.expected !== undefined ? { expected: row.expected } : {}) }, assertions, threshold: 1 }));
+  const cases = assertions.length === 0 ? [] : rows.map((row, i) => ({ description: caseName(i, row.vars), vars: { ...row.vars, ...(row.expected !== undefined ? { expected: row.expected } : {}) }, assertions, threshold: 1, ...groundingOf(row.vars.context, row.expected ?? row.vars.reference, undefined, `testData[${i}]`, problems) }));
   return { cases, source: 'testData × evaluators', problems };
+}
+
+/**
+ * A case's context and reference: a string, a list of passages (strings or `{text}`), a JSON file of
+ * either (or `{passages: [...]}`) named `${file:…}` — read inside the workspace as prompt values are
+ * (render/references.ts). Context above MAX_CONTEXT_CHARS is refused, said here and by its evaluators.
+ */
+function groundingOf(rawContext: unknown, rawReference: unknown, promptPath: string | undefined, where: string, problems: string[]): Pick<TestCase, 'context' | 'contextProblem' | 'reference'> {
+  const out: Pick<TestCase, 'context' | 'contextProblem' | 'reference'> = {};
+  const read = (value: unknown, what: string): unknown => {
+    if (typeof value !== 'string' || !/^\$\{file:[^}]+\}$/.test(value.trim())) return value;
+    const resolved = resolveFileValues(promptPath, { [what]: value });
+    if (resolved.notes.length > 0) throw new Error(resolved.notes.map((n) => n.message).join('; '));
+    return resolved.values[what];
+  };
+  if (rawContext !== undefined) {
+    try {
+      const value = read(rawContext, 'context');
+      const list = isPlainRecord(value) && Array.isArray(value.passages) ? value.passages : Array.isArray(value) ? value : [value];
+      const passages = list.map((p) => read(p, 'context')).map((p) => (typeof p === 'string' ? p : isPlainRecord(p) && typeof p.text === 'string' ? p.text : undefined));
+      if (passages.some((p) => p === undefined)) throw new Error('each passage must be text or {text: …}');
+      const chars = (passages as string[]).reduce((n, p) => n + p.length, 0);
+      if (chars > MAX_CONTEXT_CHARS) throw new Error(`the context is ${chars.toLocaleString('en-US')} characters; above ${MAX_CONTEXT_CHARS.toLocaleString('en-US')} it is not judged`);
+      out.context = (passages as string[]).filter((p) => p.trim().length > 0);
+    } catch (error) {
+      out.contextProblem = `context not used: ${(error as Error).message}`;
+      problems.push(`${where}: ${out.contextProblem}.`);
+    }
+  }
+  if (rawReference !== undefined) {
+    try {
+      const value = read(rawReference, 'reference');
+      out.reference = typeof value === 'string' ? value : JSON.stringify(value);
+    } catch (error) {
+      problems.push(`${where}: reference not used: ${(error as Error).message}.`);
+    }
+  }
+  return out;
 }
