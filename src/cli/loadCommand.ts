@@ -17,7 +17,11 @@ import { loadTestSuite } from '../core/adherence/testCases';
 import { detectFormat } from '../core/formats/detect';
 import { formatMs } from '../core/metrics/format';
 import { resolvePolicy, policyText, type RolloutPolicy } from '../core/rollout/scenario';
-import { SloError } from '../core/rollout/slo';
+import { objectiveText, SloError } from '../core/rollout/slo';
+import { writeFile } from 'node:fs/promises';
+import { standaloneReportHtml } from '../core/compare/report';
+import { capacityView } from '../core/load/capacityView';
+import { reportAssets } from './reportAssets';
 import { planPromptRun, PlanError, type PromptRunPlan } from '../core/run/promptRun';
 import { seededRandom } from '../core/stats/random';
 import { numberFlag, parseArgs, stringFlag, UsageError } from './args';
@@ -30,7 +34,7 @@ import { LOAD_USAGE } from './usage';
 
 export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, {
-    valued: ['prompt', ...ENDPOINT_FLAGS, 'model', 'inputs', 'concurrency', 'rate', 'max-concurrency', 'search', 'sweep', 'limit', 'requests', 'attainment', 'timeout-ms', 'cache', 'scenario', 'seed', 'otlp-endpoint'],
+    valued: ['prompt', ...ENDPOINT_FLAGS, 'model', 'inputs', 'report', 'concurrency', 'rate', 'max-concurrency', 'search', 'sweep', 'limit', 'requests', 'attainment', 'timeout-ms', 'cache', 'scenario', 'seed', 'otlp-endpoint'],
     boolean: ['json', ...COST_PARAM_BOOLEAN],
     repeatable: ['slo', ...COST_PARAM_REPEATABLE],
   });
@@ -129,9 +133,15 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
     saturation: saturation(points),
     ...(stoppedEarly ? { stoppedEarly } : {}),
   };
-  if (json) io.stdout(`${JSON.stringify({ file, prompt: plan.prompt.name, endpoint: transport.endpoint.name, policy: { scenario: policy.scenario, scenarioSource: policy.scenarioSource }, target, requestsPerLevel: requests, inputs: inputsText, points, capacity: conclusions, cancelled: signal.aborted, simulated }, null, 2)}\n`);
+  const input = { file, prompt: plan.prompt.name, endpoint: transport.endpoint.name, policy: { scenario: policy.scenario, scenarioSource: policy.scenarioSource, slo: policy.objectives.map(objectiveText) }, target, requestsPerLevel: requests, inputs: inputsText, points, capacity: conclusions, cancelled: signal.aborted, simulated };
+  if (json) io.stdout(`${JSON.stringify(capacityView(input, { withRequests: true }), null, 2)}\n`);
   else io.stdout(loadText(points, capacity, conclusions));
   if (otlpTarget) await exportToOtlp('load', otlpTarget, exported, io);
+  const report = stringFlag(args, 'report');
+  if (report) {
+    await writeFile(report, standaloneReportHtml(`Prompt Insight capacity: ${plan.prompt.name}`, capacityView(input, { withRequests: false }), reportAssets()));
+    if (!json) io.stderr(`Report written to ${report}\n`);
+  }
   if (signal.aborted) return 130;
   return points.some((p) => p.failed === p.sent && p.sent > 0) ? 1 : 0;
 }
