@@ -1,0 +1,108 @@
+/**
+ * `prompt-insight prod FILE --prometheus URL` against a real Prometheus (Debian's 2.42) whose history —
+ * six hours of GenAI client histograms for two prompt versions and vLLM's server histograms — is
+ * backfilled with `promtool tsdb create-blocks-from openmetrics`, then queried through PromQL over ranges.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, waitUntilReady } from '../fixtures/localServers';
+import { TestRepo } from '../fixtures/gitRepo';
+
+const run = promisify(execFile);
+let prometheus: ChildProcess;
+let prometheusUrl: string;
+let repo: TestRepo;
+let a: string;
+let b: string;
+
+const BOUNDS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92];
+const STEP_S = 60;
+
+/**
+ * One histogram series' history, cumulative: every step adds `perStep` observations, all at `valueS`
+ * (so every one lands in the first bucket whose bound is ≥ valueS).
+ */
+function histogramSeries(name: string, labels: string, startS: number, steps: number, perStep: number, valueS: number): string[] {
+  const lines: string[] = [];
+  const series = (suffix: string, extra: string, value: (k: number) => number) => {
+    for (let k = 1; k <= steps; k++) lines.push(`${name}${suffix}{${labels}${extra}} ${value(k)} ${startS + k * STEP_S}`);
+  };
+  for (const le of [...BOUNDS.map(String), '+Inf']) series('_bucket', `,le="${le}"`, (k) => (le === '+Inf' || valueS <= Number(le) ? k * perStep : 0));
+  series('_count', '', (k) => k * perStep);
+  series('_sum', '', (k) => k * perStep * valueS);
+  return lines;
+}
+
+beforeAll(async () => {
+  repo = new TestRepo();
+  a = repo.commit('First greeting', { 'greet.prompt': '---\nmodel: gpt-test\n---\nSay hello.\n' });
+  b = repo.commit('Longer greeting', { 'greet.prompt': '---\nmodel: gpt-test\n---\nSay hello, warmly.\n' });
+  const nowS = Math.floor(Date.now() / 1000);
+  const startS = nowS - 6 * 3600;
+  const steps = 6 * 60 - 5; // up to five minutes ago
+  const va = `gen_ai_prompt_name="greet",gen_ai_prompt_version="${a.slice(0, 7)}",gen_ai_operation_name="chat"`;
+  const vb = `gen_ai_prompt_name="greet",gen_ai_prompt_version="${b.slice(0, 7)}",gen_ai_operation_name="chat"`;
+  const om = [
+    '# TYPE gen_ai_client_operation_duration_seconds histogram',
+    '# UNIT gen_ai_client_operation_duration_seconds seconds',
+    ...histogramSeries('gen_ai_client_operation_duration_seconds', va, startS, steps, 10, 0.5),
+    ...histogramSeries('gen_ai_client_operation_duration_seconds', vb, startS, steps, 10, 1.0),
+    // 2 failed calls a minute for b, none for a
+    ...histogramSeries('gen_ai_client_operation_duration_seconds', `${vb},error_type="timeout"`, startS, steps, 2, 30),
+    '# TYPE gen_ai_client_operation_time_to_first_chunk_seconds histogram',
+    '# UNIT gen_ai_client_operation_time_to_first_chunk_seconds seconds',
+    ...histogramSeries('gen_ai_client_operation_time_to_first_chunk_seconds', va, startS, steps, 10, 0.1),
+    ...histogramSeries('gen_ai_client_operation_time_to_first_chunk_seconds', vb, startS, steps, 10, 0.3),
+    '# TYPE vllm:time_to_first_token_seconds histogram',
+    ...histogramSeries('vllm:time_to_first_token_seconds', 'model_name="m"', startS, steps, 20, 0.15),
+    '# EOF',
+  ];
+  const dir = mkdtempSync(join(tmpdir(), 'pi-prom-prod-'));
+  writeFileSync(join(dir, 'history.om'), `${om.join('\n')}\n`);
+  await run('promtool', ['tsdb', 'create-blocks-from', 'openmetrics', join(dir, 'history.om'), join(dir, 'data')], { timeout: 120_000 });
+  writeFileSync(join(dir, 'prometheus.yml'), 'global:\n  scrape_interval: 15s\nscrape_configs: []\n');
+  const port = await freePort();
+  prometheusUrl = `http://127.0.0.1:${port}`;
+  prometheus = spawn('prometheus', [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`], { stdio: 'ignore' });
+  await waitUntilReady('Prometheus (backfilled)', prometheus, async () => {
+    const answer = await (await fetch(`${prometheusUrl}/api/v1/query?query=${encodeURIComponent('count(count_over_time(gen_ai_client_operation_duration_seconds_count[1h]))')}`)).json();
+    return answer.data?.result?.length > 0;
+  }, undefined, { pollMs: 250 });
+}, 180_000);
+
+afterAll(() => {
+  prometheus?.kill('SIGTERM');
+});
+
+describe('prod --prometheus on backfilled history', () => {
+  it('per version over 6 h: requests, errors by type, bucket percentiles, revisions, the error-rate verdict', async () => {
+    const { stdout } = await run(process.execPath, [resolve('dist/cli.js'), 'prod', 'greet.prompt', '--prometheus', prometheusUrl, '--since', '6h', '--json'], { cwd: repo.root, timeout: 120_000 });
+    const report = JSON.parse(stdout);
+    expect(report.versions.map((v: { revision: string }) => v.revision)).toEqual([b, a]);
+    const [vb, va] = report.versions;
+    // increase() over the window extrapolates to its edges: within a few percent of 10 a minute × 355 minutes
+    expect(va.requests).toBeGreaterThan(3400);
+    expect(va.requests).toBeLessThan(3800);
+    expect(va.errors).toBe(0);
+    expect(vb.errors / vb.requests).toBeCloseTo(2 / 12, 2);
+    expect(Object.keys(vb.errorsByType)).toEqual(['timeout']);
+    // All of a's TTFTs fall in (0.08, 0.16]: the median interpolates to the middle of that bucket.
+    expect(va.ttftMs.p50.value).toBeCloseTo(120, 0);
+    expect(vb.ttftMs.p50.value).toBeGreaterThan(160);
+    expect(vb.ttftMs.p50.value).toBeLessThanOrEqual(320);
+    expect(va.ttftMs.p50.ci95).toEqual([null, null]);
+    const verdict = report.comparison.verdicts[0];
+    expect(verdict).toMatchObject({ metric: 'errorRate', verdict: 'worse', base: a.slice(0, 7), head: b.slice(0, 7) });
+    expect(report.notes.join('\n')).toMatch(/whole server \(vLLM histograms, all prompts\): ttft p50 \d+ ms/);
+  });
+
+  it('a window before any history has no versions; an invalid window is stated', async () => {
+    const { stdout } = await run(process.execPath, [resolve('dist/cli.js'), 'prod', 'greet.prompt', '--prometheus', prometheusUrl, '--since', '1m', '--json'], { cwd: repo.root, timeout: 60_000 });
+    expect(JSON.parse(stdout).versions).toEqual([]);
+    await expect(run(process.execPath, [resolve('dist/cli.js'), 'prod', 'greet.prompt', '--prometheus', prometheusUrl, '--since', '2026-01-01'], { cwd: repo.root })).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('takes a duration such as 24h') });
+  });
+});
