@@ -11,6 +11,7 @@ import { benchColdStart } from './coldStart';
 import { benchEngine } from './engine';
 import { benchFuzz, benchUnicodeScan } from './fuzz';
 import { benchLoad } from './load';
+import { benchProd } from './prodImport';
 
 async function main(): Promise<void> {
   const which = process.argv.slice(2);
@@ -26,6 +27,7 @@ async function main(): Promise<void> {
   if (want('activation')) console.log(`${await benchActivation()}\n`);
   if (want('engine')) console.log(`${await benchEngine()}\n`);
   if (want('load')) console.log(`${await benchLoad()}\n`);
+  if (want('prod')) console.log(`${await benchProd()}\n`);
   if (want('fuzz')) console.log(`${await benchFuzz()}\n`);
   // Every code point against tiktoken: about 2 minutes, only when named.
   if (which.includes('unicode-scan')) console.log(`${await benchUnicodeScan()}\n`);
