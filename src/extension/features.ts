@@ -4,6 +4,7 @@
  */
 import * as vscode from 'vscode';
 import { isPromptCommandArgs } from '../protocol/commands';
+import { findCapacity } from './capacity/findCapacity';
 import { ComparePanel } from './compare/comparePanel';
 import { BundledSimulator } from './runs/bundledSim';
 import { RunController } from './runs/runController';
@@ -11,6 +12,7 @@ import { RunController } from './runs/runController';
 export interface Features {
   runs: RunController;
   openComparison(args: unknown): Promise<void>;
+  findCapacity(args: unknown): Promise<unknown>;
 }
 
 export function createFeatures(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, onRunsStored: (storePath: string) => void): Features {
@@ -19,6 +21,7 @@ export function createFeatures(context: vscode.ExtensionContext, log: vscode.Log
   context.subscriptions.push(simulator, runs);
   return {
     runs,
+    findCapacity: (args) => findCapacity(context, runs, log, args),
     async openComparison(args) {
       if (!vscode.workspace.isTrusted) {
         // git runs repository hooks and config; like VS Code's own git support, not in Restricted Mode.

@@ -92,6 +92,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand(CLIENT_COMMANDS.runPromptRepeated, (args: unknown) => withFeatures((f) => f.runs.run(args, true))),
     vscode.commands.registerCommand(CLIENT_COMMANDS.showRuns, (args: unknown) => withFeatures((f) => f.runs.showRuns(args))),
     vscode.commands.registerCommand(CLIENT_COMMANDS.compareRevisions, (args: unknown) => withFeatures((f) => f.openComparison(args))),
+    vscode.commands.registerCommand('promptInsight.findCapacity', (args: unknown) => withFeatures((f) => f.findCapacity(args))),
     vscode.commands.registerCommand('promptInsight.setApiKey', () => withFeatures((f) => f.runs.setApiKey())),
     vscode.commands.registerCommand('promptInsight.clearApiKey', () => withFeatures((f) => f.runs.clearApiKey())),
     vscode.commands.registerCommand('promptInsight.exportResults', () => withFeatures((f) => f.runs.exportResults())),

@@ -103,6 +103,23 @@ const tests: [string, () => Promise<void>][] = [
       await sim.close();
     }
   }],
+  ['Find Capacity: the largest concurrency within the SLOs on a 2-slot simulator, levels and conclusions in its panel', async () => {
+    const sim = await startSim({ slots: 2, ttftBaseMs: 40, prefillMsPerInputToken: 0, decodeMsPerToken: 3, outputTokens: 50, jitterMs: 1 });
+    const settings = vscode.workspace.getConfiguration('promptInsight');
+    try {
+      await settings.update('endpoints', [{ name: 'Slots simulator', provider: 'openai', baseUrl: sim.url, model: 'sim-1' }], vscode.ConfigurationTarget.Global);
+      await settings.update('run.endpoint', 'Slots simulator', vscode.ConfigurationTarget.Global);
+      const uri = workspaceFile('homes.prompt.txt');
+      const view = (await vscode.commands.executeCommand('promptInsight.findCapacity', { uri: uri.toString(), promptName: 'homes', promptIndex: 0, requests: 20, limit: 8, attainment: 0.8, slo: ['ttftMs.p90<=150'] })) as { capacity: { maxConcurrencyMeetingSlo: number }; points: { label: string }[] } | undefined;
+      assert.ok(view, 'the command returns what it showed');
+      assert.equal(view.capacity.maxConcurrencyMeetingSlo, 2, JSON.stringify(view.points.map((p) => p.label)));
+      assert.deepEqual(view.points.map((p) => p.label), ['concurrency 1', 'concurrency 2', 'concurrency 3', 'concurrency 4']);
+    } finally {
+      await settings.update('endpoints', undefined, vscode.ConfigurationTarget.Global);
+      await settings.update('run.endpoint', undefined, vscode.ConfigurationTarget.Global);
+      await sim.close();
+    }
+  }],
   ['HTTP runs read their sockets in a worker thread inside this host, from the installed dist/socketWorker.js', async () => {
     const extension = vscode.extensions.getExtension(EXTENSION_ID);
     assert.ok(extension, 'the extension is installed');
