@@ -75,7 +75,7 @@ export interface ProdComparison {
 }
 
 /** The bootstrap of medians (2000 resamples) is given at most this many values a side, for time. */
-const BOOTSTRAP_MAX_VALUES = 5_000;
+const BOOTSTRAP_MAX_VALUES = 2_000;
 
 export function percentilesOf(series: ValueSeries): ProdPercentiles {
   const sorted = series.sorted();
