@@ -84,7 +84,7 @@ describe('Prometheus source, bounded', () => {
     expect(report.versions).toHaveLength(1);
     expect(report.versions[0]).toMatchObject({ version: rev.slice(0, 8), revision: rev, requests: 120, errors: 0, ttftMs: { n: 120, p50: { value: 250, ci95: [null, null] }, p90: null } });
     expect(report.otherPrompts).toEqual({ other: 5 });
-    expect(queries).toContain('histogram_quantile(0.9, sum by (le, gen_ai_prompt_name, gen_ai_prompt_version) (rate({__name__=~"gen_ai_client_(operation|inference)_time_to_first_chunk_seconds_bucket", error_type=""}[7d])))');
+    expect(queries).toContain('histogram_quantile(0.9, sum by (le, gen_ai_prompt_name, gen_ai_prompt_version) (rate({__name__=~"gen_ai_client_(operation|inference)_time_to_first_chunk(_seconds)?_bucket", error_type=""}[7d])))');
     await expect(prodFromPrometheus(`${repo.root}/greet.prompt`, url, { window: '7 days' })).rejects.toThrow('takes a duration such as 24h');
   });
 });

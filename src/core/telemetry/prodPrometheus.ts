@@ -33,15 +33,16 @@ export const MAX_SERIES = 2000;
 const VERSION_LABEL = 'gen_ai_prompt_version';
 const NAME_LABEL = 'gen_ai_prompt_name';
 /**
- * v1.41.1 names and the newer `gen_ai.client.inference.*` ones, as the SDK's Prometheus exporter writes them;
+ * v1.41.1 names and the newer `gen_ai.client.inference.*` ones, as the SDK's Prometheus exporter writes them
+ * (`gen_ai_client_operation_duration_bucket`) or the Collector's exporters do (unit appended: `…_seconds_bucket`);
  * successes only (no `error_type`), as with trace files: a failed call's duration is not the prompt's latency.
  */
 const HISTOGRAMS = {
-  e2eMs: '{__name__=~"gen_ai_client_(operation|inference)_duration_seconds_bucket", error_type=""}',
-  ttftMs: '{__name__=~"gen_ai_client_(operation|inference)_time_to_first_chunk_seconds_bucket", error_type=""}',
-  tpotMs: '{__name__=~"gen_ai_client_(operation|inference)_time_per_output_chunk_seconds_bucket", error_type=""}',
+  e2eMs: '{__name__=~"gen_ai_client_(operation|inference)_duration(_seconds)?_bucket", error_type=""}',
+  ttftMs: '{__name__=~"gen_ai_client_(operation|inference)_time_to_first_chunk(_seconds)?_bucket", error_type=""}',
+  tpotMs: '{__name__=~"gen_ai_client_(operation|inference)_time_per_output_chunk(_seconds)?_bucket", error_type=""}',
 } as const;
-const DURATION_COUNT = '{__name__=~"gen_ai_client_(operation|inference)_duration_seconds_count"}';
+const DURATION_COUNT = '{__name__=~"gen_ai_client_(operation|inference)_duration(_seconds)?_count"}';
 const TOKEN_SUM = '{__name__=~"gen_ai_client_token_usage(_tokens)?_sum"}';
 /** Server-side histograms, whole server (no prompt label there). */
 const SERVER_HISTOGRAMS = { ttftMs: 'vllm:time_to_first_token_seconds_bucket', e2eMs: 'vllm:e2e_request_latency_seconds_bucket', tpotMs: 'vllm:request_time_per_output_token_seconds_bucket' } as const;
