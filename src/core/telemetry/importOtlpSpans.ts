@@ -87,8 +87,12 @@ function readSpan(raw: unknown, sink: SpanSink): void {
   const start = nanosToMs(raw.startTimeUnixNano);
   const end = nanosToMs(raw.endTimeUnixNano);
   if (start === null || end === null) return sink.skip('bad-timestamps');
-  const e2eMs = end - start;
-  if (!(e2eMs >= 0) || e2eMs > MAX_PLAUSIBLE_DURATION_S * 1000) return sink.skip('absurd-duration');
+  const spanMs = end - start;
+  if (!(spanMs >= 0) || spanMs > MAX_PLAUSIBLE_DURATION_S * 1000) return sink.skip('absurd-duration');
+  // E2E is the span's duration, unless the span says when the last token came (Prompt Insight's own
+  // spans end at stream end, after the usage chunk): that is vLLM's E2EL.
+  const ownE2e = numberOf(attributes.get(PI_ATTR.e2e));
+  const e2eMs = ownE2e !== null && ownE2e >= 0 && ownE2e * 1000 <= spanMs + 1 ? ownE2e * 1000 : spanMs;
 
   const promptName = firstString(attributes, PROMPT_NAME_ALIASES);
   const promptVersion = firstString(attributes, PROMPT_VERSION_ALIASES);
