@@ -2,7 +2,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { collectSpans } from '../../src/core/telemetry/importOtlpSpans';
+import { ProdAggregator } from '../../src/core/telemetry/prodAggregate';
+import { seeded } from '../fixtures/propertySeed';
 import { importOtlpFiles } from '../../src/core/telemetry/importOtlp';
 import { readLines } from '../../src/core/telemetry/importLines';
 import { validId } from '../../src/core/telemetry/importOtlpSpans';
@@ -142,6 +146,47 @@ describe('OTLP JSON Lines import', () => {
 
   it('says which file cannot be read', async () => {
     await expect(importOtlpFiles([join(dir, 'missing.jsonl')])).rejects.toThrow(/cannot read .*missing\.jsonl: ENOENT/);
+  });
+});
+
+describe('damaged input, property-based (fixed seed)', () => {
+  const valid = tracesLine([otlpSpan({ promptName: 'greet', version: 'v1', startMs: T0, e2eMs: 120, ttftMs: 40, outputTokens: 5, inputTokens: 9 }), otlpSpan({ promptName: 'greet', version: 'v1', startMs: T0, e2eMs: 90, errorType: 'timeout' })]);
+
+  it('a valid line with bytes cut, replaced or inserted never throws; no span is counted twice', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.nat(valid.length), fc.nat(8), fc.string({ maxLength: 4 })), { minLength: 1, maxLength: 4 }), (edits) => {
+        let text = valid;
+        for (const [at, cut, insert] of edits) text = text.slice(0, at) + insert + text.slice(at + cut);
+        const aggregate = new ProdAggregator();
+        let data: unknown;
+        try {
+          data = JSON.parse(text);
+        } catch {
+          return; // the importer counts it as malformed-json
+        }
+        collectSpans(data, aggregate);
+        const kept = [...aggregate.versions.values()].reduce((n, v) => n + v.requests, 0);
+        const accounted = kept + aggregate.skipped.spans + aggregate.otherSpans + (aggregate.skipped.reasons['not-traces-data'] ?? 0);
+        // A damaged key (`"sp ans"`) can hide a span — an empty batch is legal OTLP — but none is counted twice.
+        expect(accounted).toBeLessThanOrEqual(2);
+      }),
+      seeded(300),
+    );
+  });
+
+  it('any JSON value in place of the document, a span or an attribute value is skipped or read, never thrown on', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const aggregate = new ProdAggregator();
+        collectSpans(value, aggregate);
+        collectSpans({ resourceSpans: [{ scopeSpans: [{ spans: [value] }] }] }, aggregate);
+        const span = otlpSpan({ promptName: 'greet', version: 'v1', startMs: T0, e2eMs: 100 });
+        collectSpans({ resourceSpans: [{ scopeSpans: [{ spans: [{ ...span, attributes: [...(span.attributes as object[]), { key: 'gen_ai.response.time_to_first_chunk', value }, { key: 'gen_ai.usage.output_tokens', value: { intValue: value } }] }] }] }] }, aggregate);
+        const total = [...aggregate.versions.values()].reduce((n, v) => n + v.requests, 0) + aggregate.skipped.spans + aggregate.skipped.lines + aggregate.otherSpans;
+        expect(total).toBeGreaterThanOrEqual(2);
+      }),
+      seeded(300),
+    );
   });
 });
 
