@@ -40,8 +40,9 @@ export interface ProdVersion {
   inGitHistory: boolean;
   revisionDate?: string;
   revisionSubject?: string;
-  firstSeen: string;
-  lastSeen: string;
+  /** First span start / last span end seen (trace files); null from Prometheus, which gives counts over the window. */
+  firstSeen: string | null;
+  lastSeen: string | null;
   requests: number;
   errors: number;
   errorRate: number;
@@ -126,7 +127,7 @@ export function orderVersions(versions: ProdVersion[], order: (v: ProdVersion) =
     const oa = order(a);
     const ob = order(b);
     if (oa !== null && ob !== null && oa !== ob) return oa - ob;
-    return b.firstSeen.localeCompare(a.firstSeen) || b.requests - a.requests;
+    return (b.firstSeen ?? '').localeCompare(a.firstSeen ?? '') || b.requests - a.requests;
   });
 }
 
