@@ -1,0 +1,93 @@
+/**
+ * Dynamic baselines: what a metric usually is at this time — the same hour of the week over the last
+ * weeks (robust: median and MAD, so one bad week does not move it); with less history the same hour
+ * of the day over the last week (the daily rhythm without the weekly one), then the last day's
+ * windows; and nothing (said, with how much more history it needs) when even that is missing. The band is the median ± k scaled
+ * MADs, at least a practical margin wide, so a perfectly steady metric is not alarmed by noise.
+ */
+
+export interface SeriesPoint {
+  /** ms since the epoch, the start of the window. */
+  t: number;
+  value: number;
+}
+
+export type BaselineMethod = 'same-hour-of-week' | 'same-hour-of-day' | 'rolling-day' | 'none';
+
+export interface Band {
+  method: BaselineMethod;
+  median: number | null;
+  lower: number | null;
+  upper: number | null;
+  /** Values the baseline rests on. */
+  n: number;
+  /** Why there is none, or what it fell back from. */
+  note?: string;
+}
+
+export interface BaselineOptions {
+  /** Window length (ms); default one hour. */
+  windowMs?: number;
+  /** Weeks of history for the same hour of the week; default 4, at least 2 needed. */
+  weeks?: number;
+  /** Scaled MADs either side; default 3. */
+  k?: number;
+  /** The band is at least this share of the median either side (practical margin); default 0.1. */
+  minRelativeWidth?: number;
+}
+
+const HOUR_MS = 3_600_000;
+const WEEK_MS = 7 * 24 * HOUR_MS;
+const DAY_MS = 24 * HOUR_MS;
+/** MAD × 1.4826 estimates a normal distribution's standard deviation. */
+const MAD_SCALE = 1.4826;
+const MIN_WEEKS = 2;
+/** A whole day of windows: a rolling band that has not seen the day's peak would call the peak a regression. */
+const MIN_ROLLING = 24;
+const MIN_DAYS = 3;
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+function band(values: readonly number[], method: BaselineMethod, k: number, minRelativeWidth: number, note?: string): Band {
+  const m = median(values);
+  const mad = median(values.map((v) => Math.abs(v - m))) * MAD_SCALE;
+  const half = Math.max(k * mad, Math.abs(m) * minRelativeWidth);
+  return { method, median: m, lower: m - half, upper: m + half, n: values.length, ...(note ? { note } : {}) };
+}
+
+/** Without a rhythm to go by, the band is the last day's whole range (widened by the margin): its peak is normal. */
+function dayRangeBand(values: readonly number[], minRelativeWidth: number, note: string): Band {
+  const m = median(values);
+  return { method: 'rolling-day', median: m, lower: Math.min(...values) * (1 - minRelativeWidth), upper: Math.max(...values) * (1 + minRelativeWidth), n: values.length, note };
+}
+
+/** The baseline for the window starting at `t`, from the history before it (points at or after `t` are ignored). */
+export function baselineAt(history: readonly SeriesPoint[], t: number, options: BaselineOptions = {}): Band {
+  const windowMs = options.windowMs ?? HOUR_MS;
+  const weeks = options.weeks ?? 4;
+  const k = options.k ?? 3;
+  const minRelativeWidth = options.minRelativeWidth ?? 0.1;
+  const sameHour: number[] = [];
+  for (let w = 1; w <= weeks; w++) {
+    const at = t - w * WEEK_MS;
+    const found = history.find((p) => p.t >= at && p.t < at + windowMs);
+    if (found && Number.isFinite(found.value)) sameHour.push(found.value);
+  }
+  if (sameHour.length >= MIN_WEEKS) return band(sameHour, 'same-hour-of-week', k, minRelativeWidth);
+  const weeksShort = `the weekly rhythm needs ${MIN_WEEKS - sameHour.length} more week${MIN_WEEKS - sameHour.length === 1 ? '' : 's'} of history at this hour`;
+  const sameHourOfDay: number[] = [];
+  for (let d = 1; d <= 7; d++) {
+    const at = t - d * DAY_MS;
+    const found = history.find((p) => p.t >= at && p.t < at + windowMs);
+    if (found && Number.isFinite(found.value)) sameHourOfDay.push(found.value);
+  }
+  if (sameHourOfDay.length >= MIN_DAYS) return band(sameHourOfDay, 'same-hour-of-day', k, minRelativeWidth, `${weeksShort}; the same hour of the last ${sameHourOfDay.length} days is used meanwhile`);
+  const rolling = history.filter((p) => p.t < t && p.t >= t - DAY_MS && Number.isFinite(p.value)).map((p) => p.value);
+  if (rolling.length >= MIN_ROLLING) return dayRangeBand(rolling, minRelativeWidth, `${weeksShort}, and the daily rhythm ${MIN_DAYS - sameHourOfDay.length} more day${MIN_DAYS - sameHourOfDay.length === 1 ? '' : 's'}; the last day's windows are used meanwhile`);
+  const hoursShort = Math.ceil(((MIN_ROLLING - rolling.length) * windowMs) / HOUR_MS);
+  return { method: 'none', median: null, lower: null, upper: null, n: rolling.length, note: `no baseline yet: ${weeksShort}, or ${hoursShort} more hour${hoursShort === 1 ? '' : 's'} for a rolling one` };
+}

@@ -1,0 +1,99 @@
+/**
+ * Dynamic baselines on generated production series of known shape: hourly TTFT p99 with a daily
+ * peak, a weekend dip and seeded noise; a single spike; a night-time step regression after a new
+ * prompt version; a slow drift. The same series judged by static thresholds, side by side.
+ */
+import { describe, expect, it } from 'vitest';
+import { findAnomalies, findDrift, staticThresholdAlerts } from '../../../src/core/baseline/anomalies';
+import { baselineAt, type SeriesPoint } from '../../../src/core/baseline/seasonalBaseline';
+import { seededRandom } from '../../../src/core/stats/random';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+/** Monday 2026-10-05 00:00 UTC. */
+const T0 = Date.UTC(2026, 9, 5);
+
+/** TTFT p99 (ms) at an hour: 800 ms at night, a peak of 1,400 ms at 14:00 on weekdays, 20% lower at weekends, ±3% noise. */
+function normal(t: number, random: () => number): number {
+  const hour = new Date(t).getUTCHours();
+  const weekday = (new Date(t).getUTCDay() + 6) % 7; // Monday = 0
+  const daytime = hour >= 8 && hour <= 20 ? 600 * Math.sin((Math.PI * (hour - 8)) / 12) : 0;
+  const weekend = weekday >= 5 ? 0.8 : 1;
+  return (800 + daytime) * weekend * (1 + (random() - 0.5) * 0.06);
+}
+
+function series(weeks: number, shape: (t: number, value: number) => number, seed = 20261204): SeriesPoint[] {
+  const random = seededRandom(seed);
+  return Array.from({ length: weeks * 7 * 24 }, (_, i) => {
+    const t = T0 + i * HOUR;
+    return { t, value: shape(t, normal(t, random)) };
+  });
+}
+
+const STEP_AT = T0 + 5 * 7 * DAY + DAY + 2 * HOUR; // week 6, Tuesday 02:00
+const SPIKE_AT = T0 + 4 * 7 * DAY + 2 * DAY + 3 * HOUR; // week 5, Wednesday 03:00
+const VERSION_CHANGE = { t: STEP_AT - HOUR, version: 'b7e1c2d' };
+
+describe('dynamic baseline', () => {
+  it('uses the same hour of the week when there is history; a rolling day meanwhile; says what it still needs', () => {
+    const s = series(3, (_t, v) => v);
+    const weekday14 = T0 + 2 * 7 * DAY + 2 * DAY + 14 * HOUR;
+    const seasonal = baselineAt(s, weekday14);
+    expect(seasonal.method).toBe('same-hour-of-week');
+    expect(seasonal.median!).toBeGreaterThan(1300); // the peak is normal at 14:00 on a weekday
+    const early = baselineAt(s, T0 + 8 * DAY + 14 * HOUR);
+    expect(early).toMatchObject({ method: 'same-hour-of-day', note: expect.stringContaining('the weekly rhythm needs 1 more week of history') });
+    expect(early.median!).toBeGreaterThan(1200); // the daily peak is known from the last days at 14:00
+    expect(baselineAt(s, T0 + DAY + 14 * HOUR)).toMatchObject({ method: 'rolling-day' });
+    expect(baselineAt(s, T0 + DAY + 14 * HOUR).upper!).toBeGreaterThan(1400); // the last day's peak is inside the band
+    expect(baselineAt(s, T0 + 5 * HOUR)).toMatchObject({ method: 'none', note: expect.stringMatching(/no baseline yet: .* or 19 more hours for a rolling one/) });
+  });
+
+  it('catches the night-time step regression after a version change, ignores the daily peak and a single spike', () => {
+    const s = series(6, (t, v) => (t === SPIKE_AT ? v * 3 : t >= STEP_AT && new Date(t).getUTCHours() < 7 ? v * 1.5 : v));
+    const anomalies = findAnomalies('ttft.p99', s, [{ t: T0, version: 'a1b2c3d' }, VERSION_CHANGE]);
+    expect(anomalies.length).toBeGreaterThanOrEqual(1);
+    const first = anomalies[0]!;
+    expect(first.start).toBe(STEP_AT);
+    expect(first.version).toBe('b7e1c2d');
+    expect(first.likelyCause).toEqual(VERSION_CHANGE);
+    expect(first.observed).toBeGreaterThan(first.band.upper!);
+    // Every anomaly is a night of the regression; none at a daytime peak, none at the spike.
+    for (const a of anomalies) {
+      expect(new Date(a.start).getUTCHours()).toBeLessThan(7);
+      expect(a.start).toBeGreaterThanOrEqual(STEP_AT);
+    }
+  });
+
+  it('a static threshold either fires at every daily peak or misses the night regression; the baseline does neither', () => {
+    const s = series(6, (t, v) => (t >= STEP_AT && new Date(t).getUTCHours() < 7 ? v * 1.5 : v));
+    const low = staticThresholdAlerts(s, 1100); // catches the 1,200 ms nights …
+    const high = staticThresholdAlerts(s, 1500); // … or stays above the 1,400 ms peak
+    const daytime = (runs: { start: number }[]) => runs.filter((r) => new Date(r.start).getUTCHours() >= 8).length;
+    const nights = (runs: { start: number }[]) => runs.filter((r) => r.start >= STEP_AT && new Date(r.start).getUTCHours() < 7).length;
+    expect(daytime(low)).toBeGreaterThanOrEqual(25); // every weekday's peak, for six weeks
+    expect(nights(low)).toBeGreaterThanOrEqual(4);
+    expect(high).toEqual([]); // the regression is never seen
+    const dynamic = findAnomalies('ttft.p99', s, []);
+    expect(daytime(dynamic)).toBe(0);
+    expect(nights(dynamic)).toBeGreaterThanOrEqual(4);
+  });
+
+  it('a slow drift (+2% a day) becomes its own per-window baseline, so it is judged week against week: caught; a stable series or a spike is not drift', () => {
+    const drifting = series(6, (t, v) => v * (1 + 0.02 * ((t - T0) / DAY)));
+    expect(findAnomalies('ttft.p99', drifting, [])).toEqual([]); // the per-window band moves with it …
+    const drift = findDrift('ttft.p99', drifting)!; // … the week-over-month check does not
+    expect(drift.change).toBeGreaterThan(0.3);
+    expect(findDrift('ttft.p99', series(6, (_t, v) => v))).toBeNull();
+    expect(findDrift('ttft.p99', series(6, (t, v) => (t === SPIKE_AT ? v * 3 : v)))).toBeNull(); // one spike moves no weekly median
+    expect(findDrift('ttft.p99', series(3, (_t, v) => v))).toBeNull(); // too little history
+  });
+
+  it('gaps and too little history are said, not guessed', () => {
+    const sparse = series(3, (_t, v) => v).filter((_, i) => i % 5 !== 0);
+    expect(() => findAnomalies('ttft.p99', sparse, [])).not.toThrow();
+    const short = series(1, (_t, v) => v).slice(0, 10);
+    expect(findAnomalies('ttft.p99', short, [])).toEqual([]);
+    expect(baselineAt(short, short.at(-1)!.t + HOUR).method).toBe('none');
+  });
+});
