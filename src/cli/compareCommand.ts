@@ -126,6 +126,14 @@ export async function compareCommand(argv: string[], io: CliIO): Promise<number>
   return passes ? 0 : 1;
 }
 
+/** `hallucination 3/40 runs 7.5% [2.6%–19.9%] (+2 undetermined)`: small rates keep a decimal. */
+function hallucinationText(h: NonNullable<ComparisonResult['revisions'][number]['hallucination']>): string {
+  const pct = (v: number) => `${(v * 100).toFixed(1)}%`;
+  const rate = h.rate === null ? 'n/a' : pct(h.rate);
+  const ci = h.ci95 ? ` [${pct(h.ci95[0])}–${pct(h.ci95[1])}]` : '';
+  return `hallucination ${h.hallucinated}/${h.judged} runs ${rate}${ci}${h.undetermined ? ` (+${h.undetermined} undetermined)` : ''}`;
+}
+
 const DECISION_HEADLINES = { ship: 'SHIP', hold: 'HOLD', insufficient: 'INSUFFICIENT EVIDENCE', 'no-change': 'NO CHANGE' } as const;
 
 function renderText(result: ComparisonResult): string {
@@ -136,6 +144,7 @@ function renderText(result: ComparisonResult): string {
     const ci = r.adherence.ci95 ? ` [${pct(r.adherence.ci95[0])}–${pct(r.adherence.ci95[1])}]` : '';
     lines.push(`  ${r.label.padEnd(14)} adherence ${r.adherence.passed}/${r.adherence.total} ${pct(r.adherence.rate)}${ci}${r.adherence.unscored ? ` (+${r.adherence.unscored} unscored)` : ''} · TTFT p50 ${ms(r.ttftMs.p50)} · E2E p50 ${ms(r.e2eMs.p50)} · ${r.tokens ?? '?'} tokens${r.runsReused ? ` · ${r.runsReused} runs reused` : ''}${r.error ? ` · ${r.error}` : ''}`);
     if (r.adherence.unscored) lines.push(`  ${''.padEnd(14)} ${unscoredSummary(r)}`);
+    if (r.hallucination) lines.push(`  ${''.padEnd(14)} ${hallucinationText(r.hallucination)}`);
     for (const c of r.perCase) {
       const failures = failureLines(c);
       if (failures.length > 0) lines.push(`  ${''.padEnd(14)} ${c.description}: ${c.passed}/${c.total} passed${c.unscored ? `, ${c.unscored} unscored` : ''}`, ...failures.map((f) => `  ${''.padEnd(16)} ${f}`));

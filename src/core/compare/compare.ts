@@ -76,6 +76,8 @@ export interface RunDetail {
   reason?: string;
   answer: string;
   assertions: { label: string; outcome: 'pass' | 'fail' | 'undecided'; reason: string }[];
+  /** Cases with a hallucination/faithfulness assertion: whether the run hallucinated; null when undetermined. */
+  hallucinated?: boolean | null;
 }
 
 /** A test case's runs on one revision: scored counts, unscored count, and the first runs in detail. */
@@ -88,6 +90,16 @@ export interface CaseRuns {
   runs: RunDetail[];
 }
 
+export interface HallucinationRate {
+  hallucinated: number;
+  /** Runs whose claims were judged. */
+  judged: number;
+  /** Runs whose claims could not be judged (judge failed, off-format, refusal, no claims). */
+  undetermined: number;
+  rate: number | null;
+  ci95: [number, number] | null;
+}
+
 export interface RevisionResult {
   rev: string;
   label: string;
@@ -98,6 +110,8 @@ export interface RevisionResult {
   tokens: number | null;
   /** Over the scored runs: `total` = passed + failed; unscored runs are counted apart, with their reasons. */
   adherence: { passed: number; total: number; unscored: number; rate: number | null; ci95: [number, number] | null };
+  /** Runs that hallucinated among those judged (cases with hallucination/faithfulness assertions), with a Wilson 95% interval; undetermined runs apart. Absent when no case asks. */
+  hallucination?: HallucinationRate;
   /** Why runs were unscored, with how many each (a prototype-less map: reasons carry server text). */
   unscoredReasons: Record<string, number>;
   ttftMs: PercentileTriple;
@@ -274,7 +288,7 @@ function memoizedJudge(judge: Judge): Judge {
 
 /** A revision's runs as the rollout decision reads them. */
 export function rolloutSide(r: RevisionResult): RolloutSide {
-  return { rev: r.rev, label: r.label, ttftMs: r.ttftValues, e2eMs: r.e2eValues, tpotMs: r.tpotValues, adherence: { passed: r.adherence.passed, total: r.adherence.total }, tokensPerSec: r.tokensPerSecValues };
+  return { rev: r.rev, label: r.label, ttftMs: r.ttftValues, e2eMs: r.e2eValues, tpotMs: r.tpotValues, adherence: { passed: r.adherence.passed, total: r.adherence.total }, ...(r.hallucination ? { hallucination: { hallucinated: r.hallucination.hallucinated, total: r.hallucination.judged } } : {}), tokensPerSec: r.tokensPerSecValues };
 }
 
 /** Stored runs fit a cold comparison when the server did not serve them from its cache, a warm one when it did. */

@@ -22,6 +22,7 @@ export const ANSWER_EXCERPT_CHARS = 2000;
 export async function assessRevision(result: RevisionResult, cells: readonly Cell[], suite: TestSuite, judge: Judge | undefined): Promise<boolean> {
   let simulated = false;
   const records: RunRecord[] = [];
+  const hallucination = { seen: false, hallucinated: 0, judged: 0, undetermined: 0 };
   for (const cell of cells) {
     const testCase = suite.cases[cell.caseIndex]!;
     result.runsReused += cell.reused.length;
@@ -40,6 +41,14 @@ export async function assessRevision(result: RevisionResult, cells: readonly Cel
         caseRuns.total++;
         if (detail.status === 'pass') caseRuns.passed++;
       }
+      if (detail.hallucinated !== undefined) {
+        hallucination.seen = true;
+        if (detail.hallucinated === null) hallucination.undetermined++;
+        else {
+          hallucination.judged++;
+          if (detail.hallucinated) hallucination.hallucinated++;
+        }
+      }
       if (caseRuns.runs.length < RUN_DETAILS_PER_CASE) caseRuns.runs.push(detail);
     }
     result.perCase.push(caseRuns);
@@ -48,6 +57,10 @@ export async function assessRevision(result: RevisionResult, cells: readonly Cel
   const scored = result.perCase.reduce((s, c) => s + c.total, 0);
   const unscored = result.perCase.reduce((s, c) => s + c.unscored, 0);
   result.adherence = { passed, total: scored, unscored, rate: scored > 0 ? passed / scored : null, ci95: scored > 0 ? wilsonInterval(passed, scored) : null };
+  if (hallucination.seen) {
+    const { hallucinated, judged, undetermined } = hallucination;
+    result.hallucination = { hallucinated, judged, undetermined, rate: judged > 0 ? hallucinated / judged : null, ci95: judged > 0 ? wilsonInterval(hallucinated, judged) : null };
+  }
   const ok = records.filter((r) => r.ok);
   result.failedRuns = records.length - ok.length;
   const firstFailure = records.find((r) => !r.ok)?.error;
@@ -71,7 +84,18 @@ async function scoreOne(testCase: TestCase, record: RunRecord, answer: string, j
   const assertions = score.results.map((r) => ({ label: r.label, outcome: r.outcome, reason: r.reason }));
   const status = score.status;
   const reason = status === 'unscored' ? unscoredReason(score, assertions) : undefined;
-  return { status, ...(reason ? { reason } : {}), answer: excerpt, assertions };
+  const hallucinated = hallucinationOf(testCase, score);
+  return { status, ...(reason ? { reason } : {}), answer: excerpt, assertions, ...(hallucinated !== undefined ? { hallucinated } : {}) };
+}
+
+const CLAIMS_AGAINST_CONTEXT: ReadonlySet<string> = new Set(['hallucination', 'faithfulness', 'context-faithfulness']);
+
+/** Whether a run hallucinated: any claims-against-context assertion found it; null when one could not be judged and none found it. */
+function hallucinationOf(testCase: TestCase, score: CaseScore): boolean | null | undefined {
+  const results = score.results.filter((_, i) => CLAIMS_AGAINST_CONTEXT.has(testCase.assertions[i]!.type));
+  if (results.length === 0) return undefined;
+  if (results.some((r) => r.grounded?.hallucinated === true)) return true;
+  return results.some((r) => r.outcome === 'undecided') ? null : false;
 }
 
 function unscoredReason(score: CaseScore, assertions: RunDetail['assertions']): string {

@@ -89,13 +89,14 @@ function declaredObjectives(d: RevisionDeclarations): Map<string, Objective> {
 }
 
 function objectiveKey(o: Objective): string {
-  return o.metric === 'adherence' ? 'adherence' : `${o.metric}.${o.percentile}`;
+  return o.metric === 'adherence' || o.metric === 'hallucination' ? o.metric : `${o.metric}.${o.percentile}`;
 }
 
 /** Whether `a` asks at least as much as `b` (same metric and percentile). */
 function atLeastAsStrict(a: Objective, b: Objective): boolean {
   if (a.metric === 'adherence' && b.metric === 'adherence') return a.min >= b.min;
-  if (a.metric !== 'adherence' && b.metric !== 'adherence') return a.maxMs <= b.maxMs;
+  if (a.metric === 'hallucination' && b.metric === 'hallucination') return a.max <= b.max;
+  if ('maxMs' in a && 'maxMs' in b) return a.maxMs <= b.maxMs;
   return false;
 }
 

@@ -6,14 +6,16 @@
  * - hold: the head breaks an SLO (judged with its interval) — also when the base broke it too, since
  *   the change does not fix it; or adherence is significantly worse; or, where the scenario gates on
  *   it, latency (interactive) or throughput (batch) is significantly worse beyond the practical margin;
+ *   or the hallucination rate is significantly higher (every scenario);
  * - no-change: base and head send the same requests, so there is no change to roll out;
  * - ship: every SLO is met by the head (its whole interval on the right side) and nothing that gates
  *   regressed significantly. Latency changes inside the SLOs in decision and batch scenarios are
  *   reported, not blocking. Every reason cites its numbers.
  */
 import { formatMs } from '../metrics/format';
-import { formatP, medianShift, MIN_RUNS_FOR_CLAIM, type Verdict } from '../compare/verdicts';
+import { ALPHA, formatP, medianShift, MIN_RUNS_FOR_CLAIM, type Verdict } from '../compare/verdicts';
 import { SCENARIO_RULES, type RolloutPolicy } from './scenario';
+import { proportionTest } from '../stats/proportions';
 import { judgeObjective, objectiveText, runsToSettle, type ObjectiveJudgement, type SloEvidence } from './slo';
 
 export type RolloutDecisionKind = 'ship' | 'hold' | 'insufficient' | 'no-change';
@@ -60,18 +62,24 @@ const THROUGHPUT_MARGIN_SHARE = 0.05;
 /** `p90 190 ms, 95% CI 150 ms–230 ms (n = 40)`; an open side is said in words, not as `?`. */
 export function judgementText(j: ObjectiveJudgement): string {
   if (j.estimate === null) return 'no runs';
-  const isRate = j.objective.metric === 'adherence';
-  const value = (v: number) => (isRate ? `${Math.round(v * 100)}%` : formatMs(v));
-  const stat = j.objective.metric === 'adherence' ? 'adherence' : j.objective.percentile;
+  const o = j.objective;
+  const value = (v: number) => (o.metric === 'adherence' ? `${Math.round(v * 100)}%` : o.metric === 'hallucination' ? ratePct(v) : formatMs(v));
+  const stat = o.metric === 'adherence' || o.metric === 'hallucination' ? o.metric : o.percentile;
   const [lo, hi] = j.ci95;
   if (lo !== null && hi !== null) return `${stat} ${value(j.estimate)}, 95% CI ${value(lo)}–${value(hi)} (n = ${j.n})`;
   const open = lo === null && hi === null ? 'too few runs to bound it either way' : hi === null ? `too few runs to bound it from above; at least ${value(lo!)}` : `too few runs to bound it from below; at most ${value(hi)}`;
   return `${stat} ${value(j.estimate)} so far (n = ${j.n}: ${open})`;
 }
 
+/** Small rates keep a decimal: a 2% ceiling is read against 0.5%, not 1%. */
+function ratePct(v: number): string {
+  const p = v * 100;
+  return `${p >= 10 || Number.isInteger(p) ? Math.round(p) : p.toFixed(1)}%`;
+}
+
 function limitText(j: ObjectiveJudgement): string {
   const o = j.objective;
-  return o.metric === 'adherence' ? `adherence above ${Math.round(o.min * 100)}%` : `${o.percentile} under ${formatMs(o.maxMs)}`;
+  return o.metric === 'adherence' ? `adherence above ${Math.round(o.min * 100)}%` : o.metric === 'hallucination' ? `hallucination under ${ratePct(o.max)}` : `${o.percentile} under ${formatMs(o.maxMs)}`;
 }
 
 function settleText(s: SloOutcome, cases: number): string {
@@ -79,7 +87,7 @@ function settleText(s: SloOutcome, cases: number): string {
   if (!needed) return 'more runs would not settle it: the estimate sits on the limit';
   const perCase = cases > 1 ? ` (${Math.ceil(needed.runs / cases)} per test case)` : '';
   const o = s.head.objective;
-  const what = needed.side === 'met' ? `bound ${limitText(s.head)}` : o.metric === 'adherence' ? `show adherence below ${Math.round(o.min * 100)}%` : `show ${o.percentile} over ${formatMs(o.maxMs)}`;
+  const what = needed.side === 'met' ? `bound ${limitText(s.head)}` : o.metric === 'adherence' ? `show adherence below ${Math.round(o.min * 100)}%` : o.metric === 'hallucination' ? `show hallucination above ${ratePct(o.max)}` : `show ${o.percentile} over ${formatMs(o.maxMs)}`;
   return `about ${needed.runs} runs${perCase} would ${what}, if the runs so far are typical`;
 }
 
@@ -128,6 +136,8 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
   if (adherence.verdict === 'worse') holds.push(`${adherence.summary} — significantly worse`);
   else seen.push(adherence.summary + (adherence.verdict === 'better' ? ' — better' : ''));
   for (const line of sloLines) (line.kind === 'broken' ? holds : line.kind === 'unclear' ? unclear : seen).push(line.text);
+  const hallucination = hallucinationChange(base, head);
+  if (hallucination) (hallucination.worse ? holds : seen).push(hallucination.text);
 
   for (const metric of ['ttftMs', 'e2eMs'] as const) {
     const v = verdict(metric);
@@ -147,6 +157,23 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
   if (unclear.length > 0) return { ...common, decision: 'insufficient', reasons: [...unclear, ...seen, 'Ship means the head meets every SLO: not yet shown.'], slo };
   const sloSummary = slo.length > 0 ? `${head.label} meets every SLO of the ${policy.scenario} scenario (${slo.map((s) => s.objective).join(', ')}) and nothing that gates regressed` : `nothing that gates regressed (the ${policy.scenario} scenario sets no SLO)`;
   return { ...common, decision: 'ship', reasons: [`${sloSummary}; ${rules.why}.`, ...seen], slo };
+}
+
+/**
+ * The hallucination rate, head against base (Fisher's exact test, as adherence): significantly higher
+ * holds in every scenario — a wrong fact is a red line in knowledge-heavy use, whatever the latency.
+ */
+function hallucinationChange(base: RolloutSide, head: RolloutSide): { worse: boolean; text: string } | undefined {
+  const b = base.hallucination;
+  const h = head.hallucination;
+  if (!b || !h) return undefined;
+  const counts = `${base.label} ${b.hallucinated}/${b.total}, ${head.label} ${h.hallucinated}/${h.total} runs`;
+  if (b.total < MIN_RUNS_FOR_CLAIM || h.total < MIN_RUNS_FOR_CLAIM) return { worse: false, text: `hallucination: not enough judged runs to compare (${counts}; ${MIN_RUNS_FOR_CLAIM} each needed)` };
+  const difference = h.hallucinated / h.total - b.hallucinated / b.total;
+  const { pValue } = proportionTest(h.hallucinated, h.total, b.hallucinated, b.total);
+  const worse = difference > 0 && pValue < ALPHA;
+  const points = `${difference >= 0 ? '+' : ''}${Math.round(difference * 100)} pts`;
+  return { worse, text: `hallucination ${points} (${counts}), ${worse ? `${formatP(pValue)} — significantly more hallucination` : pValue < ALPHA ? `${formatP(pValue)} — less hallucination` : `no significant difference (${formatP(pValue)})`}` };
 }
 
 /** Output tokens/s, median difference (head − base) with a bootstrap interval; higher is better. */

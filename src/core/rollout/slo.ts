@@ -1,7 +1,8 @@
 /**
  * Service-level objectives a prompt's revisions are held to: latency percentiles with a ceiling
- * (`ttftMs.p90 <= 1000`) and an adherence floor (`adherence >= 0.9`). Written as a `slo:` block
- * (`ttftMs: { p90: 1000 }`, `adherence: { min: 0.9 }`) or as CLI text. Each is judged with its
+ * (`ttftMs.p90 <= 1000`), an adherence floor (`adherence >= 0.9`) and a hallucination-rate ceiling
+ * (`hallucination <= 0.02`: the share of judged runs that hallucinate). Written as a `slo:` block
+ * (`ttftMs: { p90: 1000 }`, `adherence: { min: 0.9 }`, `hallucination: { max: 0.02 }`) or as CLI text. Each is judged with its
  * interval, not its point estimate: *met* when the whole 95% interval is inside, *broken* when it is
  * wholly outside, *unclear* otherwise (too few runs for the percentile, or too close to call).
  */
@@ -11,7 +12,7 @@ import { wilsonInterval } from '../stats/proportions';
 export type LatencyMetric = 'ttftMs' | 'e2eMs' | 'tpotMs';
 export type Percentile = 'p50' | 'p90' | 'p95' | 'p99';
 
-export type Objective = { metric: LatencyMetric; percentile: Percentile; maxMs: number } | { metric: 'adherence'; min: number };
+export type Objective = { metric: LatencyMetric; percentile: Percentile; maxMs: number } | { metric: 'adherence'; min: number } | { metric: 'hallucination'; max: number };
 
 const LATENCY_METRICS: readonly LatencyMetric[] = ['ttftMs', 'e2eMs', 'tpotMs'];
 const PERCENTILES: Record<Percentile, number> = { p50: 0.5, p90: 0.9, p95: 0.95, p99: 0.99 };
@@ -19,7 +20,7 @@ const PERCENTILES: Record<Percentile, number> = { p50: 0.5, p90: 0.9, p95: 0.95,
 export class SloError extends Error {}
 
 export function objectiveText(o: Objective): string {
-  return o.metric === 'adherence' ? `adherence ≥ ${o.min}` : `${o.metric}.${o.percentile} ≤ ${o.maxMs}`;
+  return o.metric === 'adherence' ? `adherence ≥ ${o.min}` : o.metric === 'hallucination' ? `hallucination ≤ ${o.max}` : `${o.metric}.${o.percentile} ≤ ${o.maxMs}`;
 }
 
 /** A `slo:` block as written in a prompt or tests file. */
@@ -45,6 +46,10 @@ export function objectiveFromText(text: string): Objective {
     if (op !== '>=' || (stat && stat !== 'min')) throw new SloError(`--slo '${text}': adherence takes a floor: adherence>=0.9`);
     return objective('adherence', 'min', Number(value), `--slo '${text}'`);
   }
+  if (metric === 'hallucination') {
+    if (op !== '<=' || (stat && stat !== 'max')) throw new SloError(`--slo '${text}': hallucination takes a ceiling on the rate: hallucination<=0.02`);
+    return objective('hallucination', 'max', Number(value), `--slo '${text}'`);
+  }
   if (op !== '<=' || !stat) throw new SloError(`--slo '${text}': a latency takes a ceiling on a percentile: ${metric}.p90<=1000`);
   return objective(metric!, stat, Number(value), `--slo '${text}'`);
 }
@@ -55,7 +60,12 @@ function objective(metric: string, stat: string, value: number, where: string): 
     if (!(value >= 0 && value <= 1)) throw new SloError(`${where}: the adherence floor must be a rate from 0 to 1`);
     return { metric: 'adherence', min: value };
   }
-  if (!(LATENCY_METRICS as readonly string[]).includes(metric)) throw new SloError(`${where}: unknown metric '${metric}' (use ttftMs, e2eMs, tpotMs or adherence)`);
+  if (metric === 'hallucination') {
+    if (stat !== 'max') throw new SloError(`${where}: hallucination takes \`max\` (a rate from 0 to 1)`);
+    if (!(value >= 0 && value <= 1)) throw new SloError(`${where}: the hallucination ceiling must be a rate from 0 to 1`);
+    return { metric: 'hallucination', max: value };
+  }
+  if (!(LATENCY_METRICS as readonly string[]).includes(metric)) throw new SloError(`${where}: unknown metric '${metric}' (use ttftMs, e2eMs, tpotMs, adherence or hallucination)`);
   if (!(stat in PERCENTILES)) throw new SloError(`${where}: unknown percentile '${stat}' (use p50, p90, p95 or p99)`);
   if (!(value > 0 && Number.isFinite(value))) throw new SloError(`${where}: the ceiling must be a positive number of milliseconds`);
   return { metric: metric as LatencyMetric, percentile: stat as Percentile, maxMs: value };
@@ -77,6 +87,8 @@ export interface SloEvidence {
   e2eMs: readonly number[];
   tpotMs: readonly number[];
   adherence: { passed: number; total: number };
+  /** Runs that hallucinated among the judged ones; absent when no test case judges hallucination. */
+  hallucination?: { hallucinated: number; total: number };
 }
 
 export function judgeObjective(objective: Objective, evidence: SloEvidence): ObjectiveJudgement {
@@ -86,6 +98,13 @@ export function judgeObjective(objective: Objective, evidence: SloEvidence): Obj
     const [lo, hi] = wilsonInterval(passed, total);
     const status: ObjectiveStatus = lo >= objective.min ? 'met' : hi < objective.min ? 'broken' : 'unclear';
     return { objective, status, estimate: passed / total, ci95: [lo, hi], n: total };
+  }
+  if (objective.metric === 'hallucination') {
+    const { hallucinated, total } = evidence.hallucination ?? { hallucinated: 0, total: 0 };
+    if (total === 0) return { objective, status: 'unclear', estimate: null, ci95: [null, null], n: 0 };
+    const [lo, hi] = wilsonInterval(hallucinated, total);
+    const status: ObjectiveStatus = hi <= objective.max ? 'met' : lo > objective.max ? 'broken' : 'unclear';
+    return { objective, status, estimate: hallucinated / total, ci95: [lo, hi], n: total };
   }
   const values = evidence[objective.metric];
   const p = PERCENTILES[objective.percentile];
@@ -115,6 +134,18 @@ export function runsToSettle(objective: Objective, evidence: SloEvidence): { run
     const settles = (n: number) => {
       const [lo, hi] = wilsonInterval(rate * n, n);
       return side === 'met' ? lo >= objective.min : hi < objective.min;
+    };
+    return smallestRuns(total, settles, side);
+  }
+  if (objective.metric === 'hallucination') {
+    const { hallucinated, total } = evidence.hallucination ?? { hallucinated: 0, total: 0 };
+    if (total === 0) return null;
+    const rate = hallucinated / total;
+    if (rate === objective.max) return null;
+    const side = rate < objective.max ? 'met' : 'broken';
+    const settles = (n: number) => {
+      const [lo, hi] = wilsonInterval(rate * n, n);
+      return side === 'met' ? hi <= objective.max : lo > objective.max;
     };
     return smallestRuns(total, settles, side);
   }
