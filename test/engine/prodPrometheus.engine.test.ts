@@ -59,6 +59,15 @@ beforeAll(async () => {
     ...histogramSeries('gen_ai_client_operation_time_to_first_chunk_seconds', vb, startS, steps, 10, 0.3),
     '# TYPE vllm:time_to_first_token_seconds histogram',
     ...histogramSeries('vllm:time_to_first_token_seconds', 'model_name="m"', startS, steps, 20, 0.15),
+    // llama.cpp: counters only — 20 prompt tokens at 5 ms each and 10 predicted tokens at 25 ms each, a minute
+    '# TYPE llamacpp:prompt_seconds counter',
+    ...Array.from({ length: steps }, (_, k) => `llamacpp:prompt_seconds_total ${((k + 1) * 20 * 0.005).toFixed(6)} ${startS + (k + 1) * STEP_S}`),
+    '# TYPE llamacpp:prompt_tokens counter',
+    ...Array.from({ length: steps }, (_, k) => `llamacpp:prompt_tokens_total ${(k + 1) * 20} ${startS + (k + 1) * STEP_S}`),
+    '# TYPE llamacpp:tokens_predicted_seconds counter',
+    ...Array.from({ length: steps }, (_, k) => `llamacpp:tokens_predicted_seconds_total ${((k + 1) * 10 * 0.025).toFixed(6)} ${startS + (k + 1) * STEP_S}`),
+    '# TYPE llamacpp:tokens_predicted counter',
+    ...Array.from({ length: steps }, (_, k) => `llamacpp:tokens_predicted_total ${(k + 1) * 10} ${startS + (k + 1) * STEP_S}`),
     '# EOF',
   ];
   const dir = mkdtempSync(join(tmpdir(), 'pi-prom-prod-'));
@@ -97,7 +106,11 @@ describe('prod --prometheus on backfilled history', () => {
     expect(va.ttftMs.p50.ci95).toEqual([null, null]);
     const verdict = report.comparison.verdicts[0];
     expect(verdict).toMatchObject({ metric: 'errorRate', verdict: 'worse', base: a.slice(0, 7), head: b.slice(0, 7) });
-    expect(report.notes.join('\n')).toMatch(/whole server \(vLLM histograms, all prompts\): ttft p50 \d+ ms/);
+    // vLLM's TTFTs are all 0.15 s: in (0.08, 0.16] (the conventions' buckets here), so the median interpolates to 0.12 s.
+    expect(report.server).toContainEqual({ engine: 'vLLM', metric: 'TTFT', p50Ms: expect.closeTo(120, 0), p99Ms: expect.closeTo(159.2, 0) });
+    expect(report.server).toContainEqual({ engine: 'llama.cpp', metric: 'prefill per token', meanMs: expect.closeTo(5, 3) });
+    expect(report.server).toContainEqual({ engine: 'llama.cpp', metric: 'decode per token', meanMs: expect.closeTo(25, 3) });
+    expect(report.notes.join('\n')).toMatch(/whole server \(its own metrics, all prompts\): vLLM TTFT p50 120 ms · p99 159 ms; llama\.cpp prefill per token mean 5 ms/);
   });
 
   it('a window before any history has no versions; an invalid window is stated', async () => {

@@ -44,8 +44,28 @@ const HISTOGRAMS = {
 } as const;
 const DURATION_COUNT = '{__name__=~"gen_ai_client_(operation|inference)_duration(_seconds)?_count"}';
 const TOKEN_SUM = '{__name__=~"gen_ai_client_token_usage(_tokens)?_sum"}';
-/** Server-side histograms, whole server (no prompt label there). */
-const SERVER_HISTOGRAMS = { ttftMs: 'vllm:time_to_first_token_seconds_bucket', e2eMs: 'vllm:e2e_request_latency_seconds_bucket', tpotMs: 'vllm:request_time_per_output_token_seconds_bucket' } as const;
+/** Inference servers' own latency histograms: the whole server (their series carry no prompt label). */
+const SERVER_HISTOGRAMS: readonly (readonly [engine: string, metric: string, bucket: string])[] = [
+  ['vLLM', 'TTFT', 'vllm:time_to_first_token_seconds_bucket'],
+  ['vLLM', 'E2E', 'vllm:e2e_request_latency_seconds_bucket'],
+  ['vLLM', 'TPOT', 'vllm:request_time_per_output_token_seconds_bucket'],
+  ['SGLang', 'TTFT', 'sglang:time_to_first_token_seconds_bucket'],
+  ['SGLang', 'E2E', 'sglang:e2e_request_latency_seconds_bucket'],
+  ['TGI', 'E2E', 'tgi_request_duration_bucket'],
+];
+/** llama.cpp exports counters, not histograms: means over the window (seconds per token). */
+const SERVER_MEANS: readonly (readonly [engine: string, metric: string, seconds: string, tokens: string])[] = [
+  ['llama.cpp', 'prefill per token', 'llamacpp:prompt_seconds_total', 'llamacpp:prompt_tokens_total'],
+  ['llama.cpp', 'decode per token', 'llamacpp:tokens_predicted_seconds_total', 'llamacpp:tokens_predicted_total'],
+];
+
+export interface ServerFigure {
+  engine: string;
+  metric: string;
+  p50Ms?: number;
+  p99Ms?: number;
+  meanMs?: number;
+}
 
 interface Sample {
   labels: Record<string, string>;
@@ -182,8 +202,8 @@ export async function prodFromPrometheus(file: string, url: string, options: Pro
   if (fileVersions.historyProblem) notes.push(`git history unavailable (${fileVersions.historyProblem}): versions are not mapped to revisions.`);
   for (const v of ordered) if (!v.inGitHistory) notes.push(`version ${v.version} is seen in production (${v.requests} requests) but is not in ${file}'s git history.`);
   if (dropped) notes.push(`${dropped} series beyond ${MAX_SERIES} per query were left out.`);
-  const server = await serverPercentiles(query, window);
-  if (server) notes.push(`whole server (vLLM histograms, all prompts): ${server}`);
+  const server = await serverFigures(query, window);
+  if (server.length) notes.push(`whole server (its own metrics, all prompts): ${server.map(describeFigure).join('; ')}`);
   const skipped: SkipCounts = { lines: 0, spans: 0, reasons: {} };
   return {
     file,
@@ -194,18 +214,30 @@ export async function prodFromPrometheus(file: string, url: string, options: Pro
     skipped,
     otherPrompts,
     notes,
+    ...(server.length ? { server } : {}),
   };
 }
 
-/** vLLM's own latency histograms, when the server exports them: one line for the whole server. */
-async function serverPercentiles(query: (q: string) => Promise<Sample[]>, window: string): Promise<string | null> {
-  const parts: string[] = [];
-  for (const [metric, name] of Object.entries(SERVER_HISTOGRAMS)) {
-    const [p50] = await query(`histogram_quantile(0.5, sum by (le) (rate(${name}[${window}])))`);
-    const [p99] = await query(`histogram_quantile(0.99, sum by (le) (rate(${name}[${window}])))`);
-    if (p50 && Number.isFinite(p50.value)) parts.push(`${metric.replace('Ms', '')} p50 ${Math.round(p50.value * 1000)} ms${p99 && Number.isFinite(p99.value) ? ` · p99 ${Math.round(p99.value * 1000)} ms` : ''}`);
+/** The inference servers' own figures, when the server exports them: whole server, all prompts. */
+async function serverFigures(query: (q: string) => Promise<Sample[]>, window: string): Promise<ServerFigure[]> {
+  const figures: ServerFigure[] = [];
+  const ms = (s: Sample | undefined) => (s && Number.isFinite(s.value) ? Math.round(s.value * 1e6) / 1000 : undefined);
+  for (const [engine, metric, bucket] of SERVER_HISTOGRAMS) {
+    const p50 = ms((await query(`histogram_quantile(0.5, sum by (le) (rate(${bucket}[${window}])))`))[0]);
+    if (p50 === undefined) continue;
+    const p99 = ms((await query(`histogram_quantile(0.99, sum by (le) (rate(${bucket}[${window}])))`))[0]);
+    figures.push({ engine, metric, p50Ms: p50, ...(p99 !== undefined ? { p99Ms: p99 } : {}) });
   }
-  return parts.length ? parts.join('; ') : null;
+  for (const [engine, metric, seconds, tokens] of SERVER_MEANS) {
+    const mean = ms((await query(`sum(increase(${seconds}[${window}])) / sum(increase(${tokens}[${window}]))`))[0]);
+    if (mean !== undefined) figures.push({ engine, metric, meanMs: mean });
+  }
+  return figures;
+}
+
+function describeFigure(f: ServerFigure): string {
+  const value = f.meanMs !== undefined ? `mean ${f.meanMs} ms` : `p50 ${Math.round(f.p50Ms!)} ms${f.p99Ms !== undefined ? ` · p99 ${Math.round(f.p99Ms)} ms` : ''}`;
+  return `${f.engine} ${f.metric} ${value}`;
 }
 
 function safeUrl(url: string): string {

@@ -182,4 +182,6 @@ export interface ProdReport {
   /** Inference spans for prompts this file does not hold, by name (at most 20 names). */
   otherPrompts: Record<string, number>;
   notes: string[];
+  /** Prometheus only: the inference servers' own figures (vLLM, SGLang, TGI histograms; llama.cpp means), whole server. */
+  server?: { engine: string; metric: string; p50Ms?: number; p99Ms?: number; meanMs?: number }[];
 }
