@@ -1,0 +1,154 @@
+/**
+ * The retrieval step of a RAG prompt, declared in its front matter (Prompty, Dotprompt, Markdown) or
+ * at the top of a `.prompt.yml`:
+ *
+ *   retrieval: { url: http://localhost:8000/search, query: "{{question}}", into: context, topK: 5 }
+ *
+ * Before the prompt is rendered, the rendered query is POSTed as `{"query": "…", "topK": 5}` and the
+ * answer `{"passages": [{"text": "…", "id"?: "…", "score"?: 0.8}]}` fills the input named by `into`
+ * (the passages' texts joined by blank lines; the passages themselves are kept for the grounded
+ * evaluators). The step is timed (`retrievalMs`) like the model call, bounded in time and size, and
+ * every failure has a kind — a hanging search service is a failed run (`timeout`), never a hang.
+ * Credentials in the URL are never sent or shown. Only http(s) URLs: a command is not run.
+ */
+import { readFrontMatter } from '../formats/frontMatterDoc';
+import { renderTemplate } from '../formats/template';
+import { isPlainRecord, parseYaml } from '../formats/yaml';
+import { registerUrlSecrets } from '../endpoint/secrets';
+
+export interface RetrievalStep {
+  url: string;
+  /** Mustache template over the prompt's inputs. */
+  query: string;
+  /** Input the passages fill (default `context`). */
+  into: string;
+  topK: number;
+  timeoutMs: number;
+}
+
+export interface Passage {
+  text: string;
+  id?: string;
+  score?: number;
+}
+
+export type RetrievalErrorKind = 'timeout' | 'connection_failed' | 'http_error' | 'bad_response' | 'too_large' | 'cancelled';
+
+export class RetrievalError extends Error {
+  constructor(readonly kind: RetrievalErrorKind, message: string) {
+    super(message);
+  }
+}
+
+export interface Retrieved {
+  passages: Passage[];
+  retrievalMs: number;
+  /** The inputs with `into` filled. */
+  vars: Record<string, unknown>;
+}
+
+export const DEFAULT_RETRIEVAL_TIMEOUT_MS = 10_000;
+const MAX_TOP_K = 100;
+/** A search answer above this is refused, not read further. */
+export const MAX_RETRIEVAL_RESPONSE_BYTES = 2 * 1024 * 1024;
+/** Passages together above this many characters are refused (the grounded evaluators' context cap). */
+export const MAX_RETRIEVED_CHARS = 100_000;
+
+/** The step a prompt file declares, undefined when none; a malformed one is an Error saying how to write it. */
+export function retrievalStepOf(text: string, isPromptYaml: boolean): RetrievalStep | undefined {
+  let raw: unknown;
+  if (isPromptYaml) {
+    const parsed = parseYaml(text, 0);
+    raw = isPlainRecord(parsed.value) ? parsed.value.retrieval : undefined;
+  } else {
+    raw = readFrontMatter(text).fields.raw('retrieval');
+  }
+  if (raw === undefined) return undefined;
+  const how = 'write it as retrieval: { url: http://localhost:8000/search, query: "{{question}}", into: context, topK: 5 }';
+  if (!isPlainRecord(raw)) throw new Error(`retrieval must be a map; ${how}`);
+  if (typeof raw.command === 'string') throw new Error('retrieval: a command is not run; give the search service as url');
+  if (typeof raw.url !== 'string') throw new Error(`retrieval needs a url; ${how}`);
+  let url: URL;
+  try {
+    url = new URL(raw.url);
+  } catch {
+    throw new Error(`retrieval.url is not a URL; ${how}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('retrieval.url must be http or https');
+  if (typeof raw.query !== 'string' || !raw.query.trim()) throw new Error(`retrieval needs a query template; ${how}`);
+  const into = raw.into === undefined ? 'context' : raw.into;
+  if (typeof into !== 'string' || !/^[A-Za-z_][\w-]*$/.test(into)) throw new Error('retrieval.into must name an input, e.g. into: context');
+  const topK = raw.topK === undefined ? 5 : raw.topK;
+  if (typeof topK !== 'number' || !Number.isInteger(topK) || topK < 1 || topK > MAX_TOP_K) throw new Error(`retrieval.topK must be a whole number from 1 to ${MAX_TOP_K}`);
+  const timeoutMs = raw.timeoutMs === undefined ? DEFAULT_RETRIEVAL_TIMEOUT_MS : raw.timeoutMs;
+  if (typeof timeoutMs !== 'number' || !(timeoutMs > 0)) throw new Error('retrieval.timeoutMs must be a positive number of milliseconds');
+  return { url: raw.url, query: raw.query, into, topK, timeoutMs };
+}
+
+/** Runs the step for these inputs: the passages, how long it took, the inputs with `into` filled. */
+export async function retrieve(step: RetrievalStep, vars: Record<string, unknown>, signal?: AbortSignal): Promise<Retrieved> {
+  const target = new URL(step.url);
+  if (target.username || target.password) {
+    registerUrlSecrets(step.url);
+    target.username = '';
+    target.password = '';
+  }
+  const shown = `${target.origin}${target.pathname}`;
+  const query = renderTemplate(step.query, 'mustache', vars).text;
+  const started = performance.now();
+  const timeout = AbortSignal.timeout(step.timeoutMs);
+  const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+  let text: string;
+  try {
+    const response = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ query, topK: step.topK }), signal: combined, redirect: 'manual' });
+    if (!response.ok) {
+      await response.body?.cancel();
+      throw new RetrievalError('http_error', `the search service ${shown} answered HTTP ${response.status}`);
+    }
+    text = await readBounded(response, shown);
+  } catch (error) {
+    if (error instanceof RetrievalError) throw error;
+    if (signal?.aborted) throw new RetrievalError('cancelled', 'retrieval cancelled');
+    if (timeout.aborted) throw new RetrievalError('timeout', `the search service ${shown} did not answer within ${step.timeoutMs} ms (retrieval.timeoutMs)`);
+    const cause = (error as { cause?: { code?: unknown } }).cause;
+    throw new RetrievalError('connection_failed', `cannot reach the search service ${shown}${typeof cause?.code === 'string' ? ` (${cause.code})` : ''}`);
+  }
+  const retrievalMs = performance.now() - started;
+  const passages = passagesOf(text, shown).slice(0, step.topK);
+  const chars = passages.reduce((n, p) => n + p.text.length, 0);
+  if (chars > MAX_RETRIEVED_CHARS) throw new RetrievalError('too_large', `the search service returned ${chars.toLocaleString('en-US')} characters of passages; above ${MAX_RETRIEVED_CHARS.toLocaleString('en-US')} they are not used`);
+  return { passages, retrievalMs, vars: { ...vars, [step.into]: passages.map((p) => p.text).join('\n\n') } };
+}
+
+async function readBounded(response: Response, shown: string): Promise<string> {
+  const reader = response.body?.getReader();
+  if (!reader) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > MAX_RETRIEVAL_RESPONSE_BYTES) {
+      await reader.cancel();
+      throw new RetrievalError('too_large', `the search service ${shown} answered more than ${MAX_RETRIEVAL_RESPONSE_BYTES} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function passagesOf(text: string, shown: string): Passage[] {
+  const expected = 'expected {"passages": [{"text": "…", "id"?: "…", "score"?: 0.8}]}';
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new RetrievalError('bad_response', `the search service ${shown} did not answer JSON; ${expected}`);
+  }
+  if (!isPlainRecord(json) || !Array.isArray(json.passages)) throw new RetrievalError('bad_response', `the search service ${shown} answered without passages; ${expected}`);
+  return json.passages.map((p, i) => {
+    if (!isPlainRecord(p) || typeof p.text !== 'string') throw new RetrievalError('bad_response', `passage ${i + 1} from ${shown} has no text; ${expected}`);
+    return { text: p.text, ...(typeof p.id === 'string' || typeof p.id === 'number' ? { id: String(p.id) } : {}), ...(typeof p.score === 'number' && Number.isFinite(p.score) ? { score: p.score } : {}) };
+  });
+}
