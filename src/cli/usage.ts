@@ -8,6 +8,9 @@ export const COMPARE_USAGE =
 export const LOAD_USAGE =
   'prompt-insight load FILE --endpoint URL (--concurrency 1,2,4,8 | --rate 0.5,1,2 [--max-concurrency C] [--seed N] | --sweep N [--limit 64] | --search max-concurrency [--limit 64]) [--requests N] [--inputs tests|FILE.jsonl] [--attainment 0.95] [--scenario S] [--slo ttftMs.p90<=1000]... [--prompt NAME] [--model ID] [--provider P] [--api-key-env VAR] [--timeout-ms T] [--cache cold|warm|as-is] [--allow-param NAME]... [--allow-cost-params] [--otlp-endpoint URL] [--json]';
 
+export const ALERTS_USAGE =
+  'prompt-insight alerts FILE --prometheus-rules out.yml [--prompt NAME] [--metric ttft|e2e] [--quantile 0.99] [--weeks 4] [--margin 0.2] [--for 2h]';
+
 export const EXPORT_USAGE =
   'prompt-insight export [--store PATH] [--format json|csv|otlp-json] [--out FILE]';
 
@@ -61,6 +64,7 @@ const COMMAND_HELP: Record<string, { summary: string; usage: string; notes?: str
     ],
   },
   load: { summary: 'How much load a prompt takes within its SLOs: load levels or a search for the largest concurrency whose SLO attainment reaches the target.', usage: LOAD_USAGE },
+  alerts: { summary: 'Prometheus recording and alerting rules for the prompt: a dynamic baseline (the same hour over the last weeks) instead of a static threshold.', usage: ALERTS_USAGE },
   compare: { summary: 'Two revisions of a prompt side by side: adherence and latency, whether a difference is real, and the rollout decision (ship, hold, insufficient evidence).', usage: COMPARE_USAGE },
 };
 

@@ -1,0 +1,49 @@
+/**
+ * `prompt-insight alerts FILE --prometheus-rules out.yml`: the dynamic baseline of the prompt's
+ * latency as Prometheus recording and alerting rules (core/baseline/promRules.ts), named after the
+ * prompt as its telemetry names it (`gen_ai.prompt.name`). Check them with `promtool check rules`.
+ */
+import { writeFile } from 'node:fs/promises';
+import { describeReadError, readPromptFile } from '../core/files/workspaceFile';
+import { prometheusRulesYaml, type RuleMetric } from '../core/baseline/promRules';
+import { decodePromptBytes } from '../core/formats/decode';
+import { detectFormat, parsePromptFile } from '../core/formats/detect';
+import { numberFlag, parseArgs, stringFlag, UsageError } from './args';
+import type { CliIO } from './io';
+import { ALERTS_USAGE } from './usage';
+
+const METRICS: readonly RuleMetric[] = ['ttft', 'e2e'];
+
+export async function alertsCommand(argv: string[], io: CliIO): Promise<number> {
+  const args = parseArgs(argv, { valued: ['prometheus-rules', 'prompt', 'metric', 'quantile', 'weeks', 'margin', 'for'], boolean: [] });
+  if (args.positionals.length !== 1) throw new UsageError(`give exactly one prompt file\nusage: ${ALERTS_USAGE}`);
+  const out = stringFlag(args, 'prometheus-rules');
+  if (!out) throw new UsageError(`--prometheus-rules FILE is required\nusage: ${ALERTS_USAGE}`);
+  const metric = stringFlag(args, 'metric') ?? 'ttft';
+  if (!(METRICS as readonly string[]).includes(metric)) throw new UsageError(`--metric must be one of ${METRICS.join(', ')}`);
+  const quantile = numberFlag(args, 'quantile', { min: 0.5, max: 0.999 }, 0.99);
+  const weeks = numberFlag(args, 'weeks', { min: 2, max: 12, integer: true }, 4);
+  const margin = numberFlag(args, 'margin', { min: 0, max: 10 }, 0.2);
+  const sustained = stringFlag(args, 'for') ?? '2h';
+  if (!/^\d+[smhd]$/.test(sustained)) throw new UsageError(`--for takes a Prometheus duration such as 2h or 30m (got '${sustained}')`);
+  const file = args.positionals[0]!;
+  let text: string;
+  try {
+    const decoded = decodePromptBytes(await readPromptFile(file));
+    if (!decoded.ok) throw new Error(decoded.reason);
+    text = decoded.text;
+  } catch (error) {
+    io.stderr(`prompt-insight alerts: ${file}: ${describeReadError(error)}\n`);
+    return 1;
+  }
+  const promptName = stringFlag(args, 'prompt');
+  const doc = parsePromptFile(file, text, detectFormat(file, text));
+  const prompt = promptName ? doc.prompts.find((p) => p.name === promptName) : doc.prompts[0];
+  if (!prompt) {
+    io.stderr(`prompt-insight alerts: ${file} has no prompt${promptName ? ` named '${promptName}'` : ''}.\n`);
+    return 1;
+  }
+  await writeFile(out, prometheusRulesYaml({ prompt: prompt.name, metric: metric as RuleMetric, quantile, weeks, margin, for: sustained }));
+  io.stderr(`Rules for prompt '${prompt.name}' (${metric} p${Math.round(quantile * 100)}, baseline of the same hour over ${weeks} weeks) written to ${out}. Check: promtool check rules ${out}\n`);
+  return 0;
+}

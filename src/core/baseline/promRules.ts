@@ -1,0 +1,117 @@
+/**
+ * The dynamic baseline as Prometheus recording and alerting rules, for teams whose alerts live in
+ * Prometheus and Alertmanager. The same method as seasonalBaseline.ts / anomalies.ts, in PromQL:
+ *   signal   p99 (or p50) of the GenAI client histogram per prompt, over 5 minutes, then per hour;
+ *   weeks    the hourly signal 1…W weeks ago (offset), one series per `weeks_ago`;
+ *   baseline their median; mad: the median of their distances from it;
+ *   upper    baseline + max(3 × 1.4826 × mad, minimum width × baseline);
+ *   alert    the hourly signal above `upper` and by more than the margin over the baseline, with at
+ *            least two weeks of history, for two hours (sustained: one bad window never pages).
+ * Group "signal" reads the histograms the OpenTelemetry SDK exports; group "baseline" only reads the
+ * recorded signal, so it can be tested (and reused) on its own.
+ */
+import { stringify } from 'yaml';
+import { metricNames, prometheusHistogramNames, prometheusLabel, type SemconvMode } from '../telemetry/genaiConventions';
+
+export type RuleMetric = 'ttft' | 'e2e';
+
+export interface RuleOptions {
+  prompt: string;
+  metric: RuleMetric;
+  quantile?: number;
+  weeks?: number;
+  /** The alert needs the hour to exceed the baseline by this share as well; default 0.2. */
+  margin?: number;
+  /** The band is at least this share of the baseline either side; default 0.1. */
+  minRelativeWidth?: number;
+  /** Sustained for this long before the alert fires; default 2h. */
+  for?: string;
+  semconv?: SemconvMode;
+  /** The histogram as Prometheus names it; default the SDK exporter's name. */
+  histogram?: string;
+}
+
+export interface RuleNames {
+  signal5m: string;
+  signal1h: string;
+  weeks: string;
+  baseline: string;
+  mad: string;
+  upper: string;
+  alert: string;
+}
+
+export function ruleNames(metric: RuleMetric, quantile: number): RuleNames {
+  const q = `p${Math.round(quantile * 100)}`;
+  const base = `prompt_insight:${metric}_${q}`;
+  return {
+    signal5m: `${base}:rate5m`,
+    signal1h: `${base}:avg1h`,
+    weeks: `${base}:weeks_ago`,
+    baseline: `${base}:baseline`,
+    mad: `${base}:mad`,
+    upper: `${base}:upper`,
+    alert: metric === 'ttft' ? 'PromptTimeToFirstTokenAboveBaseline' : 'PromptLatencyAboveBaseline',
+  };
+}
+
+/** A label value inside a PromQL string literal. */
+function promString(value: string): string {
+  return JSON.stringify(value);
+}
+
+export function prometheusRules(options: RuleOptions): { groups: object[] } {
+  const quantile = options.quantile ?? 0.99;
+  const weeks = options.weeks ?? 4;
+  const margin = options.margin ?? 0.2;
+  const minWidth = options.minRelativeWidth ?? 0.1;
+  const names = ruleNames(options.metric, quantile);
+  const metrics = metricNames(options.semconv ?? 'v1.41.1');
+  const histogram = options.histogram ?? `${prometheusHistogramNames(options.metric === 'ttft' ? metrics.timeToFirstChunk : metrics.duration, 's')[0]}_bucket`;
+  const promptLabel = prometheusLabel('gen_ai.prompt.name');
+  const selector = `{${promptLabel}=${promString(options.prompt)}}`;
+  const byPrompt = `${promptLabel}`;
+  const weeksExpr = Array.from({ length: weeks }, (_, i) => `label_replace(${names.signal1h}${selector} offset ${i + 1}w, "weeks_ago", "${i + 1}", "", "")`).join('\n  or ');
+  const what = options.metric === 'ttft' ? 'time to first token' : 'end-to-end latency';
+  return {
+    groups: [
+      {
+        name: `prompt-insight-signal-${options.prompt}`,
+        rules: [
+          { record: names.signal5m, expr: `histogram_quantile(${quantile}, sum by (le, ${byPrompt}) (rate(${histogram}${selector}[5m])))` },
+          { record: names.signal1h, expr: `avg_over_time(${names.signal5m}${selector}[1h])` },
+        ],
+      },
+      {
+        name: `prompt-insight-baseline-${options.prompt}`,
+        rules: [
+          { record: names.weeks, expr: weeksExpr },
+          { record: names.baseline, expr: `quantile without (weeks_ago) (0.5, ${names.weeks}${selector})` },
+          { record: names.mad, expr: `quantile without (weeks_ago) (0.5, abs(${names.weeks}${selector} - ignoring (weeks_ago) group_left ${names.baseline}${selector}))` },
+          {
+            record: names.upper,
+            expr: `${names.baseline}${selector} + ((${3 * 1.4826} * ${names.mad}${selector} >= ${minWidth} * ${names.baseline}${selector}) or (${minWidth} * ${names.baseline}${selector}))`,
+          },
+          {
+            alert: names.alert,
+            expr: [
+              `${names.signal1h}${selector} > ${names.upper}${selector}`,
+              `and ${names.signal1h}${selector} > ${1 + margin} * ${names.baseline}${selector}`,
+              `and count without (weeks_ago) (${names.weeks}${selector}) >= 2`,
+            ].join('\n'),
+            for: options.for ?? '2h',
+            labels: { severity: 'warning', metric: options.metric },
+            annotations: {
+              summary: `Prompt {{ $labels.${promptLabel} }}: ${what} p${Math.round(quantile * 100)} above its usual level for this hour of the week`,
+              description: `The hourly ${what} p${Math.round(quantile * 100)} is {{ $value | humanizeDuration }}, above the band of the same hour over the last ${weeks} weeks (median + 3 MADs, at least ${Math.round(minWidth * 100)}%) and more than ${Math.round(margin * 100)}% over its median, for ${options.for ?? '2h'}.`,
+            },
+          },
+        ],
+      },
+    ],
+  };
+}
+
+export function prometheusRulesYaml(options: RuleOptions): string {
+  return `# Prometheus rules written by prompt-insight alerts: a dynamic baseline for prompt ${JSON.stringify(options.prompt)}.\n# Check with: promtool check rules FILE. Route the alert with Alertmanager (labels: severity, metric).\n${stringify(prometheusRules(options), { lineWidth: 0 })}`;
+}
