@@ -1,4 +1,5 @@
 /** `prompt-insight prod`: what production measured for each version of a prompt file. */
+import { printable } from '../core/history/fileHistory';
 import { formatMs } from '../core/metrics/format';
 import type { ProdPercentiles, ProdReport } from '../core/telemetry/prodReport';
 import { parseArgs, stringFlag, UsageError } from './args';
@@ -54,6 +55,10 @@ function cell(p: ProdPercentiles, name: 'p50' | 'p90' | 'p99'): string {
   return `${formatMs(v.value)} [${lo === null ? '…' : formatMs(lo)}, ${hi === null ? '…' : formatMs(hi)}]`;
 }
 
+/**
+ * The report as text. Versions, prompt names and error types come from the trace files or the
+ * Prometheus labels — anyone's text: control characters (terminal escapes) are shown as U+FFFD.
+ */
 export function formatReport(report: ProdReport): string {
   const lines: string[] = [];
   const source = report.source.kind === 'otlp-files' ? `${report.source.files.length} trace file(s)` : `Prometheus ${report.source.url}`;
@@ -78,5 +83,5 @@ export function formatReport(report: ProdReport): string {
   const others = Object.entries(report.otherPrompts);
   if (others.length) lines.push(`other prompts in the source: ${others.map(([n, c]) => `${n} ${c}`).join(', ')}`);
   for (const note of report.notes) lines.push(`note: ${note}`);
-  return `${lines.join('\n')}\n`;
+  return `${lines.map(printable).join('\n')}\n`;
 }

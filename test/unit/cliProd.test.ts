@@ -46,7 +46,7 @@ beforeAll(async () => {
     ...Array.from({ length: 10 }, (_, i) => otlpSpan({ promptName: 'greet', version: b.slice(0, 7), startMs: now - HOUR / 2 + i * 500, e2eMs: 50, errorType: 'rate_limit', ids: 'base64' })),
   ];
   const hotfix = Array.from({ length: 3 }, (_, i) => otlpSpan({ promptName: 'greet', version: 'v-hotfix', startMs: now - 4 * HOUR + i, e2eMs: 400, ttftMs: 150 }));
-  const other = [otlpSpan({ promptName: 'summarize', version: 'v9', startMs: now - HOUR, e2eMs: 100 })];
+  const other = [otlpSpan({ promptName: 'summarize', version: 'v9', startMs: now - HOUR, e2eMs: 100 }), otlpSpan({ promptName: 'evil\u001b[2J\u001b]0;pwned\u0007', version: 'v1', startMs: now - HOUR, e2eMs: 100 })];
   writeFileSync(join(repo.root, 'a.jsonl'), `${tracesLine(spansA)}\n{broken\n${tracesLine([...hotfix, ...other])}\n`);
   writeFileSync(join(repo.root, 'b.jsonl.gz'), gzipSync(`${tracesLine(spansB)}\n`));
 });
@@ -77,7 +77,7 @@ describe('prompt-insight prod --traces', () => {
     const verdict = Object.fromEntries(report.comparison.verdicts.map((v: { metric: string; verdict: string }) => [v.metric, v.verdict]));
     expect(verdict).toEqual({ ttftMs: 'worse', e2eMs: 'worse', errorRate: 'worse' });
     expect(report.skipped).toEqual({ lines: 1, spans: 0, reasons: { 'malformed-json': 1 } });
-    expect(report.otherPrompts).toEqual({ summarize: 1 });
+    expect(report.otherPrompts).toEqual({ summarize: 1, 'evil\u001b[2J\u001b]0;pwned\u0007': 1 });
     expect(report.notes.join('\n')).toMatch(/version v-hotfix is seen in production \(3 requests\) but is not in greet\.prompt's git history/);
   });
 
@@ -89,6 +89,9 @@ describe('prompt-insight prod --traces', () => {
     expect(text.stdout).toMatch(/worse\s+TTFT \+100 ms \(median\)/);
     expect(text.stdout).toContain('not in git history');
     expect(text.stdout).toContain('skipped: 1 lines, 0 spans (malformed-json 1)');
+    // A prompt name from a trace file is anyone's text: no terminal escape reaches the terminal.
+    expect(text.stdout).not.toMatch(/[\u001b\u0007]/);
+    expect(text.stdout).toContain('evil\ufffd[2J\ufffd]0;pwned\ufffd 1');
     const recent = JSON.parse((await cli(['prod', 'greet.prompt', '--traces', 'a.jsonl', 'b.jsonl.gz', '--since', '1h', '--json'], repo.root)).stdout);
     expect(recent.versions.map((v: { version: string }) => v.version)).toEqual([b.slice(0, 7)]);
     expect(recent.comparison).toBeNull();
