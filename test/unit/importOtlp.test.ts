@@ -137,6 +137,12 @@ describe('OTLP JSON Lines import', () => {
     expect(aggregate.skipped.reasons).toEqual({ 'no-prompt-version': 1 });
   });
 
+  it('reads files of older Collectors (instrumentationLibrarySpans, before OTLP 0.15)', async () => {
+    const line = JSON.stringify({ resourceSpans: [{ instrumentationLibrarySpans: [{ spans: [otlpSpan({ promptName: 'g', version: 'v', startMs: T0, e2eMs: 10 })] }] }] });
+    const { v } = await only([traceFile([line])]);
+    expect(v[0]!.requests).toBe(1);
+  });
+
   it('leaves out spans that ended before --since', async () => {
     const path = traceFile([tracesLine([otlpSpan({ promptName: 'g', version: 'v', startMs: T0 - 3_600_000, e2eMs: 10 }), otlpSpan({ promptName: 'g', version: 'v', startMs: T0, e2eMs: 10 })])]);
     const { v, aggregate } = await only([path], { sinceMs: T0 - 60_000 });

@@ -68,7 +68,8 @@ export function collectSpans(data: unknown, sink: SpanSink): void {
     return;
   }
   for (const rs of resourceSpans) {
-    const scopeSpans = isObject(rs) ? rs.scopeSpans : undefined;
+    // `instrumentationLibrarySpans`: the name before OTLP 0.15 (files from older Collectors).
+    const scopeSpans = isObject(rs) ? (rs.scopeSpans ?? rs.instrumentationLibrarySpans) : undefined;
     if (!Array.isArray(scopeSpans)) continue;
     for (const ss of scopeSpans) {
       const spans = isObject(ss) ? ss.spans : undefined;
