@@ -21,6 +21,8 @@ export interface JudgeRule {
 
 export interface ScriptedJudge {
   judge: Judge;
+  /** Its OpenAI-compatible base URL (…/v1), for the CLI's --judge-endpoint. */
+  url: string;
   requests: { system: string; user: string; temperature: unknown }[];
   close(): Promise<void>;
 }
@@ -33,6 +35,7 @@ export async function startScriptedJudge(rules: readonly JudgeRule[]): Promise<S
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
+      if (req.method !== 'POST' || !req.url!.endsWith('/chat/completions')) return void res.writeHead(404).end();
       const parsed = JSON.parse(body) as { messages: { role: string; content: string }[]; temperature?: unknown };
       const system = parsed.messages.find((m) => m.role === 'system')?.content ?? '';
       const user = parsed.messages.find((m) => m.role === 'user')?.content ?? '';
@@ -53,5 +56,5 @@ export async function startScriptedJudge(rules: readonly JudgeRule[]): Promise<S
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
   const transport = httpTransport({ name: 'judge', provider: 'openai', baseUrl: `http://127.0.0.1:${port}/v1` }, undefined);
-  return { judge: transportJudge(transport, 'judge-model', 5000), requests, close: () => new Promise((r) => server.close(() => r())) };
+  return { judge: transportJudge(transport, 'judge-model', 5000), url: `http://127.0.0.1:${port}/v1`, requests, close: () => new Promise((r) => server.close(() => r())) };
 }

@@ -29,6 +29,8 @@ beforeAll(async () => {
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
+      // Only chat completions: the CLI's probes of the server (its kind, its metrics) get a 404.
+      if (req.method !== 'POST' || !req.url!.endsWith('/chat/completions')) return void res.writeHead(404).end();
       const sent = JSON.stringify(JSON.parse(body).messages);
       // Every fifth base run, an answer the judge cannot handle: undetermined, counted apart.
       const content = sent.includes('Round prices') ? INVENTED : judgeDown++ % 5 === 4 ? 'Elm St — JUDGE DOWN' : TRUE_ANSWER;

@@ -1,0 +1,89 @@
+/**
+ * `prompt-insight compare` on a knowledge prompt (issue 25), end to end: a real git repo with two
+ * revisions, a model server and a scripted judge on 127.0.0.1, the built CLI. The head revision
+ * invents a listing's price: the CLI shows each revision's hallucination rate with its Wilson interval,
+ * the claim and the passage, and --fail-on-regression holds the change on hallucination.
+ */
+import { execFile } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TestRepo } from '../fixtures/gitRepo';
+import { startScriptedJudge, type ScriptedJudge } from './adherence/scriptedJudge';
+
+const CLI = resolve('dist/cli.js');
+function cli(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((done) => execFile(process.execPath, [CLI, ...args], { cwd, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => done({ code: error ? (error as { code: number }).code : 0, stdout, stderr })));
+}
+
+const LISTING = '12 Elm St, Bellevue: 3 bedrooms, single-family, listed at $850,000.';
+const TRUE_ANSWER = '12 Elm St is listed at $850,000.';
+const INVENTED = '12 Elm St is listed at $790,000.';
+const prompt = (extra: string) => `---\nname: listings\nmodel:\n  configuration:\n    name: homes-model\n---\nsystem:\nAnswer from these listings only.${extra}\n{{context}}\n\nuser:\n{{query}}\n`;
+const TESTS = [
+  'scenario: decision',
+  'tests:',
+  '  - description: Elm St price',
+  '    vars: { query: "What does 12 Elm St cost?" }',
+  '    context: "${file:listings.json}"',
+  '    assert:',
+  '      - { type: icontains, value: "elm st" }',
+  '      - { type: hallucination, weight: 0 }',
+].join('\n');
+
+let model: http.Server;
+let modelUrl: string;
+let judge: ScriptedJudge;
+let repo: TestRepo;
+let base: string;
+beforeAll(async () => {
+  model = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      // Only chat completions: the CLI's probes of the server (its kind, its metrics) get a 404.
+      if (req.method !== 'POST' || !req.url!.endsWith('/chat/completions')) return void res.writeHead(404).end();
+      const content = JSON.stringify(JSON.parse(body).messages).includes('Round prices') ? INVENTED : TRUE_ANSWER;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`);
+      res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: { prompt_tokens: 40, completion_tokens: 9 } })}\n\n`);
+      res.end('data: [DONE]\n\n');
+    });
+  });
+  await new Promise<void>((r) => model.listen(0, '127.0.0.1', r));
+  modelUrl = `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`;
+  judge = await startScriptedJudge([
+    { step: 'claims', when: `Text:\n${TRUE_ANSWER}`, reply: { claims: [TRUE_ANSWER] } },
+    { step: 'claims', when: `Text:\n${INVENTED}`, reply: { claims: [INVENTED] } },
+    { step: 'verdicts', when: `1. ${TRUE_ANSWER}`, reply: { verdicts: [{ claim: 1, verdict: 'supported', passage: 1 }] } },
+    { step: 'verdicts', when: `1. ${INVENTED}`, reply: { verdicts: [{ claim: 1, verdict: 'contradicted', passage: 1, reason: 'the listing says $850,000' }] } },
+  ]);
+  repo = new TestRepo();
+  base = repo.commit('Listings assistant', { 'listings.prompty': prompt(''), 'listings.tests.yaml': TESTS, 'listings.json': JSON.stringify({ passages: [{ text: LISTING, id: 'elm-12' }] }) });
+  repo.commit('Make prices attractive', { 'listings.prompty': prompt(' Round prices to sound attractive.') });
+});
+afterAll(async () => {
+  await new Promise((r) => model.close(r));
+  await judge.close();
+});
+
+describe('prompt-insight compare with a hallucination assertion', () => {
+  it('shows the hallucination rate per revision and holds the change that invents a price', async () => {
+    const args = ['compare', 'listings.prompty', '--base', base.slice(0, 8), '--head', 'HEAD', '--runs', '20', '--endpoint', modelUrl, '--judge-endpoint', judge.url, '--judge-model', 'judge-model', '--no-store', '--fail-on-regression'];
+    const { code, stdout, stderr } = await cli(args, repo.root);
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/^\s+hallucination 0\/20 runs 0\.0% \[0\.0%–16\.1%\]$/m);
+    expect(stdout).toMatch(/^\s+hallucination 20\/20 runs 100\.0% \[83\.9%–100\.0%\]$/m);
+    expect(stdout).toContain('✗ hallucination: hallucinates: claim 1 "12 Elm St is listed at $790,000." contradicted by passage 1 "12 Elm St, Bellevue: 3 bedrooms, single-family, listed at $850,000.": the listing says $850,000');
+    expect(stdout).toMatch(/^HOLD: /m);
+    expect(stdout).toMatch(/- hallucination \+100 pts \([0-9a-f]{7} 0\/20, [0-9a-f]{7} 20\/20 runs\), p < 0\.001 — significantly more hallucination/);
+    expect(stderr).toMatch(/--fail-on-regression: HOLD: hallucination \+100 pts/);
+    const json = JSON.parse((await cli([...args, '--json'], repo.root)).stdout);
+    expect(json.revisions.map((r: { hallucination: unknown }) => r.hallucination)).toEqual([
+      { hallucinated: 0, judged: 20, undetermined: 0, rate: 0, ci95: [0, expect.closeTo(0.1611, 3)] },
+      { hallucinated: 20, judged: 20, undetermined: 0, rate: 1, ci95: [expect.closeTo(0.8389, 3), 1] },
+    ]);
+    expect(json.rollout.decision).toBe('hold');
+  }, 60_000);
+});
