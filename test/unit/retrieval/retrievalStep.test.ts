@@ -83,7 +83,7 @@ describe('retrieval step', () => {
     const url = new URL(`${base}/500`);
     url.username = 'alice';
     url.password = 's3cret-pw';
-    const error = await retrieve(step('', { url: url.href }), {}).then(() => new RetrievalError("cancelled", "no error"), (e: unknown) => e as RetrievalError);
+    const error = await retrieve(step('', { url: url.href }), {}).then(() => new RetrievalError('cancelled', 'no error'), (e: unknown) => e as RetrievalError);
     expect(error).toBeInstanceOf(RetrievalError);
     expect(error.message).not.toContain('s3cret-pw');
     expect(received.at(-1)!.authorization).toBeUndefined();
@@ -98,7 +98,7 @@ describe('retrieval step', () => {
     ['answers more than 2 MB', '/huge', 'too_large', /more than 2097152 bytes/],
   ])('a search service that %s: %s, within the timeout', async (_, path, kind, message) => {
     const started = Date.now();
-    const error = await retrieve(step(path, { timeoutMs: 300 }), {}).then(() => new RetrievalError("cancelled", "no error"), (e: unknown) => e as RetrievalError);
+    const error = await retrieve(step(path, { timeoutMs: 300 }), {}).then(() => new RetrievalError('cancelled', 'no error'), (e: unknown) => e as RetrievalError);
     expect(error).toBeInstanceOf(RetrievalError);
     expect(error).toMatchObject({ kind });
     expect(error.message).toMatch(message);
