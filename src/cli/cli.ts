@@ -1,7 +1,7 @@
 /** `prompt-insight`: the engine as a command line tool for CI and scripts. */
 import { UsageError } from './args';
 import { processIO, type CliIO } from './io';
-import { asksForHelp, commandHelp, COMPARE_USAGE, EXIT_CODES, EXPORT_USAGE, HISTORY_USAGE, LOAD_USAGE, ALERTS_USAGE, PROD_USAGE, PROVIDERS, RUN_USAGE, SIM_USAGE, TOKENS_USAGE, VERSION } from './usage';
+import { asksForHelp, commandHelp, COMPARE_USAGE, EXIT_CODES, EXPORT_USAGE, HISTORY_USAGE, LOAD_USAGE, ALERTS_USAGE, WATCH_USAGE, PROD_USAGE, PROVIDERS, RUN_USAGE, SIM_USAGE, TOKENS_USAGE, VERSION } from './usage';
 
 const USAGE = `Prompt Insight — token counts, measured runs (TTFT, E2E, throughput), revision comparison and a simulated endpoint
 
@@ -14,6 +14,7 @@ usage:
   ${COMPARE_USAGE}
   ${LOAD_USAGE}
   ${ALERTS_USAGE}
+  ${WATCH_USAGE}
   ${PROD_USAGE}
   prompt-insight COMMAND --help · prompt-insight --version
 
@@ -36,6 +37,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   compare: async () => (await import('./compareCommand')).compareCommand,
   load: async () => (await import('./loadCommand')).loadCommand,
   alerts: async () => (await import('./alertsCommand')).alertsCommand,
+  watch: async () => (await import('./watchCommand')).watchCommand,
   prod: async () => (await import('./prodCommand')).prodCommand,
 };
 

@@ -11,6 +11,9 @@ export const LOAD_USAGE =
 export const ALERTS_USAGE =
   'prompt-insight alerts FILE --prometheus-rules out.yml [--prompt NAME] [--metric ttft|e2e] [--quantile 0.99] [--weeks 4] [--margin 0.2] [--for 2h]';
 
+export const WATCH_USAGE =
+  'prompt-insight watch FILE --traces PATH... [--prompt NAME] [--json]';
+
 export const EXPORT_USAGE =
   'prompt-insight export [--store PATH] [--format json|csv|otlp-json] [--out FILE]';
 
@@ -64,6 +67,7 @@ const COMMAND_HELP: Record<string, { summary: string; usage: string; notes?: str
     ],
   },
   load: { summary: 'How much load a prompt takes within its SLOs: load levels or a search for the largest concurrency whose SLO attainment reaches the target.', usage: LOAD_USAGE },
+  watch: { summary: "The prompt's production TTFT, E2E and error rate per hour against their dynamic baselines: anomalies with the version live then; exit 1 while one is ongoing.", usage: WATCH_USAGE },
   alerts: { summary: 'Prometheus recording and alerting rules for the prompt: a dynamic baseline (the same hour over the last weeks) instead of a static threshold.', usage: ALERTS_USAGE },
   compare: { summary: 'Two revisions of a prompt side by side: adherence and latency, whether a difference is real, and the rollout decision (ship, hold, insufficient evidence).', usage: COMPARE_USAGE },
 };

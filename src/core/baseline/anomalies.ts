@@ -49,10 +49,12 @@ export function judgeWindows(series: readonly SeriesPoint[], options: AnomalyOpt
   return sorted.map((point, i) => {
     const band = baselineAt(sorted.slice(0, i), point.t, options);
     if (band.median === null || band.upper === null || band.lower === null) return { t: point.t, value: point.value, band, departs: false };
+    // Material: beyond the margin relative to the median, and beyond the absolute floor (rates whose median is 0).
+    const floor = options.minAbsoluteWidth ?? 0;
     const departs =
       direction === 'higher-is-worse'
-        ? point.value > band.upper && point.value > band.median * (1 + margin)
-        : point.value < band.lower && point.value < band.median * (1 - margin);
+        ? point.value > band.upper && point.value > band.median * (1 + margin) && point.value > band.median + floor
+        : point.value < band.lower && point.value < band.median * (1 - margin) && point.value < band.median - floor;
     return { t: point.t, value: point.value, band, departs };
   });
 }

@@ -34,6 +34,8 @@ export interface BaselineOptions {
   k?: number;
   /** The band is at least this share of the median either side (practical margin); default 0.1. */
   minRelativeWidth?: number;
+  /** …and at least this much in the metric's own unit (for rates whose usual value is 0); default 0. */
+  minAbsoluteWidth?: number;
 }
 
 const HOUR_MS = 3_600_000;
@@ -52,10 +54,10 @@ function median(values: readonly number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-function band(values: readonly number[], method: BaselineMethod, k: number, minRelativeWidth: number, note?: string): Band {
+function band(values: readonly number[], method: BaselineMethod, k: number, minRelativeWidth: number, note?: string, minAbsoluteWidth = 0): Band {
   const m = median(values);
   const mad = median(values.map((v) => Math.abs(v - m))) * MAD_SCALE;
-  const half = Math.max(k * mad, Math.abs(m) * minRelativeWidth);
+  const half = Math.max(k * mad, Math.abs(m) * minRelativeWidth, minAbsoluteWidth);
   return { method, median: m, lower: m - half, upper: m + half, n: values.length, ...(note ? { note } : {}) };
 }
 
@@ -77,7 +79,8 @@ export function baselineAt(history: readonly SeriesPoint[], t: number, options: 
     const found = history.find((p) => p.t >= at && p.t < at + windowMs);
     if (found && Number.isFinite(found.value)) sameHour.push(found.value);
   }
-  if (sameHour.length >= MIN_WEEKS) return band(sameHour, 'same-hour-of-week', k, minRelativeWidth);
+  const minAbsoluteWidth = options.minAbsoluteWidth ?? 0;
+  if (sameHour.length >= MIN_WEEKS) return band(sameHour, 'same-hour-of-week', k, minRelativeWidth, undefined, minAbsoluteWidth);
   const weeksShort = `the weekly rhythm needs ${MIN_WEEKS - sameHour.length} more week${MIN_WEEKS - sameHour.length === 1 ? '' : 's'} of history at this hour`;
   const sameHourOfDay: number[] = [];
   for (let d = 1; d <= 7; d++) {
@@ -85,7 +88,7 @@ export function baselineAt(history: readonly SeriesPoint[], t: number, options: 
     const found = history.find((p) => p.t >= at && p.t < at + windowMs);
     if (found && Number.isFinite(found.value)) sameHourOfDay.push(found.value);
   }
-  if (sameHourOfDay.length >= MIN_DAYS) return band(sameHourOfDay, 'same-hour-of-day', k, minRelativeWidth, `${weeksShort}; the same hour of the last ${sameHourOfDay.length} days is used meanwhile`);
+  if (sameHourOfDay.length >= MIN_DAYS) return band(sameHourOfDay, 'same-hour-of-day', k, minRelativeWidth, `${weeksShort}; the same hour of the last ${sameHourOfDay.length} days is used meanwhile`, minAbsoluteWidth);
   const rolling = history.filter((p) => p.t < t && p.t >= t - DAY_MS && Number.isFinite(p.value)).map((p) => p.value);
   if (rolling.length >= MIN_ROLLING) return dayRangeBand(rolling, minRelativeWidth, `${weeksShort}, and the daily rhythm ${MIN_DAYS - sameHourOfDay.length} more day${MIN_DAYS - sameHourOfDay.length === 1 ? '' : 's'}; the last day's windows are used meanwhile`);
   const hoursShort = Math.ceil(((MIN_ROLLING - rolling.length) * windowMs) / HOUR_MS);

@@ -1,0 +1,97 @@
+/**
+ * Production spans of one prompt → hourly series for the dynamic baseline: TTFT and E2E p99 and the
+ * error rate per window (the lower end of its Wilson interval, so a window of few requests needs more
+ * than one error to count), and when each prompt version was first seen (version changes). Memory is
+ * bounded: at most `maxPerWindow` latency values per window and metric (a fixed-seed reservoir
+ * beyond), so a month of busy traffic stays small.
+ */
+import type { ImportedSpan, SkipReason, SpanSink } from '../telemetry/importOtlpSpans';
+import { wilsonInterval } from '../stats/proportions';
+import { seededRandom } from '../stats/random';
+import type { VersionChange } from './anomalies';
+import type { SeriesPoint } from './seasonalBaseline';
+
+export type WatchMetric = 'ttft.p99' | 'e2e.p99' | 'error-rate';
+export const WATCH_METRICS: readonly WatchMetric[] = ['ttft.p99', 'e2e.p99', 'error-rate'];
+
+interface Window {
+  requests: number;
+  errors: number;
+  ttft: number[];
+  e2e: number[];
+}
+
+/** Windows with fewer requests than this give no percentile (a p99 of 5 requests is their maximum). */
+const MIN_REQUESTS_PER_WINDOW = 10;
+
+export class SpanWindows implements SpanSink {
+  private readonly windows = new Map<number, Window>();
+  private readonly firstSeen = new Map<string, number>();
+  private readonly random = seededRandom(7);
+  readonly skipped = new Map<SkipReason, number>();
+  matched = 0;
+  others = 0;
+
+  constructor(
+    private readonly promptNames: ReadonlySet<string>,
+    private readonly windowMs = 3_600_000,
+    private readonly maxPerWindow = 5000,
+  ) {}
+
+  span(span: ImportedSpan): void {
+    if (span.promptName === null || !this.promptNames.has(span.promptName)) {
+      this.others++;
+      return;
+    }
+    this.matched++;
+    const start = Math.floor(span.startMs / this.windowMs) * this.windowMs;
+    let w = this.windows.get(start);
+    if (!w) this.windows.set(start, (w = { requests: 0, errors: 0, ttft: [], e2e: [] }));
+    w.requests++;
+    if (span.errorType !== null) w.errors++;
+    else {
+      this.keep(w.ttft, span.ttftMs, w.requests);
+      this.keep(w.e2e, span.e2eMs, w.requests);
+    }
+    const seen = this.firstSeen.get(span.promptVersion);
+    if (seen === undefined || span.startMs < seen) this.firstSeen.set(span.promptVersion, span.startMs);
+  }
+
+  skip(reason: SkipReason): void {
+    this.skipped.set(reason, (this.skipped.get(reason) ?? 0) + 1);
+  }
+
+  other(): void {
+    this.others++;
+  }
+
+  private keep(values: number[], value: number | null, seen: number): void {
+    if (value === null || !Number.isFinite(value)) return;
+    if (values.length < this.maxPerWindow) values.push(value);
+    else {
+      const slot = Math.floor(this.random() * seen);
+      if (slot < this.maxPerWindow) values[slot] = value;
+    }
+  }
+
+  series(metric: WatchMetric): SeriesPoint[] {
+    const out: SeriesPoint[] = [];
+    for (const [t, w] of [...this.windows].sort((a, b) => a[0] - b[0])) {
+      if (metric === 'error-rate') {
+        // The lower end of the window's 95% interval: one error in 20 requests is not a 5% error rate yet.
+        if (w.requests >= MIN_REQUESTS_PER_WINDOW) out.push({ t, value: wilsonInterval(w.errors, w.requests)[0] });
+        continue;
+      }
+      const values = metric === 'ttft.p99' ? w.ttft : w.e2e;
+      if (values.length < MIN_REQUESTS_PER_WINDOW) continue;
+      const sorted = [...values].sort((a, b) => a - b);
+      out.push({ t, value: sorted[Math.min(sorted.length - 1, Math.ceil(0.99 * sorted.length) - 1)]! });
+    }
+    return out;
+  }
+
+  /** Version changes: each version at the time it was first seen, in order. */
+  versionChanges(): VersionChange[] {
+    return [...this.firstSeen].map(([version, t]) => ({ version, t })).sort((a, b) => a.t - b.t);
+  }
+}
