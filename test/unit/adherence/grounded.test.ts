@@ -12,6 +12,7 @@ import { adherenceOf, scoreRun, type ScoredRun } from '../../../src/core/adheren
 import { loadTestSuite, type Assertion, type TestCase } from '../../../src/core/adherence/testCases';
 import { MAX_CONTEXT_CHARS } from '../../../src/core/adherence/groundedChecks';
 import type { Prompt } from '../../../src/core/formats/model';
+import { parsePromptFile } from '../../../src/core/formats/detect';
 import { startScriptedJudge, type ScriptedJudge } from './scriptedJudge';
 
 const run = (text: string): ScoredRun => ({ answer: text, ok: true, ttftMs: 100, e2eMs: 400 });
@@ -199,5 +200,19 @@ describe('context and reference in a tests file', () => {
     expect(scored.unscoredReason).toMatch(/^faithfulness: undetermined: context not used: .*outside/);
     expect(judge.requests.length).toBe(before);
     expect(JSON.stringify(scored)).not.toContain('hunter2');
+  });
+});
+
+describe('a GitHub .prompt.yml row', () => {
+  it("carries its vars.context as the context and its expected answer as the reference", () => {
+    const text = [
+      'name: listings', 'model: openai/gpt-4o-mini',
+      'messages:', '  - role: user', '    content: "{{query}}"',
+      'testData:', '  - query: "What does 12 Elm St cost?"', '    context: "12 Elm St: $850,000"', '    expected: "12 Elm St costs $850,000."',
+      'evaluators:', '  - name: mentions the price', '    string: { contains: "850,000" }',
+    ].join('\n');
+    const doc = parsePromptFile('listings.prompt.yml', text);
+    const suite = loadTestSuite('listings.prompt.yml', text, doc.format, doc.prompts[0]!);
+    expect(suite.cases[0]).toMatchObject({ context: ['12 Elm St: $850,000'], reference: '12 Elm St costs $850,000.' });
   });
 });
