@@ -12,39 +12,16 @@ import { parseJson, searchJson, stripFence } from './jsonInText';
 import { checkSchema } from './schemaCheck';
 import type { Assertion } from './testCases';
 import { renderTemplate } from '../formats/template';
+import { JUDGE_TYPES, oversizeReason, quote, type CheckInput, type CheckVerdict } from './checkText';
 
-/** Answers above this many UTF-16 units are not scored (about 125,000 tokens of English). */
-export const MAX_SCORED_ANSWER_CHARS = 500_000;
+export { JUDGE_TYPES, MAX_SCORED_ANSWER_CHARS, oversizeReason, quote, type CheckInput, type CheckVerdict } from './checkText';
 
-export type CheckVerdict = { decided: true; holds: boolean; reason: string; score?: number } | { decided: false; reason: string };
-
-export interface CheckInput {
-  answer: string;
-  vars: Record<string, unknown>;
-  ttftMs: number | null;
-  e2eMs: number | null;
-}
-
-/** Assertions a judge model decides (here they are never run): the rubric/choice judges and the grounded evaluators (groundedChecks.ts). */
-export const JUDGE_TYPES: ReadonlySet<Assertion['type']> = new Set(['llm-rubric', 'llm-choice', 'faithfulness', 'context-faithfulness', 'hallucination', 'factuality', 'answer-correctness', 'context-recall', 'context-relevance', 'answer-relevance']);
 const TIMING_TYPES: ReadonlySet<Assertion['type']> = new Set(['latency', 'ttft']);
 
 const holds = (reason: string): CheckVerdict => ({ decided: true, holds: true, reason });
 const fails = (reason: string): CheckVerdict => ({ decided: true, holds: false, reason });
 const undecided = (reason: string): CheckVerdict => ({ decided: false, reason });
 const verdict = (ok: boolean, yes: string, no: string): CheckVerdict => (ok ? holds(yes) : fails(no));
-
-/** `"text"` in reasons: JSON-quoted, shortened. */
-export function quote(text: string, max = 60): string {
-  const shown = text.length > max ? `${text.slice(0, max - 1)}…` : text;
-  return JSON.stringify(shown);
-}
-
-/** Why an answer is not scored, or undefined when it is within the cap. */
-export function oversizeReason(answer: string): string | undefined {
-  if (answer.length <= MAX_SCORED_ANSWER_CHARS) return undefined;
-  return `the answer is ${answer.length.toLocaleString('en-US')} characters; answers above ${MAX_SCORED_ANSWER_CHARS.toLocaleString('en-US')} are not scored`;
-}
 
 export async function evaluateChecks(assertions: readonly Assertion[], input: CheckInput): Promise<CheckVerdict[]> {
   const verdicts: CheckVerdict[] = [];

@@ -5,7 +5,7 @@
  * supported/contradicted verdict that cites no passage, an unknown verdict word — is OFF-FORMAT, and
  * the caller leaves the run undetermined rather than guessing. Replies are capped before reading.
  */
-import { quote } from './assertionChecks';
+import { quote } from './checkText';
 import type { Judge } from './judgeChecks';
 import { searchJson } from './jsonInText';
 import { CLAIMS_SYSTEM, claimsUser, RELEVANCE_SYSTEM, relevanceUser, VERDICTS_SYSTEM, verdictsUser } from './judgePrompts';

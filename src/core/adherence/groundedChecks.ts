@@ -15,7 +15,7 @@
  * extracted, the answer refuses, the judge fails or answers off-format, or an input is missing or too
  * large; the reason says which.
  */
-import { oversizeReason, quote, type CheckVerdict } from './assertionChecks';
+import { oversizeReason, quote, type CheckVerdict } from './checkText';
 import { extractClaims, judgeClaims, judgeRelevance, type ClaimVerdict, type JudgeProblem } from './claimJudge';
 import { NO_JUDGE_REASON, type Judge } from './judgeChecks';
 import type { Assertion, TestCase } from './testCases';

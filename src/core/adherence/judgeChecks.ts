@@ -4,7 +4,7 @@
  * UNDECIDED with that reason — never a fail, which would count a scoring problem against the prompt.
  * The judge's reply comes from an endpoint: it is capped before it is read, and read in linear time.
  */
-import { oversizeReason, quote, type CheckInput, type CheckVerdict } from './assertionChecks';
+import { oversizeReason, quote, type CheckInput, type CheckVerdict } from './checkText';
 import { searchJson } from './jsonInText';
 import type { Assertion } from './testCases';
 import { renderTemplate } from '../formats/template';

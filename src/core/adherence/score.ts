@@ -9,7 +9,7 @@
  * The answer checks run in a worker thread with a deadline (scoreWorkerClient.ts); judges are
  * network calls and run here.
  */
-import { JUDGE_TYPES, type CheckVerdict } from './assertionChecks';
+import { JUDGE_TYPES, type CheckVerdict } from './checkText';
 import { groundedCheck, isGroundedType, type GroundedDetail } from './groundedChecks';
 import { judgeCheck, type Judge } from './judgeChecks';
 import { runChecks, type CheckOptions } from './scoreWorkerClient';

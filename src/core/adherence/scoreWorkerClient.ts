@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { evaluateChecks, type CheckInput, type CheckVerdict } from './assertionChecks';
+import type { CheckInput, CheckVerdict } from './checkText';
 import type { Assertion } from './testCases';
 
 /** Time for all the checks of one answer (each is linear in an answer capped at 500,000 characters). */
@@ -39,7 +39,7 @@ export function defaultWorkerScript(): string | false {
 export async function runChecks(assertions: Assertion[], input: CheckInput, options: CheckOptions = {}): Promise<CheckVerdict[]> {
   if (assertions.length === 0) return [];
   const script = options.workerScript ?? defaultWorkerScript();
-  if (script === false) return evaluateChecks(assertions, input);
+  if (script === false) return inThisThread(assertions, input);
   const deadlineMs = options.deadlineMs ?? SCORE_DEADLINE_MS;
   const job = queue.then(() => inWorker(script, { id: nextId++, assertions, input }, deadlineMs));
   queue = job.catch(() => undefined);
@@ -81,4 +81,13 @@ function inWorker(script: string, job: CheckJob, deadlineMs: number): Promise<Ch
     worker.ref();
     worker.postMessage(job);
   });
+}
+
+/**
+ * Tests from source check in this thread. A bundle always has dist/scoreWorker.js beside it, so the
+ * bundles leave this path (and Ajv and RE2 with it) out: esbuild drops the branch by the define.
+ */
+async function inThisThread(assertions: Assertion[], input: CheckInput): Promise<CheckVerdict[]> {
+  if (process.env.PROMPT_INSIGHT_BUNDLED !== '1') return (await import('./assertionChecks')).evaluateChecks(assertions, input);
+  return assertions.map(() => ({ decided: false, reason: 'the scoring worker (scoreWorker.js) is missing beside the bundle' }));
 }
