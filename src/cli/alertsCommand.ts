@@ -4,12 +4,10 @@
  * prompt as its telemetry names it (`gen_ai.prompt.name`). Check them with `promtool check rules`.
  */
 import { writeFile } from 'node:fs/promises';
-import { describeReadError, readPromptFile } from '../core/files/workspaceFile';
 import { prometheusRulesYaml, type RuleMetric } from '../core/baseline/promRules';
-import { decodePromptBytes } from '../core/formats/decode';
-import { detectFormat, parsePromptFile } from '../core/formats/detect';
 import { numberFlag, parseArgs, stringFlag, UsageError } from './args';
 import type { CliIO } from './io';
+import { promptsOf } from './promptFile';
 import { ALERTS_USAGE } from './usage';
 
 const METRICS: readonly RuleMetric[] = ['ttft', 'e2e'];
@@ -27,22 +25,12 @@ export async function alertsCommand(argv: string[], io: CliIO): Promise<number> 
   const sustained = stringFlag(args, 'for') ?? '2h';
   if (!/^\d+[smhd]$/.test(sustained)) throw new UsageError(`--for takes a Prometheus duration such as 2h or 30m (got '${sustained}')`);
   const file = args.positionals[0]!;
-  let text: string;
-  try {
-    const decoded = decodePromptBytes(await readPromptFile(file));
-    if (!decoded.ok) throw new Error(decoded.reason);
-    text = decoded.text;
-  } catch (error) {
-    io.stderr(`prompt-insight alerts: ${file}: ${describeReadError(error)}\n`);
+  const found = await promptsOf(file, stringFlag(args, 'prompt'));
+  if ('error' in found) {
+    io.stderr(`prompt-insight alerts: ${found.error}\n`);
     return 1;
   }
-  const promptName = stringFlag(args, 'prompt');
-  const doc = parsePromptFile(file, text, detectFormat(file, text));
-  const prompt = promptName ? doc.prompts.find((p) => p.name === promptName) : doc.prompts[0];
-  if (!prompt) {
-    io.stderr(`prompt-insight alerts: ${file} has no prompt${promptName ? ` named '${promptName}'` : ''}.\n`);
-    return 1;
-  }
+  const prompt = found.prompts[0]!;
   await writeFile(out, prometheusRulesYaml({ prompt: prompt.name, metric: metric as RuleMetric, quantile, weeks, margin, for: sustained }));
   io.stderr(`Rules for prompt '${prompt.name}' (${metric} p${Math.round(quantile * 100)}, baseline of the same hour over ${weeks} weeks) written to ${out}. Check: promtool check rules ${out}\n`);
   return 0;

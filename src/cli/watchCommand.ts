@@ -7,14 +7,11 @@
 import { findAnomalies, findDrift, type Anomaly, type Drift } from '../core/baseline/anomalies';
 import { baselineAt } from '../core/baseline/seasonalBaseline';
 import { SpanWindows, WATCH_METRICS, type WatchMetric } from '../core/baseline/spanWindows';
-import { describeReadError, readPromptFile } from '../core/files/workspaceFile';
-import { decodePromptBytes } from '../core/formats/decode';
-import { detectFormat, parsePromptFile } from '../core/formats/detect';
 import { formatMs } from '../core/metrics/format';
-import { collectSpans } from '../core/telemetry/importOtlpSpans';
-import { DEFAULT_MAX_LINE_BYTES, openLineSource, readLines } from '../core/telemetry/importLines';
+import { readTraceFiles } from '../core/telemetry/importOtlp';
 import { parseArgs, stringFlag, UsageError } from './args';
 import type { CliIO } from './io';
+import { promptsOf } from './promptFile';
 import { WATCH_USAGE } from './usage';
 
 /** Rates: a change of less than one percentage point is never an anomaly. */
@@ -26,53 +23,20 @@ export async function watchCommand(argv: string[], io: CliIO): Promise<number> {
   const traces = args.lists.get('traces') ?? [];
   if (traces.length === 0) throw new UsageError(`give production traces: --traces FILE (OTLP JSON Lines, gzip accepted)\nusage: ${WATCH_USAGE}`);
   const file = args.positionals[0]!;
-  let text: string;
-  try {
-    const decoded = decodePromptBytes(await readPromptFile(file));
-    if (!decoded.ok) throw new Error(decoded.reason);
-    text = decoded.text;
-  } catch (error) {
-    io.stderr(`prompt-insight watch: ${file}: ${describeReadError(error)}\n`);
+  const found = await promptsOf(file, stringFlag(args, 'prompt'));
+  if ('error' in found) {
+    io.stderr(`prompt-insight watch: ${found.error}\n`);
     return 1;
   }
-  const doc = parsePromptFile(file, text, detectFormat(file, text));
-  const promptName = stringFlag(args, 'prompt');
-  const names = new Set((promptName ? doc.prompts.filter((p) => p.name === promptName) : doc.prompts).map((p) => p.name));
-  if (names.size === 0) {
-    io.stderr(`prompt-insight watch: ${file} has no prompt${promptName ? ` named '${promptName}'` : ''}.\n`);
-    return 1;
-  }
+  const names = new Set(found.prompts.map((p) => p.name));
   const windows = new SpanWindows(names);
   const signal = io.interrupted();
-  for (const path of traces) {
-    let source;
-    try {
-      source = await openLineSource(path);
-    } catch (error) {
-      io.stderr(`prompt-insight watch: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`);
-      return 1;
-    }
-    try {
-      for await (const event of readLines(source, DEFAULT_MAX_LINE_BYTES)) {
-        if (signal.aborted) return 130;
-        if (event.kind === 'too-long') {
-          windows.skip('line-too-long');
-          continue;
-        }
-        let data: unknown;
-        try {
-          data = JSON.parse(event.text);
-        } catch {
-          windows.skip('malformed-json');
-          continue;
-        }
-        collectSpans(data, windows);
-      }
-    } catch (error) {
-      source.destroy();
-      if (!(error as NodeJS.ErrnoException).code?.startsWith('Z_')) throw error;
-      windows.skip('corrupt-gzip');
-    }
+  try {
+    await readTraceFiles(traces, windows, { signal });
+  } catch (error) {
+    if (signal.aborted) return 130;
+    io.stderr(`prompt-insight watch: ${(error as Error).message}\n`);
+    return 1;
   }
   const versions = windows.versionChanges();
   const metrics = WATCH_METRICS.map((metric) => {

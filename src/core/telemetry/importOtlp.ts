@@ -3,7 +3,7 @@
  * optionally gzip-compressed) → production aggregates per prompt version, streamed line by line.
  */
 import { DEFAULT_MAX_LINE_BYTES, openLineSource, readLines } from './importLines';
-import { collectSpans } from './importOtlpSpans';
+import { collectSpans, type SpanSink } from './importOtlpSpans';
 import { ProdAggregator } from './prodAggregate';
 
 export interface ImportOptions {
@@ -23,6 +23,12 @@ export interface ImportTotals {
 /** Reads every file into one aggregator; a file that cannot be opened is an error with its name. */
 export async function importOtlpFiles(paths: readonly string[], options: ImportOptions = {}): Promise<{ aggregate: ProdAggregator; totals: ImportTotals }> {
   const aggregate = new ProdAggregator({ ...(options.sinceMs !== undefined ? { sinceMs: options.sinceMs } : {}), ...(options.maxValues !== undefined ? { maxValues: options.maxValues } : {}) });
+  const totals = await readTraceFiles(paths, aggregate, options);
+  return { aggregate, totals };
+}
+
+/** Streams every file's spans into `sink` (any reader of spans: the production aggregate, the baseline's windows). */
+export async function readTraceFiles(paths: readonly string[], sink: SpanSink, options: Pick<ImportOptions, 'maxLineBytes' | 'signal'> = {}): Promise<ImportTotals> {
   const totals: ImportTotals = { files: 0, lines: 0 };
   for (const path of paths) {
     let source;
@@ -37,27 +43,27 @@ export async function importOtlpFiles(paths: readonly string[], options: ImportO
         if (options.signal?.aborted) throw new Error('interrupted');
         totals.lines++;
         if (event.kind === 'too-long') {
-          aggregate.skip('line-too-long');
+          sink.skip('line-too-long');
           continue;
         }
         let data: unknown;
         try {
           data = JSON.parse(event.text);
         } catch {
-          aggregate.skip('malformed-json');
+          sink.skip('malformed-json');
           continue;
         }
-        collectSpans(data, aggregate);
+        collectSpans(data, sink);
       }
     } catch (error) {
       source.destroy();
       // A truncated or corrupt gzip stream: what was read counts, the rest is said.
       if ((error as NodeJS.ErrnoException).code?.startsWith('Z_')) {
-        aggregate.skip('corrupt-gzip');
+        sink.skip('corrupt-gzip');
         continue;
       }
       throw error;
     }
   }
-  return { aggregate, totals };
+  return totals;
 }

@@ -1,0 +1,20 @@
+/** A prompt file named on the command line, read as any file a repository names (workspaceFile.ts) and parsed. */
+import { describeReadError, readPromptFile } from '../core/files/workspaceFile';
+import { decodePromptBytes } from '../core/formats/decode';
+import { detectFormat, parsePromptFile } from '../core/formats/detect';
+import type { Prompt } from '../core/formats/model';
+
+/** The file's prompts (all, or the one named), or why not — a message after the file's name. */
+export async function promptsOf(file: string, promptName: string | undefined): Promise<{ prompts: Prompt[] } | { error: string }> {
+  let text: string;
+  try {
+    const decoded = decodePromptBytes(await readPromptFile(file));
+    if (!decoded.ok) return { error: `${file}: ${decoded.reason}` };
+    text = decoded.text;
+  } catch (error) {
+    return { error: `${file}: ${describeReadError(error)}` };
+  }
+  const doc = parsePromptFile(file, text, detectFormat(file, text));
+  const prompts = promptName ? doc.prompts.filter((p) => p.name === promptName) : doc.prompts;
+  return prompts.length > 0 ? { prompts } : { error: `${file} has no prompt${promptName ? ` named '${promptName}'` : ''}.` };
+}
