@@ -86,7 +86,8 @@ function resultOf(assertion: Assertion, verdict: CheckVerdict & { grounded?: Gro
   return { ...base, outcome: pass ? 'pass' : 'fail', pass, score: graded };
 }
 
-function onceEach(judge: Judge): Judge {
+/** The same judge question is asked once (within a run, and — where a caller keeps it — across runs). */
+export function onceEach(judge: Judge): Judge {
   const replies = new Map<string, Promise<string>>();
   return (messages) => {
     const key = JSON.stringify(messages);

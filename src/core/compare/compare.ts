@@ -11,7 +11,7 @@
 import type { CacheMode } from '../endpoint/serverKind';
 import { decideRollout, type RolloutDecision, type RolloutSide } from '../rollout/decision';
 import type { RolloutPolicy } from '../rollout/scenario';
-import type { Judge } from '../adherence/score';
+import { onceEach, type Judge } from '../adherence/score';
 import type { ChatTransport } from '../endpoint/transport';
 import type { MetricsSample } from '../endpoint/serverMetrics';
 import type { RunRecord } from '../metrics/runRecord';
@@ -192,7 +192,8 @@ export async function compareRevisions(options: CompareOptions): Promise<Compari
   const timeline = await runMissing(options, plan.cells);
 
   // 3. Score every run with the judging test cases; figures per revision.
-  const judge = options.judge ? memoizedJudge(options.judge) : undefined;
+  // A reused answer scored twice asks the judge once.
+  const judge = options.judge ? onceEach(options.judge) : undefined;
   let simulated = options.transport.endpoint.simulated === true;
   for (const [index, result] of revisions.entries()) {
     if (await assessRevision(result, plan.cells.filter((c) => c.revision === index), suite, judge)) simulated = true;
@@ -272,17 +273,6 @@ async function runMissing(options: CompareOptions, cells: readonly Cell[]): Prom
     }),
     serverMetrics: executed.serverMetrics ? executed.serverMetrics.samples : [],
     metricsGaps: executed.serverMetrics?.gaps.length ?? 0,
-  };
-}
-
-/** The same judge question (a reused answer scored twice) is asked once. */
-function memoizedJudge(judge: Judge): Judge {
-  const replies = new Map<string, Promise<string>>();
-  return (messages) => {
-    const key = JSON.stringify(messages);
-    let reply = replies.get(key);
-    if (!reply) replies.set(key, (reply = judge(messages)));
-    return reply;
   };
 }
 
