@@ -36,8 +36,8 @@ describe('load against llama-server with 2 slots', () => {
     // The server's own view on the same clock: requests wait only when more are in flight than slots.
     expect(four.server?.requestsWaiting?.max ?? 0).toBeGreaterThanOrEqual(1);
     expect(one.server?.requestsWaiting?.max ?? 0).toBe(0);
-    // Waiting shows in TTFT; two slots serve two at once, so two in flight is faster per request than four.
+    // Waiting shows in TTFT; and throughput stops growing at the slots: four in flight are served no faster than two.
     expect(four.ttftMs.p50).toBeGreaterThan(two.ttftMs.p50);
-    expect(two.requestsPerSec).toBeGreaterThan(one.requestsPerSec);
+    expect(four.requestsPerSec).toBeLessThan(two.requestsPerSec * 1.3);
   }, 320_000);
 });
