@@ -77,12 +77,13 @@ export async function runCommandByPalette(page: Page, title: string, label: stri
 }
 
 /**
- * The whole text of the document whose tab matches `tab`, paged through from its first line to its
+ * The whole text of the newest document whose tab matches `tab`, paged through from its first line to its
  * last (the editor renders only the lines in view, in no fixed order); then the first editor group
  * has the focus again, so that Quick Open keeps opening files there.
  */
 export async function readWholeEditor(page: Page, tab: RegExp, pages = 40): Promise<string> {
-  await page.locator('.tab', { hasText: tab }).first().click();
+  // The newest document whose tab matches (an earlier run's may still be open beside it).
+  await page.locator('.tab', { hasText: tab }).last().click();
   const active = page.locator('.editor-group-container.active .view-lines').first();
   await active.click();
   const read = async () => ((await active.textContent().catch(() => '')) ?? '').replace(/\u00a0/g, ' ');
