@@ -18,13 +18,14 @@ let dir: string;
 beforeAll(async () => {
   llama = await startLlamaServer(['-np', '2']);
   dir = mkdtempSync(join(tmpdir(), 'pi-load-engine-'));
-  writeFileSync(join(dir, 'ask.prompty'), '---\nname: ask\nmodel:\n  id: model.gguf\n  options:\n    max_tokens: 16\n---\nsystem:\nYou answer in one short sentence.\n\nuser:\nName a colour.\n');
+  writeFileSync(join(dir, 'ask.prompty'), '---\nname: ask\nmodel:\n  id: model.gguf\n  options:\n    max_tokens: 48\n---\nsystem:\nYou answer in one short sentence.\n\nuser:\nName a colour.\n');
 }, 120_000);
 afterAll(async () => llama?.stop());
 
 describe('load against llama-server with 2 slots', () => {
+  // 24 requests of up to 48 tokens: the steady window (ramp and drain left out) spans several of the sampler's 500 ms reads.
   it('the queue shows above 2 in flight — in the server’s deferred requests and in TTFT — and the figures recompute from requests[]', async () => {
-    const { stdout } = await run(process.execPath, [resolve('dist/cli.js'), 'load', 'ask.prompty', '--endpoint', `${llama.url}/v1`, '--concurrency', '1,2,4', '--requests', '12', '--slo', 'ttftMs.p90<=60000', '--json'], { cwd: dir, timeout: 300_000 });
+    const { stdout } = await run(process.execPath, [resolve('dist/cli.js'), 'load', 'ask.prompty', '--endpoint', `${llama.url}/v1`, '--concurrency', '1,2,4', '--requests', '24', '--slo', 'ttftMs.p90<=60000', '--json'], { cwd: dir, timeout: 300_000 });
     const json = JSON.parse(stdout);
     const [one, two, four] = json.points;
     for (const point of json.points) {
