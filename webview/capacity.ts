@@ -6,13 +6,14 @@
  */
 import { CategoryScale, Chart, Legend, LinearScale, LineController, LineElement, PointElement, ScatterController, Title, Tooltip, BarController, BarElement, type ChartConfiguration } from 'chart.js';
 import type { CapacityView } from '../src/core/load/capacityView';
+import { formatMs } from '../src/core/metrics/format';
 import { chartPalette, themeKindOf } from './chartPalette';
 import { el } from './render';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Title, Tooltip, Legend, ScatterController, LineController, PointElement, LineElement);
 
 const pct = (v: number | null | undefined) => (v === null || v === undefined ? 'n/a' : `${Math.round(v * 100)}%`);
-const ms = (v: number | null) => (v === null ? 'n/a' : v >= 1000 ? `${(v / 1000).toFixed(2)} s` : `${Math.round(v)} ms`);
+const ms = (v: number | null) => (v === null ? 'n/a' : formatMs(v));
 
 export function conclusionLines(view: CapacityView): string[] {
   const c = view.capacity;

@@ -15,6 +15,7 @@ import { onceEach, type Judge } from '../adherence/score';
 import type { ChatTransport } from '../endpoint/transport';
 import type { MetricsSample } from '../endpoint/serverMetrics';
 import type { RunRecord } from '../metrics/runRecord';
+import type { PercentileTriple } from '../metrics/summary';
 import { executeRunJobs, type RunJob } from '../run/promptRun';
 import { storeNotice, type ResultsStore, type StoredRun } from '../store/resultsStore';
 import { runKeyString, safeUrl } from '../store/runKey';
@@ -62,12 +63,7 @@ export interface CompareOptions {
   onProgress?: (done: number, total: number, message: string) => void;
 }
 
-export interface PercentileTriple {
-  p50: number | null;
-  p90: number | null;
-  p99: number | null;
-  n: number;
-}
+export type { PercentileTriple } from '../metrics/summary';
 
 /** One run as scored: its outcome, its answer (an excerpt) and each assertion's outcome and reason. */
 export interface RunDetail {

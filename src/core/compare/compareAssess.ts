@@ -6,11 +6,11 @@
  */
 import { scoreRun, type CaseScore, type Judge } from '../adherence/score';
 import type { TestCase, TestSuite } from '../adherence/testCases';
-import { isNumber, outputTokensPerSec, summarize } from '../metrics/summary';
+import { isNumber, outputTokensPerSec, percentileTriple } from '../metrics/summary';
 import type { RunRecord } from '../metrics/runRecord';
 import { wilsonInterval } from '../stats/proportions';
 import type { Cell } from './comparePlan';
-import type { CaseRuns, PercentileTriple, RevisionResult, RunDetail } from './compare';
+import type { CaseRuns, RevisionResult, RunDetail } from './compare';
 import { adherenceVerdict, latencyVerdict, MIN_RUNS_FOR_CLAIM, type Verdict } from './verdicts';
 
 /** Runs per test case and revision whose answer and assertion outcomes are kept for the panel, CLI and report. */
@@ -69,8 +69,8 @@ export async function assessRevision(result: RevisionResult, cells: readonly Cel
   result.e2eValues = ok.map((r) => r.e2eMs).filter(isNumber);
   result.tpotValues = ok.map((r) => r.tpotMs).filter(isNumber);
   result.tokensPerSecValues = ok.map(outputTokensPerSec).filter(isNumber);
-  result.ttftMs = triple(result.ttftValues);
-  result.e2eMs = triple(result.e2eValues);
+  result.ttftMs = percentileTriple(result.ttftValues);
+  result.e2eMs = percentileTriple(result.e2eValues);
   return simulated;
 }
 
@@ -102,11 +102,6 @@ function unscoredReason(score: CaseScore, assertions: RunDetail['assertions']): 
   if (score.unscoredReason) return score.unscoredReason;
   const undecided = assertions.find((a) => a.outcome === 'undecided');
   return undecided ? `${undecided.label}: ${undecided.reason}` : 'the run could not be scored';
-}
-
-function triple(values: number[]): PercentileTriple {
-  const s = summarize(values);
-  return { p50: s.p50, p90: s.p90, p99: s.p99, n: s.n };
 }
 
 /** Each later revision against the first: adherence (scored runs only), TTFT and E2E. */

@@ -7,7 +7,7 @@
  * asked for explicitly (`--policy head`).
  */
 import type { TestCase, TestSuite } from '../adherence/testCases';
-import { resolvePolicy, type RolloutPolicy } from '../rollout/scenario';
+import { objectiveKey, resolvePolicy, type RolloutPolicy } from '../rollout/scenario';
 import { objectiveFromText, objectivesFromBlock, objectiveText, SloError, type Objective } from '../rollout/slo';
 import type { Declaration, RevisionDeclarations } from './revisionDeclarations';
 
@@ -88,10 +88,6 @@ function declaredObjectives(d: RevisionDeclarations): Map<string, Objective> {
   return byKey;
 }
 
-function objectiveKey(o: Objective): string {
-  return o.metric === 'adherence' || o.metric === 'hallucination' ? o.metric : `${o.metric}.${o.percentile}`;
-}
-
 /** Whether `a` asks at least as much as `b` (same metric and percentile). */
 function atLeastAsStrict(a: Objective, b: Objective): boolean {
   if (a.metric === 'adherence' && b.metric === 'adherence') return a.min >= b.min;
@@ -160,14 +156,19 @@ function suiteDifference(base: TestSuite, head: TestSuite): string | undefined {
   const h = byName(head);
   let added = 0;
   let removed = 0;
+  let changedCases = 0;
   const changed = new Set<string>();
   for (const [name, c] of h) {
     const was = b.get(name);
-    if (!was) added++;
-    else for (const aspect of caseDifferences(was, c)) changed.add(aspect);
+    if (!was) {
+      added++;
+      continue;
+    }
+    const aspects = caseDifferences(was, c);
+    if (aspects.length > 0) changedCases++;
+    for (const aspect of aspects) changed.add(aspect);
   }
   for (const name of b.keys()) if (!h.has(name)) removed++;
-  const changedCases = [...h.entries()].filter(([name, c]) => b.has(name) && caseDifferences(b.get(name)!, c).length > 0).length;
   const parts = [
     added ? `${added} added` : '',
     changedCases ? `${changedCases} changed (${[...changed].join(', ')})` : '',

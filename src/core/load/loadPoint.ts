@@ -12,7 +12,7 @@
 import type { RunOutcome } from '../endpoint/runOnce';
 import type { ChatTransport } from '../endpoint/transport';
 import type { CacheMode } from '../endpoint/serverKind';
-import { isNumber, summarize } from '../metrics/summary';
+import { isNumber, percentileTriple, summarize, type PercentileTriple } from '../metrics/summary';
 import type { RunRecord } from '../metrics/runRecord';
 import type { Objective } from '../rollout/slo';
 import { executeRunJobs, type PromptRunPlan } from '../run/promptRun';
@@ -21,12 +21,7 @@ import { attainment, latencyObjectives, requestAttains, type Attainment } from '
 
 export type LoadLevel = { kind: 'concurrency'; concurrency: number } | { kind: 'rate'; ratePerSec: number; maxConcurrency: number };
 
-export interface Percentiles {
-  p50: number | null;
-  p90: number | null;
-  p99: number | null;
-  n: number;
-}
+export type Percentiles = PercentileTriple;
 
 export interface LoadPoint {
   level: LoadLevel;
@@ -146,9 +141,9 @@ export async function runLoadPoint(level: LoadLevel, options: LoadPointOptions):
     },
     requestsPerSec: seconds > 0 ? completedInWindow.length / seconds : null,
     outputTokensPerSec: seconds > 0 ? completedInWindow.reduce((s, r) => s + (r.record.outputTokens ?? 0), 0) / seconds : null,
-    ttftMs: percentiles(ok.map((r) => r.ttftMs)),
-    e2eMs: percentiles(ok.map((r) => r.e2eMs)),
-    tpotMs: percentiles(ok.map((r) => r.tpotMs)),
+    ttftMs: percentileTriple(ok.map((r) => r.ttftMs)),
+    e2eMs: percentileTriple(ok.map((r) => r.e2eMs)),
+    tpotMs: percentileTriple(ok.map((r) => r.tpotMs)),
     inputTokens: summarize(ok.map((r) => r.inputTokens).filter(isNumber)).p50,
     outputTokens: summarize(ok.map((r) => r.outputTokens).filter(isNumber)).p50,
     cache: { ...cache, warm_share: records.length > 0 ? cache.warm / records.length : 0 },
@@ -162,7 +157,7 @@ export async function runLoadPoint(level: LoadLevel, options: LoadPointOptions):
       outputTokensPerSec: seconds > 0 ? good.reduce((s, r) => s + (r.record.outputTokens ?? 0), 0) / seconds : null,
     },
     errors,
-    dispatchDelayMs: level.kind === 'rate' ? percentiles(dispatchDelays) : null,
+    dispatchDelayMs: level.kind === 'rate' ? percentileTriple(dispatchDelays) : null,
     server: serverView(executed.serverMetrics?.samples ?? [], windowStart, windowEnd),
     requests: runs.map((r) => ({
       startedAtMs: Math.round(r.start * 10) / 10,
@@ -209,11 +204,6 @@ function serverView(samples: readonly MetricsSample[], start: number, end: numbe
     kvCacheUsage: spread((s) => s.kvCacheUsage),
     preemptions: preempt.length > 1 ? preempt[preempt.length - 1]! - preempt[0]! : null,
   };
-}
-
-function percentiles(values: readonly (number | null)[]): Percentiles {
-  const s = summarize(values.filter(isNumber));
-  return { p50: s.p50, p90: s.p90, p99: s.p99, n: s.n };
 }
 
 /** The most requests in flight at once (a sweep over start and end events). */

@@ -88,6 +88,20 @@ export function summarize(values: readonly number[]): MetricSummary {
  * Runs the server served partly from its prefix cache are never mixed in: `summarizeRuns` covers
  * cold (and unknown) runs, `summarizeWarmRuns` the warm ones.
  */
+/** p50, p90, p99 and n: the figures a comparison and a load point show per metric. */
+export interface PercentileTriple {
+  p50: number | null;
+  p90: number | null;
+  p99: number | null;
+  n: number;
+}
+
+/** The triple of the finite values (nulls, as a run without a first token gives, left out). */
+export function percentileTriple(values: readonly (number | null)[]): PercentileTriple {
+  const s = summarize(values.filter(isNumber));
+  return { p50: s.p50, p90: s.p90, p99: s.p99, n: s.n };
+}
+
 export function summarizeRuns(runs: readonly RunRecord[]): RunSummary {
   return summarizeSome(runs, (r) => r.cache !== 'warm');
 }

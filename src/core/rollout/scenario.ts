@@ -69,7 +69,7 @@ function scenarioOf(value: unknown, where: string): Scenario {
 }
 
 /** Same metric and percentile: the later declaration replaces the earlier. */
-function objectiveKey(o: Objective): string {
+export function objectiveKey(o: Objective): string {
   return o.metric === 'adherence' || o.metric === 'hallucination' ? o.metric : `${o.metric}.${o.percentile}`;
 }
 
