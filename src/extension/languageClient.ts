@@ -49,7 +49,7 @@ export function createLanguageClient(context: vscode.ExtensionContext, log: vsco
     documentSelector: promptDocumentSelector(configuration.get<string[]>('files.include') ?? []),
     // A function, so a restarted server gets the trust of the moment (Restricted Mode: no template rendering, no referenced files).
     initializationOptions: (): ServerInitOptions => ({
-      settings: { tokens: vscode.workspace.getConfiguration('promptInsight').get('tokens'), run: vscode.workspace.getConfiguration('promptInsight').get('run') },
+      settings: { tokens: vscode.workspace.getConfiguration('promptInsight').get('tokens'), run: vscode.workspace.getConfiguration('promptInsight').get('run'), production: vscode.workspace.getConfiguration('promptInsight').get('production') },
       storePath,
       workspaceFolders: (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath),
       workspaceTrusted: vscode.workspace.isTrusted,

@@ -8,6 +8,7 @@ export const CLIENT_COMMANDS = {
   showRuns: 'promptInsight.showRuns',
   compareRevisions: 'promptInsight.compareRevisions',
   showRendered: 'promptInsight.showRendered',
+  showProduction: 'promptInsight.showProduction',
 } as const;
 
 export interface PromptCommandArgs {

@@ -15,6 +15,7 @@ import {
 } from '../protocol/lsp';
 import { DocumentAnalyses, type AnalyzedDocument } from './documentAnalyses';
 import { promptAt, toCodeLenses, toDiagnostics, toHover, toSymbols } from './presenters';
+import { ProductionFigures } from './productionFigures';
 import { RunHistory } from './runHistory';
 import type { RunLookup } from './runPresenters';
 import { storedPathMatcher } from './uri';
@@ -32,6 +33,12 @@ let workspaceTrusted = false;
 const analyses = new DocumentAnalyses(analysisOptions(settings));
 const pendingDiagnostics = new Map<string, NodeJS.Timeout>();
 const runHistory = new RunHistory((message) => connection.console.warn(message));
+// Production numbers read in the background: lenses are refreshed when a read completes.
+const production = new ProductionFigures(() => {
+  if (canRefreshCodeLens) connection.sendRequest(CodeLensRefreshRequest.type).catch(() => undefined);
+}, (message) => connection.console.warn(message));
+/** A hover waits this long for production numbers not yet cached, then says they are being read. */
+const PRODUCTION_HOVER_WAIT_MS = 400;
 
 process.on('uncaughtException', (error) => connection.console.error(`Prompt Insight server: uncaught ${describeError(error)}`));
 process.on('unhandledRejection', (error) => connection.console.error(`Prompt Insight server: unhandled ${describeError(error)}`));
@@ -52,6 +59,7 @@ connection.onInitialize((params) => {
   workspaceTrusted = init.workspaceTrusted === true;
   setRenderLog((message) => connection.console.info(message));
   analyses.setOptions(analysisOptions(settings));
+  production.configure(settings.production, workspaceFolders, workspaceTrusted);
   return {
     capabilities: {
       textDocumentSync: TextDocumentSyncKind.Incremental,
@@ -84,6 +92,7 @@ connection.onNotification(workspaceTrustedNotification, () => {
   connection.console.info('The workspace is trusted: templates are rendered from now on.');
   warmRenderer();
   analyses.setOptions(analysisOptions(settings));
+  production.configure(settings.production, workspaceFolders, workspaceTrusted);
   for (const document of documents.all()) scheduleDiagnostics(document, 0);
   if (canRefreshCodeLens) connection.sendRequest(CodeLensRefreshRequest.type).catch(() => undefined);
 });
@@ -118,6 +127,7 @@ async function refreshSettings(pushed?: unknown): Promise<void> {
     if (raw === undefined) return;
     settings = readServerSettings(raw);
     analyses.setOptions(analysisOptions(settings));
+    production.configure(settings.production, workspaceFolders, workspaceTrusted);
     for (const document of documents.all()) scheduleDiagnostics(document);
     if (canRefreshCodeLens) connection.sendRequest(CodeLensRefreshRequest.type).catch(() => undefined);
   } catch (error) {
@@ -155,7 +165,8 @@ connection.onHover((params) =>
   guarded('hover', async () => {
     const analyzed = await analyzedDocument(params.textDocument.uri);
     if (!analyzed) return null;
-    return toHover(analyzed.analysis, analyzed.lines.offsetAt(params.position), analyzed.lines, runLookup(params.textDocument.uri));
+    const prod = await production.lookup(params.textDocument.uri, PRODUCTION_HOVER_WAIT_MS);
+    return toHover(analyzed.analysis, analyzed.lines.offsetAt(params.position), analyzed.lines, runLookup(params.textDocument.uri), prod);
   }, null),
 );
 
@@ -164,7 +175,7 @@ connection.onCodeLens((params) =>
     const { uri } = params.textDocument;
     const analyzed = await analyzedDocument(uri);
     if (!analyzed) return [];
-    return toCodeLenses(uri, analyzed.analysis, analyzed.lines, runLookup(uri), settings.run.repeats);
+    return toCodeLenses(uri, analyzed.analysis, analyzed.lines, runLookup(uri), settings.run.repeats, await production.lookup(uri, 0));
   }, []),
 );
 

@@ -8,6 +8,8 @@ import type { PromptDiagnostic } from '../core/formats/model';
 import { CLIENT_COMMANDS, type PromptCommandArgs } from '../protocol/lsp';
 import { contextNote, encodingNote, formatCount } from './format';
 import { runHoverSection, runLensTitle, runsViewFor, type RunLookup } from './runPresenters';
+import type { ProductionLookup } from './productionFigures';
+import { productionHoverSection, productionLensTitle } from './productionPresenter';
 
 const SEVERITY: Record<PromptDiagnostic['severity'], DiagnosticSeverity> = {
   error: DiagnosticSeverity.Error,
@@ -26,7 +28,7 @@ export function toDiagnostics(analysis: FileAnalysis, lines: PositionMapper): Di
   }));
 }
 
-export function toCodeLenses(uri: string, analysis: FileAnalysis, lines: PositionMapper, runs: RunLookup, repeats: number): CodeLens[] {
+export function toCodeLenses(uri: string, analysis: FileAnalysis, lines: PositionMapper, runs: RunLookup, repeats: number, production?: ProductionLookup): CodeLens[] {
   const lenses: CodeLens[] = [];
   analysis.prompts.forEach((prompt, promptIndex) => {
     const line = lines.positionAt(prompt.prompt.range.start).line;
@@ -49,11 +51,13 @@ export function toCodeLenses(uri: string, analysis: FileAnalysis, lines: Positio
       const runRange = { start: { line: runLine, character: 0 }, end: { line: runLine, character: 0 } };
       lenses.push({ range: runRange, command: { title: runLensTitle(view, prompt), command: CLIENT_COMMANDS.showRuns, arguments: [args] } });
     }
+    const prod = productionLensTitle(production, prompt);
+    if (prod) lenses.push({ range, command: { title: prod, command: CLIENT_COMMANDS.showProduction, arguments: [args], tooltip: 'Production numbers of this prompt per version over time' } });
   });
   return lenses;
 }
 
-export function toHover(analysis: FileAnalysis, offset: number, lines: PositionMapper, runs: RunLookup): Hover | null {
+export function toHover(analysis: FileAnalysis, offset: number, lines: PositionMapper, runs: RunLookup, production?: ProductionLookup): Hover | null {
   const prompt = promptAt(analysis, offset);
   if (!prompt) return null;
   const messageIndex = prompt.messages.findIndex((m) => m.range.start <= offset && offset <= m.range.end);
@@ -64,7 +68,8 @@ export function toHover(analysis: FileAnalysis, offset: number, lines: PositionM
   rows.push(`| whole prompt (${prompt.messages.length} message${prompt.messages.length === 1 ? '' : 's'}${overhead}) | **${formatCount(prompt.totalTokens, prompt.exact)}** |`);
   const notes = [encodingNote(prompt), contextNote(prompt), prompt.tokenBudget ? `budget ${formatCount(prompt.tokenBudget, true)} tokens` : undefined].filter(Boolean);
   const view = runsViewFor(prompt, runs);
-  const value = [`**Prompt Insight** · \`${prompt.prompt.name.replace(/`/g, "'")}\``, '', ...rows, '', notes.join(' · '), ...(view ? ['', '---', '', runHoverSection(view, prompt)] : [])].join('\n');
+  const prod = productionHoverSection(production, prompt);
+  const value = [`**Prompt Insight** · \`${prompt.prompt.name.replace(/`/g, "'")}\``, '', ...rows, '', notes.join(' · '), ...(view ? ['', '---', '', runHoverSection(view, prompt)] : []), ...(prod ? ['', '---', '', prod] : [])].join('\n');
   const range = message ? rangeAt(lines, message.range) : undefined;
   return { contents: { kind: MarkupKind.Markdown, value }, ...(range ? { range } : {}) };
 }

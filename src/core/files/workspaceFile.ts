@@ -113,6 +113,29 @@ export function describeReadError(error: unknown): string {
   return (error as Error).message;
 }
 
+/**
+ * Opens a file a repository names for streaming (a production trace file): the same checks as the
+ * readers — inside the workspace after links, not in `.git`, a regular file (a FIFO refused at once) —
+ * on the opened descriptor. The caller reads it to its own bound and closes it.
+ */
+export async function openWorkspaceFile(file: string, options: Omit<WorkspaceReadOptions, 'maxBytes'>): Promise<{ handle: FileHandle; size: number }> {
+  const rules: ReadRules = { ...options, maxBytes: Number.MAX_SAFE_INTEGER };
+  const path = resolve(file);
+  checkLexical(path, rules, file);
+  let handle: FileHandle | undefined;
+  try {
+    const real = await realpath(path);
+    checkResolved(real, realRoot(options.root), rules, file);
+    handle = await open(real, OPEN_FLAGS);
+    const stat = await handle.stat();
+    checkOpened(stat, rules, file);
+    return { handle, size: stat.size };
+  } catch (error) {
+    await handle?.close();
+    throw asWorkspaceError(error, rules, file);
+  }
+}
+
 // Below: the readers and their checks. Without a root (readUserFile) only type and size are checked.
 
 type ReadRules = Omit<WorkspaceReadOptions, 'root'> & { root?: string };

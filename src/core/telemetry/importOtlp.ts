@@ -3,7 +3,8 @@
  * optionally gzip-compressed) → production aggregates per prompt version, streamed line by line.
  */
 import { DEFAULT_MAX_LINE_BYTES, openLineSource, readLines } from './importLines';
-import { collectSpans, type SpanSink } from './importOtlpSpans';
+import type { Readable } from 'node:stream';
+import { collectSpans, type ImportedSpan, type SkipReason, type SpanSink } from './importOtlpSpans';
 import { ProdAggregator } from './prodAggregate';
 
 export interface ImportOptions {
@@ -13,6 +14,10 @@ export interface ImportOptions {
   /** Latency values kept per series before sampling (prodAggregate.ts). */
   maxValues?: number;
   signal?: AbortSignal;
+  /** Opens a file as a byte stream; default openLineSource (whole file). The editor passes a bounded, workspace-confined one. */
+  open?: (path: string) => Promise<Readable>;
+  /** A second reader of the same spans in the same pass (the editor's per-hour timeline). */
+  alsoTo?: SpanSink;
 }
 
 export interface ImportTotals {
@@ -23,18 +28,27 @@ export interface ImportTotals {
 /** Reads every file into one aggregator; a file that cannot be opened is an error with its name. */
 export async function importOtlpFiles(paths: readonly string[], options: ImportOptions = {}): Promise<{ aggregate: ProdAggregator; totals: ImportTotals }> {
   const aggregate = new ProdAggregator({ ...(options.sinceMs !== undefined ? { sinceMs: options.sinceMs } : {}), ...(options.maxValues !== undefined ? { maxValues: options.maxValues } : {}) });
-  const totals = await readTraceFiles(paths, aggregate, options);
+  const totals = await readTraceFiles(paths, options.alsoTo ? teeSink(aggregate, options.alsoTo) : aggregate, options);
   return { aggregate, totals };
 }
 
+function teeSink(a: SpanSink, b: SpanSink): SpanSink {
+  return {
+    span: (span: ImportedSpan) => (a.span(span), b.span(span)),
+    skip: (reason: SkipReason) => (a.skip(reason), b.skip(reason)),
+    other: () => (a.other(), b.other()),
+  };
+}
+
 /** Streams every file's spans into `sink` (any reader of spans: the production aggregate, the baseline's windows). */
-export async function readTraceFiles(paths: readonly string[], sink: SpanSink, options: Pick<ImportOptions, 'maxLineBytes' | 'signal'> = {}): Promise<ImportTotals> {
+export async function readTraceFiles(paths: readonly string[], sink: SpanSink, options: Pick<ImportOptions, 'maxLineBytes' | 'signal' | 'open'> = {}): Promise<ImportTotals> {
   const totals: ImportTotals = { files: 0, lines: 0 };
   for (const path of paths) {
     let source;
     try {
-      source = await openLineSource(path);
+      source = await (options.open ?? openLineSource)(path);
     } catch (error) {
+      if (options.open) throw error; // the opener's own message says what was refused and why
       throw new Error(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }
     totals.files++;

@@ -5,17 +5,19 @@
 import { importOtlpFiles, type ImportOptions } from './importOtlp';
 import type { VersionAggregate } from './prodAggregate';
 import { compareVersions, orderVersions, versionReport, type ProdReport, type ProdVersion } from './prodReport';
-import { loadFileVersions, matchVersion } from './prodVersions';
+import { loadFileVersions, matchVersion, type FileVersions } from './prodVersions';
 
 export interface ProdOptions extends ImportOptions {
   /** Only this prompt of the file (a file may hold several). */
   prompt?: string;
+  /** The file's versions when the caller has them already (the editor reads history once for every source). */
+  fileVersions?: Promise<FileVersions>;
 }
 
 const MAX_OTHER_PROMPT_NAMES = 20;
 
 export async function prodFromTraces(file: string, tracePaths: readonly string[], options: ProdOptions = {}): Promise<ProdReport> {
-  const versionsPromise = loadFileVersions(file, options.signal ? { signal: options.signal } : {});
+  const versionsPromise = options.fileVersions ?? loadFileVersions(file, options.signal ? { signal: options.signal } : {});
   const { aggregate } = await importOtlpFiles(tracePaths, options);
   const fileVersions = await versionsPromise;
   const notes: string[] = [];

@@ -12,7 +12,7 @@ import { boundedGet } from '../endpoint/boundedGet';
 import { wilsonInterval } from '../stats/proportions';
 import type { SkipCounts } from './prodAggregate';
 import { errorRateVerdict, orderVersions, PROD_PERCENTILES, type ProdPercentiles, type ProdReport, type ProdVersion } from './prodReport';
-import { loadFileVersions, matchVersion } from './prodVersions';
+import { loadFileVersions, matchVersion, type FileVersions } from './prodVersions';
 
 export interface PrometheusOptions {
   /** PromQL range, e.g. `24h` (default), `7d`. */
@@ -23,6 +23,8 @@ export interface PrometheusOptions {
   timeoutMs?: number;
   maxBytes?: number;
   signal?: AbortSignal;
+  /** The file's versions when the caller has them already (the editor reads history once for every source). */
+  fileVersions?: Promise<FileVersions>;
 }
 
 export const DEFAULT_PROMETHEUS_TIMEOUT_MS = 10_000;
@@ -30,19 +32,19 @@ export const DEFAULT_PROMETHEUS_MAX_BYTES = 8 * 1024 * 1024;
 /** Series per answer that are read; more (a label exploding) are counted and left out. */
 export const MAX_SERIES = 2000;
 
-const VERSION_LABEL = 'gen_ai_prompt_version';
-const NAME_LABEL = 'gen_ai_prompt_name';
+export const VERSION_LABEL = 'gen_ai_prompt_version';
+export const NAME_LABEL = 'gen_ai_prompt_name';
 /**
  * v1.41.1 names and the newer `gen_ai.client.inference.*` ones, as the SDK's Prometheus exporter writes them
  * (`gen_ai_client_operation_duration_bucket`) or the Collector's exporters do (unit appended: `…_seconds_bucket`);
  * successes only (no `error_type`), as with trace files: a failed call's duration is not the prompt's latency.
  */
-const HISTOGRAMS = {
+export const HISTOGRAMS = {
   e2eMs: '{__name__=~"gen_ai_client_(operation|inference)_duration(_seconds)?_bucket", error_type=""}',
   ttftMs: '{__name__=~"gen_ai_client_(operation|inference)_time_to_first_chunk(_seconds)?_bucket", error_type=""}',
   tpotMs: '{__name__=~"gen_ai_client_(operation|inference)_time_per_output_chunk(_seconds)?_bucket", error_type=""}',
 } as const;
-const DURATION_COUNT = '{__name__=~"gen_ai_client_(operation|inference)_duration(_seconds)?_count"}';
+export const DURATION_COUNT = '{__name__=~"gen_ai_client_(operation|inference)_duration(_seconds)?_count"}';
 const TOKEN_SUM = '{__name__=~"gen_ai_client_token_usage(_tokens)?_sum"}';
 /** Inference servers' own latency histograms: the whole server (their series carry no prompt label). */
 const SERVER_HISTOGRAMS: readonly (readonly [engine: string, metric: string, bucket: string])[] = [
@@ -126,7 +128,7 @@ export async function prodFromPrometheus(file: string, url: string, options: Pro
     dropped += r.dropped;
     return r.samples;
   };
-  const fileVersions = await loadFileVersions(file, options.signal ? { signal: options.signal } : {});
+  const fileVersions = await (options.fileVersions ?? loadFileVersions(file, options.signal ? { signal: options.signal } : {}));
   const requests = await query(`sum by (${by}) (increase(${DURATION_COUNT}[${window}]))`);
   const errors = await query(`sum by (${by}, error_type) (increase(${DURATION_COUNT.replace('"}', '", error_type!=""}')}[${window}]))`);
   const tokens = await query(`sum by (${by}, gen_ai_token_type) (increase(${TOKEN_SUM}[${window}]))`);
@@ -240,7 +242,7 @@ function describeFigure(f: ServerFigure): string {
   return `${f.engine} ${f.metric} ${value}`;
 }
 
-function safeUrl(url: string): string {
+export function safeUrl(url: string): string {
   try {
     const u = new URL(url);
     return `${u.origin}${u.pathname}`;

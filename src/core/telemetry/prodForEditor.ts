@@ -1,0 +1,98 @@
+/**
+ * Production numbers for one prompt file in the editor: every configured source read once (the file's
+ * git history loaded once for all of them), each bounded — trace files confined to the workspace and
+ * read to a byte bound, Prometheus answers to the importer's time and size bounds — and each failure
+ * kept as that source's message, never thrown. The language server caches the result (prodCache.ts).
+ */
+import type { ProductionSource } from '../../protocol/productionSettings';
+import { describeProductionSource } from '../../protocol/productionSettings';
+import { prodFromPrometheus } from './prodPrometheus';
+import { prometheusTimeline } from './prodPrometheusTimeline';
+import { prodFromTraces } from './prodFromTraces';
+import type { ProdReport } from './prodReport';
+import { ProdTimeline, type TimelineData } from './prodTimeline';
+import { loadFileVersions, type FileVersions } from './prodVersions';
+import { boundedTraceOpener, EDITOR_TRACE_MAX_BYTES, resolveTraceFiles } from './workspaceTraces';
+
+/** Shorter than the CLI's 10 s: a hover's background read must not hold a refresh for long. */
+export const EDITOR_PROMETHEUS_TIMEOUT_MS = 5000;
+export const EDITOR_PROMETHEUS_MAX_BYTES = 4 * 1024 * 1024;
+
+export interface SourceReading {
+  source: ProductionSource;
+  /** How the source is named to the user (no credentials). */
+  label: string;
+  report: ProdReport | null;
+  /** Per-version hourly figures (the panel's Production view); absent when the source could not give them. */
+  timeline: TimelineData | null;
+  /** Why the source gave nothing (unreadable, outside the workspace, Prometheus down). */
+  error?: string;
+  /** What was left out or cut, said. */
+  notes: string[];
+}
+
+export interface FileProduction {
+  file: string;
+  readings: SourceReading[];
+  /** Content hash per prompt name at each revision (to find the version of the text in the editor). */
+  versions: FileVersions;
+  readAtMs: number;
+}
+
+export interface EditorProductionOptions {
+  /** The workspace folder holding the file: trace paths are resolved and confined there. */
+  root: string;
+  nowMs?: number;
+  maxTraceBytes?: number;
+  prometheusTimeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+export function sinceToMs(since: string): number {
+  const m = /^(\d+)([smhdw])$/.exec(since);
+  return m ? Number(m[1]) * UNIT_MS[m[2]!]! : 86_400_000;
+}
+
+export async function readFileProduction(file: string, sources: readonly ProductionSource[], options: EditorProductionOptions): Promise<FileProduction> {
+  const nowMs = options.nowMs ?? Date.now();
+  const versionsPromise = loadFileVersions(file, options.signal ? { signal: options.signal } : {});
+  const readings: SourceReading[] = [];
+  for (const source of sources) readings.push(await readSource(file, source, versionsPromise, nowMs, options));
+  return { file, readings, versions: await versionsPromise, readAtMs: nowMs };
+}
+
+async function readSource(file: string, source: ProductionSource, fileVersions: Promise<FileVersions>, nowMs: number, options: EditorProductionOptions): Promise<SourceReading> {
+  const label = describeProductionSource(source);
+  const notes: string[] = [];
+  try {
+    if (source.kind === 'traces') {
+      const resolved = await resolveTraceFiles(source.traces, options.root);
+      notes.push(...resolved.problems);
+      if (resolved.files.length === 0) return { source, label, report: null, timeline: null, notes, ...(resolved.problems[0] ? { error: resolved.problems[0] } : {}) };
+      const names = (await fileVersions).promptNames;
+      const sinceMs = nowMs - sinceToMs(source.since);
+      const timeline = new ProdTimeline(names, sinceMs);
+      const report = await prodFromTraces(file, resolved.files, {
+        sinceMs,
+        fileVersions,
+        open: boundedTraceOpener(options.root, options.maxTraceBytes ?? EDITOR_TRACE_MAX_BYTES, (note) => notes.push(note)),
+        alsoTo: timeline,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+      return { source, label, report, timeline: timeline.data(), notes };
+    }
+    const call = { window: source.since, atMs: nowMs, timeoutMs: options.prometheusTimeoutMs ?? EDITOR_PROMETHEUS_TIMEOUT_MS, maxBytes: EDITOR_PROMETHEUS_MAX_BYTES, fileVersions, ...(options.signal ? { signal: options.signal } : {}) };
+    const report = await prodFromPrometheus(file, source.prometheus, call);
+    let timeline: TimelineData | null = null;
+    try {
+      timeline = await prometheusTimeline(source.prometheus, report, { ...call, sinceMs: nowMs - sinceToMs(source.since) });
+    } catch (error) {
+      notes.push(`hourly figures unavailable: ${(error as Error).message}`);
+    }
+    return { source, label, report, timeline, notes };
+  } catch (error) {
+    return { source, label, report: null, timeline: null, error: (error as Error).message, notes };
+  }
+}

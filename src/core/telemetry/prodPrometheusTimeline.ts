@@ -1,0 +1,115 @@
+/**
+ * A prompt's production over time from Prometheus (range queries, one step per hour): per version the
+ * request count, errors and TTFT p50/p99 of each hour, the hour each version first answered, and the
+ * dynamic baseline band of the hourly TTFT p99 over all versions, from up to five weeks before the
+ * window. Every answer is bounded as the instant queries are (time, bytes, series).
+ */
+import { boundedGet } from '../endpoint/boundedGet';
+import { medianOf } from '../metrics/summary';
+import { DURATION_COUNT, HISTOGRAMS, MAX_SERIES, NAME_LABEL, PrometheusError, VERSION_LABEL } from './prodPrometheus';
+import type { ProdReport } from './prodReport';
+import { baselineBand, HOUR_MS, versionChanges, type TimelineData, type TimelinePoint } from './prodTimeline';
+
+export interface RangeSeries {
+  labels: Record<string, string>;
+  /** [Unix ms, value] per step. */
+  values: [number, number][];
+}
+
+const BASELINE_HISTORY_MS = 5 * 7 * 24 * HOUR_MS;
+
+export async function rangeQuery(baseUrl: string, query: string, range: { startMs: number; endMs: number; stepS: number }, bounds: { timeoutMs: number; maxBytes: number }): Promise<{ series: RangeSeries[]; dropped: number }> {
+  const params = new URLSearchParams({ query, start: (range.startMs / 1000).toFixed(3), end: (range.endMs / 1000).toFixed(3), step: String(range.stepS) });
+  const answer = await boundedGet(`${baseUrl.replace(/\/+$/, '')}/api/v1/query_range?${params}`, bounds.timeoutMs, bounds.maxBytes);
+  if ('error' in answer) throw new PrometheusError(`Prometheus range query failed: ${answer.error}`);
+  let body: { status?: unknown; error?: unknown; data?: { resultType?: unknown; result?: unknown } };
+  try {
+    body = JSON.parse(answer.text);
+  } catch {
+    throw new PrometheusError('Prometheus answered with something that is not JSON: is the URL the server itself (http://host:9090)?');
+  }
+  if (body?.status !== 'success') throw new PrometheusError(`Prometheus refused the range query: ${typeof body?.error === 'string' ? body.error.slice(0, 300) : 'no reason given'}`);
+  if (body.data?.resultType !== 'matrix' || !Array.isArray(body.data.result)) throw new PrometheusError('Prometheus answered a range query without a matrix.');
+  const series: RangeSeries[] = [];
+  let dropped = 0;
+  for (const raw of body.data.result as { metric?: unknown; values?: unknown }[]) {
+    if (series.length >= MAX_SERIES) {
+      dropped++;
+      continue;
+    }
+    const labels: Record<string, string> = {};
+    if (typeof raw?.metric === 'object' && raw.metric !== null) for (const [k, v] of Object.entries(raw.metric)) if (typeof v === 'string') labels[k] = v.slice(0, 256);
+    const values: [number, number][] = [];
+    if (Array.isArray(raw?.values)) {
+      for (const pair of raw.values as unknown[]) {
+        if (!Array.isArray(pair)) continue;
+        const t = Number(pair[0]) * 1000;
+        const v = Number(pair[1]);
+        if (Number.isFinite(t) && Number.isFinite(v)) values.push([t, v]);
+      }
+    }
+    series.push({ labels, values });
+  }
+  return { series, dropped };
+}
+
+/** `"a|b"` for a PromQL regex matcher: the names as literals. */
+function namesMatcher(names: Iterable<string>): string {
+  const escaped = [...names].map((n) => n.replace(/[\\.^$|?*+()[\]{}]/g, (c) => `\\${c}`).replace(/\\/g, '\\\\').replace(/"/g, '\\"'));
+  return escaped.length ? escaped.join('|') : '^$';
+}
+
+/** Adds `gen_ai_prompt_name=~"…"` to a `{…}` selector. */
+function withNames(selector: string, names: string): string {
+  return selector.replace(/}$/, `, ${NAME_LABEL}=~"${names}"}`);
+}
+
+export async function prometheusTimeline(url: string, report: ProdReport, options: { sinceMs: number; atMs?: number; timeoutMs: number; maxBytes: number }): Promise<TimelineData> {
+  const untilMs = options.atMs ?? Date.now();
+  const startMs = Math.floor(options.sinceMs / HOUR_MS) * HOUR_MS + HOUR_MS; // the first whole hour's end
+  const endMs = Math.floor(untilMs / HOUR_MS) * HOUR_MS + HOUR_MS;
+  const names = namesMatcher(new Set(report.versions.map((v) => v.promptName).filter((n): n is string => n !== null)));
+  const bounds = { timeoutMs: options.timeoutMs, maxBytes: options.maxBytes };
+  const range = { startMs, endMs: Math.min(endMs, untilMs), stepS: 3600 };
+  const by = `${NAME_LABEL}, ${VERSION_LABEL}`;
+  // Each value at time T covers the hour before T: the point is placed at the hour's start.
+  const requests = await rangeQuery(url, `sum by (${by}) (increase(${withNames(DURATION_COUNT, names)}[1h]))`, range, bounds);
+  const errors = await rangeQuery(url, `sum by (${by}) (increase(${withNames(DURATION_COUNT.replace('"}', '", error_type!=""}'), names)}[1h]))`, range, bounds);
+  const p50 = await rangeQuery(url, `histogram_quantile(0.5, sum by (le, ${by}) (rate(${withNames(HISTOGRAMS.ttftMs, names)}[1h])))`, range, bounds);
+  const p99 = await rangeQuery(url, `histogram_quantile(0.99, sum by (le, ${by}) (rate(${withNames(HISTOGRAMS.ttftMs, names)}[1h])))`, range, bounds);
+  const history = await rangeQuery(url, `histogram_quantile(0.99, sum by (le) (rate(${withNames(HISTOGRAMS.ttftMs, names)}[1h])))`, { ...range, startMs: startMs - BASELINE_HISTORY_MS }, bounds);
+
+  const wanted = new Map(report.versions.map((v) => [`${v.promptName ?? ''}\u0000${v.version}`, v.version]));
+  const key = (labels: Record<string, string>) => `${labels[NAME_LABEL] ?? ''}\u0000${labels[VERSION_LABEL] ?? ''}`;
+  const lookup = (result: { series: RangeSeries[] }, k: string) => new Map(result.series.find((s) => key(s.labels) === k)?.values.map(([t, v]) => [t - HOUR_MS, v]) ?? []);
+  const versions: TimelineData['versions'] = [];
+  const firstSeen = new Map<string, number>();
+  for (const series of requests.series) {
+    const version = wanted.get(key(series.labels));
+    if (version === undefined) continue;
+    const k = key(series.labels);
+    const errorsAt = lookup(errors, k);
+    const p50At = lookup(p50, k);
+    const p99At = lookup(p99, k);
+    const points: TimelinePoint[] = [];
+    for (const [end, value] of series.values) {
+      const t = end - HOUR_MS;
+      const count = Math.round(value);
+      if (count <= 0) continue;
+      const finite = (v: number | undefined) => (v !== undefined && Number.isFinite(v) ? Math.round(v * 10_000) / 10 : null);
+      points.push({ t, requests: count, errors: Math.min(count, Math.round(errorsAt.get(t) ?? 0)), ttftP50Ms: finite(p50At.get(t)), ttftP99Ms: finite(p99At.get(t)) });
+      if (!firstSeen.has(version) || t < firstSeen.get(version)!) firstSeen.set(version, t);
+    }
+    versions.push({ version, points });
+  }
+  const allPoints = versions.flatMap((v) => v.points);
+  const changes = versionChanges(firstSeen, options.sinceMs - HOUR_MS, (from, to) => {
+    const inside = allPoints.filter((p) => p.t >= from && p.t < to);
+    if (inside.length === 0) return null;
+    const hours = new Set(inside.map((p) => p.t)).size;
+    const med = (values: number[]) => (values.length ? Math.round(medianOf(values) * 10) / 10 : null);
+    return { hours, requests: inside.reduce((a, p) => a + p.requests, 0), ttftP50Ms: med(inside.map((p) => p.ttftP50Ms).filter((v): v is number => v !== null)), ttftP99Ms: med(inside.map((p) => p.ttftP99Ms).filter((v): v is number => v !== null)), how: 'median-of-hours' };
+  });
+  const series = (history.series[0]?.values ?? []).filter(([, v]) => Number.isFinite(v)).map(([end, v]) => ({ t: end - HOUR_MS, value: Math.round(v * 10_000) / 10 }));
+  return { source: 'prometheus', hourMs: HOUR_MS, sinceMs: options.sinceMs, untilMs, versions, changes, band: baselineBand(series, options.sinceMs, untilMs) };
+}

@@ -1,0 +1,179 @@
+/**
+ * A prompt's production over time, for the panel's Production view: per version and hour the request
+ * count, errors and TTFT p50/p99; each version change (a version first seen) with the hours before and
+ * after it; and the dynamic baseline band of the hourly TTFT p99 (core/baseline/seasonalBaseline.ts),
+ * which needs weeks of history — so the sink keeps up to five weeks of hours before the shown window,
+ * bounded per hour by a fixed-seed reservoir.
+ */
+import { baselineAt, type BaselineMethod, type SeriesPoint } from '../baseline/seasonalBaseline';
+import { percentile } from '../metrics/summary';
+import { seededRandom } from '../stats/random';
+import type { ImportedSpan, SkipReason, SpanSink } from './importOtlpSpans';
+
+export const HOUR_MS = 3_600_000;
+/** History kept before the window for the baseline: its weekly rhythm needs at least two weeks, four are used. */
+const BASELINE_HISTORY_MS = 5 * 7 * 24 * HOUR_MS;
+/** TTFT values kept per version and hour. */
+const MAX_PER_HOUR = 1000;
+/** An hour with fewer successful requests gives no p99 for the baseline (as `watch`). */
+export const MIN_REQUESTS_FOR_P99 = 10;
+/** Hours either side of a version change that the before/after figures pool. */
+export const CHANGE_WINDOW_HOURS = 6;
+
+export interface TimelinePoint {
+  /** Start of the hour (Unix ms). */
+  t: number;
+  requests: number;
+  errors: number;
+  ttftP50Ms: number | null;
+  ttftP99Ms: number | null;
+}
+
+export interface WindowFigures {
+  hours: number;
+  requests: number;
+  ttftP50Ms: number | null;
+  ttftP99Ms: number | null;
+  /** `pooled`: percentiles of the requests themselves (trace files); `median-of-hours`: of the hourly figures (Prometheus). */
+  how: 'pooled' | 'median-of-hours';
+}
+
+export interface VersionChangeMark {
+  t: number;
+  version: string;
+  previous: string | null;
+  before: WindowFigures | null;
+  after: WindowFigures | null;
+}
+
+export interface BaselineBandData {
+  metric: 'ttftP99Ms';
+  /** The method of the newest hour's band (the one the user reads first). */
+  method: BaselineMethod;
+  note: string | null;
+  points: { t: number; lower: number | null; upper: number | null; median: number | null }[];
+}
+
+export interface TimelineData {
+  source: 'traces' | 'prometheus';
+  hourMs: number;
+  sinceMs: number;
+  untilMs: number;
+  versions: { version: string; points: TimelinePoint[] }[];
+  changes: VersionChangeMark[];
+  band: BaselineBandData;
+}
+
+interface Hour {
+  requests: number;
+  errors: number;
+  ttft: number[];
+  seen: number;
+}
+
+export class ProdTimeline implements SpanSink {
+  /** version → hour start → figures */
+  private readonly hours = new Map<string, Map<number, Hour>>();
+  private readonly firstSeen = new Map<string, number>();
+  private readonly random = seededRandom(11);
+
+  constructor(
+    private readonly promptNames: ReadonlySet<string>,
+    private readonly sinceMs: number,
+    private readonly untilMs = Date.now(),
+  ) {}
+
+  span(span: ImportedSpan): void {
+    if (span.promptName === null || !this.promptNames.has(span.promptName)) return;
+    if (span.startMs < this.sinceMs - BASELINE_HISTORY_MS || span.startMs > this.untilMs) return;
+    const t = Math.floor(span.startMs / HOUR_MS) * HOUR_MS;
+    let byHour = this.hours.get(span.promptVersion);
+    if (!byHour) this.hours.set(span.promptVersion, (byHour = new Map()));
+    let hour = byHour.get(t);
+    if (!hour) byHour.set(t, (hour = { requests: 0, errors: 0, ttft: [], seen: 0 }));
+    hour.requests++;
+    const first = this.firstSeen.get(span.promptVersion);
+    if (first === undefined || span.startMs < first) this.firstSeen.set(span.promptVersion, span.startMs);
+    if (span.errorType !== null) {
+      hour.errors++;
+      return;
+    }
+    if (span.ttftMs === null) return;
+    hour.seen++;
+    if (hour.ttft.length < MAX_PER_HOUR) hour.ttft.push(span.ttftMs);
+    else {
+      const slot = Math.floor(this.random() * hour.seen);
+      if (slot < MAX_PER_HOUR) hour.ttft[slot] = span.ttftMs;
+    }
+  }
+
+  skip(_reason: SkipReason): void {}
+
+  other(): void {}
+
+  data(): TimelineData {
+    const versions = [...this.hours].map(([version, byHour]) => ({
+      version,
+      points: [...byHour]
+        .filter(([t]) => t + HOUR_MS > this.sinceMs)
+        .sort((a, b) => a[0] - b[0])
+        .map(([t, h]) => ({ t, requests: h.requests, errors: h.errors, ...quantiles(h.ttft) })),
+    }));
+    const allHours = new Map<number, number[]>();
+    for (const byHour of this.hours.values()) for (const [t, h] of byHour) allHours.set(t, [...(allHours.get(t) ?? []), ...h.ttft]);
+    const p99Series: SeriesPoint[] = [...allHours]
+      .filter(([, values]) => values.length >= MIN_REQUESTS_FOR_P99)
+      .sort((a, b) => a[0] - b[0])
+      .map(([t, values]) => ({ t, value: quantiles(values).ttftP99Ms! }));
+    const changes = versionChanges(this.firstSeen, this.sinceMs, (from, to) => {
+      const values: number[] = [];
+      let requests = 0;
+      let hours = 0;
+      for (const [t, v] of allHours) if (t >= from && t < to) (values.push(...v), hours++);
+      for (const byHour of this.hours.values()) for (const [t, h] of byHour) if (t >= from && t < to) requests += h.requests;
+      if (requests === 0) return null;
+      return { hours, requests, ...quantiles(values), how: 'pooled' };
+    });
+    return { source: 'traces', hourMs: HOUR_MS, sinceMs: this.sinceMs, untilMs: this.untilMs, versions, changes, band: baselineBand(p99Series, this.sinceMs, this.untilMs) };
+  }
+}
+
+function quantiles(values: readonly number[]): { ttftP50Ms: number | null; ttftP99Ms: number | null } {
+  if (values.length === 0) return { ttftP50Ms: null, ttftP99Ms: null };
+  const sorted = [...values].sort((a, b) => a - b);
+  return { ttftP50Ms: round(percentile(sorted, 0.5)), ttftP99Ms: sorted.length >= MIN_REQUESTS_FOR_P99 ? round(percentile(sorted, 0.99)) : null };
+}
+
+const round = (ms: number) => Math.round(ms * 10) / 10;
+
+/** Each version first seen inside the window, with the hours before and after its first request. */
+export function versionChanges(firstSeen: ReadonlyMap<string, number>, sinceMs: number, figures: (fromMs: number, toMs: number) => WindowFigures | null): VersionChangeMark[] {
+  const ordered = [...firstSeen].sort((a, b) => a[1] - b[1]);
+  const marks: VersionChangeMark[] = [];
+  for (const [i, [version, t]] of ordered.entries()) {
+    if (i === 0 || t < sinceMs) continue; // the first version ever seen is not a change
+    const hour = Math.floor(t / HOUR_MS) * HOUR_MS;
+    marks.push({
+      t,
+      version,
+      previous: ordered[i - 1]![0],
+      before: figures(hour - CHANGE_WINDOW_HOURS * HOUR_MS, hour),
+      after: figures(hour, hour + CHANGE_WINDOW_HOURS * HOUR_MS),
+    });
+  }
+  return marks;
+}
+
+/** The band for every hour of the window, from the hours before it. */
+export function baselineBand(series: readonly SeriesPoint[], sinceMs: number, untilMs: number): BaselineBandData {
+  const points: BaselineBandData['points'] = [];
+  let method: BaselineMethod = 'none';
+  let note: string | null = null;
+  for (let t = Math.floor(sinceMs / HOUR_MS) * HOUR_MS; t <= untilMs; t += HOUR_MS) {
+    const band = baselineAt(series, t, { minRelativeWidth: 0.1 });
+    points.push({ t, lower: band.lower, upper: band.upper, median: band.median });
+    method = band.method;
+    note = band.note ?? null;
+  }
+  return { metric: 'ttftP99Ms', method, note, points };
+}

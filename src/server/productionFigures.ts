@@ -1,0 +1,93 @@
+/**
+ * Production numbers as the language server holds them: read per prompt file from the configured
+ * sources (core/telemetry/prodForEditor.ts) only in a trusted workspace, cached for a minute so hovers
+ * and lenses do not hammer a trace folder or a Prometheus server, read in the background (a hover
+ * waits a moment, then shows "reading…" and the lenses refresh when the numbers are in), and served
+ * stale while a refresh runs.
+ */
+import { findWorkspaceRoot } from '../core/files/workspaceFile';
+import type { FileProduction } from '../core/telemetry/prodForEditor';
+import type { ProductionSettings, ProductionSource } from '../protocol/productionSettings';
+import { filePathOfUri } from './uri';
+
+export type ProductionLookup =
+  | { state: 'off' }
+  | { state: 'restricted' }
+  | { state: 'loading'; sources: number }
+  | { state: 'ready'; production: FileProduction };
+
+export const PRODUCTION_CACHE_MS = 60_000;
+const MAX_CACHED_FILES = 64;
+
+interface Entry {
+  value?: FileProduction;
+  at: number;
+  pending?: Promise<FileProduction>;
+}
+
+export class ProductionFigures {
+  private sources: ProductionSource[] = [];
+  private trusted = false;
+  private folders: string[] = [];
+  private configKey = '';
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(
+    private readonly onRead: () => void,
+    private readonly log: (message: string) => void,
+    private readonly cacheMs = PRODUCTION_CACHE_MS,
+  ) {}
+
+  configure(settings: ProductionSettings, workspaceFolders: readonly string[], trusted: boolean): void {
+    const key = JSON.stringify([settings.sources, workspaceFolders, trusted]);
+    if (key === this.configKey) return;
+    this.configKey = key;
+    this.sources = settings.sources;
+    this.folders = [...workspaceFolders];
+    this.trusted = trusted;
+    this.entries.clear();
+    for (const problem of settings.problems) this.log(`Production sources: ${problem}`);
+    if (settings.sources.length && !trusted) this.log('Production sources are not read in Restricted Mode: trust the workspace to see production numbers.');
+  }
+
+  /** The file's production numbers, waiting at most `waitMs` for a read that is not cached. */
+  async lookup(uri: string, waitMs: number): Promise<ProductionLookup> {
+    if (this.sources.length === 0) return { state: 'off' };
+    if (!this.trusted) return { state: 'restricted' };
+    const file = filePathOfUri(uri);
+    if (!file) return { state: 'off' };
+    const entry = this.entries.get(file) ?? { at: 0 };
+    const fresh = entry.value && Date.now() - entry.at < this.cacheMs;
+    if (!fresh && !entry.pending) this.start(file, entry);
+    if (entry.value) return { state: 'ready', production: entry.value };
+    const value = await Promise.race([entry.pending!.catch(() => undefined), new Promise<undefined>((done) => setTimeout(done, waitMs))]);
+    return value ? { state: 'ready', production: value } : { state: 'loading', sources: this.sources.length };
+  }
+
+  private start(file: string, entry: Entry): void {
+    if (!this.entries.has(file) && this.entries.size >= MAX_CACHED_FILES) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(file, entry);
+    const configKey = this.configKey;
+    const sources = this.sources;
+    const root = findWorkspaceRoot(file, { workspaceFolders: this.folders });
+    entry.pending = import('../core/telemetry/prodForEditor')
+      .then(({ readFileProduction }) => readFileProduction(file, sources, { root }))
+      .then((value) => {
+        if (configKey === this.configKey) {
+          entry.value = value;
+          entry.at = Date.now();
+          for (const r of value.readings) if (r.error) this.log(`Production (${r.label}) for ${file}: ${r.error}`);
+          this.onRead();
+        }
+        return value;
+      })
+      .catch((error: unknown) => {
+        this.log(`Production numbers for ${file} could not be read: ${(error as Error).message}`);
+        throw error;
+      })
+      .finally(() => {
+        entry.pending = undefined;
+      });
+    entry.pending.catch(() => undefined);
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * Production beside the dev estimate: the lens line and the hover section for one prompt, from the
+ * configured sources' reports — the version whose content is the text in the editor, or else the
+ * latest version production saw (said), and every version production serves that the file's git
+ * history does not hold.
+ */
+import type { PromptAnalysis } from '../core/analysis';
+import { formatMs } from '../core/metrics/format';
+import { promptContentHash, requestOf } from '../core/run/promptRequest';
+import type { FileProduction, SourceReading } from '../core/telemetry/prodForEditor';
+import type { ProdVersion } from '../core/telemetry/prodReport';
+import type { FileVersions } from '../core/telemetry/prodVersions';
+import type { ProductionLookup } from './productionFigures';
+
+export interface PromptProduction {
+  /** The version shown and whether it is this text's. */
+  version: ProdVersion;
+  matchesText: boolean;
+  reading: SourceReading;
+  /** Versions of this prompt production saw that are not in the file's git history. */
+  notInHistory: ProdVersion[];
+}
+
+/** The content hash of the prompt as the editor renders it (what `run` and the exporter key it by). */
+export function promptHashOf(prompt: PromptAnalysis): string | undefined {
+  try {
+    return promptContentHash(requestOf(prompt.prompt, prompt.messages, { endpointDefault: 'any' }));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The version in `versions` that is this text: by its revision's content hash, or a content-hash label. */
+export function versionOfText(versions: readonly ProdVersion[], fileVersions: FileVersions, promptName: string, hash: string | undefined): ProdVersion | undefined {
+  if (!hash) return undefined;
+  const revs = new Set(fileVersions.revisions.filter((r) => r.hashes.get(promptName) === hash).map((r) => r.rev));
+  const matching = versions.filter((v) => {
+    const label = v.version.trim().toLowerCase();
+    const hashLabel = /^sha256:([0-9a-f]{8,64})$/.exec(label)?.[1] ?? (/^[0-9a-f]{64}$/.test(label) ? label : undefined);
+    return (v.revision !== null && revs.has(v.revision)) || (hashLabel !== undefined && hash.startsWith(hashLabel));
+  });
+  return matching.sort((a, b) => b.requests - a.requests)[0];
+}
+
+/** Per source with numbers for this prompt: the version to show. */
+export function promptProduction(production: FileProduction, prompt: PromptAnalysis): PromptProduction[] {
+  const name = prompt.prompt.name;
+  const hash = promptHashOf(prompt);
+  const out: PromptProduction[] = [];
+  for (const reading of production.readings) {
+    const versions = reading.report?.versions.filter((v) => v.promptName === name || v.promptName === null) ?? [];
+    if (versions.length === 0) continue;
+    const own = versionOfText(versions, production.versions, name, hash);
+    out.push({ version: own ?? versions[0]!, matchesText: own !== undefined, reading, notInHistory: versions.filter((v) => !v.inGitHistory) });
+  }
+  return out;
+}
+
+export function formatCount(n: number): string {
+  if (n >= 1_000_000) return `${(n / 1_000_000).toFixed(1)}M`;
+  if (n >= 100_000) return `${Math.round(n / 1000)}k`;
+  if (n >= 1000) return `${(n / 1000).toFixed(1)}k`;
+  return String(n);
+}
+
+/** `24h` → `24 h`. */
+export function windowLabel(since: string): string {
+  return since.replace(/^(\d+)([smhdw])$/, '$1 $2');
+}
+
+export function shortVersion(version: string): string {
+  const v = version.trim();
+  if (/^[0-9a-f]{8,64}$/i.test(v)) return v.slice(0, 7);
+  if (/^sha256:[0-9a-f]+$/i.test(v)) return v.slice(0, 15);
+  return v.length > 24 ? `${v.slice(0, 23)}…` : v;
+}
+
+/** `prod TTFT p50 420 ms · p99 2.10 s · 12.3k req/24 h · v a1b2c3d` */
+export function productionLine(p: PromptProduction): string {
+  const v = p.version;
+  const ttft = v.ttftMs.p50 ? `TTFT p50 ${formatMs(v.ttftMs.p50.value)} · p99 ${v.ttftMs.p99 ? formatMs(v.ttftMs.p99.value) : 'n/a'}` : 'TTFT n/a';
+  return `prod ${ttft} · ${formatCount(v.requests)} req/${windowLabel(p.reading.source.since)} · v ${shortVersion(v.version)}`;
+}
+
+/** The lens: the first source with numbers; "(latest)" when it is not this text's version. */
+export function productionLensTitle(lookup: ProductionLookup | undefined, prompt: PromptAnalysis): string | undefined {
+  if (!lookup) return undefined;
+  if (lookup.state === 'loading') return 'prod: reading…';
+  if (lookup.state !== 'ready') return undefined;
+  const first = promptProduction(lookup.production, prompt)[0];
+  if (!first) return lookup.production.readings.some((r) => r.error) ? 'prod: source unreadable (see hover)' : undefined;
+  return `${productionLine(first)}${first.matchesText ? '' : ' (latest)'}`;
+}
+
+const safe = (text: string) => text.replace(/[`*_[\]<>|\\]/g, (c) => `\\${c}`).replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '\uFFFD');
+
+export function productionHoverSection(lookup: ProductionLookup | undefined, prompt: PromptAnalysis): string | undefined {
+  if (!lookup || lookup.state === 'off') return undefined;
+  if (lookup.state === 'restricted') return '**Production**: sources are configured but not read in Restricted Mode. Trust the workspace to see production numbers.';
+  if (lookup.state === 'loading') return `**Production**: reading ${lookup.sources} source${lookup.sources === 1 ? '' : 's'}…`;
+  const lines: string[] = [];
+  const shown = promptProduction(lookup.production, prompt);
+  for (const reading of lookup.production.readings) {
+    const p = shown.find((s) => s.reading === reading);
+    const head = `**Production** · ${safe(reading.label)} · last ${windowLabel(reading.source.since)}`;
+    if (reading.error) {
+      lines.push(`${head}: ${safe(reading.error)}`, '');
+      continue;
+    }
+    if (!p) {
+      lines.push(`${head}: no requests of \`${safe(prompt.prompt.name)}\`.`, '');
+      continue;
+    }
+    const v = p.version;
+    const which = p.matchesText ? 'this text' : `latest in production; this text was not seen there`;
+    lines.push(`${head}`, '', `${productionLine(p)} — ${which}${v.revision && v.revision !== 'working' ? ` (${v.revision.slice(0, 7)}${v.revisionSubject ? ` "${safe(v.revisionSubject)}"` : ''})` : ''}`);
+    const e2e = v.e2eMs.p50 ? `E2E p50 ${formatMs(v.e2eMs.p50.value)} · p99 ${v.e2eMs.p99 ? formatMs(v.e2eMs.p99.value) : 'n/a'}` : undefined;
+    const errors = `errors ${(v.errorRate * 100).toFixed(1)}%${Object.keys(v.errorsByType).length ? ` (${Object.entries(v.errorsByType).slice(0, 3).map(([t, n]) => `${safe(t)} ${n}`).join(', ')})` : ''}`;
+    lines.push('', [e2e, errors, v.ttftMs.p99 === null && v.ttftMs.n > 0 ? `p99 needs 100 requests (has ${v.ttftMs.n})` : undefined].filter(Boolean).join(' · '));
+    if (reading.report?.source.kind === 'prometheus') lines.push('', '_percentiles interpolated within histogram buckets (no intervals)_');
+    for (const missing of p.notInHistory.slice(0, 3)) lines.push('', `⚠ version ${safe(shortVersion(missing.version))} seen in production is not in this file's git history (${formatCount(missing.requests)} req)`);
+    for (const note of reading.notes.slice(0, 2)) lines.push('', `_${safe(note)}_`);
+    lines.push('');
+  }
+  return lines.join('\n').trimEnd();
+}
