@@ -5,6 +5,8 @@
 import { isComparisonView, isHostToWebview, MAX_PANEL_RUNS, type RevisionChoice, type WebviewToHost } from '../src/protocol/webview';
 import { isCapacityView } from '../src/core/load/capacityView';
 import { renderCapacity } from './capacity';
+import { isProductionView } from '../src/core/telemetry/productionView';
+import { renderProduction } from './production';
 import { el, renderComparison, visibleControls } from './render';
 
 declare function acquireVsCodeApi(): { postMessage(message: WebviewToHost): void };
@@ -19,6 +21,7 @@ function recordRenderTime(ms: number): void {
 if (embedded) {
   const data: unknown = JSON.parse(embedded.textContent ?? 'null');
   if (isCapacityView(data)) recordRenderTime(renderCapacity(app, data));
+  else if (isProductionView(data)) recordRenderTime(renderProduction(app, data));
   else if (isComparisonView(data)) recordRenderTime(renderComparison(app, data));
   else app.textContent = 'This report holds no readable comparison or capacity test.';
 } else {

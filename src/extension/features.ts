@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { isPromptCommandArgs } from '../protocol/commands';
 import { findCapacity } from './capacity/findCapacity';
 import { ComparePanel } from './compare/comparePanel';
+import { showProduction, type ProductionRequester } from './production/showProduction';
 import { BundledSimulator } from './runs/bundledSim';
 import { RunController } from './runs/runController';
 
@@ -13,6 +14,7 @@ export interface Features {
   runs: RunController;
   openComparison(args: unknown): Promise<void>;
   findCapacity(args: unknown): Promise<unknown>;
+  showProduction(args: unknown, request: ProductionRequester): Promise<unknown>;
 }
 
 export function createFeatures(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, onRunsStored: (storePath: string) => void): Features {
@@ -22,6 +24,7 @@ export function createFeatures(context: vscode.ExtensionContext, log: vscode.Log
   return {
     runs,
     findCapacity: (args) => findCapacity(context, runs, log, args),
+    showProduction: (args, request) => showProduction(context, args, request),
     async openComparison(args) {
       if (!vscode.workspace.isTrusted) {
         // git runs repository hooks and config; like VS Code's own git support, not in Restricted Mode.

@@ -4,6 +4,7 @@ import {
   type CloseHandlerResult, type ErrorHandler, type ErrorHandlerResult, type LanguageClientOptions, type ServerOptions,
 } from 'vscode-languageclient/node';
 import { renderedPromptRequest, runsChangedNotification, tokenSummaryRequest, workspaceTrustedNotification, type RenderedPrompt, type RenderedPromptParams, type ServerInitOptions } from '../protocol/lsp';
+import { productionViewRequest, type ProductionViewParams, type ProductionViewResult } from '../protocol/productionRequest';
 import type { TokenSummaryRequester } from './statusBar';
 import { promptDocumentSelector } from './documentSelector';
 import { RestartPolicy } from './restartPolicy';
@@ -77,6 +78,11 @@ export function tokenSummaryRequester(client: LanguageClient): TokenSummaryReque
 /** A prompt's rendered messages, from the running server. */
 export function requestRenderedPrompt(client: LanguageClient, params: RenderedPromptParams): Promise<RenderedPrompt | null> {
   return client.sendRequest(renderedPromptRequest, params);
+}
+
+/** One prompt's Production view, from the running server (its sources and cache). */
+export function requestProductionView(client: LanguageClient, params: ProductionViewParams): Promise<ProductionViewResult> {
+  return client.sendRequest(productionViewRequest, params);
 }
 
 export function notifyRunsChanged(client: LanguageClient, storePath: string): void {

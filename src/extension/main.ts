@@ -93,6 +93,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand(CLIENT_COMMANDS.showRuns, (args: unknown) => withFeatures((f) => f.runs.showRuns(args))),
     vscode.commands.registerCommand(CLIENT_COMMANDS.compareRevisions, (args: unknown) => withFeatures((f) => f.openComparison(args))),
     vscode.commands.registerCommand('promptInsight.findCapacity', (args: unknown) => withFeatures((f) => f.findCapacity(args))),
+    vscode.commands.registerCommand(CLIENT_COMMANDS.showProduction, (args: unknown) =>
+      withFeatures(async (f) => {
+        await ensureStarted();
+        return f.showProduction(args, (params) => (client && clientModule ? clientModule.requestProductionView(client, params) : Promise.resolve({ problem: 'the language server is not running' })));
+      }),
+    ),
     vscode.commands.registerCommand('promptInsight.setApiKey', () => withFeatures((f) => f.runs.setApiKey())),
     vscode.commands.registerCommand('promptInsight.clearApiKey', () => withFeatures((f) => f.runs.clearApiKey())),
     vscode.commands.registerCommand('promptInsight.exportResults', () => withFeatures((f) => f.runs.exportResults())),

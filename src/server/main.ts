@@ -15,10 +15,12 @@ import {
 } from '../protocol/lsp';
 import { DocumentAnalyses, type AnalyzedDocument } from './documentAnalyses';
 import { promptAt, toCodeLenses, toDiagnostics, toHover, toSymbols } from './presenters';
+import { isProductionViewParams, productionViewRequest, type ProductionViewResult } from '../protocol/productionRequest';
 import { ProductionFigures } from './productionFigures';
+import { productionViewResult } from './productionPresenter';
 import { RunHistory } from './runHistory';
 import type { RunLookup } from './runPresenters';
-import { storedPathMatcher } from './uri';
+import { fileNameOfUri, storedPathMatcher } from './uri';
 
 const DIAGNOSTICS_DELAY_MS = 150;
 
@@ -204,6 +206,19 @@ connection.onRequest(renderedPromptRequest, (params) =>
       messages: prompt.messages.map((m) => ({ role: m.role, ...(m.name ? { name: m.name } : {}), content: m.content, tokens: m.tokens, mediaParts: m.mediaParts, line: analyzed.lines.positionAt(m.range.start).line })),
       notes: analyzed.analysis.diagnostics.filter((d) => inPrompt(d.range.start) && d.severity !== 'hint').map((d) => `line ${analyzed.lines.positionAt(d.range.start).line + 1}: ${d.message}`),
     };
+  }, null),
+);
+
+/** Show Production waits for a read in progress, up to this long. */
+const PRODUCTION_VIEW_WAIT_MS = 30_000;
+
+connection.onRequest(productionViewRequest, (params) =>
+  guarded('productionView', async (): Promise<ProductionViewResult> => {
+    if (!isProductionViewParams(params)) return null;
+    const analyzed = await analyzedDocument(params.uri);
+    const prompt = analyzed?.analysis.prompts[params.promptIndex];
+    if (!prompt) return null;
+    return productionViewResult(await production.lookup(params.uri, PRODUCTION_VIEW_WAIT_MS), prompt, fileNameOfUri(params.uri));
   }, null),
 );
 

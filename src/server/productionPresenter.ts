@@ -10,6 +10,8 @@ import { promptContentHash, requestOf } from '../core/run/promptRequest';
 import type { FileProduction, SourceReading } from '../core/telemetry/prodForEditor';
 import type { ProdVersion } from '../core/telemetry/prodReport';
 import type { FileVersions } from '../core/telemetry/prodVersions';
+import { productionView } from '../core/telemetry/productionView';
+import type { ProductionViewResult } from '../protocol/productionRequest';
 import type { ProductionLookup } from './productionFigures';
 
 export interface PromptProduction {
@@ -123,4 +125,14 @@ export function productionHoverSection(lookup: ProductionLookup | undefined, pro
     lines.push('');
   }
   return lines.join('\n').trimEnd();
+}
+
+/** The Production view for the panel, or why there is none. */
+export function productionViewResult(lookup: ProductionLookup, prompt: PromptAnalysis, file: string): ProductionViewResult {
+  if (lookup.state === 'off') return { problem: 'No production source is configured: set promptInsight.production.sources (trace files or a Prometheus server).' };
+  if (lookup.state === 'restricted') return { problem: 'Production sources are not read in Restricted Mode: trust the workspace first.' };
+  if (lookup.state === 'loading') return { problem: 'Production numbers are still being read; try again in a moment.' };
+  const hash = promptHashOf(prompt);
+  const own = new Set(lookup.production.readings.map((r) => versionOfText(r.report?.versions.filter((v) => v.promptName === prompt.prompt.name || v.promptName === null) ?? [], lookup.production.versions, prompt.prompt.name, hash)));
+  return { view: productionView(file, lookup.production, prompt.prompt.name, (v) => own.has(v)) };
 }

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CodeLensRequest, DidOpenTextDocumentNotification, HoverRequest, type CodeLens, type MarkupContent } from 'vscode-languageserver-protocol/node';
 import { TestRepo } from '../fixtures/gitRepo';
 import { otlpSpan, tracesLine } from '../fixtures/otlpTraces';
+import { productionViewRequest } from '../../src/protocol/productionRequest';
 import { LspHarness } from './lspHarness';
 
 const TEXT_A = '---\nmodel: gpt-test\n---\nSay hello to the user.\n';
@@ -118,6 +119,11 @@ describe('production in the hover and lens', () => {
     expect(hover).toMatch(/link\.jsonl' leads outside the workspace/);
     // The token table stays first: production is an extra section.
     expect(hover.indexOf('| whole prompt')).toBeLessThan(hover.indexOf('**Production**'));
+    // Show Production asks the same server (same cache) for the panel's view.
+    const result = await server.connection.sendRequest(productionViewRequest, { uri, promptIndex: 0 });
+    const view = result && 'view' in result ? result.view : undefined;
+    expect(view?.sources[0]!.versions.map((v) => [v.version, v.requests, v.thisText, v.inGitHistory])).toEqual([[b.slice(0, 7), 40, true, true], ['v-hotfix', 3, false, false]]);
+    expect(view?.sources[0]!.timeline!.versions.map((v) => v.points.reduce((n, p) => n + p.requests, 0)).sort()).toEqual([3, 40]);
   });
 
   it('text production has not seen: the latest version, said so', async () => {
@@ -158,5 +164,6 @@ describe('production in the hover and lens', () => {
     expect((await lensTitles(server, uri)).some((t) => t.startsWith('prod'))).toBe(false);
     expect(await hoverText(server, uri)).toContain('**Production**: sources are configured but not read in Restricted Mode.');
     expect(prometheusQueries.length).toBe(before);
+    expect(await server.connection.sendRequest(productionViewRequest, { uri, promptIndex: 0 })).toEqual({ problem: 'Production sources are not read in Restricted Mode: trust the workspace first.' });
   });
 });

@@ -1,0 +1,83 @@
+/**
+ * The panel's Production view of one prompt: per source, each version production saw (its revision,
+ * requests, error rate, TTFT and E2E percentiles, whether it is the text in the editor), the hourly
+ * timeline per version with the version changes and the before/after figures around each, and the
+ * dynamic baseline band of the hourly TTFT p99 — with its method, or what it still needs. Plain data:
+ * the webview draws it, the standalone page embeds it.
+ */
+import type { FileProduction } from './prodForEditor';
+import type { ProdVersion } from './prodReport';
+import type { TimelineData } from './prodTimeline';
+
+export interface ProductionVersionRow {
+  version: string;
+  revision: string | null;
+  revisionSubject: string | null;
+  inGitHistory: boolean;
+  thisText: boolean;
+  requests: number;
+  errorRate: number;
+  ttftP50Ms: number | null;
+  ttftP99Ms: number | null;
+  e2eP50Ms: number | null;
+  e2eP99Ms: number | null;
+}
+
+export interface ProductionSourceView {
+  label: string;
+  since: string;
+  kind: 'traces' | 'prometheus';
+  error: string | null;
+  notes: string[];
+  versions: ProductionVersionRow[];
+  timeline: TimelineData | null;
+  /** The band's method in words, or what it still needs. */
+  baseline: string;
+}
+
+export interface ProductionView {
+  kind: 'production';
+  file: string;
+  prompt: string;
+  sources: ProductionSourceView[];
+}
+
+const BAND_WORDS: Record<string, string> = {
+  'same-hour-of-week': 'the same hour of the week over the last weeks (median ± 3 scaled MADs)',
+  'same-hour-of-day': 'the same hour of the day over the last days (median ± 3 scaled MADs)',
+  'rolling-day': "the last day's range",
+};
+
+export function productionView(file: string, production: FileProduction, promptName: string, isThisText: (v: ProdVersion) => boolean): ProductionView {
+  const sources = production.readings.map((reading): ProductionSourceView => {
+    const versions = (reading.report?.versions ?? [])
+      .filter((v) => v.promptName === promptName || v.promptName === null)
+      .map((v) => ({
+        version: v.version,
+        revision: v.revision,
+        revisionSubject: v.revisionSubject ?? null,
+        inGitHistory: v.inGitHistory,
+        thisText: isThisText(v),
+        requests: v.requests,
+        errorRate: v.errorRate,
+        ttftP50Ms: v.ttftMs.p50?.value ?? null,
+        ttftP99Ms: v.ttftMs.p99?.value ?? null,
+        e2eP50Ms: v.e2eMs.p50?.value ?? null,
+        e2eP99Ms: v.e2eMs.p99?.value ?? null,
+      }));
+    const shown = new Set(versions.map((v) => v.version));
+    const timeline = reading.timeline ? { ...reading.timeline, versions: reading.timeline.versions.filter((v) => shown.has(v.version)), changes: reading.timeline.changes.filter((c) => shown.has(c.version)) } : null;
+    const band = timeline?.band;
+    const baseline = !band ? 'no hourly figures from this source' : band.method === 'none' ? (band.note ?? 'no baseline yet') : `dynamic baseline: ${BAND_WORDS[band.method] ?? band.method}${band.note ? ` — ${band.note}` : ''}`;
+    return { label: reading.label, since: reading.source.since, kind: reading.source.kind, error: reading.error ?? null, notes: reading.notes, versions, timeline, baseline };
+  });
+  return { kind: 'production', file, prompt: promptName, sources };
+}
+
+export function isProductionView(value: unknown): value is ProductionView {
+  const v = value as Partial<ProductionView> | null;
+  return (
+    typeof v === 'object' && v !== null && v.kind === 'production' && typeof v.file === 'string' && typeof v.prompt === 'string' && Array.isArray(v.sources) &&
+    v.sources.every((s) => typeof s?.label === 'string' && Array.isArray(s.versions) && Array.isArray(s.notes) && (s.timeline === null || (Array.isArray(s.timeline?.versions) && Array.isArray(s.timeline.changes) && Array.isArray(s.timeline.band?.points))))
+  );
+}
