@@ -73,7 +73,7 @@ async function readSource(file: string, source: ProductionSource, fileVersions: 
       if (resolved.files.length === 0) return { source, label, report: null, timeline: null, notes, ...(resolved.problems[0] ? { error: resolved.problems[0] } : {}) };
       const names = (await fileVersions).promptNames;
       const sinceMs = nowMs - sinceToMs(source.since);
-      const timeline = new ProdTimeline(names, sinceMs);
+      const timeline = new ProdTimeline(names, sinceMs, nowMs);
       const report = await prodFromTraces(file, resolved.files, {
         sinceMs,
         fileVersions,

@@ -1,0 +1,75 @@
+/**
+ * The Production view drawn in headless Chromium from real trace files on a real git repo: the versions
+ * table, the chart (inked), the version change with before/after, the baseline line; offline and CSP-clean.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { standaloneReportHtml } from '../../src/core/compare/report';
+import { readFileProduction } from '../../src/core/telemetry/prodForEditor';
+import { productionView } from '../../src/core/telemetry/productionView';
+import { TestRepo } from '../fixtures/gitRepo';
+import { otlpSpan, tracesLine } from '../fixtures/otlpTraces';
+import { launchChromium } from './browser';
+
+const ARTIFACTS = 'test-artifacts/e2e';
+const HOUR = 3_600_000;
+const NOW = Date.UTC(2026, 11, 4, 12, 30);
+const HOUR_NOW = Date.UTC(2026, 11, 4, 12);
+let browser: Browser;
+
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  browser = await launchChromium();
+});
+afterAll(async () => browser?.close());
+
+describe('Production view page', () => {
+  it('versions, one inked chart, the version change with before and after, the baseline said; no network, no CSP violation', async () => {
+    const repo = new TestRepo();
+    const a = repo.commit('First greeting', { 'greet.prompt': '---\nmodel: gpt-test\n---\nSay hello.\n' });
+    const b = repo.commit('Longer greeting', { 'greet.prompt': '---\nmodel: gpt-test\n---\nSay hello, briefly and warmly.\n' });
+    const lines: string[] = [];
+    const hour = (version: string, h: number, base: number) => tracesLine(Array.from({ length: 20 }, (_, k) => otlpSpan({ promptName: 'greet', version, startMs: HOUR_NOW - h * HOUR + k * 60_000, ttftMs: base + k * 3, e2eMs: base + 400 })));
+    for (let h = 20; h >= 7; h--) lines.push(hour(a.slice(0, 7), h, 120));
+    for (let h = 6; h >= 1; h--) lines.push(hour(b.slice(0, 7), h, 260));
+    lines.push(tracesLine([otlpSpan({ promptName: 'greet', version: 'v-hotfix', startMs: HOUR_NOW - 3 * HOUR, ttftMs: 150, e2eMs: 300 })]));
+    repo.write('traces/app.jsonl', `${lines.join('\n')}\n`);
+    const production = await readFileProduction(`${repo.root}/greet.prompt`, [{ kind: 'traces', traces: 'traces/*.jsonl', since: '24h' }], { root: repo.root, nowMs: NOW });
+    const view = productionView('greet.prompt', production, 'greet', (v) => v.revision === b);
+    const html = standaloneReportHtml('Production: greet', view, { script: readFileSync('dist/webview.js', 'utf8'), css: readFileSync('media/panel.css', 'utf8') });
+    const file = resolve(ARTIFACTS, 'production.html');
+    writeFileSync(file, html);
+    const page = await browser.newPage({ viewport: { width: 1200, height: 1200 } });
+    const problems: string[] = [];
+    page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
+    page.on('pageerror', (e) => problems.push(e.message));
+    page.on('request', (r) => !r.url().startsWith('file:') && !r.url().startsWith('data:') && problems.push(`network: ${r.url()}`));
+    await page.goto(`file://${file}`);
+    await page.waitForFunction(() => document.body.dataset.renderMs !== undefined);
+    expect(await page.locator('h2').first().textContent()).toBe('Production of greet — greet.prompt');
+    const rows = await page.locator('.production-versions tbody tr').allInnerTexts();
+    expect(rows).toHaveLength(3);
+    // Newest first (v-hotfix, unmapped, by when production first saw it): the text in the editor is marked.
+    expect(rows.find((r) => r.includes('(this text)'))).toMatch(new RegExp(`^${b.slice(0, 7)} \\(this text\\)\\t${b.slice(0, 7)} Longer greeting\\t120\\t`));
+    expect(rows.find((r) => r.startsWith('v-hotfix'))).toContain('not in git history');
+    expect(await page.locator('.changes li').allInnerTexts()).toEqual([
+      expect.stringMatching(new RegExp(`^12-04 06h: ${a.slice(0, 7)} → ${b.slice(0, 7)} · before: 120 req over 6 h · TTFT p50 \\d+ ms · p99 \\d+ ms · after: 121 req over 6 h`)),
+      expect.stringMatching(/→ v-hotfix/),
+    ]);
+    expect(await page.locator('.baseline').textContent()).toMatch(/^Baseline band \(hourly TTFT p99, all versions\): no baseline yet: /);
+    expect(await page.evaluate(() => document.body.dataset.chartsDrawn)).toBe('1');
+    const inked = await page.locator('canvas').first().evaluate((c) => {
+      const ctx = (c as HTMLCanvasElement).getContext('2d')!;
+      const data = ctx.getImageData(0, 0, (c as HTMLCanvasElement).width, (c as HTMLCanvasElement).height).data;
+      let n = 0;
+      for (let i = 3; i < data.length; i += 4) if (data[i]! > 0) n++;
+      return n;
+    });
+    expect(inked).toBeGreaterThan(1000);
+    expect(problems).toEqual([]);
+    await page.screenshot({ path: `${ARTIFACTS}/production.png`, fullPage: true });
+    await page.close();
+  });
+});
