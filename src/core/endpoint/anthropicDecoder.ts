@@ -3,7 +3,7 @@
  * (text_delta → answer token, thinking_delta → reasoning token), message_delta (stop reason,
  * output usage), message_stop, ping (ignored), error (overloaded, rate limit…).
  */
-import { countOf, parseJson, record, stringOf } from './jsonFields';
+import { countOf, parseJson, record, responseIdOf, stringOf } from './jsonFields';
 import { JsonBodyDecoder, SseStreamDecoder } from './decoderBase';
 import type { SseEvent } from './sse';
 import { EndpointError, type StreamDecoder, type TimedEvent } from './types';
@@ -17,6 +17,7 @@ class AnthropicStreamDecoder extends SseStreamDecoder {
   private inputTokens: number | undefined;
   private cachedInputTokens: number | undefined;
   private stopReason: string | undefined;
+  private messageId: string | undefined;
 
   protected events(sseEvents: SseEvent[]): TimedEvent[] {
     const out: TimedEvent[] = [];
@@ -32,6 +33,7 @@ class AnthropicStreamDecoder extends SseStreamDecoder {
       if (type === 'error') {
         out.push(this.fail(t, anthropicError(record(json.error))));
       } else if (type === 'message_start') {
+        this.messageId = responseIdOf(record(json.message)?.id);
         const startUsage = record(record(json.message)?.usage);
         this.inputTokens = countOf(startUsage?.input_tokens);
         // Anthropic counts cache reads (and writes) apart from input_tokens.
@@ -50,7 +52,7 @@ class AnthropicStreamDecoder extends SseStreamDecoder {
         out.push({ kind: 'usage', t, ...(this.inputTokens !== undefined ? { inputTokens: this.inputTokens } : {}), ...(outputTokens !== undefined ? { outputTokens } : {}), ...(this.cachedInputTokens !== undefined ? { cachedInputTokens: this.cachedInputTokens } : {}) });
       } else if (type === 'message_stop') {
         this.complete = true;
-        out.push({ kind: 'done', t, ...(this.stopReason ? { finishReason: this.stopReason } : {}) });
+        out.push({ kind: 'done', t, ...(this.stopReason ? { finishReason: this.stopReason } : {}), ...(this.messageId ? { responseId: this.messageId } : {}) });
       }
     }
     return out;
@@ -72,7 +74,8 @@ class AnthropicJsonDecoder extends JsonBodyDecoder {
     const outputTokens = countOf(usage?.output_tokens);
     out.push({ kind: 'usage', t, ...(inputTokens !== undefined ? { inputTokens } : {}), ...(outputTokens !== undefined ? { outputTokens } : {}) });
     const stop = stringOf(json.stop_reason);
-    out.push({ kind: 'done', t, ...(stop ? { finishReason: stop } : {}) });
+    const responseId = responseIdOf(json.id);
+    out.push({ kind: 'done', t, ...(stop ? { finishReason: stop } : {}), ...(responseId ? { responseId } : {}) });
     return out;
   }
 }

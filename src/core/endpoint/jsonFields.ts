@@ -17,6 +17,14 @@ export function stringOf(value: unknown): string | undefined {
   return typeof value === 'string' && value.length > 0 ? value : undefined;
 }
 
+/** Longest response id kept: ids are short (`chatcmpl-…`, `msg_…`); anything longer is not one. */
+export const MAX_RESPONSE_ID_CHARS = 256;
+
+/** A response id a server states: printable ASCII up to MAX_RESPONSE_ID_CHARS, else absent (it goes into telemetry and the store). */
+export function responseIdOf(value: unknown): string | undefined {
+  return typeof value === 'string' && value.length > 0 && value.length <= MAX_RESPONSE_ID_CHARS && /^[\x21-\x7e]+$/.test(value) ? value : undefined;
+}
+
 export function numberOf(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
 }

@@ -7,7 +7,7 @@
  * tokens, which count every choice, are not taken as the answer's length.
  */
 import { JsonBodyDecoder, SseStreamDecoder } from './decoderBase';
-import { countOf, durationMsOf, parseJson, record, stringOf } from './jsonFields';
+import { countOf, durationMsOf, parseJson, record, responseIdOf, stringOf } from './jsonFields';
 import type { SseEvent } from './sse';
 import { EndpointError, type ServerReported, type ServerTimings, type StreamDecoder, type TimedEvent } from './types';
 
@@ -57,7 +57,8 @@ class OpenAiJsonBodyDecoder extends JsonBodyDecoder {
     const content = stringOf(message?.content);
     if (content) out.push({ kind: 'token', t, text: content });
     pushUsage(json, t, out, seen.others);
-    out.push({ kind: 'done', t, ...(stringOf(choice?.finish_reason) ? { finishReason: stringOf(choice?.finish_reason)! } : {}) });
+    const responseId = responseIdOf(record(json)?.id);
+    out.push({ kind: 'done', t, ...(stringOf(choice?.finish_reason) ? { finishReason: stringOf(choice?.finish_reason)! } : {}), ...(responseId ? { responseId } : {}) });
     return out;
   }
 }
@@ -73,7 +74,9 @@ function pushChunkEvents(json: unknown, t: number, out: TimedEvent[], seen: { ot
   pushUsage(json, t, out, seen.others);
   const finishReason = stringOf(choice?.finish_reason);
   if (finishReason) {
-    out.push({ kind: 'done', t, finishReason });
+    // Every chunk carries the response's id; the finish chunk's is the one recorded.
+    const responseId = responseIdOf(record(json)?.id);
+    out.push({ kind: 'done', t, finishReason, ...(responseId ? { responseId } : {}) });
     return true;
   }
   return false;

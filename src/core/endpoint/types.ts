@@ -63,7 +63,8 @@ export type TimedEvent =
   | { kind: 'token'; t: number; text: string }
   | { kind: 'reasoning'; t: number; text: string }
   | { kind: 'usage'; t: number; inputTokens?: number; outputTokens?: number; cachedInputTokens?: number; timings?: ServerTimings; server?: ServerReported }
-  | { kind: 'done'; t: number; finishReason?: string }
+  /** `responseId`: the provider's id of the response (`chatcmpl-…`, `msg_…`), for `gen_ai.response.id`. */
+  | { kind: 'done'; t: number; finishReason?: string; responseId?: string }
   | { kind: 'error'; t: number; error: EndpointError };
 
 /** What the server says about one request's phases (llama.cpp's `timings`, Ollama's durations): ms and token counts. */

@@ -46,6 +46,8 @@ export interface RunRecord {
   tpotMs: number | null;
   itlMs: number[];
   finishReason: string | null;
+  /** The provider's id of the response (`chatcmpl-…`, `msg_…`), when it gave one: `gen_ai.response.id`. */
+  responseId?: string;
   /** False when the server ignored `stream: true` (TTFT then equals E2E). */
   streamed: boolean;
   /** Rate-limit retries before this attempt. */
@@ -91,6 +93,7 @@ export function buildRunRecord(result: ExchangeResult, inputs: RecordInputs): { 
   let timings: ServerTimings | undefined;
   let server: ServerReported | undefined;
   let finishReason: string | null = null;
+  let responseId: string | undefined;
   let error: RunError | null = null;
   for (const event of result.events) {
     switch (event.kind) {
@@ -115,6 +118,7 @@ export function buildRunRecord(result: ExchangeResult, inputs: RecordInputs): { 
         break;
       case 'done':
         finishReason = event.finishReason ?? finishReason;
+        responseId = event.responseId ?? responseId;
         break;
       case 'error':
         error ??= { kind: event.error.kind, message: event.error.message };
@@ -145,6 +149,7 @@ export function buildRunRecord(result: ExchangeResult, inputs: RecordInputs): { 
     tpotMs,
     itlMs,
     finishReason,
+    ...(responseId ? { responseId } : {}),
     streamed: result.streamed,
     retries: inputs.retries,
     ...(server ? { server } : {}),

@@ -52,6 +52,7 @@ export const STORED_RUN_SCHEMA: Schema = {
         tpotMs: msOrNull,
         itlMs: { type: 'array', items: ms },
         finishReason: { type: ['string', 'null'] },
+        responseId: { type: 'string', minLength: 1, maxLength: 256 },
         streamed: { type: 'boolean' },
         retries: { type: 'integer', minimum: 0 },
         server: { type: 'object', properties: { ttftMs: ms, e2eMs: ms } },

@@ -95,6 +95,8 @@ export function runSpan(input: TelemetryRun, options: SpanOptions = {}): RunSpan
   // The conventions name the model that answered; our runs ask for one model and record no other.
   if (record.ok) attributes[ATTR.responseModel] = model;
   if (record.finishReason) attributes[ATTR.finishReasons] = [record.finishReason];
+  // On the span only: an id per request would make every metric series its own.
+  if (record.responseId) attributes[ATTR.responseId] = record.responseId;
   if (record.inputTokens !== null) attributes[ATTR.inputTokens] = record.inputTokens;
   if (record.outputTokens !== null) attributes[ATTR.outputTokens] = record.outputTokens;
   if (record.inputTokensSource) attributes[PI_ATTR.inputTokensSource] = record.inputTokensSource;

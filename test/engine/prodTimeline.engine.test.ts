@@ -1,0 +1,129 @@
+/**
+ * Production per version over time from a real Prometheus (Debian's), its history backfilled with
+ * `promtool tsdb create-blocks-from openmetrics`: version A for six hours, then version B — the hourly
+ * range queries give each version's requests and TTFT per hour and the change from A to B; and the real
+ * language server, configured with that Prometheus, shows B's line in its lens.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CodeLensRequest, DidOpenTextDocumentNotification, type CodeLens } from 'vscode-languageserver-protocol/node';
+import { readFileProduction } from '../../src/core/telemetry/prodForEditor';
+import { freePort, waitUntilReady } from '../fixtures/localServers';
+import { TestRepo } from '../fixtures/gitRepo';
+import { LspHarness } from '../server/lspHarness';
+
+const run = promisify(execFile);
+const HOUR_S = 3600;
+const STEP_S = 60;
+const BOUNDS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24];
+let prometheus: ChildProcess;
+let prometheusUrl: string;
+let repo: TestRepo;
+let a: string;
+let b: string;
+let switchS: number;
+const TEXT_B = '---\nmodel: gpt-test\n---\nSay hello, warmly.\n';
+
+/** Cumulative histogram samples every minute from `fromS` for `steps` minutes: `perStep` observations of `valueS` each. */
+function histogram(name: string, labels: string, fromS: number, steps: number, perStep: number, valueS: number): string[] {
+  const lines: string[] = [];
+  const series = (suffix: string, extra: string, value: (k: number) => number) => {
+    for (let k = 1; k <= steps; k++) lines.push(`${name}${suffix}{${labels}${extra}} ${value(k)} ${fromS + k * STEP_S}`);
+  };
+  for (const le of [...BOUNDS.map(String), '+Inf']) series('_bucket', `,le="${le}"`, (k) => (le === '+Inf' || valueS <= Number(le) ? k * perStep : 0));
+  series('_count', '', (k) => k * perStep);
+  series('_sum', '', (k) => k * perStep * valueS);
+  return lines;
+}
+
+beforeAll(async () => {
+  repo = new TestRepo();
+  a = repo.commit('First greeting', { 'greet.prompt': '---\nmodel: gpt-test\n---\nSay hello.\n' });
+  b = repo.commit('Longer greeting', { 'greet.prompt': TEXT_B });
+  const nowS = Math.floor(Date.now() / 1000);
+  // A from 11 h ago for six hours; B from then until five minutes ago (on an hour boundary, so the change falls in a known hour).
+  const startS = Math.floor((nowS - 11 * HOUR_S) / HOUR_S) * HOUR_S;
+  switchS = startS + 6 * HOUR_S;
+  const labels = (rev: string) => `gen_ai_prompt_name="greet",gen_ai_prompt_version="${rev.slice(0, 7)}",gen_ai_operation_name="chat"`;
+  const om = [
+    '# TYPE gen_ai_client_operation_duration_seconds histogram',
+    ...histogram('gen_ai_client_operation_duration_seconds', labels(a), startS, 6 * 60, 10, 0.5),
+    ...histogram('gen_ai_client_operation_duration_seconds', labels(b), switchS, Math.floor((nowS - 300 - switchS) / STEP_S), 10, 1.0),
+    '# TYPE gen_ai_client_operation_time_to_first_chunk_seconds histogram',
+    ...histogram('gen_ai_client_operation_time_to_first_chunk_seconds', labels(a), startS, 6 * 60, 10, 0.1),
+    ...histogram('gen_ai_client_operation_time_to_first_chunk_seconds', labels(b), switchS, Math.floor((nowS - 300 - switchS) / STEP_S), 10, 0.3),
+    '# EOF',
+  ];
+  const dir = mkdtempSync(join(tmpdir(), 'pi-prom-timeline-'));
+  writeFileSync(join(dir, 'history.om'), `${om.join('\n')}\n`);
+  await run('promtool', ['tsdb', 'create-blocks-from', 'openmetrics', join(dir, 'history.om'), join(dir, 'data')], { timeout: 120_000 });
+  writeFileSync(join(dir, 'prometheus.yml'), 'global:\n  scrape_interval: 15s\nscrape_configs: []\n');
+  const port = await freePort();
+  prometheusUrl = `http://127.0.0.1:${port}`;
+  prometheus = spawn('prometheus', [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`], { stdio: 'ignore' });
+  await waitUntilReady('Prometheus (backfilled)', prometheus, async () => {
+    const answer = await (await fetch(`${prometheusUrl}/api/v1/query?query=${encodeURIComponent('count(count_over_time(gen_ai_client_operation_duration_seconds_count[1h]))')}`)).json();
+    return answer.data?.result?.length > 0;
+  }, undefined, { pollMs: 250 });
+}, 180_000);
+
+afterAll(() => {
+  prometheus?.kill('SIGTERM');
+});
+
+describe('production over time from Prometheus', () => {
+  it('hourly requests and TTFT per version (range queries), the change from A to B with the hours before and after', async () => {
+    const production = await readFileProduction(`${repo.root}/greet.prompt`, [{ kind: 'prometheus', prometheus: prometheusUrl, since: '12h' }], { root: repo.root });
+    const reading = production.readings[0]!;
+    expect(reading.error).toBeUndefined();
+    expect(reading.report!.versions.map((v) => v.revision)).toEqual([b, a]);
+    const timeline = reading.timeline!;
+    expect(timeline.source).toBe('prometheus');
+    const points = Object.fromEntries(timeline.versions.map((v) => [v.version, v.points]));
+    const pa = points[a.slice(0, 7)]!;
+    const pb = points[b.slice(0, 7)]!;
+    // A's whole hours: 600 requests each (10 a minute), TTFT all 0.1 s → p50 interpolated in (0.08, 0.16] = 120 ms.
+    const wholeA = pa.filter((p) => p.t >= switchS * 1000 - 5 * HOUR_S * 1000 && p.t < switchS * 1000 - HOUR_S * 1000);
+    expect(wholeA.length).toBe(4);
+    for (const p of wholeA) {
+      expect(p.requests).toBeGreaterThanOrEqual(590);
+      expect(p.requests).toBeLessThanOrEqual(610);
+      expect(p.ttftP50Ms).toBeCloseTo(120, 0);
+    }
+    // B's hours start at the switch; its TTFT (0.3 s) is in (0.16, 0.32].
+    expect(Math.min(...pb.map((p) => p.t))).toBe(switchS * 1000);
+    for (const p of pb.filter((p) => p.t < Date.now() - 2 * HOUR_S * 1000)) expect(p.ttftP50Ms).toBeCloseTo(240, 0);
+    expect(pa.every((p) => p.t < switchS * 1000 + HOUR_S * 1000)).toBe(true);
+    expect(timeline.changes).toHaveLength(1);
+    const change = timeline.changes[0]!;
+    expect(change).toMatchObject({ version: b.slice(0, 7), previous: a.slice(0, 7), t: switchS * 1000 });
+    expect(change.before).toMatchObject({ how: 'median-of-hours', ttftP50Ms: expect.closeTo(120, 0) });
+    expect(change.after).toMatchObject({ how: 'median-of-hours', ttftP50Ms: expect.closeTo(240, 0) });
+    expect(change.before!.requests).toBeGreaterThan(3000);
+    // Eleven hours of history: no band yet, and the view says what it needs.
+    expect(timeline.band.method).toBe('none');
+    expect(timeline.band.note).toMatch(/^no baseline yet: the weekly rhythm needs 2 more weeks/);
+  });
+
+  it('the language server, configured with this Prometheus, shows B in its lens', async () => {
+    const server = new LspHarness();
+    try {
+      await server.initialize({ settings: { production: { sources: [{ prometheus: prometheusUrl, since: '12h' }] } }, workspaceFolders: [repo.root] });
+      const uri = pathToFileURL(join(repo.root, 'greet.prompt')).toString();
+      await server.connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId: 'dotprompt', version: 1, text: TEXT_B } });
+      let lens: string | undefined;
+      for (const deadline = Date.now() + 60_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
+        lens = ((await server.connection.sendRequest(CodeLensRequest.type, { textDocument: { uri } })) as CodeLens[]).map((l) => l.command!.title).find((t) => t.startsWith('prod'));
+        if (lens !== 'prod: reading…') break;
+      }
+      expect(lens).toMatch(new RegExp(`^prod TTFT p50 2\\d\\d ms · p99 3\\d\\d ms · \\d+(\\.\\d)?k req/12 h · v ${b.slice(0, 7)}$`));
+    } finally {
+      await server.dispose();
+    }
+  });
+});
