@@ -80,7 +80,10 @@ async function globInside(root: string, pattern: string): Promise<string[]> {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) {
         if (!SKIPPED_FOLDERS.has(entry.name)) await walk(path, depth + 1);
-      } else if ((entry.isFile() || entry.isSymbolicLink()) && matches(relative(root, path).split('\\').join('/'))) found.push(path);
+      } else if (matches(relative(root, path).split('\\').join('/'))) {
+        // Links, FIFOs and sockets too: the check after the walk refuses them by name.
+        found.push(path);
+      }
     }
   };
   await walk(join(root, base), 0);
@@ -152,5 +155,6 @@ async function* upTo(source: Readable, maxBytes: number, onCut: () => void): Asy
 }
 
 function mib(bytes: number): string {
+  if (bytes < 1024 * 1024) return `${Math.max(1, Math.round(bytes / 1024))} KiB`;
   return `${(bytes / (1024 * 1024)).toFixed(bytes < 10 * 1024 * 1024 ? 1 : 0)} MiB`;
 }
