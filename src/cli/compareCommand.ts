@@ -1,5 +1,6 @@
 import { CACHE_MODES, type CacheMode } from '../core/endpoint/serverKind';
 import { writeFile } from 'node:fs/promises';
+import type { RunCheck } from '../core/adherence/runChecks';
 import { compareRevisions, type ComparisonResult } from '../core/compare/compare';
 import { transportJudge } from '../core/compare/judge';
 import { renderReportHtml } from '../core/compare/report';
@@ -13,7 +14,7 @@ import { unscoredSummary } from '../core/compare/compareAssess';
 import { GitError } from '../core/history/git';
 import { ResultsStore } from '../core/store/resultsStore';
 import { numberFlag, parseArgs, stringFlag, UsageError } from './args';
-import { exportToOtlp, otlpTargetFlag, storedRunsSince } from './otlpExportFlag';
+import { checkKey, exportToOtlp, otlpTargetFlag, storedRunsSince } from './otlpExportFlag';
 import { COST_PARAM_BOOLEAN, COST_PARAM_REPEATABLE, endpointTransport, ENDPOINT_FLAGS, refuseUnallowedCostParams } from './endpointArgs';
 import { revisionRequestParams } from '../core/compare/revisionDeclarations';
 import type { CliIO } from './io';
@@ -95,6 +96,8 @@ export async function compareCommand(argv: string[], io: CliIO): Promise<number>
   if (!json) io.stderr(`Comparing ${sources[0]!.label} → ${sources[1]!.label}: ${suite.cases.length} test case(s) × ${runsPerCase} runs each on ${transport.endpoint.name}\n`);
   let result: ComparisonResult;
   const comparisonStartMs = Date.now();
+  // Each run's check, for its span's evaluation events (--otlp-endpoint).
+  const checks = new Map<string, RunCheck>();
   try {
     result = await compareRevisions({
     file, ...(promptName ? { promptName } : {}), revisions: sources, gate, runsPerCase, transport, ...(model ? { modelOverride: model } : {}),
@@ -102,6 +105,7 @@ export async function compareCommand(argv: string[], io: CliIO): Promise<number>
     freshnessMs: maxAgeHours * 3_600_000,
     ...(judgeTransport && judgeModel ? { judge: transportJudge(judgeTransport, judgeModel, timeoutMs, signal) } : {}),
     onProgress: (done, total) => !json && process.stderr.isTTY && io.stderr(`\r  ${done}/${total} runs`),
+    ...(otlpTarget ? { onScored: (record, check) => checks.set(checkKey(record), check) } : {}),
     });
   } catch (error) {
     if (error instanceof SloError) throw new UsageError(error.message);
@@ -115,7 +119,7 @@ export async function compareCommand(argv: string[], io: CliIO): Promise<number>
     await writeFile(report, renderReportHtml(result, reportAssets()));
     if (!json) io.stderr(`Report written to ${report}\n`);
   }
-  if (otlpTarget && store) await exportToOtlp('compare', otlpTarget, storedRunsSince(store, file, comparisonStartMs), io);
+  if (otlpTarget && store) await exportToOtlp('compare', otlpTarget, storedRunsSince(store, file, comparisonStartMs, checks), io);
   if (result.cancelled) return 130;
   if (!args.flags.get('fail-on-regression')) return 0;
   // The gate fails closed: hold, or no evidence either way (insufficient), stops the pipeline. A

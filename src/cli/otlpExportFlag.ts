@@ -3,7 +3,7 @@
  * spans and client metrics (docs/telemetry.md). A failed export is said on stderr and never changes the
  * exit code; headers come only from OTEL_EXPORTER_OTLP_HEADERS and are never printed.
  */
-export { RunClock, storedRunsSince, telemetryRunsOf } from '../core/telemetry/batchRuns';
+export { checkKey, RunClock, storedRunsSince, telemetryRunsOf } from '../core/telemetry/batchRuns';
 import { loadTelemetry } from '../core/telemetry/loadTelemetry';
 import { captureContentFromEnv, otlpTargetOf, type OtlpTarget } from '../core/telemetry/otlpSettings';
 import type { TelemetryRun } from '../core/telemetry/runSpans';

@@ -11,6 +11,7 @@
 import type { CacheMode } from '../endpoint/serverKind';
 import { decideRollout, type RolloutDecision, type RolloutSide } from '../rollout/decision';
 import type { RolloutPolicy } from '../rollout/scenario';
+import type { RunCheck } from '../adherence/runChecks';
 import { onceEach, type Judge } from '../adherence/score';
 import type { ChatTransport } from '../endpoint/transport';
 import type { MetricsSample } from '../endpoint/serverMetrics';
@@ -61,6 +62,8 @@ export interface CompareOptions {
   now?: () => number;
   judge?: Judge;
   onProgress?: (done: number, total: number, message: string) => void;
+  /** Each run as scored (telemetry: its check becomes the exported span's evaluation events). */
+  onScored?: (record: RunRecord, check: RunCheck) => void;
 }
 
 export type { PercentileTriple } from '../metrics/summary';
@@ -192,7 +195,7 @@ export async function compareRevisions(options: CompareOptions): Promise<Compari
   const judge = options.judge ? onceEach(options.judge) : undefined;
   let simulated = options.transport.endpoint.simulated === true;
   for (const [index, result] of revisions.entries()) {
-    if (await assessRevision(result, plan.cells.filter((c) => c.revision === index), suite, judge)) simulated = true;
+    if (await assessRevision(result, plan.cells.filter((c) => c.revision === index), suite, judge, options.onScored)) simulated = true;
   }
   const verdicts = comparisonVerdicts(revisions);
   const evidence = judgeEvidence(revisions, verdicts, options.signal?.aborted === true);

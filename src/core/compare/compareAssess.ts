@@ -4,6 +4,7 @@
  * assertion could not be decided (no judge configured, a judge that failed) — is UNSCORED with its
  * reason: it is neither a pass nor a 0, and adherence rests on the scored runs only.
  */
+import type { RunCheck } from '../adherence/runChecks';
 import { scoreRun, type CaseScore, type Judge } from '../adherence/score';
 import type { TestCase, TestSuite } from '../adherence/testCases';
 import { isNumber, outputTokensPerSec, percentileTriple } from '../metrics/summary';
@@ -19,7 +20,7 @@ export const RUN_DETAILS_PER_CASE = 20;
 export const ANSWER_EXCERPT_CHARS = 2000;
 
 /** Fills `result` from its cells' runs; returns whether any run was simulated. */
-export async function assessRevision(result: RevisionResult, cells: readonly Cell[], suite: TestSuite, judge: Judge | undefined): Promise<boolean> {
+export async function assessRevision(result: RevisionResult, cells: readonly Cell[], suite: TestSuite, judge: Judge | undefined, onScored?: (record: RunRecord, check: RunCheck) => void): Promise<boolean> {
   let simulated = false;
   const records: RunRecord[] = [];
   const hallucination = { seen: false, hallucinated: 0, judged: 0, undetermined: 0 };
@@ -34,6 +35,7 @@ export async function assessRevision(result: RevisionResult, cells: readonly Cel
       if (run.record.simulated) simulated = true;
       records.push(run.record);
       const detail = await scoreOne(testCase, run.record, run.answer, judge);
+      onScored?.(run.record, checkOf(testCase, detail));
       if (detail.status === 'unscored') {
         caseRuns.unscored++;
         result.unscoredReasons[detail.reason!] = (result.unscoredReasons[detail.reason!] ?? 0) + 1;
@@ -72,6 +74,16 @@ export async function assessRevision(result: RevisionResult, cells: readonly Cel
   result.ttftMs = percentileTriple(result.ttftValues);
   result.e2eMs = percentileTriple(result.e2eValues);
   return simulated;
+}
+
+/** A run's detail as ▶ Run's check (the shape telemetry turns into evaluation events). */
+function checkOf(testCase: TestCase, detail: RunDetail): RunCheck {
+  return {
+    status: detail.status,
+    ...(detail.reason ? { reason: detail.reason } : {}),
+    caseName: testCase.description,
+    failed: detail.assertions.filter((a) => a.outcome !== 'pass').map((a) => ({ label: a.label, reason: a.reason, outcome: a.outcome === 'fail' ? 'fail' : 'unscored' })),
+  };
 }
 
 async function scoreOne(testCase: TestCase, record: RunRecord, answer: string, judge: Judge | undefined): Promise<RunDetail> {

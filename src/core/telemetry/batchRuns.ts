@@ -51,7 +51,19 @@ export function telemetryRunsOf(transport: ChatTransport, clock: RunClock, runs:
     }));
 }
 
-/** The runs a command stored since it started (compare keeps its runs, with their revisions, only in the store). */
-export function storedRunsSince(store: ResultsStore, file: string, sinceMs: number): TelemetryRun[] {
-  return store.read((r) => r.file === file && Date.parse(r.at) >= sinceMs).records.map((run) => ({ run }));
+/**
+ * The runs a command stored since it started (compare keeps its runs, with their revisions, only in the
+ * store), each with its check when `checks` has one: keyed by the run record as stored (checkKey), since
+ * the store writes the record it was given.
+ */
+export function storedRunsSince(store: ResultsStore, file: string, sinceMs: number, checks?: ReadonlyMap<string, RunCheck>): TelemetryRun[] {
+  return store.read((r) => r.file === file && Date.parse(r.at) >= sinceMs).records.map((run) => {
+    const check = checks?.get(checkKey(run.run));
+    return check ? { run, check } : { run };
+  });
+}
+
+/** A run record's identity across the store's round trip (JSON keeps its fields and numbers as they were). */
+export function checkKey(record: object): string {
+  return JSON.stringify(record);
 }
