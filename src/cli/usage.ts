@@ -12,7 +12,7 @@ export const ALERTS_USAGE =
   'prompt-insight alerts FILE --prometheus-rules out.yml [--prompt NAME] [--metric ttft|e2e] [--quantile 0.99] [--weeks 4] [--margin 0.2] [--for 2h]';
 
 export const WATCH_USAGE =
-  'prompt-insight watch FILE --traces PATH... [--prompt NAME] [--json]';
+  'prompt-insight watch FILE (--traces PATH... | --prometheus URL [--since 35d] [--timeout-ms T]) [--prompt NAME] [--json]';
 
 export const EXPORT_USAGE =
   'prompt-insight export [--store PATH] [--format json|csv|otlp-json] [--out FILE]';

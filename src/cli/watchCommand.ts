@@ -1,16 +1,19 @@
 /**
- * `prompt-insight watch FILE --traces PATH…`: the prompt's production metrics (TTFT and E2E p99, the
+ * `prompt-insight watch FILE --traces PATH… | --prometheus URL`: the prompt's production metrics (TTFT and E2E p99, the
  * error rate, per hour) against their dynamic baselines (core/baseline/): the current state, every
  * anomaly with its start, end or "ongoing", the value, the band and the version that was live, and a
  * slow drift. Exit 1 while an anomaly is ongoing, for cron and CI.
  */
-import { findAnomalies, findDrift, type Anomaly, type Drift } from '../core/baseline/anomalies';
-import { baselineAt } from '../core/baseline/seasonalBaseline';
+import { findAnomalies, findDrift, type Anomaly, type Drift, type VersionChange } from '../core/baseline/anomalies';
+import { watchSeriesFromPrometheus, type PromWatchSeries } from '../core/baseline/promSeries';
+import { baselineAt, type SeriesPoint } from '../core/baseline/seasonalBaseline';
 import { SpanWindows, WATCH_METRICS, type WatchMetric } from '../core/baseline/spanWindows';
 import { formatMs } from '../core/metrics/format';
 import { readTraceFiles } from '../core/telemetry/importOtlp';
-import { parseArgs, stringFlag, UsageError } from './args';
+import { DEFAULT_PROMETHEUS_MAX_BYTES, DEFAULT_PROMETHEUS_TIMEOUT_MS, safeUrl } from '../core/telemetry/prodPrometheus';
+import { parseArgs, stringFlag, UsageError, type ParsedArgs } from './args';
 import type { CliIO } from './io';
+import { parseSince } from './prodCommand';
 import { promptsOf } from './promptFile';
 import { WATCH_USAGE } from './usage';
 
@@ -18,29 +21,31 @@ import { WATCH_USAGE } from './usage';
 const RATE_FLOOR = 0.01;
 
 export async function watchCommand(argv: string[], io: CliIO): Promise<number> {
-  const args = parseArgs(argv, { valued: ['prompt'], boolean: ['json'], repeatable: ['traces'] });
-  if (args.positionals.length !== 1) throw new UsageError(`give exactly one prompt file\nusage: ${WATCH_USAGE}`);
-  const traces = args.lists.get('traces') ?? [];
-  if (traces.length === 0) throw new UsageError(`give production traces: --traces FILE (OTLP JSON Lines, gzip accepted)\nusage: ${WATCH_USAGE}`);
-  const file = args.positionals[0]!;
+  const args = parseArgs(argv, { valued: ['prompt', 'prometheus', 'since', 'timeout-ms'], boolean: ['json'], repeatable: ['traces'] });
+  if (args.positionals.length < 1) throw new UsageError(`give exactly one prompt file\nusage: ${WATCH_USAGE}`);
+  const [file, ...extra] = args.positionals as [string, ...string[]];
+  // `--traces a.jsonl b.jsonl.gz`: the paths after --traces are positionals too (PATH…), as with prod.
+  const traces = [...(args.lists.get('traces') ?? []), ...(args.lists.has('traces') ? extra : [])];
+  if (!args.lists.has('traces') && extra.length) throw new UsageError(`give exactly one prompt file (got ${args.positionals.length} paths); trace files follow --traces`);
+  const prometheus = stringFlag(args, 'prometheus');
+  if (traces.length === 0 && prometheus === undefined) throw new UsageError(`give production traces: --traces FILE (OTLP JSON Lines, gzip accepted), or --prometheus URL\nusage: ${WATCH_USAGE}`);
+  if (traces.length > 0 && prometheus !== undefined) throw new UsageError(`give one source: --traces PATH… or --prometheus URL\nusage: ${WATCH_USAGE}`);
   const found = await promptsOf(file, stringFlag(args, 'prompt'));
   if ('error' in found) {
     io.stderr(`prompt-insight watch: ${found.error}\n`);
     return 1;
   }
   const names = new Set(found.prompts.map((p) => p.name));
-  const windows = new SpanWindows(names);
   const signal = io.interrupted();
-  try {
-    await readTraceFiles(traces, windows, { signal });
-  } catch (error) {
-    if (signal.aborted) return 130;
-    io.stderr(`prompt-insight watch: ${(error as Error).message}\n`);
+  const read = prometheus !== undefined ? await fromPrometheus(prometheus, names, args, signal) : await fromTraces(traces, names, signal);
+  if (typeof read === 'number') return read;
+  if ('error' in read) {
+    io.stderr(`prompt-insight watch: ${read.error}\n`);
     return 1;
   }
-  const versions = windows.versionChanges();
+  const { versions, seriesOf, counts } = read;
   const metrics = WATCH_METRICS.map((metric) => {
-    const series = windows.series(metric);
+    const series = seriesOf(metric);
     const options = metric === 'error-rate' ? { minAbsoluteWidth: RATE_FLOOR } : {};
     const last = series.at(-1);
     const anomalies = findAnomalies(metric, series, versions, options);
@@ -48,6 +53,7 @@ export async function watchCommand(argv: string[], io: CliIO): Promise<number> {
       metric,
       windows: series.length,
       current: last ? { t: new Date(last.t).toISOString(), value: last.value, band: baselineAt(series.slice(0, -1), last.t, options) } : null,
+      needsDays: weeklyRhythmNeedsDays(series),
       anomalies,
       drift: findDrift(metric, series, metric === 'error-rate' ? { margin: 0.5 } : {}),
     };
@@ -55,10 +61,9 @@ export async function watchCommand(argv: string[], io: CliIO): Promise<number> {
   const anomalies = metrics.flatMap((m) => m.anomalies.map((a) => anomalyJson(a)));
   const drift = metrics.map((m) => m.drift).filter((d): d is Drift => d !== null);
   const ongoing = anomalies.filter((a) => a.end === null);
-  const skipped = Object.fromEntries(windows.skipped);
   if (args.flags.get('json') === true) {
-    io.stdout(`${JSON.stringify({ file, prompts: [...names], spans: windows.matched, otherSpans: windows.others, skipped, versions: versions.map((v) => ({ version: v.version, firstSeen: new Date(v.t).toISOString() })), metrics: metrics.map((m) => ({ metric: m.metric, windows: m.windows, current: m.current })), anomalies, drift, ongoing: ongoing.length }, null, 2)}\n`);
-  } else io.stdout(watchText(metrics, anomalies, drift, windows.matched, skipped));
+    io.stdout(`${JSON.stringify({ file, prompts: [...names], source: read.source, ...counts, versions: versions.map((v) => ({ version: v.version, firstSeen: new Date(v.t).toISOString() })), metrics: metrics.map((m) => ({ metric: m.metric, windows: m.windows, current: m.current, ...(m.needsDays > 0 ? { baselineNeedsDays: m.needsDays } : {}) })), anomalies, drift, ongoing: ongoing.length }, null, 2)}\n`);
+  } else io.stdout(watchText(metrics, anomalies, drift, read.summary));
   return ongoing.length > 0 ? 1 : 0;
 }
 
@@ -79,8 +84,8 @@ function show(metric: WatchMetric, value: number | null): string {
   return metric === 'error-rate' ? `${(value * 100).toFixed(1)}%` : formatMs(value);
 }
 
-function watchText(metrics: { metric: WatchMetric; windows: number; current: { t: string; value: number; band: ReturnType<typeof baselineAt> } | null }[], anomalies: ReturnType<typeof anomalyJson>[], drift: Drift[], spans: number, skipped: Record<string, number>): string {
-  const lines = [`${spans} production requests of this prompt${Object.keys(skipped).length ? ` (skipped: ${Object.entries(skipped).map(([r, n]) => `${n} ${r}`).join(', ')})` : ''}`];
+function watchText(metrics: { metric: WatchMetric; windows: number; needsDays: number; current: { t: string; value: number; band: ReturnType<typeof baselineAt> } | null }[], anomalies: ReturnType<typeof anomalyJson>[], drift: Drift[], summary: string): string {
+  const lines = [summary];
   for (const m of metrics) {
     if (!m.current) {
       lines.push(`  ${m.metric.padEnd(11)} no hourly windows with enough requests`);
@@ -90,10 +95,75 @@ function watchText(metrics: { metric: WatchMetric; windows: number; current: { t
     const band = b.median === null ? b.note ?? 'no baseline' : `usual ${show(m.metric, b.median)} (band ${show(m.metric, b.lower)}–${show(m.metric, b.upper)}, ${b.method})`;
     lines.push(`  ${m.metric.padEnd(11)} now ${show(m.metric, m.current.value)} at ${m.current.t} · ${band}`);
   }
+  const needs = Math.max(0, ...metrics.map((m) => m.needsDays));
+  if (needs > 0) lines.push(`The baseline needs ${needs} more day${needs === 1 ? '' : 's'} of history for the weekly rhythm (the same hour over the last weeks); until then the fallbacks above are used.`);
   if (anomalies.length === 0) lines.push('No anomaly: every sustained departure stayed inside its band.');
   for (const a of anomalies) {
     lines.push(`${a.end === null ? 'ONGOING' : 'ANOMALY'} ${a.metric}: ${show(a.metric as WatchMetric, a.observed)} against usual ${show(a.metric as WatchMetric, a.band.median)} (band up to ${show(a.metric as WatchMetric, a.band.upper)}) from ${a.start}${a.end ? ` to ${a.end}` : ', still going on'} · version ${a.version ?? 'unknown'}${a.likelyCause ? ` — likely cause: version ${a.likelyCause.version}, first seen ${a.likelyCause.firstSeen}` : ''}`);
   }
   for (const d of drift) lines.push(`DRIFT ${d.metric}: the last week's median ${show(d.metric as WatchMetric, d.recent)} is ${Math.round(d.change * 100)}% above the same week a month before (${show(d.metric as WatchMetric, d.earlier)})`);
   return `${lines.join('\n')}\n`;
+}
+
+/** Where the hourly series came from: trace files (per-request values) or Prometheus (histogram buckets). */
+interface Read {
+  source: { kind: 'traces' } | { kind: 'prometheus'; url: string; since: string };
+  versions: VersionChange[];
+  seriesOf: (metric: WatchMetric) => SeriesPoint[];
+  /** Counts for the JSON answer. */
+  counts: Record<string, unknown>;
+  /** The first line of the text answer. */
+  summary: string;
+}
+
+async function fromTraces(traces: string[], names: Set<string>, signal: AbortSignal): Promise<Read | { error: string } | number> {
+  const windows = new SpanWindows(names);
+  try {
+    await readTraceFiles(traces, windows, { signal });
+  } catch (error) {
+    if (signal.aborted) return 130;
+    return { error: (error as Error).message };
+  }
+  const skipped = Object.fromEntries(windows.skipped);
+  return {
+    source: { kind: 'traces' },
+    versions: windows.versionChanges(),
+    seriesOf: (metric) => windows.series(metric),
+    counts: { spans: windows.matched, otherSpans: windows.others, skipped },
+    summary: `${windows.matched} production requests of this prompt${Object.keys(skipped).length ? ` (skipped: ${Object.entries(skipped).map(([r, n]) => `${n} ${r}`).join(', ')})` : ''}`,
+  };
+}
+
+/** Five weeks by default: four for the same hour of the week, one more for the drift. */
+const DEFAULT_PROMETHEUS_SINCE = '35d';
+
+async function fromPrometheus(url: string, names: Set<string>, args: ParsedArgs, signal: AbortSignal): Promise<Read | { error: string } | number> {
+  const since = stringFlag(args, 'since') ?? DEFAULT_PROMETHEUS_SINCE;
+  const nowMs = Date.now();
+  const sinceMs = parseSince(since, nowMs);
+  const timeoutMs = args.flags.has('timeout-ms') ? Number(stringFlag(args, 'timeout-ms')) : DEFAULT_PROMETHEUS_TIMEOUT_MS;
+  if (!(Number.isInteger(timeoutMs) && timeoutMs >= 100)) throw new UsageError('--timeout-ms must be an integer ≥ 100');
+  let read: PromWatchSeries;
+  try {
+    read = await watchSeriesFromPrometheus(url, names, { sinceMs, untilMs: nowMs, timeoutMs, maxBytes: DEFAULT_PROMETHEUS_MAX_BYTES, signal });
+  } catch (error) {
+    if (signal.aborted) return 130;
+    return { error: (error as Error).message };
+  }
+  const hours = read.series['error-rate'].length;
+  return {
+    source: { kind: 'prometheus', url: safeUrl(url), since },
+    versions: read.versions,
+    seriesOf: (metric) => read.series[metric],
+    counts: { requests: read.requests, hours, ...(read.dropped ? { droppedSeries: read.dropped } : {}) },
+    summary: `${read.requests} production requests of this prompt in ${hours} hours with enough requests, from Prometheus ${safeUrl(url)} since ${since} (p99 interpolated within histogram buckets)${read.dropped ? `; ${read.dropped} series beyond the bound left out` : ''}`,
+  };
+}
+
+const DAY_MS = 86_400_000;
+/** Days until the series spans the two weeks the same-hour-of-week baseline needs (0 when it does). */
+export function weeklyRhythmNeedsDays(series: readonly SeriesPoint[]): number {
+  if (series.length === 0) return 14;
+  const span = series.at(-1)!.t - series[0]!.t;
+  return Math.max(0, Math.ceil((14 * DAY_MS - span) / DAY_MS));
 }

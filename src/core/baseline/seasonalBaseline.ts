@@ -1,7 +1,7 @@
 /**
  * Dynamic baselines: what a metric usually is at this time — the same hour of the week over the last
  * weeks (robust: median and MAD, so one bad week does not move it); with less history the same hour
- * of the day over the last week (the daily rhythm without the weekly one), then the last day's
+ * of the day over the last week's days of the same kind (weekdays or weekend days), then the last day's
  * windows; and nothing (said, with how much more history it needs) when even that is missing. The band is the median ± k scaled
  * MADs, at least a practical margin wide, so a perfectly steady metric is not alarmed by noise.
  */
@@ -67,6 +67,11 @@ function dayRangeBand(values: readonly number[], minRelativeWidth: number, note:
   return { method: 'rolling-day', median: m, lower: Math.min(...values) * (1 - minRelativeWidth), upper: Math.max(...values) * (1 + minRelativeWidth), n: values.length, note };
 }
 
+function isWeekend(t: number): boolean {
+  const day = new Date(t).getUTCDay();
+  return day === 0 || day === 6;
+}
+
 /** The baseline for the window starting at `t`, from the history before it (points at or after `t` are ignored). */
 export function baselineAt(history: readonly SeriesPoint[], t: number, options: BaselineOptions = {}): Band {
   const windowMs = options.windowMs ?? HOUR_MS;
@@ -82,9 +87,12 @@ export function baselineAt(history: readonly SeriesPoint[], t: number, options: 
   const minAbsoluteWidth = options.minAbsoluteWidth ?? 0;
   if (sameHour.length >= MIN_WEEKS) return band(sameHour, 'same-hour-of-week', k, minRelativeWidth, undefined, minAbsoluteWidth);
   const weeksShort = `the weekly rhythm needs ${MIN_WEEKS - sameHour.length} more week${MIN_WEEKS - sameHour.length === 1 ? '' : 's'} of history at this hour`;
+  // Days of the same kind only (weekday or weekend, UTC): a Monday judged by the weekend's hours would
+  // call its usual peak a regression.
   const sameHourOfDay: number[] = [];
   for (let d = 1; d <= 7; d++) {
     const at = t - d * DAY_MS;
+    if (isWeekend(at) !== isWeekend(t)) continue;
     const found = history.find((p) => p.t >= at && p.t < at + windowMs);
     if (found && Number.isFinite(found.value)) sameHourOfDay.push(found.value);
   }

@@ -54,13 +54,13 @@ export async function rangeQuery(baseUrl: string, query: string, range: { startM
 }
 
 /** `"a|b"` for a PromQL regex matcher: the names as literals. */
-function namesMatcher(names: Iterable<string>): string {
+export function namesMatcher(names: Iterable<string>): string {
   const escaped = [...names].map((n) => n.replace(/[\\.^$|?*+()[\]{}]/g, (c) => `\\${c}`).replace(/\\/g, '\\\\').replace(/"/g, '\\"'));
   return escaped.length ? escaped.join('|') : '^$';
 }
 
 /** Adds `gen_ai_prompt_name=~"…"` to a `{…}` selector. */
-function withNames(selector: string, names: string): string {
+export function withNames(selector: string, names: string): string {
   return selector.replace(/}$/, `, ${NAME_LABEL}=~"${names}"}`);
 }
 

@@ -49,6 +49,20 @@ describe('dynamic baseline', () => {
     expect(baselineAt(s, T0 + 5 * HOUR)).toMatchObject({ method: 'none', note: expect.stringMatching(/no baseline yet: .* or 19 more hours for a rolling one/) });
   });
 
+  it('in the first weeks the same hour of the day comes from days of the same kind: the Monday peak after a weekend is the usual', () => {
+    // History starts on a Friday: the first Monday's 14:00 has Friday's only as a weekday, then Thursday…
+    const fridayStart = T0 - 3 * DAY;
+    const s = series(2, (_t, v) => v).map((p) => ({ t: p.t - 3 * DAY, value: p.value }));
+    const monday14 = T0 + 14 * HOUR;
+    const band = baselineAt(s.filter((p) => p.t < monday14), monday14);
+    expect(band.method).not.toBe('same-hour-of-day'); // one weekday (Friday) is not three
+    expect(band.upper!).toBeGreaterThan(1400);
+    const thursday14 = T0 + 3 * DAY + 14 * HOUR; // Fri, Mon, Tue, Wed before it
+    expect(baselineAt(s, thursday14)).toMatchObject({ method: 'same-hour-of-day' });
+    expect(baselineAt(s, thursday14).median!).toBeGreaterThan(1300);
+    expect(findAnomalies('ttft.p99', s.filter((p) => p.t >= fridayStart), [])).toEqual([]);
+  });
+
   it('catches the night-time step regression after a version change, ignores the daily peak and a single spike', () => {
     const s = series(6, (t, v) => (t === SPIKE_AT ? v * 3 : t >= STEP_AT && new Date(t).getUTCHours() < 7 ? v * 1.5 : v));
     const anomalies = findAnomalies('ttft.p99', s, [{ t: T0, version: 'a1b2c3d' }, VERSION_CHANGE]);

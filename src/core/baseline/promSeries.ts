@@ -1,0 +1,84 @@
+/**
+ * The watch series from Prometheus (the same source as `prod --prometheus`): per hour, over the
+ * prompt's names, the TTFT and E2E p99 from the GenAI client histograms (successes only), the error
+ * rate (the lower end of its Wilson interval, as from traces), and when each version first answered.
+ * Range queries, one step per hour, bounded in time, bytes and series like every Prometheus read.
+ * `increase()` and `rate()` handle counter resets (a restarted client starts its counters at 0).
+ */
+import { DURATION_COUNT, HISTOGRAMS, VERSION_LABEL } from '../telemetry/prodPrometheus';
+import { namesMatcher, rangeQuery, withNames, type RangeSeries } from '../telemetry/prodPrometheusTimeline';
+import { wilsonInterval } from '../stats/proportions';
+import type { VersionChange } from './anomalies';
+import type { SeriesPoint } from './seasonalBaseline';
+import type { WatchMetric } from './spanWindows';
+
+const HOUR_MS = 3_600_000;
+/** As from traces: a window of fewer requests gives no percentile and no rate. */
+const MIN_REQUESTS_PER_WINDOW = 10;
+
+export interface PromSeriesOptions {
+  sinceMs: number;
+  untilMs: number;
+  timeoutMs: number;
+  maxBytes: number;
+  signal?: AbortSignal;
+}
+
+export interface PromWatchSeries {
+  series: Record<WatchMetric, SeriesPoint[]>;
+  versions: VersionChange[];
+  /** Requests over the range (rounded sum of the hourly increases). */
+  requests: number;
+  /** Series beyond the bound per answer, left out. */
+  dropped: number;
+}
+
+export async function watchSeriesFromPrometheus(url: string, promptNames: Iterable<string>, options: PromSeriesOptions): Promise<PromWatchSeries> {
+  const names = namesMatcher(promptNames);
+  // Each value at T covers the hour before T; steps on whole hours so windows match the traces' ones.
+  const range = { startMs: Math.floor(options.sinceMs / HOUR_MS) * HOUR_MS + HOUR_MS, endMs: options.untilMs, stepS: 3600 };
+  const bounds = { timeoutMs: options.timeoutMs, maxBytes: options.maxBytes };
+  let dropped = 0;
+  const query = async (q: string): Promise<RangeSeries[]> => {
+    if (options.signal?.aborted) throw new Error('interrupted');
+    const r = await rangeQuery(url, q, range, bounds);
+    dropped += r.dropped;
+    return r.series;
+  };
+  const count = withNames(DURATION_COUNT, names);
+  const failed = withNames(DURATION_COUNT.replace('"}', '", error_type!=""}'), names);
+  const requests = hourly((await query(`sum(increase(${count}[1h]))`))[0]);
+  const errors = hourly((await query(`sum(increase(${failed}[1h]))`))[0]);
+  const p99 = async (selector: string) => hourly((await query(`histogram_quantile(0.99, sum by (le) (rate(${withNames(selector, names)}[1h])))`))[0]);
+  const ttft = await p99(HISTOGRAMS.ttftMs);
+  const e2e = await p99(HISTOGRAMS.e2eMs);
+  const perVersion = await query(`sum by (${VERSION_LABEL}) (increase(${count}[1h]))`);
+
+  const series: Record<WatchMetric, SeriesPoint[]> = { 'ttft.p99': [], 'e2e.p99': [], 'error-rate': [] };
+  let total = 0;
+  for (const [t, n] of [...requests].sort((a, b) => a[0] - b[0])) {
+    const total1 = Math.round(n);
+    total += total1;
+    if (total1 < MIN_REQUESTS_PER_WINDOW) continue;
+    const failedHere = Math.min(total1, Math.round(errors.get(t) ?? 0));
+    series['error-rate'].push({ t, value: wilsonInterval(failedHere, total1)[0] });
+    if (total1 - failedHere < MIN_REQUESTS_PER_WINDOW) continue;
+    for (const [metric, values] of [['ttft.p99', ttft], ['e2e.p99', e2e]] as const) {
+      const seconds = values.get(t);
+      if (seconds !== undefined && Number.isFinite(seconds)) series[metric].push({ t, value: Math.round(seconds * 1e6) / 1000 });
+    }
+  }
+  const versions: VersionChange[] = [];
+  for (const s of perVersion) {
+    const version = s.labels[VERSION_LABEL];
+    const first = s.values.find(([, v]) => v >= 0.5);
+    if (version && first) versions.push({ version, t: first[0] - HOUR_MS });
+  }
+  versions.sort((a, b) => a.t - b.t);
+  return { series, versions, requests: total, dropped };
+}
+
+/** One range series as hour start → value (NaN from an empty histogram dropped). */
+function hourly(series: RangeSeries | undefined): Map<number, number> {
+  return new Map((series?.values ?? []).filter(([, v]) => Number.isFinite(v)).map(([end, v]) => [end - HOUR_MS, v]));
+}

@@ -1,0 +1,73 @@
+/**
+ * A real Prometheus whose history is written by `promtool tsdb create-blocks-from openmetrics` (as in
+ * prodPrometheus.engine.test.ts), for weeks of history: retention raised so the backfilled blocks are
+ * not dropped at start (the default keeps 15 days).
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { freePort, waitUntilReady } from '../fixtures/localServers';
+
+const run = promisify(execFile);
+
+/** Buckets 15% apart from 400 ms to ~5.9 s (few, to keep the backfill small): a p99 interpolated in them is within 15% of the true one. */
+export const FINE_BOUNDS = Array.from({ length: 20 }, (_, i) => Math.round(0.4 * 1.15 ** i * 10_000) / 10_000);
+
+/**
+ * One histogram's cumulative series over `steps` samples `stepS` apart from `startS`: at each step
+ * `perStep(k)` new observations, all of value `valueS(k)` seconds (null: no sample at that step). At
+ * step `resetAt` the counters start again from 0, as a restarted client's do.
+ */
+export function histogramLines(name: string, labels: string, startS: number, stepS: number, steps: number, perStep: (k: number) => number, valueS: (k: number) => number | null, options: { resetAt?: number; bounds?: readonly number[] } = {}): string[] {
+  const bounds = options.bounds ?? FINE_BOUNDS;
+  const les = [...bounds.map(String), '+Inf'];
+  const counts = new Array<number>(les.length).fill(0);
+  let count = 0;
+  let sum = 0;
+  const rows: string[][] = les.map(() => []);
+  const countRows: string[] = [];
+  const sumRows: string[] = [];
+  for (let k = 0; k < steps; k++) {
+    const value = valueS(k);
+    if (value === null) continue;
+    if (k === options.resetAt) {
+      counts.fill(0);
+      count = 0;
+      sum = 0;
+    }
+    const n = perStep(k);
+    les.forEach((le, i) => {
+      if (le === '+Inf' || value <= Number(le)) counts[i]! += n;
+    });
+    count += n;
+    sum += n * value;
+    const t = startS + k * stepS;
+    les.forEach((le, i) => rows[i]!.push(`${name}_bucket{${labels},le="${le}"} ${counts[i]} ${t}`));
+    countRows.push(`${name}_count{${labels}} ${count} ${t}`);
+    sumRows.push(`${name}_sum{${labels}} ${sum.toFixed(6)} ${t}`);
+  }
+  return [...rows.flat(), ...countRows, ...sumRows];
+}
+
+export interface BackfilledPrometheus {
+  url: string;
+  stop(): void;
+}
+
+/** `om`: OpenMetrics lines (with their # TYPE lines), without the final # EOF. */
+export async function startBackfilledPrometheus(om: string[], ready: string): Promise<BackfilledPrometheus> {
+  const dir = mkdtempSync(join(tmpdir(), 'pi-prom-backfill-'));
+  writeFileSync(join(dir, 'history.om'), `${om.join('\n')}\n# EOF\n`);
+  await run('promtool', ['tsdb', 'create-blocks-from', 'openmetrics', '--quiet', join(dir, 'history.om'), join(dir, 'data')], { timeout: 300_000, maxBuffer: 64 * 1024 * 1024 });
+  writeFileSync(join(dir, 'prometheus.yml'), 'global:\n  scrape_interval: 15s\nscrape_configs: []\n');
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const prometheus: ChildProcess = spawn('prometheus', [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, '--storage.tsdb.retention.time=400d', `--web.listen-address=127.0.0.1:${port}`], { stdio: 'ignore' });
+  await waitUntilReady('Prometheus (backfilled)', prometheus, async () => {
+    const answer = await (await fetch(`${url}/api/v1/query?query=${encodeURIComponent(ready)}`)).json();
+    return answer.data?.result?.length > 0;
+  }, undefined, { pollMs: 250, timeoutMs: 120_000 });
+  return { url, stop: () => prometheus.kill('SIGTERM') };
+}
