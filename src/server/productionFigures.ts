@@ -23,6 +23,8 @@ interface Entry {
   value?: FileProduction;
   at: number;
   pending?: Promise<FileProduction>;
+  /** When the pending read started: only the first `waitMs` of a read are waited for, so a long read does not slow every hover. */
+  startedAt?: number;
 }
 
 export class ProductionFigures {
@@ -50,7 +52,7 @@ export class ProductionFigures {
     if (settings.sources.length && !trusted) this.log('Production sources are not read in Restricted Mode: trust the workspace to see production numbers.');
   }
 
-  /** The file's production numbers, waiting at most `waitMs` for a read that is not cached. */
+  /** The file's production numbers, waiting for a read that is not cached until at most `waitMs` after it started. */
   async lookup(uri: string, waitMs: number): Promise<ProductionLookup> {
     if (this.sources.length === 0) return { state: 'off' };
     if (!this.trusted) return { state: 'restricted' };
@@ -60,7 +62,14 @@ export class ProductionFigures {
     const fresh = entry.value && Date.now() - entry.at < this.cacheMs;
     if (!fresh && !entry.pending) this.start(file, entry);
     if (entry.value) return { state: 'ready', production: entry.value };
-    const value = await Promise.race([entry.pending!.catch(() => undefined), new Promise<undefined>((done) => setTimeout(done, waitMs))]);
+    const waitLeft = (entry.startedAt ?? 0) + waitMs - Date.now();
+    if (waitLeft <= 0) return { state: 'loading', sources: this.sources.length };
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<undefined>((done) => {
+      timer = setTimeout(() => done(undefined), waitLeft);
+    });
+    const value = await Promise.race([entry.pending!.catch(() => undefined), timeout]);
+    clearTimeout(timer);
     return value ? { state: 'ready', production: value } : { state: 'loading', sources: this.sources.length };
   }
 
@@ -70,6 +79,7 @@ export class ProductionFigures {
     const configKey = this.configKey;
     const sources = this.sources;
     const root = findWorkspaceRoot(file, { workspaceFolders: this.folders });
+    entry.startedAt = Date.now();
     entry.pending = import('../core/telemetry/prodForEditor')
       .then(({ readFileProduction }) => readFileProduction(file, sources, { root }))
       .then((value) => {
