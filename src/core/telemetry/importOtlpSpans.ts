@@ -35,6 +35,11 @@ export interface ImportedSpan {
   cacheReadTokens: number | null;
   /** `error.type`, or `_OTHER` for a span with status ERROR and no type; null = success. */
   errorType: string | null;
+  /** The span's trace and span ids in hex (provenance for sampled production cases). */
+  traceId?: string;
+  spanId?: string;
+  /** `gen_ai.input.messages` as captured (JSON text), when the application recorded it; others keep no text. */
+  inputMessages?: string;
 }
 
 export type SkipReason =
@@ -121,7 +126,8 @@ function readSpan(raw: unknown, sink: SpanSink): void {
   const statusCode = isObject(raw.status) ? Number(raw.status.code) : 0;
   const errorType = typeof errorAttr === 'string' && errorAttr !== '' ? errorAttr.slice(0, MAX_IDENTITY_CHARS) : statusCode === 2 ? '_OTHER' : null;
 
-  sink.span({ promptName, promptVersion, startMs: start, endMs: end, e2eMs, ttftMs, tpotMs, inputTokens, outputTokens, cacheReadTokens, errorType });
+  const inputMessages = attributes.get(ATTR.inputMessages);
+  sink.span({ promptName, promptVersion, startMs: start, endMs: end, e2eMs, ttftMs, tpotMs, inputTokens, outputTokens, cacheReadTokens, errorType, traceId: hexId(raw.traceId as string, 16), spanId: hexId(raw.spanId as string, 8), ...(typeof inputMessages === 'string' && inputMessages !== '' ? { inputMessages } : {}) });
 }
 
 /** Attribute list → map of plain values (arrays are not needed by the importer and are left out). */
@@ -188,6 +194,11 @@ function nanosToMs(value: unknown): number | null {
 }
 
 const HEX_ID = /^[0-9a-fA-F]+$/;
+
+/** A valid id (validId) in lowercase hex. */
+function hexId(value: string, bytes: number): string {
+  return value.length === bytes * 2 && HEX_ID.test(value) ? value.toLowerCase() : Buffer.from(value, 'base64').toString('hex');
+}
 const BASE64_ID = /^[A-Za-z0-9+/]+={0,2}$/;
 
 /** A trace (16 bytes) or span (8 bytes) id in hex, or in base64 as some exporters write it; all zeros is invalid. */
