@@ -17,6 +17,12 @@ import { boundedTraceOpener, EDITOR_TRACE_MAX_BYTES, resolveTraceFiles } from '.
 /** Shorter than the CLI's 10 s: a hover's background read must not hold a refresh for long. */
 export const EDITOR_PROMETHEUS_TIMEOUT_MS = 5000;
 export const EDITOR_PROMETHEUS_MAX_BYTES = 4 * 1024 * 1024;
+/**
+ * Each source as a whole: a server that answers every query just inside its own timeout would otherwise
+ * hold "reading…" for minutes (a report is some twenty queries); trace files are read to their byte bound.
+ */
+export const EDITOR_PROMETHEUS_DEADLINE_MS = 20_000;
+export const EDITOR_TRACES_DEADLINE_MS = 60_000;
 
 export interface SourceReading {
   source: ProductionSource;
@@ -45,6 +51,8 @@ export interface EditorProductionOptions {
   nowMs?: number;
   maxTraceBytes?: number;
   prometheusTimeoutMs?: number;
+  /** Per source (default EDITOR_PROMETHEUS_DEADLINE_MS / EDITOR_TRACES_DEADLINE_MS). */
+  deadlineMs?: number;
   signal?: AbortSignal;
 }
 
@@ -66,6 +74,10 @@ export async function readFileProduction(file: string, sources: readonly Product
 async function readSource(file: string, source: ProductionSource, fileVersions: Promise<FileVersions>, nowMs: number, options: EditorProductionOptions): Promise<SourceReading> {
   const label = describeProductionSource(source);
   const notes: string[] = [];
+  const deadlineMs = options.deadlineMs ?? (source.kind === 'traces' ? EDITOR_TRACES_DEADLINE_MS : EDITOR_PROMETHEUS_DEADLINE_MS);
+  const deadline = AbortSignal.timeout(deadlineMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+  const late = () => `${label} did not finish within ${Math.round(deadlineMs / 1000)} s; shown when it does (next read in a minute).`;
   try {
     if (source.kind === 'traces') {
       const resolved = await resolveTraceFiles(source.traces, options.root);
@@ -79,20 +91,23 @@ async function readSource(file: string, source: ProductionSource, fileVersions: 
         fileVersions,
         open: boundedTraceOpener(options.root, options.maxTraceBytes ?? EDITOR_TRACE_MAX_BYTES, (note) => notes.push(note)),
         alsoTo: timeline,
-        ...(options.signal ? { signal: options.signal } : {}),
+        signal,
       });
       return { source, label, report, timeline: timeline.data(), notes };
     }
-    const call = { window: source.since, atMs: nowMs, timeoutMs: options.prometheusTimeoutMs ?? EDITOR_PROMETHEUS_TIMEOUT_MS, maxBytes: EDITOR_PROMETHEUS_MAX_BYTES, fileVersions, ...(options.signal ? { signal: options.signal } : {}) };
+    const call = { window: source.since, atMs: nowMs, timeoutMs: options.prometheusTimeoutMs ?? EDITOR_PROMETHEUS_TIMEOUT_MS, maxBytes: EDITOR_PROMETHEUS_MAX_BYTES, fileVersions, signal };
     const report = await prodFromPrometheus(file, source.prometheus, call);
     let timeline: TimelineData | null = null;
     try {
-      timeline = await prometheusTimeline(source.prometheus, report, { ...call, sinceMs: nowMs - sinceToMs(source.since) });
+      // Its queries end by their own timeouts; the deadline stops the wait for them.
+      const stopped = new Promise<never>((_, fail) => (signal.aborted ? fail(new Error(late())) : signal.addEventListener('abort', () => fail(new Error(late())), { once: true })));
+      stopped.catch(() => undefined); // a deadline passing after the figures came is no error
+      timeline = await Promise.race([prometheusTimeline(source.prometheus, report, { ...call, sinceMs: nowMs - sinceToMs(source.since) }), stopped]);
     } catch (error) {
       notes.push(`hourly figures unavailable: ${(error as Error).message}`);
     }
     return { source, label, report, timeline, notes };
   } catch (error) {
-    return { source, label, report: null, timeline: null, error: (error as Error).message, notes };
+    return { source, label, report: null, timeline: null, error: deadline.aborted ? late() : (error as Error).message, notes };
   }
 }

@@ -84,3 +84,25 @@ describe('Production view', () => {
     expect(view.sources[0]!.baseline).toBe('no hourly figures from this source');
   });
 });
+
+describe('a slow Prometheus', () => {
+  it('answering every query just inside its timeout: the source stops at its deadline and says so', async () => {
+    const { createServer } = await import('node:http');
+    let asked = 0;
+    const slow = createServer((_req, res) => {
+      asked++;
+      setTimeout(() => res.end(JSON.stringify({ status: 'success', data: { resultType: 'vector', result: [] } })), 400);
+    });
+    await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(slow.address() as { port: number }).port}`;
+    try {
+      const started = Date.now();
+      const production = await readFileProduction(`${repo.root}/greet.prompt`, [{ kind: 'prometheus', prometheus: url, since: '24h' }], { root: repo.root, nowMs: NOW, prometheusTimeoutMs: 1000, deadlineMs: 1500 });
+      expect(Date.now() - started).toBeLessThan(3000);
+      expect(production.readings[0]!.error).toBe(`Prometheus ${url} did not finish within 2 s; shown when it does (next read in a minute).`);
+      expect(asked).toBeLessThanOrEqual(5);
+    } finally {
+      slow.close();
+    }
+  });
+});
