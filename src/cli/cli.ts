@@ -38,6 +38,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   load: async () => (await import('./loadCommand')).loadCommand,
   alerts: async () => (await import('./alertsCommand')).alertsCommand,
   watch: async () => (await import('./watchCommand')).watchCommand,
+  sample: async () => (await import('./sampleCommand')).sampleCommand,
   prod: async () => (await import('./prodCommand')).prodCommand,
 };
 

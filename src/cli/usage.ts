@@ -14,6 +14,9 @@ export const ALERTS_USAGE =
 export const WATCH_USAGE =
   'prompt-insight watch FILE (--traces PATH... | --prometheus URL [--since 35d] [--timeout-ms T]) [--prompt NAME] [--json]';
 
+export const SAMPLE_USAGE =
+  'prompt-insight sample FILE --traces PATH... [--n 50] [--strategy random|slowest|errors|stratified] [--seed N] [--out FILE.tests.yaml] [--redact REGEX]... [--prompt NAME] [--dry-run] [--json]';
+
 export const EXPORT_USAGE =
   'prompt-insight export [--store PATH] [--format json|csv|otlp-json] [--out FILE]';
 
@@ -68,6 +71,7 @@ const COMMAND_HELP: Record<string, { summary: string; usage: string; notes?: str
   },
   load: { summary: 'How much load a prompt takes within its SLOs: load levels or a search for the largest concurrency whose SLO attainment reaches the target.', usage: LOAD_USAGE },
   watch: { summary: "The prompt's production TTFT, E2E and error rate per hour against their dynamic baselines: anomalies with the version live then; exit 1 while one is ongoing.", usage: WATCH_USAGE },
+  sample: { summary: 'Production requests with captured input become test cases in the prompt\'s tests file: provenance, deduplicated, secrets and personal data redacted first, appended.', usage: SAMPLE_USAGE },
   alerts: { summary: 'Prometheus recording and alerting rules for the prompt: a dynamic baseline (the same hour over the last weeks) instead of a static threshold.', usage: ALERTS_USAGE },
   compare: { summary: 'Two revisions of a prompt side by side: adherence and latency, whether a difference is real, and the rollout decision (ship, hold, insufficient evidence).', usage: COMPARE_USAGE },
 };

@@ -1,0 +1,63 @@
+/**
+ * A production request's captured messages mapped back to the prompt's template variables: each of
+ * the prompt's messages is rendered with a sentinel per variable, the literal text between the
+ * sentinels must then match the captured message of the same role exactly (whitespace at the ends
+ * aside), and what stands where a sentinel stood is that variable's value. When a template has logic
+ * (`{% if %}`, `{{#each}}`), nested paths (`a.b`), or a message does not match, null: the case keeps
+ * the messages as they were sent, and says so.
+ */
+import { renderTemplate } from '../formats/template';
+import type { Prompt } from '../formats/model';
+import type { CapturedMessage } from './capturedMessages';
+
+const sentinel = (i: number) => `\u0000PI${i}\u0000`;
+const SENTINEL = /\u0000PI(\d+)\u0000/g;
+const SIMPLE_NAME = /^[A-Za-z_][\w-]*$/;
+
+export function varsFromMessages(prompt: Prompt, messages: readonly CapturedMessage[]): Record<string, string> | null {
+  const vars: Record<string, string> = {};
+  let used = 0;
+  for (const message of prompt.messages) {
+    const names = [...new Set(renderTemplate(message.template, prompt.templateSyntax, {}).unresolved.filter((p) => !p.runtime).map((p) => p.name))];
+    if (names.some((n) => !SIMPLE_NAME.test(n))) return null;
+    const rendered = renderTemplate(message.template, prompt.templateSyntax, Object.fromEntries(names.map((n, i) => [n, sentinel(i)])));
+    if (rendered.unevaluatedLogic || rendered.unresolved.length > 0) return null;
+    const template = rendered.text.trim();
+    // The captured message of this role that matches, in order (the template's first message of a role is the first sent).
+    const candidates = messages.slice(used).map((m, i) => ({ m, i: i + used })).filter(({ m }) => m.role === message.role);
+    let matched = false;
+    for (const { m, i } of candidates) {
+      const values = matchTemplate(template, m.content.trim(), names);
+      if (!values) continue;
+      for (const [k, v] of Object.entries(values)) {
+        if (k in vars && vars[k] !== v) return null; // a variable used twice must have one value
+        vars[k] = v;
+      }
+      used = i + 1;
+      matched = true;
+      break;
+    }
+    if (!matched) return null;
+  }
+  return Object.keys(vars).length > 0 ? vars : null;
+}
+
+function matchTemplate(template: string, text: string, names: readonly string[]): Record<string, string> | null {
+  const order: string[] = [];
+  let source = '^';
+  let last = 0;
+  for (const m of template.matchAll(SENTINEL)) {
+    source += escape(template.slice(last, m.index));
+    const name = names[Number(m[1])]!;
+    source += order.includes(name) ? `\\k<v${order.indexOf(name)}>` : `(?<v${order.length}>[\\s\\S]*?)`;
+    if (!order.includes(name)) order.push(name);
+    last = m.index! + m[0].length;
+  }
+  source += `${escape(template.slice(last))}$`;
+  // Templates are the user's own and the pattern is literal text with lazy groups: bounded by the message size.
+  const found = new RegExp(source).exec(text);
+  if (!found) return null;
+  return Object.fromEntries(order.map((name, i) => [name, found.groups![`v${i}`]!]));
+}
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
