@@ -7,7 +7,7 @@
 import { findAnomalies, findDrift, type Anomaly, type Drift, type VersionChange } from '../core/baseline/anomalies';
 import { watchSeriesFromPrometheus, type PromWatchSeries } from '../core/baseline/promSeries';
 import { baselineAt, type SeriesPoint } from '../core/baseline/seasonalBaseline';
-import { SpanWindows, WATCH_METRICS, type WatchMetric } from '../core/baseline/spanWindows';
+import { SKEW_TOLERANCE_MS, SpanWindows, WATCH_METRICS, type WatchMetric } from '../core/baseline/spanWindows';
 import { formatMs } from '../core/metrics/format';
 import { readTraceFiles } from '../core/telemetry/importOtlp';
 import { DEFAULT_PROMETHEUS_MAX_BYTES, DEFAULT_PROMETHEUS_TIMEOUT_MS, safeUrl } from '../core/telemetry/prodPrometheus';
@@ -119,7 +119,11 @@ interface Read {
 async function fromTraces(traces: string[], names: Set<string>, signal: AbortSignal): Promise<Read | { error: string } | number> {
   const windows = new SpanWindows(names);
   try {
-    await readTraceFiles(traces, windows, { signal });
+    // One file at a time, so the same span in two files (two sources' clocks) can be told apart.
+    for (const [i, path] of traces.entries()) {
+      windows.file = i;
+      await readTraceFiles([path], windows, { signal });
+    }
   } catch (error) {
     if (signal.aborted) return 130;
     return { error: (error as Error).message };
@@ -129,8 +133,12 @@ async function fromTraces(traces: string[], names: Set<string>, signal: AbortSig
     source: { kind: 'traces' },
     versions: windows.versionChanges(),
     seriesOf: (metric) => windows.series(metric),
-    counts: { spans: windows.matched, otherSpans: windows.others, skipped },
-    summary: `${windows.matched} production requests of this prompt${Object.keys(skipped).length ? ` (skipped: ${Object.entries(skipped).map(([r, n]) => `${n} ${r}`).join(', ')})` : ''}`,
+    counts: { spans: windows.matched, otherSpans: windows.others, skipped, ...(windows.future.spans ? { future: windows.future } : {}), ...(windows.repeated.spans ? { repeated: windows.repeated } : {}) },
+    summary: [
+      `${windows.matched} production requests of this prompt${Object.keys(skipped).length ? ` (skipped: ${Object.entries(skipped).map(([r, n]) => `${n} ${r}`).join(', ')})` : ''}`,
+      ...(windows.future.spans ? [`${windows.future.spans} spans end in the future, up to ${formatMs(windows.future.maxAheadMs)} ahead of this machine's clock (clock skew): not counted, so no hour that has not happened is called ongoing`] : []),
+      ...(windows.repeated.spans ? [`${windows.repeated.spans} spans appear in more than one file: counted once${windows.repeated.skewed ? `; ${windows.repeated.skewed} of them disagree on time by more than ${formatMs(SKEW_TOLERANCE_MS)} (up to ${formatMs(windows.repeated.maxSkewMs)}): the sources' clocks are skewed` : ''}`] : []),
+    ].join('\n'),
   };
 }
 

@@ -5,7 +5,7 @@
  * the same traffic without the regression is quiet (exit 0). The CLI as a child process.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -72,6 +72,32 @@ describe('prompt-insight watch', () => {
     const { code, stdout } = await cli(['watch', 'homes.prompty', '--traces', 'normal.jsonl', '--json'], dir);
     expect(JSON.parse(stdout).anomalies).toEqual([]);
     expect(code).toBe(0);
+  });
+
+  it('clock skew: the same spans from a second source 90 s off are counted once and said; spans ending in the future are not counted', async () => {
+    const normal = readFileSync(join(dir, 'normal.jsonl'), 'utf8').trim().split('\n');
+    const shift = (ns: string) => (BigInt(ns) + 90_000_000_000n).toString();
+    const copy = JSON.parse(normal.at(-1)!);
+    for (const span of copy.resourceSpans[0].scopeSpans[0].spans) Object.assign(span, { startTimeUnixNano: shift(span.startTimeUnixNano), endTimeUnixNano: shift(span.endTimeUnixNano) });
+    const future = tracesLine(Array.from({ length: 15 }, (_, i) => otlpSpan({ promptName: 'homes-assistant', version: 'b7e1c2d', startMs: Date.now() + 2 * HOUR + i * 1000, ttftMs: 9000, e2eMs: 9600 })));
+    writeFileSync(join(dir, 'gateway.jsonl'), `${JSON.stringify(copy)}\n${future}\n`);
+    const { code, stdout } = await cli(['watch', 'homes.prompty', '--traces', 'normal.jsonl', 'gateway.jsonl', '--json'], dir);
+    const json = JSON.parse(stdout);
+    expect(json.spans).toBe((END + 1) * 20);
+    expect(json.repeated).toEqual({ spans: 20, skewed: 20, maxSkewMs: 90_000 });
+    expect(json.future.spans).toBe(15);
+    expect(json.future.maxAheadMs).toBeGreaterThan(2 * HOUR - 60_000);
+    expect(json.anomalies).toEqual([]);
+    expect(code).toBe(0);
+    const text = await cli(['watch', 'homes.prompty', '--traces', 'normal.jsonl', 'gateway.jsonl'], dir);
+    expect(text.stdout).toMatch(/15 spans end in the future, up to [\d.]+ s ahead of this machine's clock \(clock skew\): not counted/);
+    expect(text.stdout).toContain('20 spans appear in more than one file: counted once; 20 of them disagree on time by more than 1.00 s (up to 90.00 s)');
+  });
+
+  it('too little history is said: the baseline needs more days', async () => {
+    writeFileSync(join(dir, 'short.jsonl'), `${traces(false).trim().split('\n').slice(0, 60).join('\n')}\n`);
+    const { stdout } = await cli(['watch', 'homes.prompty', '--traces', 'short.jsonl'], dir);
+    expect(stdout).toContain('The baseline needs 12 more days of history for the weekly rhythm');
   });
 
   it('clear errors: no traces, a missing file, a file with no such prompt', async () => {

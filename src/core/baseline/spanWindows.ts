@@ -24,8 +24,22 @@ interface Window {
 /** Windows with fewer requests than this give no percentile (a p99 of 5 requests is their maximum). */
 const MIN_REQUESTS_PER_WINDOW = 10;
 
+/** A span may end this far after this machine's clock before it is "in the future" (not counted). */
+export const FUTURE_TOLERANCE_MS = 5 * 60_000;
+/** The same span in two files may differ this much before the sources' clocks are said to disagree. */
+export const SKEW_TOLERANCE_MS = 1000;
+/** Span ids remembered for spotting the same span in several files. */
+const MAX_REMEMBERED_IDS = 200_000;
+
 export class SpanWindows implements SpanSink {
   private readonly windows = new Map<number, Window>();
+  private readonly seenIds = new Map<string, { file: number; endMs: number }>();
+  /** Which of the trace files is being read (set by the reader between files). */
+  file = 0;
+  /** Spans ending after now + tolerance: a clock ahead of ours; not counted (an hour that has not happened is not "ongoing"). */
+  future = { spans: 0, maxAheadMs: 0 };
+  /** The same span (trace and span id) in more than one file: counted once; how many disagree on time, and by how much. */
+  repeated = { spans: 0, skewed: 0, maxSkewMs: 0 };
   private readonly firstSeen = new Map<string, number>();
   private readonly random = seededRandom(7);
   readonly skipped = new Map<SkipReason, number>();
@@ -36,12 +50,32 @@ export class SpanWindows implements SpanSink {
     private readonly promptNames: ReadonlySet<string>,
     private readonly windowMs = 3_600_000,
     private readonly maxPerWindow = 5000,
+    private readonly nowMs = Date.now(),
   ) {}
 
   span(span: ImportedSpan): void {
     if (span.promptName === null || !this.promptNames.has(span.promptName)) {
       this.others++;
       return;
+    }
+    if (span.endMs > this.nowMs + FUTURE_TOLERANCE_MS) {
+      this.future.spans++;
+      this.future.maxAheadMs = Math.max(this.future.maxAheadMs, span.endMs - this.nowMs);
+      return;
+    }
+    if (span.traceId && span.spanId) {
+      const id = `${span.traceId}/${span.spanId}`;
+      const seen = this.seenIds.get(id);
+      if (seen) {
+        this.repeated.spans++;
+        const skew = Math.abs(span.endMs - seen.endMs);
+        if (seen.file !== this.file && skew > SKEW_TOLERANCE_MS) {
+          this.repeated.skewed++;
+          this.repeated.maxSkewMs = Math.max(this.repeated.maxSkewMs, skew);
+        }
+        return;
+      }
+      if (this.seenIds.size < MAX_REMEMBERED_IDS) this.seenIds.set(id, { file: this.file, endMs: span.endMs });
     }
     this.matched++;
     const start = Math.floor(span.startMs / this.windowMs) * this.windowMs;
