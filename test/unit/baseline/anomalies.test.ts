@@ -5,34 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { findAnomalies, findDrift, staticThresholdAlerts } from '../../../src/core/baseline/anomalies';
-import { baselineAt, type SeriesPoint } from '../../../src/core/baseline/seasonalBaseline';
-import { seededRandom } from '../../../src/core/stats/random';
-
-const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
-/** Monday 2026-10-05 00:00 UTC. */
-const T0 = Date.UTC(2026, 9, 5);
-
-/** TTFT p99 (ms) at an hour: 800 ms at night, a peak of 1,400 ms at 14:00 on weekdays, 20% lower at weekends, ±3% noise. */
-function normal(t: number, random: () => number): number {
-  const hour = new Date(t).getUTCHours();
-  const weekday = (new Date(t).getUTCDay() + 6) % 7; // Monday = 0
-  const daytime = hour >= 8 && hour <= 20 ? 600 * Math.sin((Math.PI * (hour - 8)) / 12) : 0;
-  const weekend = weekday >= 5 ? 0.8 : 1;
-  return (800 + daytime) * weekend * (1 + (random() - 0.5) * 0.06);
-}
-
-function series(weeks: number, shape: (t: number, value: number) => number, seed = 20261204): SeriesPoint[] {
-  const random = seededRandom(seed);
-  return Array.from({ length: weeks * 7 * 24 }, (_, i) => {
-    const t = T0 + i * HOUR;
-    return { t, value: shape(t, normal(t, random)) };
-  });
-}
-
-const STEP_AT = T0 + 5 * 7 * DAY + DAY + 2 * HOUR; // week 6, Tuesday 02:00
-const SPIKE_AT = T0 + 4 * 7 * DAY + 2 * DAY + 3 * HOUR; // week 5, Wednesday 03:00
-const VERSION_CHANGE = { t: STEP_AT - HOUR, version: 'b7e1c2d' };
+import { baselineAt } from '../../../src/core/baseline/seasonalBaseline';
+import { DAY, HOUR, series, SPIKE_AT, STEP_AT, T0, VERSION_CHANGE, workedExample } from '../../fixtures/productionSeries';
 
 describe('dynamic baseline', () => {
   it('uses the same hour of the week when there is history; a rolling day meanwhile; says what it still needs', () => {
@@ -64,7 +38,7 @@ describe('dynamic baseline', () => {
   });
 
   it('catches the night-time step regression after a version change, ignores the daily peak and a single spike', () => {
-    const s = series(6, (t, v) => (t === SPIKE_AT ? v * 3 : t >= STEP_AT && new Date(t).getUTCHours() < 7 ? v * 1.5 : v));
+    const s = workedExample();
     const anomalies = findAnomalies('ttft.p99', s, [{ t: T0, version: 'a1b2c3d' }, VERSION_CHANGE]);
     expect(anomalies.length).toBeGreaterThanOrEqual(1);
     const first = anomalies[0]!;
