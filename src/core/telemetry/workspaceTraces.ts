@@ -113,7 +113,10 @@ export function boundedTraceOpener(root: string, maxBytes: number, onNote: (note
         const stream = handle.createReadStream({ start, end: size - 1, highWaterMark: 1 << 20 });
         return start > 0 ? Readable.from(fromFirstNewline(stream)) : stream;
       }
-      const gunzip = handle.createReadStream({ highWaterMark: 1 << 20 }).pipe(createGunzip());
+      const file = handle.createReadStream({ highWaterMark: 1 << 20 });
+      const gunzip = file.pipe(createGunzip());
+      // A read stopped at the bound (or by a corrupt stream) destroys gunzip only: close the file with it.
+      gunzip.once('close', () => file.destroy());
       return Readable.from(upTo(gunzip, maxBytes, () => onNote(`${shown} holds more than ${mib(maxBytes)} once decompressed; the first ${mib(maxBytes)} were read.`)));
     } catch (error) {
       await handle.close().catch(() => undefined);
