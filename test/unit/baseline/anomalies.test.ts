@@ -84,4 +84,12 @@ describe('dynamic baseline', () => {
     expect(findAnomalies('ttft.p99', short, [])).toEqual([]);
     expect(baselineAt(short, short.at(-1)!.t + HOUR).method).toBe('none');
   });
+
+  it('gaps neither shift nor invent anything: a lost day and every fifth hour missing, the regression is still found where it starts and nothing else', () => {
+    const lostDay = STEP_AT - 7 * DAY - 2 * HOUR; // the same Tuesday a week before: one of the weeks the baseline uses
+    const gappy = workedExample().filter((p, i) => (p.t < lostDay || p.t >= lostDay + DAY) && (i % 5 !== 0 || p.t >= STEP_AT));
+    const anomalies = findAnomalies('ttft.p99', gappy, [VERSION_CHANGE]);
+    expect(anomalies[0]).toMatchObject({ start: STEP_AT, likelyCause: VERSION_CHANGE, band: { method: 'same-hour-of-week' } });
+    for (const a of anomalies) expect(new Date(a.start).getUTCHours()).toBeLessThan(7);
+  });
 });
