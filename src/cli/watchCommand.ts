@@ -149,6 +149,8 @@ async function fromPrometheus(url: string, names: Set<string>, args: ParsedArgs,
   const since = stringFlag(args, 'since') ?? DEFAULT_PROMETHEUS_SINCE;
   const nowMs = Date.now();
   const sinceMs = parseSince(since, nowMs);
+  // Prometheus answers at most 11,000 points per series: hourly steps allow some 458 days.
+  if ((nowMs - sinceMs) / 3_600_000 > 10_000) throw new UsageError(`--since ${since} is more hourly steps than Prometheus answers in one range query (at most 10,000 hours, about 416 days)`);
   const timeoutMs = args.flags.has('timeout-ms') ? Number(stringFlag(args, 'timeout-ms')) : DEFAULT_PROMETHEUS_TIMEOUT_MS;
   if (!(Number.isInteger(timeoutMs) && timeoutMs >= 100)) throw new UsageError('--timeout-ms must be an integer ≥ 100');
   let read: PromWatchSeries;

@@ -132,5 +132,6 @@ describe('watch --prometheus on three weeks of backfilled history', () => {
   it('one source only; an unreachable server is a clear error', async () => {
     expect(await watch(['homes-normal.prompty', '--prometheus', prometheus.url, '--traces', 'x.jsonl'])).toMatchObject({ code: 2, stderr: expect.stringContaining('give one source') });
     expect(await watch(['homes-normal.prompty', '--prometheus', 'http://127.0.0.1:9', '--timeout-ms', '500'])).toMatchObject({ code: 1, stderr: expect.stringContaining('Prometheus range query failed') });
+    expect(await watch(['homes-normal.prompty', '--prometheus', prometheus.url, '--since', '500d'])).toMatchObject({ code: 2, stderr: expect.stringContaining('more hourly steps than Prometheus answers') });
   });
 });
