@@ -40,7 +40,11 @@ describe('LSP custom messages and settings', () => {
     expect(isRunsChangedParams({ storePath: '' })).toBe(false);
     expect(isTokenSummaryParams({ uri: 'file:///a', position: { line: 0, character: 0 }, selections: [] })).toBe(true);
     expect(isTokenSummaryParams({ uri: 'file:///a', position: { line: -1, character: 0 }, selections: [] })).toBe(false);
-    expect(readServerSettings({ run: { repeats: 0 }, tokens: { budget: 'x' } })).toEqual({ tokens: { defaultModel: 'gpt-4o', budget: 0 }, run: { repeats: 10 }, partialFolders: [] });
+    expect(readServerSettings({ run: { repeats: 0 }, tokens: { budget: 'x' } })).toEqual({ tokens: { defaultModel: 'gpt-4o', budget: 0 }, run: { repeats: 10 }, partialFolders: [], production: { sources: [], problems: [] } });
+    // Production sources: malformed entries dropped and said, never passed on.
+    const production = readServerSettings({ production: { sources: [{ traces: 'prod/*.jsonl' }, { prometheus: 7 }, 'x'] } }).production;
+    expect(production.sources.length).toBe(1);
+    expect(production.problems.length).toBeGreaterThanOrEqual(1);
     // Partial folders: absolute paths only (a relative one would depend on the server's working directory).
     expect(readServerSettings({ render: { partialFolders: ['/shared/partials', 'relative', 7] } }).partialFolders).toEqual(['/shared/partials']);
     expect(readServerSettings({ run: { repeats: 25 } }).run.repeats).toBe(25);
