@@ -6,6 +6,10 @@
  * byte for byte (test/unit/baseline/baselineChart.test.ts holds the committed file to it).
  *
  *   npx tsx docs/images/make-baseline-chart.ts   # writes docs/images/baseline-band.svg
+ *
+ * The README shows it as media/baseline-band.png (the extension page accepts no SVG), drawn from the SVG by
+ *   chromium --headless --hide-scrollbars --force-device-scale-factor=1 --window-size=960,360 \
+ *     --screenshot=media/baseline-band.png docs/images/baseline-band.svg
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
