@@ -4,6 +4,7 @@ import { decodePromptBytes } from '../core/formats/decode';
 import { attributionHints, serverEvidenceHints } from '../core/metrics/attribution';
 import { formatMs } from '../core/metrics/format';
 import { fitLatency } from '../core/metrics/latencyModel';
+import { chainLine } from '../core/metrics/chain';
 import type { MetricSummary, RunSummary } from '../core/metrics/summary';
 import { CACHE_MODES, type CacheMode } from '../core/endpoint/serverKind';
 import { isSafeSelector, type MetricsSource } from '../core/endpoint/serverMetrics';
@@ -119,6 +120,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   } else {
     if (process.stderr.isTTY) io.stderr('\n');
     io.stdout(renderSummary(summary, simulated, 'cold'));
+    if (summary.chain) io.stdout(`${chainLine(summary.chain)}\n`);
     if (summaryWarm) io.stdout(renderSummary(summaryWarm, simulated, 'warm'));
     if (serverMetrics) io.stdout(`${serverMetricsLine(serverKind, serverMetrics)}\n`);
     io.stdout(runChecksText(adherence, checks));

@@ -45,7 +45,13 @@ export type ErrorKind =
   | 'connection_failed'
   | 'connection_reset'
   | 'malformed_stream'
-  | 'cancelled';
+  | 'cancelled'
+  // The prompt's retrieval step failed before the model was called (core/retrieval/retrievalStep.ts).
+  | 'retrieval-timeout'
+  | 'retrieval-connection_failed'
+  | 'retrieval-http_error'
+  | 'retrieval-bad_response'
+  | 'retrieval-too_large';
 
 export class EndpointError extends Error {
   constructor(

@@ -62,6 +62,10 @@ export interface RunRecord {
   overlappedLeftover?: string;
   /** The answer came from Prompt Insight's simulator. */
   simulated?: true;
+  /** The prompt's retrieval step before the model call (RAG chain: retrieval → TTFT → decode); absent when it declares none. */
+  retrievalMs?: number | null;
+  /** Passages the retrieval step put into the prompt. */
+  retrievedPassages?: number;
 }
 
 export interface RunText {

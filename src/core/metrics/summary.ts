@@ -4,6 +4,7 @@
  * would only restate the maximum, so it is reported as null and listed in `tooFewFor`.
  */
 import type { ErrorKind } from '../endpoint/types';
+import { chainSummary, type ChainSummary } from './chain';
 import { decodeTokensPerSec, type PhaseSource, type RunRecord } from './runRecord';
 
 export interface MetricSummary {
@@ -46,6 +47,8 @@ export interface RunSummary {
   cache: { cold: number; warm: number; unknown: number };
   /** Medians of the server-reported phases over the measured runs that have them. */
   phases?: PhaseSummary | null;
+  /** A prompt with a retrieval step: retrieval → TTFT → decode, per step and over the chain (chain.ts). */
+  chain?: ChainSummary;
 }
 
 /** Linear interpolation between closest ranks (numpy's default, Hyndman–Fan type 7) on sorted values. */
@@ -129,7 +132,13 @@ function summarizeSome(runs: readonly RunRecord[], measured: (run: RunRecord) =>
     errors,
     cache,
     phases: phaseSummary(ok),
+    ...chainOf(runs.filter((r) => measured(r) && !r.overlappedLeftover)),
   };
+}
+
+function chainOf(runs: readonly RunRecord[]): { chain?: ChainSummary } {
+  const chain = chainSummary(runs);
+  return chain ? { chain } : {};
 }
 
 function phaseSummary(runs: readonly RunRecord[]): PhaseSummary | null {

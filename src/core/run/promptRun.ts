@@ -20,6 +20,10 @@ import { loadEncoder, type TokenEncoder } from '../tokens/engine';
 import { modelTokenInfo } from '../tokens/models';
 import type { PromptReferences } from '../render/renderWithReferences';
 import { renderPromptRequest } from './promptRequest';
+import { retrievalStepOf } from '../retrieval/retrievalStep';
+import { findWorkspaceRoot } from '../files/workspaceFile';
+import { promptValues } from '../render/promptValues';
+import { retrieveForRun, withRetrieval, type PlannedRetrieval } from './retrievalRun';
 
 export interface PromptRunPlan {
   /** File path as stored (workspace-relative in the editor). */
@@ -29,6 +33,8 @@ export interface PromptRunPlan {
   unresolved: string[];
   inputTokensEstimate: number;
   encoder: TokenEncoder;
+  /** The prompt's retrieval step, run before each run (its passages fill an input). */
+  retrieval?: PlannedRetrieval;
 }
 
 export class PlanError extends Error {}
@@ -51,17 +57,35 @@ export async function planPromptRun(
     if (!prompt) throw new PlanError(`${file} has no prompt #${options.promptIndex}.`);
   }
   if (prompt.messages.length === 0) throw new PlanError(`Prompt '${prompt.name}' has no messages to send.`);
+  let step;
+  try {
+    step = retrievalStepOf(text, doc.format === 'github-prompt-yaml');
+  } catch (error) {
+    throw new PlanError(`${file}: ${(error as Error).message}`);
+  }
+  const model = { ...(options.modelOverride ? { override: options.modelOverride } : {}), ...(options.endpointModel ? { endpointDefault: options.endpointModel } : {}) };
+  const render = async (vars: Record<string, unknown>) => renderPromptRequest(text, prompt, vars, model, options.references);
   let rendered;
   try {
-    rendered = await renderPromptRequest(text, prompt, options.vars ?? {}, { ...(options.modelOverride ? { override: options.modelOverride } : {}), ...(options.endpointModel ? { endpointDefault: options.endpointModel } : {}) }, options.references);
+    rendered = await render(options.vars ?? {});
   } catch (error) {
     throw new PlanError((error as Error).message);
   }
+  // The input the retrieval step fills has no value until a run retrieves: not a missing input.
+  if (step) rendered = { ...rendered, unresolved: rendered.unresolved.filter((name) => name !== step.into) };
   const encoder = await loadEncoder(modelTokenInfo(rendered.request.model).encoding);
   const inputTokensEstimate = chatTokenTotal(
     rendered.request.messages.map((m) => ({ contentTokens: encoder.count(m.content), roleTokens: encoder.count(m.role), ...(m.name ? { nameTokens: encoder.count(m.name) } : {}) })),
   ).total;
-  return { file, prompt, request: rendered.request, unresolved: rendered.unresolved, inputTokensEstimate, encoder };
+  const retrieval: PlannedRetrieval | undefined = step ? { step, vars: inputValues(prompt, options.vars ?? {}, options.references), render: async (vars) => (await render(vars)).request } : undefined;
+  return { file, prompt, request: rendered.request, unresolved: rendered.unresolved, inputTokensEstimate, encoder, ...(retrieval ? { retrieval } : {}) };
+}
+
+/** The inputs a run renders with (its sample values, `${file:}` read), for the retrieval query. */
+function inputValues(prompt: Prompt, vars: Record<string, unknown>, references: PromptReferences | undefined): Record<string, unknown> {
+  const filePath = references?.filePath;
+  const root = filePath ? findWorkspaceRoot(filePath, references?.workspaceFolders ? { workspaceFolders: references.workspaceFolders } : {}) : undefined;
+  return promptValues(prompt, filePath, vars, root).values;
 }
 
 export interface ExecuteOptions extends BatchOptions {
@@ -164,16 +188,20 @@ export async function executeRunJobs(transport: ChatTransport, jobs: readonly Ru
       }
       if (!warmup) startedAt[index] = performance.now() - batchStart;
       const first = index === 0 && !warmup;
+      // RAG: the retrieval step runs before each run, timed apart; its passages are rendered in.
+      const retrieved = plan.retrieval ? await retrieveForRun(plan.retrieval, plan.encoder, options.signal) : undefined;
+      if (retrieved && !retrieved.ok) return retrieved.outcome;
       if (first) options.onFirstRunStage?.('sending');
-      let outcome = await runOnce(transport, withServerFields(plan.request, cacheFields(serverKind, mode)), {
+      let outcome = await runOnce(transport, withServerFields(retrieved?.request ?? plan.request, cacheFields(serverKind, mode)), {
         timeoutMs: options.timeoutMs,
         ...(options.signal ? { signal: options.signal } : {}),
         countTokens: (t) => plan.encoder.count(t),
         encoder: plan.encoder,
-        inputTokensEstimate: plan.inputTokensEstimate,
+        inputTokensEstimate: retrieved?.inputTokensEstimate ?? plan.inputTokensEstimate,
         ...(first && options.onFirstRunText ? { onText: options.onFirstRunText } : {}),
         ...(first && options.onFirstRunStage ? { onStage: options.onFirstRunStage } : {}),
       });
+      if (retrieved) outcome = withRetrieval(outcome, retrieved.retrievalMs, retrieved.passages.length);
       if (before && outcome.record.ok && !outcome.record.phases) {
         const after = await readHistogramsAfter(serverKind, metricsUrl!, before);
         const phases = after ? phasesFromHistograms(serverKind, before, after, outcome.record.ttftMs) : null;

@@ -1,0 +1,46 @@
+/**
+ * The RAG chain of a prompt with a retrieval step: retrieval → TTFT → decode (issue 25, "measure the
+ * chain"). Per step and over the whole chain (retrieval + E2E of the same run), percentiles as every
+ * other metric (summary.ts: none reported that the number of runs cannot support).
+ */
+import { formatMs } from './format';
+import type { RunRecord } from './runRecord';
+import { summarize, type MetricSummary } from './summary';
+
+export interface ChainSummary {
+  /** Runs whose retrieval step ran (failed ones included). */
+  runs: number;
+  retrievalMs: MetricSummary;
+  ttftMs: MetricSummary;
+  /** E2E − TTFT. */
+  decodeMs: MetricSummary;
+  /** retrieval + E2E, per run. */
+  chainMs: MetricSummary;
+}
+
+/** Over the runs that retrieved and then answered; null when the prompt has no retrieval step. */
+export function chainSummary(runs: readonly RunRecord[]): ChainSummary | null {
+  const retrieving = runs.filter((r) => r.retrievalMs !== undefined);
+  if (retrieving.length === 0) return null;
+  const whole = retrieving.filter((r) => r.ok && r.retrievalMs != null && r.ttftMs !== null && r.e2eMs !== null);
+  return {
+    runs: retrieving.length,
+    retrievalMs: summarize(retrieving.map((r) => r.retrievalMs).filter((v): v is number => typeof v === 'number')),
+    ttftMs: summarize(whole.map((r) => r.ttftMs!)),
+    decodeMs: summarize(whole.map((r) => r.e2eMs! - r.ttftMs!)),
+    chainMs: summarize(whole.map((r) => r.retrievalMs! + r.e2eMs!)),
+  };
+}
+
+/** One line: `RAG chain p50 1.25 s = retrieval 200 ms → TTFT 300 ms → decode 750 ms · p90 …`. */
+export function chainLine(chain: ChainSummary): string {
+  const at = (p: 'p50' | 'p90' | 'p99'): string | undefined => {
+    const total = chain.chainMs[p];
+    if (total === null) return undefined;
+    const step = (m: MetricSummary): string => (m[p] === null ? 'n/a' : formatMs(m[p]!));
+    return `${p} ${formatMs(total)} = retrieval ${step(chain.retrievalMs)} → TTFT ${step(chain.ttftMs)} → decode ${step(chain.decodeMs)}`;
+  };
+  const parts = (['p50', 'p90', 'p99'] as const).map(at).filter((s): s is string => s !== undefined);
+  if (parts.length === 0) return `RAG chain: no run got through retrieval and the model (${chain.runs} retrieval${chain.runs === 1 ? '' : 's'})`;
+  return `RAG chain ${parts.join(' · ')} (n ${chain.chainMs.n})`;
+}

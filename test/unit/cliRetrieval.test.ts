@@ -1,0 +1,152 @@
+/**
+ * RAG chain latency (issue 25), end to end: the built CLI runs a Prompty whose front matter declares a
+ * retrieval step, against the simulator and a search service on 127.0.0.1 with a known delay. Each run
+ * keeps retrievalMs (≥ the delay) and the chain retrieval → TTFT → decode, whose total is retrieval + E2E
+ * of the same run; a search service that hangs, answers junk or too much is a failed run with its kind.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimProcess, type SimProcess } from '../fixtures/simProcess';
+
+const CLI = resolve('dist/cli.js');
+function cli(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((done) => execFile(process.execPath, [CLI, ...args], { cwd, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => done({ code: error ? (error as { code: number }).code : 0, stdout, stderr })));
+}
+
+const DELAY_MS = 150;
+const LISTING = '12 Elm St, Bellevue: 3 bedrooms, listed at $850,000.';
+let search: http.Server;
+let searchUrl: string;
+const queries: unknown[] = [];
+const hanging = new Set<http.ServerResponse>();
+let sim: SimProcess;
+let dir: string;
+
+const prompty = (path: string, extra = '') => `---
+name: listings
+model:
+  configuration:
+    name: homes-model
+sample:
+  question: homes in Bellevue
+retrieval: { url: "${searchUrl}${path}", query: "{{question}}", into: context, topK: 3${extra} }
+---
+system:
+Answer from these listings only.
+{{context}}
+
+user:
+{{question}}
+`;
+
+beforeAll(async () => {
+  search = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      if (req.url === '/search') {
+        queries.push(JSON.parse(body));
+        setTimeout(() => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ passages: [{ text: LISTING, id: 'elm-12', score: 0.9 }, { text: '4 Oak Ave: 2 bedrooms, $620,000', id: 'oak-4' }] }));
+        }, DELAY_MS);
+      } else if (req.url === '/hang') {
+        hanging.add(res);
+      } else if (req.url === '/junk') {
+        res.writeHead(200).end('<html>search is down</html>');
+      } else if (req.url === '/huge') {
+        res.writeHead(200).end(JSON.stringify({ passages: Array.from({ length: 3 }, (_, i) => ({ text: `${i} `.repeat(30_000) })) }));
+      } else res.writeHead(404).end();
+    });
+  });
+  await new Promise<void>((r) => search.listen(0, '127.0.0.1', r));
+  searchUrl = `http://127.0.0.1:${(search.address() as AddressInfo).port}`;
+  sim = await startSimProcess(['--ttft-ms', '40', '--decode-ms-per-token', '2', '--output-tokens', '20']);
+  dir = mkdtempSync(join(tmpdir(), 'pi-rag-'));
+});
+afterAll(async () => {
+  sim.child.kill('SIGINT');
+  for (const res of hanging) res.destroy();
+  search.closeAllConnections();
+  await new Promise((r) => search.close(r));
+});
+
+describe('prompt-insight run with a retrieval step', () => {
+  it('times the step in every run and reports the chain retrieval → TTFT → decode', async () => {
+    writeFileSync(join(dir, 'rag.prompty'), prompty('/search'));
+    writeFileSync(join(dir, 'plain.prompty'), prompty('/search').replace(/^retrieval:.*\n/m, ''));
+    const { code, stdout, stderr } = await cli(['run', 'rag.prompty', '--endpoint', sim.url, '--runs', '10', '--json', '--no-store'], dir);
+    expect(stderr).not.toContain('no value for');
+    expect(code).toBe(0);
+    const json = JSON.parse(stdout);
+    expect(queries).toContainEqual({ query: 'homes in Bellevue', topK: 3 });
+    for (const run of json.runs) {
+      expect(run.ok).toBe(true);
+      expect(run.retrievalMs).toBeGreaterThanOrEqual(DELAY_MS);
+      expect(run.retrievedPassages).toBe(2);
+    }
+    // The passages reached the model: the same prompt without them is sent with fewer input tokens.
+    const plain = JSON.parse((await cli(['run', 'plain.prompty', '--endpoint', sim.url, '--runs', '1', '--json', '--no-store'], dir)).stdout);
+    expect(plain.runs[0].retrievalMs).toBeUndefined();
+    expect(plain.summary.chain).toBeUndefined();
+    expect(json.runs[0].inputTokens).toBeGreaterThan(plain.runs[0].inputTokens + 15);
+    const chain = json.summary.chain;
+    expect(chain.runs).toBe(10);
+    expect(chain.retrievalMs.n).toBe(10);
+    expect(chain.retrievalMs.p50).toBeGreaterThanOrEqual(DELAY_MS);
+    expect(chain.retrievalMs.p90).not.toBeNull();
+    expect(chain.retrievalMs.p99).toBeNull(); // 10 runs cannot support p99
+    // The chain is per run retrieval + E2E, not a sum of percentiles.
+    const totals = json.runs.map((r: { retrievalMs: number; e2eMs: number }) => r.retrievalMs + r.e2eMs).sort((a: number, b: number) => a - b);
+    expect(chain.chainMs.min).toBeCloseTo(totals[0], 6);
+    expect(chain.chainMs.max).toBeCloseTo(totals[9], 6);
+    expect(chain.decodeMs.p50).toBeCloseTo(chain.chainMs.p50 - chain.retrievalMs.p50 - chain.ttftMs.p50, -2);
+    expect(chain.ttftMs.p50).toBeGreaterThanOrEqual(40);
+
+    const text = await cli(['run', 'rag.prompty', '--endpoint', sim.url, '--runs', '3', '--no-store'], dir);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^RAG chain p50 \d+ ms = retrieval \d+ ms → TTFT \d+ ms → decode \d+ ms \(n 3\)$/m);
+  });
+
+  it('a search service that hangs: the run fails with kind retrieval-timeout within the step timeout', async () => {
+    writeFileSync(join(dir, 'hang.prompty'), prompty('/hang', ', timeoutMs: 300'));
+    const started = Date.now();
+    const { code, stdout } = await cli(['run', 'hang.prompty', '--endpoint', sim.url, '--runs', '2', '--json', '--no-store'], dir);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(code).toBe(1);
+    const json = JSON.parse(stdout);
+    for (const run of json.runs) {
+      expect(run.ok).toBe(false);
+      expect(run.error.kind).toBe('retrieval-timeout');
+      expect(run.error.message).toContain('did not answer within 300 ms');
+      expect(run.retrievalMs).toBeGreaterThanOrEqual(290);
+      expect(run.ttftMs).toBeNull();
+    }
+    expect(json.summary.errors).toEqual({ 'retrieval-timeout': 2 });
+    const text = await cli(['run', 'hang.prompty', '--endpoint', sim.url, '--runs', '1', '--no-store'], dir);
+    expect(text.stderr).toContain('run failed (retrieval-timeout): retrieval: the search service');
+    expect(text.stdout).toContain('RAG chain: no run got through retrieval and the model (1 retrieval)');
+  });
+
+  it('a malformed answer and passages beyond the bound fail the run with their kind, said', async () => {
+    writeFileSync(join(dir, 'junk.prompty'), prompty('/junk'));
+    const junk = JSON.parse((await cli(['run', 'junk.prompty', '--endpoint', sim.url, '--json', '--no-store'], dir)).stdout);
+    expect(junk.runs[0].error).toEqual({ kind: 'retrieval-bad_response', message: expect.stringContaining('did not answer JSON; expected {"passages"') });
+    writeFileSync(join(dir, 'huge.prompty'), prompty('/huge'));
+    const huge = await cli(['run', 'huge.prompty', '--endpoint', sim.url, '--no-store'], dir);
+    expect(huge.code).toBe(1);
+    expect(huge.stderr).toContain('run failed (retrieval-too_large): retrieval: the search service returned 180,000 characters of passages; above 100,000 they are not used');
+  });
+
+  it('a malformed step or a command is refused before any run', async () => {
+    writeFileSync(join(dir, 'cmd.prompty'), prompty('/search').replace(/^retrieval:.*$/m, 'retrieval: { command: "./search.sh", query: "{{question}}" }'));
+    const cmd = await cli(['run', 'cmd.prompty', '--endpoint', sim.url, '--no-store'], dir);
+    expect(cmd.code).toBe(1);
+    expect(cmd.stderr).toContain('cmd.prompty: retrieval: a command is not run; give the search service as url');
+  });
+});
