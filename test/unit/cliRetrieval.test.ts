@@ -143,6 +143,42 @@ describe('prompt-insight run with a retrieval step', () => {
     expect(huge.stderr).toContain('run failed (retrieval-too_large): retrieval: the search service returned 180,000 characters of passages; above 100,000 they are not used');
   });
 
+  it('run --otlp-endpoint exports a retrieval span beside each inference span, in its trace, ending where the model call starts', async () => {
+    const received: { path: string; body: any }[] = [];
+    const receiver = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        received.push({ path: req.url ?? '', body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+      const { code, stderr } = await cli(['run', 'rag.prompty', '--endpoint', sim.url, '--runs', '2', '--store', join(dir, 'runs.jsonl'), '--otlp-endpoint', url], dir);
+      expect(stderr).not.toContain('failed');
+      expect(code).toBe(0);
+      const spans = received.filter((r) => r.path === '/v1/traces').flatMap((t) => t.body.resourceSpans.flatMap((r: any) => r.scopeSpans.flatMap((s: any) => s.spans)));
+      const chats = spans.filter((s: any) => s.name === 'chat homes-model');
+      const steps = spans.filter((s: any) => s.name === 'retrieval');
+      expect(chats).toHaveLength(2);
+      expect(steps).toHaveLength(2);
+      for (const chat of chats) {
+        const step = steps.find((s: any) => s.traceId === chat.traceId);
+        expect(step).toBeDefined();
+        expect(step.parentSpanId ?? '').toBe('');
+        expect(BigInt(step.endTimeUnixNano)).toBeLessThanOrEqual(BigInt(chat.startTimeUnixNano));
+        expect(Number(BigInt(step.endTimeUnixNano) - BigInt(step.startTimeUnixNano)) / 1e6).toBeGreaterThanOrEqual(DELAY_MS);
+        const attributes = Object.fromEntries(step.attributes.map(({ key, value }: any) => [key, Object.values(value)[0]]));
+        expect(attributes).toMatchObject({ 'gen_ai.prompt.name': 'listings', 'prompt_insight.retrieval.passages': 2 });
+      }
+    } finally {
+      receiver.closeAllConnections();
+      await new Promise((r) => receiver.close(r));
+    }
+  });
+
   it('a malformed step or a command is refused before any run', async () => {
     writeFileSync(join(dir, 'cmd.prompty'), prompty('/search').replace(/^retrieval:.*$/m, 'retrieval: { command: "./search.sh", query: "{{question}}" }'));
     const cmd = await cli(['run', 'cmd.prompty', '--endpoint', sim.url, '--no-store'], dir);

@@ -44,3 +44,21 @@ export function chainLine(chain: ChainSummary): string {
   if (parts.length === 0) return `RAG chain: no run got through retrieval and the model (${chain.runs} retrieval${chain.runs === 1 ? '' : 's'})`;
   return `RAG chain ${parts.join(' · ')} (n ${chain.chainMs.n})`;
 }
+
+/** The chain as a Markdown section: one row per step and the chain, p50/p90/p99 (n/a where n cannot support them). */
+export function chainMarkdown(chain: ChainSummary): string[] {
+  const cell = (v: number | null): string => (v === null ? 'n/a' : formatMs(v));
+  const row = (name: string, m: MetricSummary): string => `| ${name} | ${m.n} | ${cell(m.p50)} | ${cell(m.p90)} | ${cell(m.p99)} |`;
+  return [
+    `### RAG chain: retrieval → TTFT → decode (${chain.runs} retrieval${chain.runs === 1 ? '' : 's'})`,
+    '',
+    '| step | n | p50 | p90 | p99 |',
+    '|---|---:|---:|---:|---:|',
+    row('retrieval', chain.retrievalMs),
+    row('TTFT', chain.ttftMs),
+    row('decode (E2E − TTFT)', chain.decodeMs),
+    row('chain (retrieval + E2E)', chain.chainMs),
+    '',
+    'The chain is each run\'s retrieval + E2E, its percentiles taken over runs (not a sum of the steps\' percentiles).',
+  ];
+}

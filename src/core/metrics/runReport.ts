@@ -3,6 +3,7 @@
  * formulas), where TTFT went by the server's own phases, what its metrics said over the batch's
  * clock, and the hints. Markdown; no `vscode` here.
  */
+import { chainMarkdown } from './chain';
 import type { MetricsGap, MetricsSample } from '../endpoint/serverMetrics';
 import { attributionHints, serverEvidenceHints } from './attribution';
 import { formatMs, phaseLine, promptCacheSentence, runSummaryLine } from './format';
@@ -53,6 +54,7 @@ export function runReportMarkdown(input: RunReportInput): string {
     '',
     'TPOT = (E2E − TTFT) / (output tokens − 1) · out/E2E = output tokens / E2E · decode = 1000 / TPOT (vLLM bench serve).',
   ];
+  if (summary.chain) out.push('', ...chainMarkdown(summary.chain));
   if (summaryWarm) out.push('', `### Warm runs (${warm}, prompt partly from the server's prefix cache)`, '', table(summaryWarm));
   const phases = summary.phases;
   if (phases) {

@@ -16,6 +16,7 @@ import { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter, RandomId
 import { scrubSecrets } from '../endpoint/secrets';
 import { DURATION_BUCKETS_S, INSTRUMENTATION_SCOPE, metricNames, SEMCONV_SCHEMA_URL, semconvMode, TOKEN_TYPE_INPUT, TOKEN_TYPE_OUTPUT, TOKEN_USAGE_BUCKETS, ATTR } from './genaiConventions';
 import { runMetricValues, runSpan, type RunSpan, type SpanOptions, type TelemetryRun } from './runSpans';
+import { retrievalSpan } from './retrievalSpan';
 
 export interface TelemetryOptions extends SpanOptions {
   /** Environment to read OTEL_* variables from (tests pass their own). */
@@ -52,6 +53,16 @@ function recordSpans(provider: BasicTracerProvider, ids: RunIdGenerator, runs: r
     for (const event of span.events) otelSpan.addEvent(event.name, event.attributes as OtelAttributes, event.timeMs);
     if (!span.ok) otelSpan.setStatus({ code: SpanStatusCode.ERROR, message: String(span.attributes[ATTR.errorType] ?? '') });
     otelSpan.end(span.endMs);
+    // A RAG run: its retrieval step beside the inference span, in the same trace (retrievalSpan.ts).
+    const retrieval = retrievalSpan(input, span);
+    if (retrieval) {
+      // A sibling, not a child: the step ends before the model call starts (same trace, no parent).
+      ids.next = { traceId: otelSpan.spanContext().traceId, spanId: retrieval.ids?.spanId ?? new RandomIdGenerator().generateSpanId() };
+      const step = tracer.startSpan(retrieval.name, { kind: SpanKind.CLIENT, startTime: retrieval.startMs, attributes: retrieval.attributes as OtelAttributes, root: true });
+      ids.next = undefined;
+      if (!retrieval.ok) step.setStatus({ code: SpanStatusCode.ERROR, message: String(retrieval.attributes[ATTR.errorType] ?? '') });
+      step.end(retrieval.endMs);
+    }
   }
 }
 

@@ -21,3 +21,14 @@ export async function confirmCostParams(promptName: string, file: string, endpoi
   );
   return choice === send;
 }
+
+/** Asks, in a modal dialog, before a prompt's retrieval step sends its query to the URL its file names (retrievalConsent.ts). */
+export async function confirmRetrievalUrl(promptName: string, file: string, destination: string): Promise<boolean> {
+  const send = 'Send the retrieval query';
+  const choice = await vscode.window.showWarningMessage(
+    `The prompt '${promptName}' in ${file} has a retrieval step: before each run it sends the rendered query to ${destination} and puts the passages it answers into the prompt. A file from a cloned repository can name any URL. Send the query there?`,
+    { modal: true, detail: 'Your answer is remembered for this file and this URL; another URL asks again.' },
+    send,
+  );
+  return choice === send;
+}

@@ -34,7 +34,8 @@ import type { TelemetryRun } from '../../core/telemetry/runSpans';
 import { isPromptCommandArgs, type PromptCommandArgs } from '../../protocol/lsp';
 import { ApiKeys } from './apiKeys';
 import { vscodeProxySettings } from './proxySettings';
-import { confirmCostParams, confirmOriginChange } from './confirmOrigin';
+import { confirmCostParams, confirmOriginChange, confirmRetrievalUrl } from './confirmOrigin';
+import { RetrievalConsent } from './retrievalConsent';
 import { CostParamConsent } from './costParamConsent';
 import type { BundledSimulator } from './bundledSim';
 import { chooseEndpoint, configuredEndpoints, type EndpointChoice } from './endpoints';
@@ -108,6 +109,8 @@ export class RunController implements vscode.Disposable {
     // Parameters that change cost or retention go out only once the user has seen them (not to the bundled simulator, which bills nothing).
     const costly = choice.bundledSim ? [] : costAffectingParams(plan.request.params);
     if (!(await new CostParamConsent(this.deps.context.workspaceState).check(file, costly, (text) => confirmCostParams(plan.prompt.name, file, choice.config.name, text)))) return;
+    // A retrieval step's URL is shown before the first query goes there (retrievalConsent.ts).
+    if (plan.retrieval && !(await new RetrievalConsent(this.deps.context.workspaceState).check(file, plan.retrieval.step.url, (to) => confirmRetrievalUrl(plan.prompt.name, file, to)))) return;
     let transport: ChatTransport;
     try {
       transport = await this.transportFor(choice);

@@ -83,6 +83,7 @@ function runSection(entry: RunEntry | undefined, index: number, runs: number): s
   }
   const status = record.error && record.error.kind === 'cancelled' ? 'cancelled' : entry.check ? STATUS_TEXT[entry.check.status] : record.ok ? 'answered' : 'failed';
   const figures = [
+    record.retrievalMs != null ? `retrieval ${formatMs(record.retrievalMs)} (${record.retrievedPassages ?? 0} passage${record.retrievedPassages === 1 ? '' : 's'})` : undefined,
     record.ttftMs !== null ? `TTFT ${formatMs(record.ttftMs)}` : undefined,
     record.e2eMs !== null ? `E2E ${formatMs(record.e2eMs)}` : undefined,
     record.outputTokens !== null ? `${record.outputTokens} output tokens` : undefined,
