@@ -2,6 +2,7 @@
 import type { PromptAnalysis } from '../core/analysis';
 import { formatMs, formatRate, percentileCells, phaseLine, promptCacheSentence, runLensLine } from '../core/metrics/format';
 import { estimateLatency } from '../core/metrics/latencyModel';
+import { chainLine } from '../core/metrics/chain';
 import type { StoredRun } from '../core/store/resultsStore';
 import { promptRunsView, type PromptRunsView } from '../core/store/promptRuns';
 import { promptContentHash, requestOf } from '../core/run/promptRequest';
@@ -42,6 +43,7 @@ export function runHoverSection(view: PromptRunsView, prompt: PromptAnalysis): s
     lines.push(`| TPOT | ${percentileCells(s.tpotMs, (v) => `${v.toFixed(1)} ms`).join(' | ')} | ${s.tpotMs.n} |`);
     lines.push(`| out/E2E tok/s | ${percentileCells(s.outputTokensPerSec, formatRate).join(' | ')} | ${s.outputTokensPerSec.n} |`);
     lines.push(`| decode tok/s (1000/TPOT) | ${percentileCells(s.decodeTokensPerSec, formatRate).join(' | ')} | ${s.decodeTokensPerSec.n} |`);
+    if (s.chain) lines.push('', chainLine(s.chain));
     if (s.phases) lines.push('', `${phaseLine(s.phases)} (medians of ${s.phases.n} run${s.phases.n === 1 ? '' : 's'}, ${s.phases.sources.join(', ')})`);
     const errors = Object.entries(s.errors);
     if (errors.length > 0) lines.push('', `errors: ${errors.map(([k, n]) => `${k} ×${n}`).join(', ')}`);
