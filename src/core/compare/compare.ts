@@ -8,6 +8,7 @@
  * latency percentiles, per-case matrix with each run's outcome, verdicts of each revision against
  * the first, the rollout decision and the prompt diff.
  */
+import type { ChainSummary } from '../metrics/chain';
 import type { CacheMode } from '../endpoint/serverKind';
 import { decideRollout, type RolloutDecision, type RolloutSide } from '../rollout/decision';
 import type { RolloutPolicy } from '../rollout/scenario';
@@ -111,6 +112,8 @@ export interface RevisionResult {
   adherence: { passed: number; total: number; unscored: number; rate: number | null; ci95: [number, number] | null };
   /** Runs that hallucinated among those judged (cases with hallucination/faithfulness assertions), with a Wilson 95% interval; undetermined runs apart. Absent when no case asks. */
   hallucination?: HallucinationRate;
+  /** A prompt with a retrieval step: retrieval → TTFT → decode per step and over the chain (metrics/chain.ts). */
+  chain?: ChainSummary;
   /** Why runs were unscored, with how many each (a prototype-less map: reasons carry server text). */
   unscoredReasons: Record<string, number>;
   ttftMs: PercentileTriple;

@@ -4,6 +4,7 @@
  * assertion could not be decided (no judge configured, a judge that failed) — is UNSCORED with its
  * reason: it is neither a pass nor a 0, and adherence rests on the scored runs only.
  */
+import { chainSummary } from '../metrics/chain';
 import type { RunCheck } from '../adherence/runChecks';
 import { scoreRun, type CaseScore, type Judge } from '../adherence/score';
 import type { TestCase, TestSuite } from '../adherence/testCases';
@@ -73,6 +74,8 @@ export async function assessRevision(result: RevisionResult, cells: readonly Cel
   result.tokensPerSecValues = ok.map(outputTokensPerSec).filter(isNumber);
   result.ttftMs = percentileTriple(result.ttftValues);
   result.e2eMs = percentileTriple(result.e2eValues);
+  const chain = chainSummary(records);
+  if (chain) result.chain = chain;
   return simulated;
 }
 

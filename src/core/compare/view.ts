@@ -16,7 +16,7 @@ export function comparisonView(result: ComparisonResult) {
     revisions: result.revisions.map((r) => ({
       rev: r.rev, label: r.label, path: r.path,
       ...(r.date ? { date: r.date } : {}), ...(r.author ? { author: r.author } : {}), ...(r.subject ? { subject: r.subject } : {}),
-      tokens: r.tokens, adherence: r.adherence, ...(r.hallucination ? { hallucination: r.hallucination } : {}), unscoredReasons: { ...r.unscoredReasons }, ttftMs: r.ttftMs, e2eMs: r.e2eMs, perCase: r.perCase,
+      tokens: r.tokens, adherence: r.adherence, ...(r.hallucination ? { hallucination: r.hallucination } : {}), ...(r.chain ? { chain: r.chain } : {}), unscoredReasons: { ...r.unscoredReasons }, ttftMs: r.ttftMs, e2eMs: r.e2eMs, perCase: r.perCase,
       runsReused: r.runsReused, ...(r.reusedSince ? { reusedSince: r.reusedSince } : {}), runsNew: r.runsNew, failedRuns: r.failedRuns, ...(r.error ? { error: r.error } : {}),
     })),
     verdicts: result.verdicts.map((v) => ({ metric: v.metric, base: v.base, head: v.head, verdict: v.verdict, pValue: v.pValue, difference: v.difference, ci95: v.ci95, test: v.test, summary: v.summary })),
