@@ -88,9 +88,12 @@ export function parseJudgeVerdict(reply: string): { pass: boolean; score: number
   const search = searchJson(capped);
   const json = (search.found ? search.value : undefined) as { pass?: unknown; score?: unknown; reason?: unknown; verdict?: unknown } | undefined;
   if (json && typeof json === 'object' && !Array.isArray(json)) {
-    const score = typeof json.score === 'number' && Number.isFinite(json.score) ? Math.max(0, Math.min(1, json.score)) : typeof json.pass === 'boolean' ? (json.pass ? 1 : 0) : undefined;
-    const pass = typeof json.pass === 'boolean' ? json.pass : typeof json.verdict === 'string' ? /^pass|^yes/i.test(json.verdict) : score !== undefined ? score >= 0.5 : undefined;
+    const stated = typeof json.pass === 'boolean' ? json.pass : typeof json.verdict === 'string' && /^(pass|yes|fail|no)\b/i.test(json.verdict.trim()) ? /^(pass|yes)/i.test(json.verdict.trim()) : undefined;
+    const score = typeof json.score === 'number' && Number.isFinite(json.score) ? Math.max(0, Math.min(1, json.score)) : stated !== undefined ? (stated ? 1 : 0) : undefined;
+    const pass = stated ?? (score !== undefined ? score >= 0.5 : undefined);
     if (pass !== undefined && score !== undefined) return { pass, score, reason: typeof json.reason === 'string' ? json.reason.slice(0, 300) : '' };
+    // A verdict object that cannot be read ({"pass": "maybe"}) is no verdict: its own key "pass" is not a PASS.
+    if ('pass' in json || 'score' in json || 'verdict' in json) return undefined;
   }
   const word = /\b(PASS|FAIL|YES|NO)\b/i.exec(capped);
   if (!word) return undefined;

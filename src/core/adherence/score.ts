@@ -11,6 +11,7 @@
  */
 import { JUDGE_TYPES, type CheckVerdict } from './checkText';
 import { groundedCheck, isGroundedType, type GroundedDetail } from './groundedChecks';
+import { CASE_CHECK_TYPES, contextPrecisionCheck } from './contextPrecision';
 import { judgeCheck, type Judge } from './judgeChecks';
 import { runChecks, type CheckOptions } from './scoreWorkerClient';
 import type { Assertion, TestCase } from './testCases';
@@ -64,13 +65,14 @@ export async function scoreRun(testCase: TestCase, run: ScoredRun, judge?: Judge
     return { status: 'unscored', unscoredReason: reason, score: null, pass: false, results };
   }
   const input = { answer: run.answer, vars: testCase.vars, ttftMs: run.ttftMs, e2eMs: run.e2eMs };
-  const checked = testCase.assertions.filter((a) => !JUDGE_TYPES.has(a.type));
+  const checked = testCase.assertions.filter((a) => !JUDGE_TYPES.has(a.type) && !CASE_CHECK_TYPES.has(a.type));
   const checkVerdicts = await runChecks(checked, input, options);
   const verdicts = new Map<Assertion, CheckVerdict>(checked.map((a, i) => [a, checkVerdicts[i]!]));
   // One question asked once per run: faithfulness and hallucination on one case share the claims.
   const asked = judge ? onceEach(judge) : undefined;
   for (const assertion of testCase.assertions) {
-    if (isGroundedType(assertion.type)) verdicts.set(assertion, await groundedCheck(assertion, run.answer, testCase, asked));
+    if (CASE_CHECK_TYPES.has(assertion.type)) verdicts.set(assertion, contextPrecisionCheck(assertion, testCase));
+    else if (isGroundedType(assertion.type)) verdicts.set(assertion, await groundedCheck(assertion, run.answer, testCase, asked));
     else if (JUDGE_TYPES.has(assertion.type)) verdicts.set(assertion, await judgeCheck(assertion, input, asked));
   }
   const results = testCase.assertions.map((a) => resultOf(a, verdicts.get(a)!));

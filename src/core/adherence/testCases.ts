@@ -14,7 +14,7 @@ import { isPlainRecord, parseYaml } from '../formats/yaml';
 export const ASSERTION_TYPES = [
   'equals', 'contains', 'icontains', 'contains-any', 'contains-all', 'icontains-any', 'icontains-all', 'starts-with', 'ends-with', 'regex',
   'is-json', 'contains-json', 'json-schema', 'word-count', 'length', 'latency', 'ttft', 'llm-rubric', 'llm-choice',
-  ...GROUNDED_TYPES,
+  ...GROUNDED_TYPES, 'context-precision',
 ] as const;
 export type AssertionType = (typeof ASSERTION_TYPES)[number];
 
@@ -46,6 +46,10 @@ export interface TestCase {
   contextProblem?: string;
   /** The expected answer (`reference:`, `vars.reference`, GitHub's `expected`). */
   reference?: string;
+  /** Each context passage's id (`{text, id}`), null where it has none, in the context's (retrieval) order. */
+  passageIds?: (string | null)[];
+  /** Ids of the passages relevant to the case (`relevant: [id, …]`), for context-precision. */
+  relevant?: string[];
 }
 
 export interface TestSuite {
@@ -116,7 +120,7 @@ function promptfooCases(root: unknown, where: string, problems: string[], prompt
     });
     const threshold = typeof raw.threshold === 'number' ? raw.threshold : typeof defaults.threshold === 'number' ? defaults.threshold : 1;
     if (assertions.length === 0) problems.push(`${where}: tests[${index}] has no usable assertion; it is skipped.`);
-    else cases.push({ description: typeof raw.description === 'string' && raw.description.trim() ? raw.description : caseName(index, isPlainRecord(raw.vars) ? raw.vars : vars), vars, assertions, threshold, ...groundingOf(raw.context ?? vars.context, raw.reference ?? vars.reference, promptPath, `${where}: tests[${index}]`, problems) });
+    else cases.push({ description: typeof raw.description === 'string' && raw.description.trim() ? raw.description : caseName(index, isPlainRecord(raw.vars) ? raw.vars : vars), vars, assertions, threshold, ...groundingOf(raw.context ?? vars.context, raw.reference ?? vars.reference, promptPath, `${where}: tests[${index}]`, problems), ...relevantOf(raw.relevant ?? vars.relevant, `${where}: tests[${index}]`, problems) });
   });
   return cases;
 }
@@ -192,13 +196,24 @@ function githubSuite(prompt: Prompt): TestSuite {
   return { cases, source: 'testData × evaluators', problems };
 }
 
+/** `relevant: [id, …]` on a case: the passages relevant to it, for context-precision. */
+function relevantOf(raw: unknown, where: string, problems: string[]): Pick<TestCase, 'relevant'> {
+  if (raw === undefined) return {};
+  const list = Array.isArray(raw) ? raw : [raw];
+  if (list.length === 0 || list.some((id) => typeof id !== 'string' && typeof id !== 'number')) {
+    problems.push(`${where}: relevant must list passage ids, e.g. relevant: [elm-12, oak-4]; not used.`);
+    return {};
+  }
+  return { relevant: list.map(String) };
+}
+
 /**
  * A case's context and reference: a string, a list of passages (strings or `{text}`), a JSON file of
  * either (or `{passages: [...]}`) named `${file:…}` — read inside the workspace as prompt values are
  * (render/references.ts). Context above MAX_CONTEXT_CHARS is refused, said here and by its evaluators.
  */
-function groundingOf(rawContext: unknown, rawReference: unknown, promptPath: string | undefined, where: string, problems: string[]): Pick<TestCase, 'context' | 'contextProblem' | 'reference'> {
-  const out: Pick<TestCase, 'context' | 'contextProblem' | 'reference'> = {};
+function groundingOf(rawContext: unknown, rawReference: unknown, promptPath: string | undefined, where: string, problems: string[]): Pick<TestCase, 'context' | 'contextProblem' | 'reference' | 'passageIds'> {
+  const out: Pick<TestCase, 'context' | 'contextProblem' | 'reference' | 'passageIds'> = {};
   const read = (value: unknown, what: string): unknown => {
     if (typeof value !== 'string' || !/^\$\{file:[^}]+\}$/.test(value.trim())) return value;
     const resolved = resolveFileValues(promptPath, { [what]: value });
@@ -213,7 +228,10 @@ function groundingOf(rawContext: unknown, rawReference: unknown, promptPath: str
       if (passages.some((p) => p === undefined)) throw new Error('each passage must be text or {text: …}');
       const chars = (passages as string[]).reduce((n, p) => n + p.length, 0);
       if (chars > MAX_CONTEXT_CHARS) throw new Error(`the context is ${chars.toLocaleString('en-US')} characters; above ${MAX_CONTEXT_CHARS.toLocaleString('en-US')} it is not judged`);
-      out.context = (passages as string[]).filter((p) => p.trim().length > 0);
+      const kept = (passages as string[]).map((text, i) => ({ text, raw: list[i] })).filter((p) => p.text.trim().length > 0);
+      out.context = kept.map((p) => p.text);
+      // Ids in rank order, for context-precision (a passage written as plain text has none).
+      if (kept.some((p) => isPlainRecord(p.raw) && (typeof p.raw.id === 'string' || typeof p.raw.id === 'number'))) out.passageIds = kept.map((p) => (isPlainRecord(p.raw) && (typeof p.raw.id === 'string' || typeof p.raw.id === 'number') ? String(p.raw.id) : null));
     } catch (error) {
       out.contextProblem = `context not used: ${(error as Error).message}`;
       problems.push(`${where}: ${out.contextProblem}.`);
