@@ -19,11 +19,16 @@ async function main(): Promise<void> {
     'promptInsight.endpoints': [{ name: 'Demo simulator', provider: 'openai', baseUrl: sim.url }],
     'promptInsight.run.endpoint': 'Demo simulator',
     'promptInsight.run.concurrency': 4,
+    // The simulator's homes scenario also answers the grounded judge's questions of the knowledge case.
+    'promptInsight.judge.endpoint': 'Demo simulator',
+    'promptInsight.judge.model': 'sim',
   });
   const repo = new TestRepo(server.workspace);
   repo.git('init', '-q', '-b', 'main');
   repo.commit('Homes assistant: first version', { ...files, 'homes.prompty': HOMES_WITHOUT_RULE });
   repo.commit('Define "homes" as single-family houses', { 'homes.prompty': HOMES_WITH_RULE });
+  // The knowledge case: a revision that asks for rounded prices, so the assistant invents one (held on hallucination).
+  repo.commit('Listings: round prices to sound attractive', { 'listings.prompty': files['listings.prompty']!.replace('quote prices exactly.', 'round prices to sound attractive.') });
   console.log(`
 Prompt Insight demo
   simulated endpoint (scripted answers, not a real model): ${sim.url}
@@ -31,6 +36,8 @@ Prompt Insight demo
 
 Open homes.prompty: token CodeLens and hover; "▶ Run" streams an answer and adds the TTFT lens;
 "Compare revisions" compares A (no rule) with B ("homes" = single-family houses).
+Open listings.prompty (the knowledge case): "Compare revisions" holds the revision that rounds prices — it
+invents a listing's price; the panel shows the hallucination rate, the claim and the listing it contradicts.
 Ctrl-C stops everything.`);
   const stop = async (): Promise<void> => {
     console.log('\nStopping…');

@@ -86,4 +86,32 @@ describe('prompt-insight compare with a hallucination assertion', () => {
     ]);
     expect(json.rollout.decision).toBe('hold');
   }, 60_000);
+
+  it('the homes demo\'s knowledge case: the simulator (model and judge) and the example files; the revision that rounds prices invents one and is held', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { startSimProcess } = await import('../fixtures/simProcess');
+    const sim = await startSimProcess(['--scenario', resolve('examples/homes/homes.sim.yaml'), '--ttft-ms', '5', '--decode-ms-per-token', '0.2']);
+    try {
+      const files = Object.fromEntries(['listings.prompty', 'listings.tests.yaml', 'listings.json'].map((f) => [f, readFileSync(resolve('examples/homes', f), 'utf8')]));
+      const demo = new TestRepo();
+      const first = demo.commit('Listings assistant', files);
+      // The demo's third revision (test/e2e/demo.ts): "round prices" makes the assistant invent a price.
+      demo.commit('Round prices to sound attractive', { 'listings.prompty': files['listings.prompty']!.replace('quote prices exactly.', 'round prices to sound attractive.') });
+      const args = ['compare', 'listings.prompty', '--base', first.slice(0, 8), '--head', 'HEAD', '--runs', '10', '--endpoint', sim.url, '--judge-endpoint', sim.url, '--judge-model', 'sim', '--no-store', '--fail-on-regression'];
+      const { code, stdout } = await cli(args, demo.root);
+      expect(code).toBe(1);
+      expect(stdout).toMatch(/^\s+hallucination 0\/10 runs 0\.0% \[0\.0%–27\.8%\]$/m);
+      expect(stdout).toMatch(/^\s+hallucination 10\/10 runs 100\.0% \[72\.2%–100\.0%\]$/m);
+      expect(stdout).toContain('✗ hallucination: hallucinates: claim 1 "14820 NE 8th St is listed at $1,099,000." contradicted by passage 1 "Bellevue homes for sale — 14820 NE 8th St: single-family house, 4 bedrooms, 2,640 sq ft, listed at …": the listing gives $1,150,000, not $1,099,000');
+      expect(stdout).toMatch(/^HOLD: /m);
+      expect(stdout).toMatch(/- hallucination \+100 pts \([0-9a-f]{7} 0\/10, [0-9a-f]{7} 10\/10 runs\), p < 0\.001 — significantly more hallucination/);
+      // The listings name the relevant passage: context precision is scored too (weight 0: it does not move adherence).
+      const json = JSON.parse((await cli([...args, '--json'], demo.root)).stdout);
+      expect(json.rollout.decision).toBe('hold');
+      const precision = json.revisions[0].perCase[0].runs[0].assertions.find((a: { label: string }) => a.label === 'context-precision');
+      expect(precision).toMatchObject({ outcome: 'pass', reason: 'relevant passages at rank 1 of 3: context precision@3 1.000 (pass at 0.5)' });
+    } finally {
+      sim.child.kill('SIGINT');
+    }
+  }, 60_000);
 });

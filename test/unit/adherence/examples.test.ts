@@ -20,8 +20,8 @@ import { startSim, type RunningSim } from '../../../src/core/sim/simServer';
 
 const DIR = 'examples/homes';
 const RUNS_PER_CASE = 20;
-/** Every prompt file of the example (the scenario and the tests sidecar are not prompts). */
-const PROMPT_FILES = readdirSync(DIR).filter((f) => !/\.(sim|tests)\.ya?ml$/.test(f)).sort();
+/** Every prompt file of the homes assistant (the scenario and the tests sidecar are not prompts; listings.* is the knowledge case, cliHallucination.test.ts). */
+const PROMPT_FILES = readdirSync(DIR).filter((f) => f.startsWith('homes.') && !/\.(sim|tests)\.ya?ml$/.test(f)).sort();
 
 /** The prompt before "homes" was defined: the Rules block taken out (revision A of the homes case). */
 function withoutRule(text: string): string {
