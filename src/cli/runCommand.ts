@@ -13,6 +13,7 @@ import { loadTestSuite, sampleCaseVars } from '../core/adherence/testCases';
 import { transportJudge } from '../core/compare/judge';
 import { detectFormat } from '../core/formats/detect';
 import { executePromptRuns, planPromptRun, PlanError } from '../core/run/promptRun';
+import { retrievedOf } from '../core/run/retrievalRun';
 import { ResultsStore } from '../core/store/resultsStore';
 import { safeUrl } from '../core/store/runKey';
 import { numberFlag, parseArgs, stringFlag, UsageError, type ParsedArgs } from './args';
@@ -107,8 +108,10 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const records = outcomes.map((o) => o.record);
   const simulated = records.some((r) => r.simulated);
   const checks: (RunCheck | undefined)[] = [];
-  for (const { record, text: answer } of outcomes) {
-    checks.push(await checkRun(checkPlan, { answer: answer.answer, ok: record.ok, ttftMs: record.ttftMs, e2eMs: record.e2eMs, ...(record.error ? { errorMessage: `${record.error.kind}: ${record.error.message}` } : {}) }, judge));
+  for (const outcome of outcomes) {
+    const { record, text: answer } = outcome;
+    const retrieved = retrievedOf(outcome);
+    checks.push(await checkRun(checkPlan, { answer: answer.answer, ok: record.ok, ttftMs: record.ttftMs, e2eMs: record.e2eMs, ...(record.error ? { errorMessage: `${record.error.kind}: ${record.error.message}` } : {}), ...(retrieved ? { retrieved } : {}) }, judge));
   }
   const adherence = summarizeRunChecks(checkPlan, checks);
   const hints = [

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimProcess, type SimProcess } from '../fixtures/simProcess';
+import { startScriptedJudge } from './adherence/scriptedJudge';
 
 const CLI = resolve('dist/cli.js');
 function cli(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -176,6 +177,25 @@ describe('prompt-insight run with a retrieval step', () => {
     } finally {
       receiver.closeAllConnections();
       await new Promise((r) => receiver.close(r));
+    }
+  });
+
+  it('the retrieved passages are the context the grounded evaluators judge against (the case gives none)', async () => {
+    const judge = await startScriptedJudge([
+      { step: 'claims', when: 'Text:', reply: { claims: ['12 Elm St is listed at $790,000.'] } },
+      // Matches only when the verdict prompt holds the passage the search service returned, as passage 1.
+      { step: 'verdicts', when: `[1] ${LISTING}`, reply: { verdicts: [{ claim: 1, verdict: 'contradicted', passage: 1, reason: 'the listing says $850,000' }] } },
+    ]);
+    try {
+      writeFileSync(join(dir, 'judged.prompty'), prompty('/search'));
+      writeFileSync(join(dir, 'judged.tests.yaml'), 'tests:\n  - vars: { question: homes in Bellevue }\n    assert: [{ type: hallucination }]\n');
+      const { stdout } = await cli(['run', 'judged.prompty', '--endpoint', sim.url, '--judge-endpoint', judge.url, '--judge-model', 'judge', '--json', '--no-store'], dir);
+      const check = JSON.parse(stdout).runs[0].check;
+      expect(check.status).toBe('fail');
+      expect(check.failed[0].reason).toContain(`claim 1 "12 Elm St is listed at $790,000." contradicted by passage 1 "${LISTING}": the listing says $850,000`);
+      expect(judge.requests.some((r) => r.user.includes('[2] 4 Oak Ave: 2 bedrooms, $620,000'))).toBe(true);
+    } finally {
+      await judge.close();
     }
   });
 

@@ -25,6 +25,8 @@ export interface ScoredRun {
   ttftMs: number | null;
   e2eMs: number | null;
   errorMessage?: string;
+  /** Passages the prompt's retrieval step gave this run: the context its grounded evaluators judge against, in place of the case's. */
+  retrieved?: readonly { text: string; id?: string }[];
 }
 
 export type AssertionOutcome = 'pass' | 'fail' | 'undecided';
@@ -58,7 +60,8 @@ export interface CaseScore {
 
 export type ScoreOptions = CheckOptions;
 
-export async function scoreRun(testCase: TestCase, run: ScoredRun, judge?: Judge, options: ScoreOptions = {}): Promise<CaseScore> {
+export async function scoreRun(given: TestCase, run: ScoredRun, judge?: Judge, options: ScoreOptions = {}): Promise<CaseScore> {
+  const testCase = run.retrieved ? withRetrievedContext(given, run.retrieved) : given;
   if (!run.ok) {
     const reason = `the run failed${run.errorMessage ? `: ${run.errorMessage}` : ''}, so its answer was not scored`;
     const results = testCase.assertions.map((a) => resultOf(a, { decided: false, reason }));
@@ -77,6 +80,12 @@ export async function scoreRun(testCase: TestCase, run: ScoredRun, judge?: Judge
   }
   const results = testCase.assertions.map((a) => resultOf(a, verdicts.get(a)!));
   return settle(results, testCase.threshold);
+}
+
+/** The case with the run's retrieved passages as its context (ids kept for context-precision). */
+function withRetrievedContext(testCase: TestCase, passages: readonly { text: string; id?: string }[]): TestCase {
+  const { contextProblem: _dropped, ...rest } = testCase;
+  return { ...rest, context: passages.map((p) => p.text), passageIds: passages.map((p) => p.id ?? null) };
 }
 
 /** An assertion's outcome from the check's verdict, with `not-` applied; judges keep their grade. */

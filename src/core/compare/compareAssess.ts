@@ -5,6 +5,8 @@
  * reason: it is neither a pass nor a 0, and adherence rests on the scored runs only.
  */
 import { chainSummary } from '../metrics/chain';
+import type { Passage } from '../retrieval/retrievalStep';
+import { retrievedOf } from '../run/retrievalRun';
 import type { RunCheck } from '../adherence/runChecks';
 import { scoreRun, type CaseScore, type Judge } from '../adherence/score';
 import type { TestCase, TestSuite } from '../adherence/testCases';
@@ -30,12 +32,12 @@ export async function assessRevision(result: RevisionResult, cells: readonly Cel
     result.runsReused += cell.reused.length;
     result.runsNew += cell.fresh.length;
     for (const r of cell.reused) if (!result.reusedSince || r.at < result.reusedSince) result.reusedSince = r.at;
-    const runs = [...cell.reused.map((r) => ({ record: r.run, answer: r.answer })), ...cell.fresh.map((o) => ({ record: o.record, answer: o.text.answer }))];
+    const runs: { record: RunRecord; answer: string; retrieved?: Passage[] }[] = [...cell.reused.map((r) => ({ record: r.run, answer: r.answer })), ...cell.fresh.map((o) => ({ record: o.record, answer: o.text.answer, ...(retrievedOf(o) ? { retrieved: retrievedOf(o)! } : {}) }))];
     const caseRuns: CaseRuns = { description: testCase.description, passed: 0, total: 0, unscored: 0, runs: [] };
     for (const run of runs) {
       if (run.record.simulated) simulated = true;
       records.push(run.record);
-      const detail = await scoreOne(testCase, run.record, run.answer, judge);
+      const detail = await scoreOne(testCase, run.record, run.answer, judge, run.retrieved);
       onScored?.(run.record, checkOf(testCase, detail));
       if (detail.status === 'unscored') {
         caseRuns.unscored++;
@@ -89,13 +91,14 @@ function checkOf(testCase: TestCase, detail: RunDetail): RunCheck {
   };
 }
 
-async function scoreOne(testCase: TestCase, record: RunRecord, answer: string, judge: Judge | undefined): Promise<RunDetail> {
+async function scoreOne(testCase: TestCase, record: RunRecord, answer: string, judge: Judge | undefined, retrieved?: Passage[]): Promise<RunDetail> {
   const excerpt = answer.length > ANSWER_EXCERPT_CHARS ? `${answer.slice(0, ANSWER_EXCERPT_CHARS)}… (${answer.length} characters in all)` : answer;
   if (!record.ok) {
     const reason = `the run failed${record.error ? ` (${record.error.kind}: ${record.error.message})` : ''}`;
     return { status: 'unscored', reason, answer: excerpt, assertions: [] };
   }
-  const score = await scoreRun(testCase, { answer, ok: true, ttftMs: record.ttftMs, e2eMs: record.e2eMs }, judge);
+  // A fresh run of a prompt with a retrieval step is judged against the passages it was given.
+  const score = await scoreRun(testCase, { answer, ok: true, ttftMs: record.ttftMs, e2eMs: record.e2eMs, ...(retrieved ? { retrieved } : {}) }, judge);
   const assertions = score.results.map((r) => ({ label: r.label, outcome: r.outcome, reason: r.reason }));
   const status = score.status;
   const reason = status === 'unscored' ? unscoredReason(score, assertions) : undefined;

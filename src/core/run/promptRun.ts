@@ -201,7 +201,7 @@ export async function executeRunJobs(transport: ChatTransport, jobs: readonly Ru
         ...(first && options.onFirstRunText ? { onText: options.onFirstRunText } : {}),
         ...(first && options.onFirstRunStage ? { onStage: options.onFirstRunStage } : {}),
       });
-      if (retrieved) outcome = withRetrieval(outcome, retrieved.retrievalMs, retrieved.passages.length);
+      if (retrieved) outcome = withRetrieval(outcome, retrieved.retrievalMs, retrieved.passages);
       if (before && outcome.record.ok && !outcome.record.phases) {
         const after = await readHistogramsAfter(serverKind, metricsUrl!, before);
         const phases = after ? phasesFromHistograms(serverKind, before, after, outcome.record.ttftMs) : null;

@@ -69,7 +69,15 @@ function failedRun(kind: ErrorKind, message: string, retrievalMs: number): RunOu
   return { record, text: { answer: '', reasoning: '' } };
 }
 
-/** The record of a run that retrieved: its step's time and passage count. */
-export function withRetrieval(outcome: RunOutcome, retrievalMs: number, passages: number): RunOutcome {
-  return { ...outcome, record: { ...outcome.record, retrievalMs, retrievedPassages: passages } };
+/** An outcome of a run that retrieved: the passages ride beside the record (not stored: the store keeps the count). */
+export type RetrievedOutcome = RunOutcome & { retrieved?: Passage[] };
+
+/** The record of a run that retrieved: its step's time and passage count; the passages beside it for the grounded evaluators. */
+export function withRetrieval(outcome: RunOutcome, retrievalMs: number, passages: Passage[]): RetrievedOutcome {
+  return { ...outcome, record: { ...outcome.record, retrievalMs, retrievedPassages: passages.length }, retrieved: passages };
+}
+
+/** The passages a run's retrieval step gave it, when it had one. */
+export function retrievedOf(outcome: RunOutcome): Passage[] | undefined {
+  return (outcome as RetrievedOutcome).retrieved;
 }

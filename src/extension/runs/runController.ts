@@ -36,6 +36,7 @@ import { ApiKeys } from './apiKeys';
 import { vscodeProxySettings } from './proxySettings';
 import { confirmCostParams, confirmOriginChange, confirmRetrievalUrl } from './confirmOrigin';
 import { RetrievalConsent } from './retrievalConsent';
+import { retrievedOf } from '../../core/run/retrievalRun';
 import { CostParamConsent } from './costParamConsent';
 import type { BundledSimulator } from './bundledSim';
 import { chooseEndpoint, configuredEndpoints, type EndpointChoice } from './endpoints';
@@ -176,7 +177,7 @@ export class RunController implements vscode.Disposable {
             const done = Object.assign(entry(index), { answer: outcome.text.answer, reasoning: outcome.text.reasoning, record: outcome.record });
             refresh();
             checking.push(
-              checkRun(checkPlan, { answer: outcome.text.answer, ok: outcome.record.ok, ttftMs: outcome.record.ttftMs, e2eMs: outcome.record.e2eMs, ...(outcome.record.error ? { errorMessage: outcome.record.error.message } : {}) }, judge).then(
+              checkRun(checkPlan, { answer: outcome.text.answer, ok: outcome.record.ok, ttftMs: outcome.record.ttftMs, e2eMs: outcome.record.e2eMs, ...(outcome.record.error ? { errorMessage: outcome.record.error.message } : {}), ...(retrievedOf(outcome) ? { retrieved: retrievedOf(outcome)! } : {}) }, judge).then(
                 (check) => {
                   if (check) {
                     done.check = check;
