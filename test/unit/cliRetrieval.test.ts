@@ -114,6 +114,19 @@ describe('prompt-insight run with a retrieval step', () => {
     expect(text.stdout).toMatch(/^RAG chain p50 \d+ ms = retrieval \d+ ms → TTFT \d+ ms → decode \d+ ms \(n 3\)$/m);
   });
 
+  it('is read from Dotprompt front matter and from the top level of a .prompt.yml too', async () => {
+    writeFileSync(join(dir, 'rag.prompt'), `---\nmodel: homes-model\ninput:\n  default:\n    question: homes in Bellevue\nretrieval: { url: "${searchUrl}/search", query: "{{question}}", topK: 1 }\n---\n{{role "system"}}\nAnswer from these listings only.\n{{context}}\n{{role "user"}}\n{{question}}\n`);
+    writeFileSync(join(dir, 'rag.prompt.yml'), `name: listings\nmodel: homes-model\nretrieval: { url: "${searchUrl}/search", query: "{{question}}", topK: 2 }\nmessages:\n  - role: system\n    content: "Answer from these listings only. {{context}}"\n  - role: user\n    content: "{{question}}"\ntestData:\n  - question: homes in Bellevue\n`);
+    for (const [file, passages] of [['rag.prompt', 1], ['rag.prompt.yml', 2]] as const) {
+      const { code, stdout, stderr } = await cli(['run', file, '--endpoint', sim.url, '--json', '--no-store'], dir);
+      expect(code, stderr).toBe(0);
+      const json = JSON.parse(stdout);
+      expect(json.runs[0].retrievedPassages).toBe(passages);
+      expect(json.runs[0].retrievalMs).toBeGreaterThanOrEqual(DELAY_MS);
+      expect(json.summary.chain.runs).toBe(1);
+    }
+  });
+
   it('a search service that hangs: the run fails with kind retrieval-timeout within the step timeout', async () => {
     writeFileSync(join(dir, 'hang.prompty'), prompty('/hang', ', timeoutMs: 300'));
     const started = Date.now();
