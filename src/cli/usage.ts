@@ -6,7 +6,7 @@ export const COMPARE_USAGE =
   'prompt-insight compare FILE --base REV --head REV [--prompt NAME] [--runs N] --endpoint URL [--model ID] [--provider openai|azure|anthropic|ollama] [--api-key-env VAR] [--judge-endpoint URL --judge-model ID] [--concurrency C] [--timeout-ms T] [--cache cold|warm|as-is] [--scenario interactive|batch|decision] [--slo ttftMs.p90<=1000]... [--policy base|head] [--allow-param NAME]... [--allow-cost-params] [--fresh | --reuse-stored] [--max-age-hours H] [--store PATH | --no-store] [--json] [--report out.html] [--fail-on-regression] [--otlp-endpoint URL]';
 
 export const LOAD_USAGE =
-  'prompt-insight load FILE --endpoint URL (--concurrency 1,2,4,8 | --rate 0.5,1,2 [--max-concurrency C] [--seed N] | --sweep N [--limit 64] | --search max-concurrency [--limit 64]) [--requests N] [--inputs tests|FILE.jsonl] [--attainment 0.95] [--scenario S] [--slo ttftMs.p90<=1000]... [--prompt NAME] [--model ID] [--provider P] [--api-key-env VAR] [--timeout-ms T] [--cache cold|warm|as-is] [--allow-param NAME]... [--allow-cost-params] [--otlp-endpoint URL] [--json]';
+  'prompt-insight load FILE --endpoint URL (--concurrency 1,2,4,8 | --rate 0.5,1,2 [--max-concurrency C] [--seed N] | --sweep N [--limit 64] | --search max-concurrency [--limit 64]) [--requests N] [--inputs tests|FILE.jsonl] [--attainment 0.95] [--scenario S] [--slo ttftMs.p90<=1000]... [--prompt NAME] [--model ID] [--provider P] [--api-key-env VAR] [--timeout-ms T] [--cache cold|warm|as-is] [--allow-param NAME]... [--allow-cost-params] [--otlp-endpoint URL] [--report out.html] [--json]';
 
 export const ALERTS_USAGE =
   'prompt-insight alerts FILE --prometheus-rules out.yml [--prompt NAME] [--metric ttft|e2e] [--quantile 0.99] [--weeks 4] [--margin 0.2] [--for 2h]';
