@@ -1,5 +1,17 @@
 /** `prompt-insight prod`: what production measured for each version of a prompt file. */
+import { writeFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import type { ProductionSource } from '../protocol/productionSettings';
+import { describeProductionSource } from '../protocol/productionSettings';
+import { standaloneReportHtml } from '../core/compare/report';
 import { printable } from '../core/history/fileHistory';
+import { sinceToMs, type FileProduction } from '../core/telemetry/prodForEditor';
+import { ProdTimeline, type TimelineData } from '../core/telemetry/prodTimeline';
+import { loadFileVersions } from '../core/telemetry/prodVersions';
+import { productionView } from '../core/telemetry/productionView';
+import { fanOut, versionWindows, type VersionWindow, type WindowPercentiles } from '../core/telemetry/prodWindows';
+import { windowSizeMs } from '../core/telemetry/prodWindows';
+import { reportAssets } from './reportAssets';
 import { formatMs } from '../core/metrics/format';
 import type { ProdPercentiles, ProdReport } from '../core/telemetry/prodReport';
 import { parseArgs, stringFlag, UsageError } from './args';
@@ -7,7 +19,7 @@ import type { CliIO } from './io';
 import { PROD_USAGE } from './usage';
 
 export async function prodCommand(argv: string[], io: CliIO): Promise<number> {
-  const args = parseArgs(argv, { valued: ['prometheus', 'since', 'prompt', 'timeout-ms'], boolean: ['json'], repeatable: ['traces'] });
+  const args = parseArgs(argv, { valued: ['prometheus', 'since', 'prompt', 'timeout-ms', 'window', 'report'], boolean: ['json'], repeatable: ['traces'] });
   if (args.positionals.length < 1) throw new UsageError(`give the prompt file\nusage: ${PROD_USAGE}`);
   const [file, ...extra] = args.positionals;
   // `--traces a.jsonl b.jsonl.gz`: the paths after --traces are positionals too (PATH…).
@@ -15,23 +27,64 @@ export async function prodCommand(argv: string[], io: CliIO): Promise<number> {
   if (!args.lists.has('traces') && extra.length) throw new UsageError(`give exactly one prompt file (got ${args.positionals.length} paths); trace files follow --traces`);
   const prometheus = stringFlag(args, 'prometheus');
   if ((traces.length > 0) === (prometheus !== undefined)) throw new UsageError(`give one source: --traces PATH… or --prometheus URL\nusage: ${PROD_USAGE}`);
+  const nowMs = Date.now();
   const since = stringFlag(args, 'since');
-  const sinceMs = since !== undefined ? parseSince(since, Date.now()) : undefined;
+  const sinceMs = since !== undefined ? parseSince(since, nowMs) : undefined;
   const prompt = stringFlag(args, 'prompt');
+  const windowArg = stringFlag(args, 'window');
+  const windowMs = windowArg !== undefined ? windowSizeMs(windowArg) : undefined;
+  if (windowMs === null) throw new UsageError(`--window takes a window size such as 30m, 1h, 6h or 1d (1 min to 28 d; got '${windowArg}')`);
+  const reportPath = stringFlag(args, 'report');
   const signal = io.interrupted();
+  const fileVersions = loadFileVersions(file!, { signal });
 
   let report: ProdReport;
+  let windows: TimelineData | null = null;
+  let hourly: TimelineData | null = null;
+  let source: ProductionSource;
   if (prometheus !== undefined) {
-    const { prodFromPrometheus } = await import('../core/telemetry/prodPrometheus');
+    const { prodFromPrometheus, DEFAULT_PROMETHEUS_MAX_BYTES, DEFAULT_PROMETHEUS_TIMEOUT_MS } = await import('../core/telemetry/prodPrometheus');
+    const { prometheusTimeline } = await import('../core/telemetry/prodPrometheusTimeline');
     const timeoutMs = args.flags.has('timeout-ms') ? Number(stringFlag(args, 'timeout-ms')) : undefined;
     if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs >= 100)) throw new UsageError('--timeout-ms must be an integer ≥ 100');
-    report = await prodFromPrometheus(file!, prometheus, { ...(since ? { window: since } : {}), ...(prompt ? { prompt } : {}), ...(timeoutMs ? { timeoutMs } : {}), signal });
+    const rangeMs = sinceToMs(since ?? '24h');
+    // Prometheus answers at most 11,000 points per series; the hourly chart of the report asks for one per hour.
+    for (const step of [windowMs, reportPath ? 3_600_000 : undefined]) {
+      if (step !== undefined && rangeMs / step > 10_000) throw new UsageError(`--since ${since} in windows of ${step === windowMs ? windowArg : '1h (the report)'} is more than the 10,000 points one range query answers: a shorter --since or a larger --window`);
+    }
+    report = await prodFromPrometheus(file!, prometheus, { ...(since ? { window: since } : {}), ...(prompt ? { prompt } : {}), ...(timeoutMs ? { timeoutMs } : {}), atMs: nowMs, fileVersions, signal });
+    const call = { sinceMs: nowMs - rangeMs, atMs: nowMs, timeoutMs: timeoutMs ?? DEFAULT_PROMETHEUS_TIMEOUT_MS, maxBytes: DEFAULT_PROMETHEUS_MAX_BYTES };
+    if (windowMs !== undefined) windows = await prometheusTimeline(prometheus, report, { ...call, stepMs: windowMs });
+    if (reportPath) hourly = await prometheusTimeline(prometheus, report, call);
+    source = { kind: 'prometheus', prometheus, since: since ?? '24h' };
   } else {
     const { prodFromTraces } = await import('../core/telemetry/prodFromTraces');
-    report = await prodFromTraces(file!, traces, { ...(sinceMs !== undefined ? { sinceMs } : {}), ...(prompt ? { prompt } : {}), signal });
+    const names = prompt ? new Set([prompt]) : (await fileVersions).promptNames;
+    const sinks: ProdTimeline[] = [];
+    // No --since: the windows cover every span the files hold; the report's chart the last 24 h, as the panel's default.
+    const windowSink = windowMs !== undefined ? new ProdTimeline(names, sinceMs ?? 0, nowMs, { bucketMs: windowMs, band: false }) : null;
+    const hourlySink = reportPath ? new ProdTimeline(names, sinceMs ?? nowMs - sinceToMs('24h'), nowMs) : null;
+    for (const sink of [windowSink, hourlySink]) if (sink) sinks.push(sink);
+    report = await prodFromTraces(file!, traces, { ...(sinceMs !== undefined ? { sinceMs } : {}), ...(prompt ? { prompt } : {}), fileVersions, ...(sinks.length ? { alsoTo: fanOut(...sinks) } : {}), signal });
+    windows = windowSink?.data() ?? null;
+    hourly = hourlySink?.data() ?? null;
+    source = { kind: 'traces', traces: traces.join(' '), since: since ?? '24h' };
   }
-  if (args.flags.get('json')) io.stdout(`${JSON.stringify(report, null, 2)}\n`);
-  else io.stdout(formatReport(report));
+  const byVersion = windows ? versionWindows(windows) : null;
+  if (reportPath) {
+    const versions = await fileVersions;
+    const production: FileProduction = { file: file!, versions, readAtMs: nowMs, readings: [{ source, label: describeProductionSource(source), report, timeline: hourly, notes: report.notes }] };
+    const promptName = prompt ?? report.versions.find((v) => v.promptName !== null)?.promptName ?? [...versions.promptNames][0] ?? basename(file!);
+    // The text on disk: the newest revision (or the working copy when it differs from every revision).
+    const onDisk = versions.revisions[0]?.rev;
+    const view = productionView(file!, production, promptName, (v) => onDisk !== undefined && v.revision === onDisk);
+    await writeFile(reportPath, standaloneReportHtml(`Prompt Insight production: ${promptName}`, view, reportAssets()));
+    if (!args.flags.get('json')) io.stderr(`Report written to ${reportPath}\n`);
+  }
+  if (args.flags.get('json')) {
+    const json = byVersion ? { ...report, window: { ...report.window, size: windowArg }, versions: report.versions.map((v) => ({ ...v, windows: byVersion.get(v.version) ?? [] })) } : report;
+    io.stdout(`${JSON.stringify(json, null, 2)}\n`);
+  } else io.stdout(formatReport(report, byVersion ?? undefined));
   return 0;
 }
 
@@ -55,11 +108,19 @@ function cell(p: ProdPercentiles, name: 'p50' | 'p90' | 'p99'): string {
   return `${formatMs(v.value)} [${lo === null ? '…' : formatMs(lo)}, ${hi === null ? '…' : formatMs(hi)}]`;
 }
 
+const trio = (label: string, p: WindowPercentiles) => (p.p50 === null ? '' : ` · ${label} p50 ${formatMs(p.p50)} p90 ${p.p90 === null ? '–' : formatMs(p.p90)} p99 ${p.p99 === null ? '–' : formatMs(p.p99)}`);
+
+/** One window of a version: `  12-04 06:00–12:00  120 req · 0.8% err · TTFT p50 … · E2E … · TPOT …`. */
+function windowLine(w: VersionWindow): string {
+  const at = (iso: string) => iso.slice(5, 16).replace('T', ' ');
+  return `    ${at(w.start)}–${at(w.end).slice(w.start.slice(0, 10) === w.end.slice(0, 10) ? 6 : 0)}  ${w.requests} req · ${(w.errorRate * 100).toFixed(1)}% err${trio('TTFT', w.ttftMs)}${trio('E2E', w.e2eMs)}${trio('TPOT', w.tpotMs)}`;
+}
+
 /**
  * The report as text. Versions, prompt names and error types come from the trace files or the
  * Prometheus labels — anyone's text: control characters (terminal escapes) are shown as U+FFFD.
  */
-export function formatReport(report: ProdReport): string {
+export function formatReport(report: ProdReport, windows?: ReadonlyMap<string, VersionWindow[]>): string {
   const lines: string[] = [];
   const source = report.source.kind === 'otlp-files' ? `${report.source.files.length} trace file(s)` : `Prometheus ${report.source.url}`;
   lines.push(`${report.file} in production · ${source}${report.window.since ? ` · since ${report.window.since}` : ''}`);
@@ -73,6 +134,7 @@ export function formatReport(report: ProdReport): string {
       lines.push(`  ${label} p50 ${cell(p, 'p50')} · p90 ${cell(p, 'p90')} · p99 ${cell(p, 'p99')}  (n=${p.n}${p.sampled ? ', sampled' : ''})`);
     }
     if (v.tokens.requestsWithUsage > 0) lines.push(`  tokens in ${v.tokens.input} · out ${v.tokens.output}${v.cacheReadShare !== null ? ` · cache-read share ${(v.cacheReadShare * 100).toFixed(1)}%` : ''}`);
+    for (const w of windows?.get(v.version) ?? []) lines.push(windowLine(w));
   }
   if (report.comparison) {
     lines.push('', `latest ${report.comparison.head} vs previous ${report.comparison.base}:`);

@@ -64,24 +64,36 @@ export function withNames(selector: string, names: string): string {
   return selector.replace(/}$/, `, ${NAME_LABEL}=~"${names}"}`);
 }
 
-export async function prometheusTimeline(url: string, report: ProdReport, options: { sinceMs: number; atMs?: number; timeoutMs: number; maxBytes: number }): Promise<TimelineData> {
+/**
+ * `stepMs` (default an hour): the width of each point; other than an hour (`prod --window 6h`) the TTFT
+ * p90 and E2E/TPOT p50/p90/p99 are asked for too, and the baseline band (hourly only) is not.
+ */
+export async function prometheusTimeline(url: string, report: ProdReport, options: { sinceMs: number; atMs?: number; timeoutMs: number; maxBytes: number; stepMs?: number }): Promise<TimelineData> {
+  const STEP = options.stepMs ?? HOUR_MS;
+  const hourly = STEP === HOUR_MS;
+  const span = `${Math.round(STEP / 1000)}s`;
   const untilMs = options.atMs ?? Date.now();
-  const startMs = Math.floor(options.sinceMs / HOUR_MS) * HOUR_MS + HOUR_MS; // the first whole hour's end
-  const endMs = Math.floor(untilMs / HOUR_MS) * HOUR_MS + HOUR_MS;
+  const startMs = Math.floor(options.sinceMs / STEP) * STEP + STEP; // the first whole step's end
+  const endMs = Math.floor(untilMs / STEP) * STEP + STEP;
   const names = namesMatcher(new Set(report.versions.map((v) => v.promptName).filter((n): n is string => n !== null)));
   const bounds = { timeoutMs: options.timeoutMs, maxBytes: options.maxBytes };
-  const range = { startMs, endMs: Math.min(endMs, untilMs), stepS: 3600 };
+  const range = { startMs, endMs: Math.min(endMs, untilMs), stepS: Math.round(STEP / 1000) };
   const by = `${NAME_LABEL}, ${VERSION_LABEL}`;
   // Each value at time T covers the hour before T: the point is placed at the hour's start.
-  const requests = await rangeQuery(url, `sum by (${by}) (increase(${withNames(DURATION_COUNT, names)}[1h]))`, range, bounds);
-  const errors = await rangeQuery(url, `sum by (${by}) (increase(${withNames(DURATION_COUNT.replace('"}', '", error_type!=""}'), names)}[1h]))`, range, bounds);
-  const p50 = await rangeQuery(url, `histogram_quantile(0.5, sum by (le, ${by}) (rate(${withNames(HISTOGRAMS.ttftMs, names)}[1h])))`, range, bounds);
-  const p99 = await rangeQuery(url, `histogram_quantile(0.99, sum by (le, ${by}) (rate(${withNames(HISTOGRAMS.ttftMs, names)}[1h])))`, range, bounds);
-  const history = await rangeQuery(url, `histogram_quantile(0.99, sum by (le) (rate(${withNames(HISTOGRAMS.ttftMs, names)}[1h])))`, { ...range, startMs: startMs - BASELINE_HISTORY_MS }, bounds);
+  const requests = await rangeQuery(url, `sum by (${by}) (increase(${withNames(DURATION_COUNT, names)}[${span}]))`, range, bounds);
+  const errors = await rangeQuery(url, `sum by (${by}) (increase(${withNames(DURATION_COUNT.replace('"}', '", error_type!=""}'), names)}[${span}]))`, range, bounds);
+  const p50 = await rangeQuery(url, `histogram_quantile(0.5, sum by (le, ${by}) (rate(${withNames(HISTOGRAMS.ttftMs, names)}[${span}])))`, range, bounds);
+  const p99 = await rangeQuery(url, `histogram_quantile(0.99, sum by (le, ${by}) (rate(${withNames(HISTOGRAMS.ttftMs, names)}[${span}])))`, range, bounds);
+  const history = hourly ? await rangeQuery(url, `histogram_quantile(0.99, sum by (le) (rate(${withNames(HISTOGRAMS.ttftMs, names)}[${span}])))`, { ...range, startMs: startMs - BASELINE_HISTORY_MS }, bounds) : { series: [] };
+  const more = new Map<string, { series: RangeSeries[] }>();
+  if (!hourly)
+    for (const [metric, selector] of [['ttft', HISTOGRAMS.ttftMs], ['e2e', HISTOGRAMS.e2eMs], ['tpot', HISTOGRAMS.tpotMs]] as const)
+      for (const p of metric === 'ttft' ? [90] : [50, 90, 99])
+        more.set(`${metric}P${p}Ms`, await rangeQuery(url, `histogram_quantile(${p / 100}, sum by (le, ${by}) (rate(${withNames(selector, names)}[${span}])))`, range, bounds));
 
   const wanted = new Map(report.versions.map((v) => [`${v.promptName ?? ''}\u0000${v.version}`, v.version]));
   const key = (labels: Record<string, string>) => `${labels[NAME_LABEL] ?? ''}\u0000${labels[VERSION_LABEL] ?? ''}`;
-  const lookup = (result: { series: RangeSeries[] }, k: string) => new Map(result.series.find((s) => key(s.labels) === k)?.values.map(([t, v]) => [t - HOUR_MS, v]) ?? []);
+  const lookup = (result: { series: RangeSeries[] }, k: string) => new Map(result.series.find((s) => key(s.labels) === k)?.values.map(([t, v]) => [t - STEP, v]) ?? []);
   const versions: TimelineData['versions'] = [];
   const firstSeen = new Map<string, number>();
   for (const series of requests.series) {
@@ -91,19 +103,20 @@ export async function prometheusTimeline(url: string, report: ProdReport, option
     const errorsAt = lookup(errors, k);
     const p50At = lookup(p50, k);
     const p99At = lookup(p99, k);
+    const moreAt = [...more].map(([field, result]) => [field, lookup(result, k)] as const);
     const points: TimelinePoint[] = [];
     for (const [end, value] of series.values) {
-      const t = end - HOUR_MS;
+      const t = end - STEP;
       const count = Math.round(value);
       if (count <= 0) continue;
       const finite = (v: number | undefined) => (v !== undefined && Number.isFinite(v) ? Math.round(v * 10_000) / 10 : null);
-      points.push({ t, requests: count, errors: Math.min(count, Math.round(errorsAt.get(t) ?? 0)), ttftP50Ms: finite(p50At.get(t)), ttftP99Ms: finite(p99At.get(t)) });
+      points.push({ t, requests: count, errors: Math.min(count, Math.round(errorsAt.get(t) ?? 0)), ttftP50Ms: finite(p50At.get(t)), ttftP99Ms: finite(p99At.get(t)), ...Object.fromEntries(moreAt.map(([field, at]) => [field, finite(at.get(t))])) });
       if (!firstSeen.has(version) || t < firstSeen.get(version)!) firstSeen.set(version, t);
     }
     versions.push({ version, points });
   }
   const allPoints = versions.flatMap((v) => v.points);
-  const changes = versionChanges(firstSeen, options.sinceMs - HOUR_MS, (from, to) => {
+  const changes = versionChanges(firstSeen, options.sinceMs - STEP, (from, to) => {
     const inside = allPoints.filter((p) => p.t >= from && p.t < to);
     if (inside.length === 0) return null;
     const hours = new Set(inside.map((p) => p.t)).size;
@@ -111,5 +124,6 @@ export async function prometheusTimeline(url: string, report: ProdReport, option
     return { hours, requests: inside.reduce((a, p) => a + p.requests, 0), ttftP50Ms: med(inside.map((p) => p.ttftP50Ms).filter((v): v is number => v !== null)), ttftP99Ms: med(inside.map((p) => p.ttftP99Ms).filter((v): v is number => v !== null)), how: 'median-of-hours' };
   });
   const series = (history.series[0]?.values ?? []).filter(([, v]) => Number.isFinite(v)).map(([end, v]) => ({ t: end - HOUR_MS, value: Math.round(v * 10_000) / 10 }));
-  return { source: 'prometheus', hourMs: HOUR_MS, sinceMs: options.sinceMs, untilMs, versions, changes, band: baselineBand(series, options.sinceMs, untilMs) };
+  const band = hourly ? baselineBand(series, options.sinceMs, untilMs) : { metric: 'ttftP99Ms' as const, method: 'none' as const, note: null, points: [] };
+  return { source: 'prometheus', hourMs: STEP, sinceMs: options.sinceMs, untilMs, versions, changes, band };
 }

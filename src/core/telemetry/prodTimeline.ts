@@ -27,6 +27,14 @@ export interface TimelinePoint {
   errors: number;
   ttftP50Ms: number | null;
   ttftP99Ms: number | null;
+  /** The rest of the percentiles, for `prod --window` (the panel reads TTFT p50/p99 only). */
+  ttftP90Ms?: number | null;
+  e2eP50Ms?: number | null;
+  e2eP90Ms?: number | null;
+  e2eP99Ms?: number | null;
+  tpotP50Ms?: number | null;
+  tpotP90Ms?: number | null;
+  tpotP99Ms?: number | null;
 }
 
 export interface WindowFigures {
@@ -69,6 +77,17 @@ interface Hour {
   errors: number;
   ttft: number[];
   seen: number;
+  e2e: number[];
+  e2eSeen: number;
+  tpot: number[];
+  tpotSeen: number;
+}
+
+export interface TimelineOptions {
+  /** The width of each point (default an hour; `prod --window 6h` uses 6 h, `1d` a UTC day). */
+  bucketMs?: number;
+  /** The dynamic baseline band (hourly only; `prod --window` has no use for it). Default true. */
+  band?: boolean;
 }
 
 export class ProdTimeline implements SpanSink {
@@ -77,20 +96,36 @@ export class ProdTimeline implements SpanSink {
   private readonly firstSeen = new Map<string, number>();
   private readonly random = seededRandom(11);
 
+  private readonly bucketMs: number;
+  private readonly withBand: boolean;
+
   constructor(
     private readonly promptNames: ReadonlySet<string>,
     private readonly sinceMs: number,
     private readonly untilMs = Date.now(),
-  ) {}
+    options: TimelineOptions = {},
+  ) {
+    this.bucketMs = options.bucketMs ?? HOUR_MS;
+    this.withBand = options.band ?? true;
+  }
+
+  /** A fixed-seed reservoir: each bucket keeps at most MAX_PER_HOUR values of a metric. */
+  private keep(values: number[], seen: number, value: number): void {
+    if (values.length < MAX_PER_HOUR) values.push(value);
+    else {
+      const slot = Math.floor(this.random() * seen);
+      if (slot < MAX_PER_HOUR) values[slot] = value;
+    }
+  }
 
   span(span: ImportedSpan): void {
     if (span.promptName === null || !this.promptNames.has(span.promptName)) return;
-    if (span.startMs < this.sinceMs - BASELINE_HISTORY_MS || span.startMs > this.untilMs) return;
-    const t = Math.floor(span.startMs / HOUR_MS) * HOUR_MS;
+    if (span.startMs < this.sinceMs - (this.withBand ? BASELINE_HISTORY_MS : 0) || span.startMs > this.untilMs) return;
+    const t = Math.floor(span.startMs / this.bucketMs) * this.bucketMs;
     let byHour = this.hours.get(span.promptVersion);
     if (!byHour) this.hours.set(span.promptVersion, (byHour = new Map()));
     let hour = byHour.get(t);
-    if (!hour) byHour.set(t, (hour = { requests: 0, errors: 0, ttft: [], seen: 0 }));
+    if (!hour) byHour.set(t, (hour = { requests: 0, errors: 0, ttft: [], seen: 0, e2e: [], e2eSeen: 0, tpot: [], tpotSeen: 0 }));
     hour.requests++;
     const first = this.firstSeen.get(span.promptVersion);
     if (first === undefined || span.startMs < first) this.firstSeen.set(span.promptVersion, span.startMs);
@@ -98,13 +133,12 @@ export class ProdTimeline implements SpanSink {
       hour.errors++;
       return;
     }
+    hour.e2eSeen++;
+    this.keep(hour.e2e, hour.e2eSeen, span.e2eMs);
+    if (span.tpotMs !== null) this.keep(hour.tpot, ++hour.tpotSeen, span.tpotMs);
     if (span.ttftMs === null) return;
     hour.seen++;
-    if (hour.ttft.length < MAX_PER_HOUR) hour.ttft.push(span.ttftMs);
-    else {
-      const slot = Math.floor(this.random() * hour.seen);
-      if (slot < MAX_PER_HOUR) hour.ttft[slot] = span.ttftMs;
-    }
+    this.keep(hour.ttft, hour.seen, span.ttftMs);
   }
 
   skip(_reason: SkipReason): void {}
@@ -115,9 +149,9 @@ export class ProdTimeline implements SpanSink {
     const versions = [...this.hours].map(([version, byHour]) => ({
       version,
       points: [...byHour]
-        .filter(([t]) => t + HOUR_MS > this.sinceMs)
+        .filter(([t]) => t + this.bucketMs > this.sinceMs)
         .sort((a, b) => a[0] - b[0])
-        .map(([t, h]) => ({ t, requests: h.requests, errors: h.errors, ...quantiles(h.ttft) })),
+        .map(([t, h]) => ({ t, requests: h.requests, errors: h.errors, ...quantiles(h.ttft), ...this.detail(h) })),
     }));
     const allHours = new Map<number, number[]>();
     for (const byHour of this.hours.values()) for (const [t, h] of byHour) allHours.set(t, [...(allHours.get(t) ?? []), ...h.ttft]);
@@ -134,7 +168,20 @@ export class ProdTimeline implements SpanSink {
       if (requests === 0) return null;
       return { hours, requests, ...quantiles(values), how: 'pooled' };
     });
-    return { source: 'traces', hourMs: HOUR_MS, sinceMs: this.sinceMs, untilMs: this.untilMs, versions, changes, band: baselineBand(p99Series, this.sinceMs, this.untilMs) };
+    const band: BaselineBandData = this.withBand ? baselineBand(p99Series, this.sinceMs, this.untilMs) : { metric: 'ttftP99Ms', method: 'none', note: null, points: [] };
+    return { source: 'traces', hourMs: this.bucketMs, sinceMs: this.sinceMs, untilMs: this.untilMs, versions, changes, band };
+  }
+
+  /** TTFT p90 and E2E/TPOT p50/p90/p99 of a bucket: only for buckets other than the panel's hours. */
+  private detail(h: Hour): Partial<TimelinePoint> {
+    if (this.withBand) return {};
+    const q = (values: readonly number[], prefix: 'ttft' | 'e2e' | 'tpot') => {
+      const sorted = [...values].sort((a, b) => a - b);
+      const at = (p: number, min: number) => (sorted.length >= min ? round(percentile(sorted, p)) : null);
+      return { [`${prefix}P50Ms`]: at(0.5, 1), [`${prefix}P90Ms`]: at(0.9, 1), [`${prefix}P99Ms`]: at(0.99, MIN_REQUESTS_FOR_P99) };
+    };
+    const ttft = q(h.ttft, 'ttft');
+    return { ttftP90Ms: ttft.ttftP90Ms ?? null, ...q(h.e2e, 'e2e'), ...q(h.tpot, 'tpot') };
   }
 }
 
