@@ -54,7 +54,7 @@ export async function prodCommand(argv: string[], io: CliIO): Promise<number> {
     }
     report = await prodFromPrometheus(file!, prometheus, { ...(since ? { window: since } : {}), ...(prompt ? { prompt } : {}), ...(timeoutMs ? { timeoutMs } : {}), atMs: nowMs, fileVersions, signal });
     const call = { sinceMs: nowMs - rangeMs, atMs: nowMs, timeoutMs: timeoutMs ?? DEFAULT_PROMETHEUS_TIMEOUT_MS, maxBytes: DEFAULT_PROMETHEUS_MAX_BYTES };
-    if (windowMs !== undefined) windows = await prometheusTimeline(prometheus, report, { ...call, stepMs: windowMs });
+    if (windowMs !== undefined) windows = await prometheusTimeline(prometheus, report, { ...call, stepMs: windowMs, band: false });
     if (reportPath) hourly = await prometheusTimeline(prometheus, report, call);
     source = { kind: 'prometheus', prometheus, since: since ?? '24h' };
   } else {

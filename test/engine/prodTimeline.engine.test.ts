@@ -5,7 +5,7 @@
  * language server, configured with that Prometheus, shows B's line in its lens.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -108,6 +108,37 @@ describe('production over time from Prometheus', () => {
     // Eleven hours of history: no band yet, and the view says what it needs.
     expect(timeline.band.method).toBe('none');
     expect(timeline.band.note).toMatch(/^no baseline yet: the weekly rhythm needs 2 more weeks/);
+  });
+
+  it('the CLI: prod --prometheus --window 1h gives per version and hour the requests and TTFT/E2E percentiles; --window 6h and --report read the same range', async () => {
+    const cli = (args: string[]) => run(process.execPath, [join(process.cwd(), 'dist/cli.js'), 'prod', 'greet.prompt', '--prometheus', prometheusUrl, '--since', '12h', ...args], { cwd: repo.root, timeout: 60_000 });
+    const hourly = JSON.parse((await cli(['--window', '1h', '--json'])).stdout);
+    expect(hourly.window).toEqual({ since: '12h', size: '1h' });
+    const windows = Object.fromEntries(hourly.versions.map((v: { version: string; windows: unknown[] }) => [v.version, v.windows])) as Record<string, { start: string; requests: number; errorRate: number; ttftMs: { p50: number }; e2eMs: { p50: number }; tpotMs: { p50: number | null } }[]>;
+    const wholeA = windows[a.slice(0, 7)]!.filter((w) => Date.parse(w.start) >= switchS * 1000 - 5 * HOUR_S * 1000 && Date.parse(w.start) < switchS * 1000 - HOUR_S * 1000);
+    expect(wholeA).toHaveLength(4);
+    for (const w of wholeA) {
+      expect(w.requests).toBeGreaterThanOrEqual(590);
+      expect(w.requests).toBeLessThanOrEqual(610);
+      expect(w.errorRate).toBe(0);
+      // TTFT 0.1 s in (0.08, 0.16] → 120 ms; E2E 0.5 s in (0.32, 0.64] → 480 ms (interpolated); no TPOT histogram.
+      expect(w.ttftMs.p50).toBeCloseTo(120, 0);
+      expect(w.e2eMs.p50).toBeCloseTo(480, 0);
+      expect(w.tpotMs.p50).toBeNull();
+    }
+    const firstB = windows[b.slice(0, 7)]!;
+    expect(Date.parse(firstB[0]!.start)).toBe(switchS * 1000);
+    expect(firstB[0]!.e2eMs.p50).toBeCloseTo(960, 0);
+    const sixHourly = JSON.parse((await cli(['--window', '6h', '--json'])).stdout);
+    for (const v of sixHourly.versions as { windows: { start: string; end: string }[] }[]) {
+      expect(v.windows.length).toBeGreaterThan(0);
+      expect(v.windows.every((w) => Date.parse(w.start) % (6 * HOUR_S * 1000) === 0 && Date.parse(w.end) - Date.parse(w.start) === 6 * HOUR_S * 1000)).toBe(true);
+    }
+    await cli(['--report', 'prod.html']);
+    const html = readFileSync(join(repo.root, 'prod.html'), 'utf8');
+    const view = JSON.parse(/<script type="application\/json" id="report-data">(.*?)<\/script>/s.exec(html)![1]!.replace(/\\u003c/g, '<'));
+    expect(view.sources[0].kind).toBe('prometheus');
+    expect(view.sources[0].timeline.changes.map((c: { version: string }) => c.version)).toEqual([b.slice(0, 7)]);
   });
 
   it('the language server, configured with this Prometheus, shows B in its lens', async () => {

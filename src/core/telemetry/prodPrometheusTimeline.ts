@@ -65,12 +65,12 @@ export function withNames(selector: string, names: string): string {
 }
 
 /**
- * `stepMs` (default an hour): the width of each point; other than an hour (`prod --window 6h`) the TTFT
- * p90 and E2E/TPOT p50/p90/p99 are asked for too, and the baseline band (hourly only) is not.
+ * `stepMs` (default an hour): the width of each point. `band: false` (`prod --window`, as ProdTimeline's
+ * option): no baseline band (its history query is hourly), and the TTFT p90 and E2E/TPOT p50/p90/p99 asked for too.
  */
-export async function prometheusTimeline(url: string, report: ProdReport, options: { sinceMs: number; atMs?: number; timeoutMs: number; maxBytes: number; stepMs?: number }): Promise<TimelineData> {
+export async function prometheusTimeline(url: string, report: ProdReport, options: { sinceMs: number; atMs?: number; timeoutMs: number; maxBytes: number; stepMs?: number; band?: boolean }): Promise<TimelineData> {
   const STEP = options.stepMs ?? HOUR_MS;
-  const hourly = STEP === HOUR_MS;
+  const hourly = (options.band ?? true) && STEP === HOUR_MS;
   const span = `${Math.round(STEP / 1000)}s`;
   const untilMs = options.atMs ?? Date.now();
   const startMs = Math.floor(options.sinceMs / STEP) * STEP + STEP; // the first whole step's end
