@@ -2,8 +2,10 @@
  * The Production view drawn in headless Chromium from real trace files on a real git repo: the versions
  * table, the chart (inked), the version change with before/after, the baseline line; offline and CSP-clean.
  */
+import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { promisify } from 'node:util';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { standaloneReportHtml } from '../../src/core/compare/report';
@@ -70,6 +72,42 @@ describe('Production view page', () => {
     expect(inked).toBeGreaterThan(1000);
     expect(problems).toEqual([]);
     await page.screenshot({ path: `${ARTIFACTS}/production.png`, fullPage: true });
+    await page.close();
+  });
+
+  it('prod --report from the real CLI draws the same page offline: versions, inked chart, version change; no network, no CSP violation', async () => {
+    const repo = new TestRepo();
+    const a = repo.commit('First greeting', { 'greet.prompt': '---\nmodel: gpt-test\n---\nSay hello.\n' });
+    const b = repo.commit('Longer greeting', { 'greet.prompt': '---\nmodel: gpt-test\n---\nSay hello, briefly and warmly.\n' });
+    const hourNow = Math.floor(Date.now() / HOUR) * HOUR; // the CLI reads up to its own now
+    const hour = (version: string, h: number, base: number) => tracesLine(Array.from({ length: 20 }, (_, k) => otlpSpan({ promptName: 'greet', version, startMs: hourNow - h * HOUR + k * 60_000, ttftMs: base + k * 3, e2eMs: base + 400 })));
+    const lines = [...[12, 11, 10, 9, 8, 7].map((h) => hour(a.slice(0, 7), h, 120)), ...[6, 5, 4, 3, 2, 1].map((h) => hour(b.slice(0, 7), h, 260))];
+    repo.write('app.jsonl', `${lines.join('\n')}\n`);
+    const file = resolve(ARTIFACTS, 'production-cli.html');
+    await promisify(execFile)(process.execPath, [resolve('dist/cli.js'), 'prod', 'greet.prompt', '--traces', 'app.jsonl', '--since', '24h', '--report', file], { cwd: repo.root, timeout: 60_000 });
+    const page = await browser.newPage({ viewport: { width: 1200, height: 1200 } });
+    const problems: string[] = [];
+    page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
+    page.on('pageerror', (e) => problems.push(e.message));
+    page.on('request', (r) => !r.url().startsWith('file:') && !r.url().startsWith('data:') && problems.push(`network: ${r.url()}`));
+    await page.goto(`file://${file}`);
+    await page.waitForFunction(() => document.body.dataset.renderMs !== undefined);
+    expect(await page.locator('h2').first().textContent()).toBe('Production of greet — greet.prompt');
+    expect(await page.locator('h3').first().textContent()).toBe('traces app.jsonl · last 24h');
+    const rows = await page.locator('.production-versions tbody tr').allInnerTexts();
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toMatch(new RegExp(`^${b.slice(0, 7)} \\(this text\\)\\t${b.slice(0, 7)} Longer greeting\\t120\\t0\\.0%`));
+    expect(await page.locator('.changes li').allInnerTexts()).toEqual([expect.stringMatching(new RegExp(`${a.slice(0, 7)} → ${b.slice(0, 7)} · before: 120 req over 6 h · TTFT p50 \\d+ ms · p99 \\d+ ms · after: 120 req over 6 h`))]);
+    expect(await page.evaluate(() => document.body.dataset.chartsDrawn)).toBe('1');
+    const inked = await page.locator('canvas').first().evaluate((c) => {
+      const data = (c as HTMLCanvasElement).getContext('2d')!.getImageData(0, 0, (c as HTMLCanvasElement).width, (c as HTMLCanvasElement).height).data;
+      let n = 0;
+      for (let i = 3; i < data.length; i += 4) if (data[i]! > 0) n++;
+      return n;
+    });
+    expect(inked).toBeGreaterThan(1000);
+    expect(problems).toEqual([]);
+    await page.screenshot({ path: `${ARTIFACTS}/production-cli.png`, fullPage: true });
     await page.close();
   });
 });
