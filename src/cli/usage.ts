@@ -21,7 +21,7 @@ export const EXPORT_USAGE =
   'prompt-insight export [--store PATH] [--format json|csv|otlp-json] [--out FILE]';
 
 export const PROD_USAGE =
-  'prompt-insight prod FILE (--traces PATH... | --prometheus URL [--timeout-ms T]) [--prompt NAME] [--since 24h] [--json]';
+  'prompt-insight prod FILE (--traces PATH... | --prometheus URL [--timeout-ms T]) [--prompt NAME] [--since 24h] [--window 1h|6h|1d] [--report out.html] [--json]';
 
 export const HISTORY_USAGE =
   'prompt-insight history FILE [--json]';
@@ -67,6 +67,8 @@ const COMMAND_HELP: Record<string, { summary: string; usage: string; notes?: str
       '--prometheus URL  a Prometheus server (or Thanos, Mimir, VictoriaMetrics): PromQL over the GenAI client histograms',
       '--since 24h       only spans that ended in the last 30m, 24h, 7d… (or since an ISO date; Prometheus: the PromQL range)',
       '--prompt NAME     one prompt of a file that holds several',
+      '--window 1h       also per version and time window (30m, 1h, 6h, 1d; UTC-aligned): requests, error rate, TTFT/E2E/TPOT p50/p90/p99 (JSON versions[].windows[])',
+      '--report out.html the Production page the editor draws (versions, hourly chart, version changes) as one offline HTML file',
     ],
   },
   load: { summary: 'How much load a prompt takes within its SLOs: load levels or a search for the largest concurrency whose SLO attainment reaches the target.', usage: LOAD_USAGE },
