@@ -47,6 +47,7 @@ export async function prodCommand(argv: string[], io: CliIO): Promise<number> {
     const { prometheusTimeline } = await import('../core/telemetry/prodPrometheusTimeline');
     const timeoutMs = args.flags.has('timeout-ms') ? Number(stringFlag(args, 'timeout-ms')) : undefined;
     if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs >= 100)) throw new UsageError('--timeout-ms must be an integer ≥ 100');
+    // parseSince above admits no years; an ISO date is refused by prodFromPrometheus (a PromQL range is a duration).
     const rangeMs = sinceToMs(since ?? '24h');
     // Prometheus answers at most 11,000 points per series; the hourly chart of the report asks for one per hour.
     for (const step of [windowMs, reportPath ? 3_600_000 : undefined]) {
