@@ -3,17 +3,15 @@
  * six hours of GenAI client histograms for two prompt versions and vLLM's server histograms — is
  * backfilled with `promtool tsdb create-blocks-from openmetrics`, then queried through PromQL over ranges.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { execFile } from 'node:child_process';
+import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, waitUntilReady } from '../fixtures/localServers';
+import { startBackfilledPrometheus, type BackfilledPrometheus } from './backfilledPrometheus';
 import { TestRepo } from '../fixtures/gitRepo';
 
 const run = promisify(execFile);
-let prometheus: ChildProcess;
+let prometheus: BackfilledPrometheus | undefined;
 let prometheusUrl: string;
 let repo: TestRepo;
 let a: string;
@@ -68,23 +66,13 @@ beforeAll(async () => {
     ...Array.from({ length: steps }, (_, k) => `llamacpp:tokens_predicted_seconds_total ${((k + 1) * 10 * 0.025).toFixed(6)} ${startS + (k + 1) * STEP_S}`),
     '# TYPE llamacpp:tokens_predicted counter',
     ...Array.from({ length: steps }, (_, k) => `llamacpp:tokens_predicted_total ${(k + 1) * 10} ${startS + (k + 1) * STEP_S}`),
-    '# EOF',
   ];
-  const dir = mkdtempSync(join(tmpdir(), 'pi-prom-prod-'));
-  writeFileSync(join(dir, 'history.om'), `${om.join('\n')}\n`);
-  await run('promtool', ['tsdb', 'create-blocks-from', 'openmetrics', join(dir, 'history.om'), join(dir, 'data')], { timeout: 120_000 });
-  writeFileSync(join(dir, 'prometheus.yml'), 'global:\n  scrape_interval: 15s\nscrape_configs: []\n');
-  const port = await freePort();
-  prometheusUrl = `http://127.0.0.1:${port}`;
-  prometheus = spawn('prometheus', [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`], { stdio: 'ignore' });
-  await waitUntilReady('Prometheus (backfilled)', prometheus, async () => {
-    const answer = await (await fetch(`${prometheusUrl}/api/v1/query?query=${encodeURIComponent('count(count_over_time(gen_ai_client_operation_duration_seconds_count[1h]))')}`)).json();
-    return answer.data?.result?.length > 0;
-  }, undefined, { pollMs: 250 });
+  prometheus = await startBackfilledPrometheus(om, 'count(count_over_time(gen_ai_client_operation_duration_seconds_count[1h]))');
+  prometheusUrl = prometheus.url;
 }, 180_000);
 
 afterAll(() => {
-  prometheus?.kill('SIGTERM');
+  prometheus?.stop();
 });
 
 describe('prod --prometheus on backfilled history', () => {

@@ -4,16 +4,15 @@
  * range queries give each version's requests and TTFT per hour and the change from A to B; and the real
  * language server, configured with that Prometheus, shows B's line in its lens.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBackfilledPrometheus, type BackfilledPrometheus } from './backfilledPrometheus';
 import { CodeLensRequest, DidOpenTextDocumentNotification, type CodeLens } from 'vscode-languageserver-protocol/node';
 import { readFileProduction } from '../../src/core/telemetry/prodForEditor';
-import { freePort, waitUntilReady } from '../fixtures/localServers';
 import { TestRepo } from '../fixtures/gitRepo';
 import { LspHarness } from '../server/lspHarness';
 
@@ -21,7 +20,7 @@ const run = promisify(execFile);
 const HOUR_S = 3600;
 const STEP_S = 60;
 const BOUNDS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24];
-let prometheus: ChildProcess;
+let prometheus: BackfilledPrometheus | undefined;
 let prometheusUrl: string;
 let repo: TestRepo;
 let a: string;
@@ -57,23 +56,13 @@ beforeAll(async () => {
     '# TYPE gen_ai_client_operation_time_to_first_chunk_seconds histogram',
     ...histogram('gen_ai_client_operation_time_to_first_chunk_seconds', labels(a), startS, 6 * 60, 10, 0.1),
     ...histogram('gen_ai_client_operation_time_to_first_chunk_seconds', labels(b), switchS, Math.floor((nowS - 300 - switchS) / STEP_S), 10, 0.3),
-    '# EOF',
   ];
-  const dir = mkdtempSync(join(tmpdir(), 'pi-prom-timeline-'));
-  writeFileSync(join(dir, 'history.om'), `${om.join('\n')}\n`);
-  await run('promtool', ['tsdb', 'create-blocks-from', 'openmetrics', join(dir, 'history.om'), join(dir, 'data')], { timeout: 120_000 });
-  writeFileSync(join(dir, 'prometheus.yml'), 'global:\n  scrape_interval: 15s\nscrape_configs: []\n');
-  const port = await freePort();
-  prometheusUrl = `http://127.0.0.1:${port}`;
-  prometheus = spawn('prometheus', [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`], { stdio: 'ignore' });
-  await waitUntilReady('Prometheus (backfilled)', prometheus, async () => {
-    const answer = await (await fetch(`${prometheusUrl}/api/v1/query?query=${encodeURIComponent('count(count_over_time(gen_ai_client_operation_duration_seconds_count[1h]))')}`)).json();
-    return answer.data?.result?.length > 0;
-  }, undefined, { pollMs: 250 });
+  prometheus = await startBackfilledPrometheus(om, 'count(count_over_time(gen_ai_client_operation_duration_seconds_count[1h]))');
+  prometheusUrl = prometheus.url;
 }, 180_000);
 
 afterAll(() => {
-  prometheus?.kill('SIGTERM');
+  prometheus?.stop();
 });
 
 describe('production over time from Prometheus', () => {
