@@ -31,10 +31,11 @@ import type { RunOutcome } from '../core/endpoint/runOnce';
 import type { TelemetryRun } from '../core/telemetry/runSpans';
 import { exportToOtlp, otlpTargetFlag, RunClock, telemetryRunsOf } from './otlpExportFlag';
 import { LOAD_USAGE } from './usage';
+import { ARRIVALS, type Arrival, type ArrivalKind } from '../core/load/arrivals';
 
 export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, {
-    valued: ['prompt', ...ENDPOINT_FLAGS, 'model', 'inputs', 'report', 'concurrency', 'rate', 'max-concurrency', 'search', 'sweep', 'limit', 'requests', 'attainment', 'timeout-ms', 'cache', 'scenario', 'seed', 'otlp-endpoint'],
+    valued: ['prompt', ...ENDPOINT_FLAGS, 'model', 'inputs', 'report', 'concurrency', 'rate', 'max-concurrency', 'search', 'sweep', 'limit', 'requests', 'duration', 'arrival', 'burstiness', 'attainment', 'timeout-ms', 'cache', 'scenario', 'seed', 'otlp-endpoint'],
     boolean: ['json', ...COST_PARAM_BOOLEAN],
     repeatable: ['slo', ...COST_PARAM_REPEATABLE],
   });
@@ -47,7 +48,10 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
   const sweepLevels = numberFlag(args, 'sweep', { min: 3, max: 50, integer: true });
   if ([search !== undefined, sweepLevels !== undefined, levels.length > 0].filter(Boolean).length > 1) throw new UsageError('give one of: load levels (--concurrency, --rate), --sweep N, or --search max-concurrency');
   if (!search && sweepLevels === undefined && levels.length === 0) throw new UsageError(`give load levels (--concurrency 1,2,4 or --rate 0.5,1), --sweep N or --search max-concurrency\nusage: ${LOAD_USAGE}`);
-  const requests = numberFlag(args, 'requests', { min: 1, max: 100_000, integer: true }, 40);
+  const durationS = numberFlag(args, 'duration', { min: 0.1, max: 86_400 });
+  // --duration alone bounds a point by time only (100,000 requests at most); with --requests, whichever comes first.
+  const requests = numberFlag(args, 'requests', { min: 1, max: 100_000, integer: true }, durationS !== undefined ? 100_000 : 40);
+  const arrival = arrivalFlags(args, levels.some((l) => l.kind === 'rate') || sweepLevels !== undefined);
   const target = numberFlag(args, 'attainment', { min: 0.01, max: 1 }, 0.95);
   const limit = numberFlag(args, 'limit', { min: 1, max: 4096, integer: true }, 64);
   const timeoutMs = numberFlag(args, 'timeout-ms', { min: 1 }, 60_000);
@@ -97,8 +101,8 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
   const signal = io.interrupted();
   const seed = numberFlag(args, 'seed', { min: 0, integer: true });
   const measure = (level: LoadLevel): Promise<LoadPoint> => {
-    if (!json) io.stderr(`  ${level.kind === 'concurrency' ? `concurrency ${level.concurrency}` : `${level.ratePerSec}/s`}: ${requests} requests…\n`);
-    return runLoadPoint(level, { transport, plans, requests, timeoutMs, cache: cache as CacheMode, objectives: policy.objectives, target, signal, ...(seed !== undefined ? { random: seededRandom(seed) } : {}),
+    if (!json) io.stderr(`  ${level.kind === 'concurrency' ? `concurrency ${level.concurrency}` : `${level.ratePerSec}/s`}: ${durationS === undefined ? `${requests} requests` : args.flags.has('requests') ? `${requests} requests or ${durationS} s` : `${durationS} s`}…\n`);
+    return runLoadPoint(level, { transport, plans, requests, arrival, ...(durationS !== undefined ? { durationMs: durationS * 1000 } : {}), timeoutMs, cache: cache as CacheMode, objectives: policy.objectives, target, signal, ...(seed !== undefined ? { random: seededRandom(seed) } : {}),
       ...(otlpTarget ? { onRequest: (_f: number, _t: number, outcome: RunOutcome, runPlan: PromptRunPlan) => {
         runClock.note(outcome);
         exported.push(...telemetryRunsOf(transport, runClock, [{ outcome, plan: runPlan }]));
@@ -144,6 +148,17 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
   }
   if (signal.aborted) return 130;
   return points.some((p) => p.failed === p.sent && p.sent > 0) ? 1 : 0;
+}
+
+/** --arrival constant|poisson|gamma and --burstiness B (the gamma shape): open-loop points only. */
+function arrivalFlags(args: ReturnType<typeof parseArgs>, openLoop: boolean): Arrival {
+  const kind = stringFlag(args, 'arrival');
+  const burstiness = numberFlag(args, 'burstiness', { min: 0.01, max: 1000 });
+  if (kind !== undefined && !(ARRIVALS as readonly string[]).includes(kind)) throw new UsageError(`--arrival must be one of ${ARRIVALS.join(', ')}`);
+  if ((kind !== undefined || burstiness !== undefined) && !openLoop) throw new UsageError('--arrival and --burstiness shape open-loop arrivals: give them with --rate (or --sweep)');
+  if (burstiness !== undefined && kind !== 'gamma') throw new UsageError('--burstiness is the shape of gamma arrivals: give it with --arrival gamma');
+  if (kind === 'gamma' && burstiness === undefined) throw new UsageError('--arrival gamma needs --burstiness B (the gamma shape: below 1 burstier than Poisson, 1 is Poisson, above 1 steadier)');
+  return { kind: (kind ?? 'poisson') as ArrivalKind, burstiness: burstiness ?? 1 };
 }
 
 function loadLevels(args: ReturnType<typeof parseArgs>): LoadLevel[] {

@@ -13,6 +13,10 @@ export interface BatchOptions {
   random?: () => number;
   /** Open loop: how late each request went out against its scheduled arrival (ms) — a client that cannot keep up shows here. */
   onDispatchDelay?: (index: number, delayMs: number) => void;
+  /** Open loop: the gap before each arrival (ms); absent = exponential (Poisson) at ratePerSec. */
+  interArrivalMs?: () => number;
+  /** No new request starts after this long (ms from the first); those in flight finish. */
+  durationMs?: number;
 }
 
 export async function batchRunner<T>(runOne: (index: number, warmup: boolean) => Promise<T>, options: BatchOptions, onDone?: (result: T, index: number) => void): Promise<T[]> {
@@ -21,13 +25,15 @@ export async function batchRunner<T>(runOne: (index: number, warmup: boolean) =>
   const results: (T | undefined)[] = new Array(options.runs);
   const concurrency = Math.max(1, Math.min(options.concurrency, options.runs));
   let next = 0;
+  const stopAt = options.durationMs !== undefined ? performance.now() + options.durationMs : Number.POSITIVE_INFINITY;
+  const timeLeft = (): boolean => performance.now() < stopAt;
   const finish = (index: number) => (result: T) => {
     results[index] = result;
     onDone?.(result, index);
   };
   if (options.ratePerSec === undefined) {
     const worker = async (): Promise<void> => {
-      while (next < options.runs && !signal?.aborted) {
+      while (next < options.runs && !signal?.aborted && timeLeft()) {
         const index = next++;
         finish(index)(await runOne(index, false));
       }
@@ -37,11 +43,13 @@ export async function batchRunner<T>(runOne: (index: number, warmup: boolean) =>
     const random = options.random ?? Math.random;
     const inFlight = new Set<Promise<void>>();
     let due = performance.now();
+    const gap = options.interArrivalMs ?? ((): number => (-Math.log(1 - random()) / options.ratePerSec!) * 1000);
     while (next < options.runs && !signal?.aborted) {
-      due += (-Math.log(1 - random()) / options.ratePerSec) * 1000;
+      due += gap();
+      if (due >= stopAt) break;
       await delayUntil(due, signal);
       while (inFlight.size >= concurrency) await Promise.race(inFlight);
-      if (signal?.aborted) break;
+      if (signal?.aborted || !timeLeft()) break;
       const index = next++;
       options.onDispatchDelay?.(index, performance.now() - due);
       const run: Promise<void> = runOne(index, false).then(finish(index)).finally(() => inFlight.delete(run));

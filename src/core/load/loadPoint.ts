@@ -17,6 +17,7 @@ import type { RunRecord } from '../metrics/runRecord';
 import type { Objective } from '../rollout/slo';
 import { executeRunJobs, type PromptRunPlan } from '../run/promptRun';
 import type { MetricsSample } from '../endpoint/serverMetrics';
+import { interArrivalSampler, arrivalText, type Arrival } from './arrivals';
 import { attainment, latencyObjectives, requestAttains, type Attainment } from './attainment';
 
 export type LoadLevel = { kind: 'concurrency'; concurrency: number } | { kind: 'rate'; ratePerSec: number; maxConcurrency: number };
@@ -58,6 +59,10 @@ export interface LoadPoint {
   /** What to keep in mind reading this point (a rate above capacity, a warm cache, every request failed). */
   notes: string[];
   cancelled: boolean;
+  /** What bounded the point: at most N requests and/or S seconds of sending; which ended it. */
+  bound: { requests: number; durationS: number | null; endedBy: 'requests' | 'duration' | 'cancelled' };
+  /** Open loop: the arrival process (constant, poisson, gamma with its burstiness); null for closed loop. */
+  arrival: string | null;
 }
 
 export interface Spread {
@@ -88,6 +93,10 @@ export interface LoadPointOptions {
   target: number;
   signal?: AbortSignal;
   random?: () => number;
+  /** Open loop: how arrivals are spaced (default Poisson). */
+  arrival?: Arrival;
+  /** No new request starts after this many ms; with `requests` as the upper bound. */
+  durationMs?: number;
   /** Each finished request, with what it was a run of (for telemetry export). */
   onRequest?: (finished: number, total: number, outcome: RunOutcome, plan: PromptRunPlan) => void;
 }
@@ -100,10 +109,12 @@ export async function runLoadPoint(level: LoadLevel, options: LoadPointOptions):
   const jobs = Array.from({ length: options.requests }, (_, i) => ({ plan: options.plans[i % options.plans.length]!, testCase: i % options.plans.length }));
   const concurrency = level.kind === 'concurrency' ? level.concurrency : Math.min(level.maxConcurrency, 100_000);
   const dispatchDelays: number[] = [];
+  const arrival: Arrival = options.arrival ?? { kind: 'poisson', burstiness: 1 };
   const executed = await executeRunJobs(options.transport, jobs, {
     concurrency, warmup: 0, timeoutMs: options.timeoutMs, cache: options.cache,
     ...(level.kind === 'rate' ? { onDispatchDelay: (_i: number, delay: number) => dispatchDelays.push(delay) } : {}),
-    ...(level.kind === 'rate' ? { ratePerSec: level.ratePerSec } : {}),
+    ...(level.kind === 'rate' ? { ratePerSec: level.ratePerSec, interArrivalMs: interArrivalSampler(arrival, level.ratePerSec, options.random ?? Math.random) } : {}),
+    ...(options.durationMs !== undefined ? { durationMs: options.durationMs } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.random ? { random: options.random } : {}),
     ...(options.onRequest ? { onRun: (o: RunOutcome, finished: number, jobIndex: number) => options.onRequest!(finished, options.requests, o, jobs[jobIndex]!.plan) } : {}),
@@ -172,6 +183,12 @@ export async function runLoadPoint(level: LoadLevel, options: LoadPointOptions):
     })),
     notes: pointNotes(level, runs.length, runs.filter((r) => !r.record.ok).length, seconds > 0 ? completedInWindow.length / seconds : null, cache.warm),
     cancelled: options.signal?.aborted === true,
+    bound: {
+      requests: options.requests,
+      durationS: options.durationMs !== undefined ? options.durationMs / 1000 : null,
+      endedBy: options.signal?.aborted === true ? 'cancelled' : runs.length >= options.requests ? 'requests' : 'duration',
+    },
+    arrival: level.kind === 'rate' ? arrivalText(arrival) : null,
   };
 }
 
