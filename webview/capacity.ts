@@ -6,6 +6,7 @@
  */
 import { CategoryScale, Chart, Legend, LinearScale, LineController, LineElement, PointElement, ScatterController, Title, Tooltip, BarController, BarElement, type ChartConfiguration } from 'chart.js';
 import type { CapacityView } from '../src/core/load/capacityView';
+import { capacityConclusionLines } from '../src/core/load/conclusions';
 import { formatMs } from '../src/core/metrics/format';
 import { chartPalette, themeKindOf } from './chartPalette';
 import { el } from './render';
@@ -15,16 +16,9 @@ Chart.register(BarController, BarElement, CategoryScale, LinearScale, Title, Too
 const pct = (v: number | null | undefined) => (v === null || v === undefined ? 'n/a' : `${Math.round(v * 100)}%`);
 const ms = (v: number | null) => (v === null ? 'n/a' : formatMs(v));
 
+/** The conclusions in the words `load` prints (one wording, in core). */
 export function conclusionLines(view: CapacityView): string[] {
-  const c = view.capacity;
-  const lines: string[] = [];
-  if (c.maxConcurrencyMeetingSlo !== undefined) {
-    lines.push(c.maxConcurrencyMeetingSlo === 0 ? 'Capacity: even one request at a time misses the attainment target.' : `Capacity: up to ${c.atLimit ? 'at least ' : ''}${c.maxConcurrencyMeetingSlo} concurrent requests within the SLOs${c.resolved ? '' : ' (not resolved: more requests per level would settle it)'}.`);
-  }
-  lines.push(c.knee.concurrency === null ? `Knee: none — ${c.knee.reason}.` : `Knee: at concurrency ${c.knee.concurrency} throughput stops growing in proportion.`);
-  lines.push(c.saturation.level === null ? `Saturation: not seen — ${c.saturation.reason}.` : `Saturation: from ${c.saturation.level} the server's queue does not drain.`);
-  if (c.stoppedEarly) lines.push(`Stopped early: ${c.stoppedEarly}.`);
-  return lines;
+  return capacityConclusionLines(view.capacity);
 }
 
 export function renderCapacity(target: HTMLElement, view: CapacityView): number {

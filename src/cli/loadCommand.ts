@@ -20,7 +20,7 @@ import { resolvePolicy, policyText, type RolloutPolicy } from '../core/rollout/s
 import { objectiveText, SloError } from '../core/rollout/slo';
 import { writeFile } from 'node:fs/promises';
 import { standaloneReportHtml } from '../core/compare/report';
-import { capacityView } from '../core/load/capacityView';
+import { capacityView, type CapacityConclusions } from '../core/load/capacityView';
 import { reportAssets } from './reportAssets';
 import { planPromptRun, PlanError, type PromptRunPlan } from '../core/run/promptRun';
 import { seededRandom } from '../core/stats/random';
@@ -31,6 +31,7 @@ import type { RunOutcome } from '../core/endpoint/runOnce';
 import type { TelemetryRun } from '../core/telemetry/runSpans';
 import { exportToOtlp, otlpTargetFlag, RunClock, telemetryRunsOf } from './otlpExportFlag';
 import { LOAD_USAGE } from './usage';
+import { capacityConclusionLines } from '../core/load/conclusions';
 import { ARRIVALS, type Arrival, type ArrivalKind } from '../core/load/arrivals';
 
 export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
@@ -139,7 +140,7 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
   };
   const input = { file, prompt: plan.prompt.name, endpoint: transport.endpoint.name, policy: { scenario: policy.scenario, scenarioSource: policy.scenarioSource, slo: policy.objectives.map(objectiveText) }, target, requestsPerLevel: requests, inputs: inputsText, points, capacity: conclusions, cancelled: signal.aborted, simulated };
   if (json) io.stdout(`${JSON.stringify(capacityView(input, { withRequests: true }), null, 2)}\n`);
-  else io.stdout(loadText(points, capacity, conclusions));
+  else io.stdout(loadText(points, conclusions));
   if (otlpTarget) await exportToOtlp('load', otlpTarget, exported, io);
   const report = stringFlag(args, 'report');
   if (report) {
@@ -178,7 +179,7 @@ function loadLevels(args: ReturnType<typeof parseArgs>): LoadLevel[] {
   ];
 }
 
-function loadText(points: readonly LoadPoint[], capacity: CapacityResult | undefined, conclusions: { knee: ReturnType<typeof throughputKnee>; saturation: ReturnType<typeof saturation>; stoppedEarly?: string }): string {
+function loadText(points: readonly LoadPoint[], conclusions: CapacityConclusions): string {
   const ms = (v: number | null) => (v === null ? 'n/a' : formatMs(v));
   const pct = (v: number | null) => (v === null ? 'n/a' : `${Math.round(v * 100)}%`);
   const notesOut: string[] = [];
@@ -191,19 +192,8 @@ function loadText(points: readonly LoadPoint[], capacity: CapacityResult | undef
   }
   const first = points[0];
   if (first) lines.push(`Attainment: share of requests meeting ${first.attainment.limits.join(' and ')} (failed requests count as missing); ✓/✗ when the 95% interval is wholly above/below ${pct(first.attainment.target)}, ? when more requests are needed. Steady window: ${first.window.how}.`);
-  if (capacity) {
-    lines.push(
-      capacity.maxConcurrency === 0
-        ? 'Capacity: even one request at a time does not reach the attainment target.'
-        : `Capacity: up to ${capacity.atLimit ? 'at least ' : ''}${capacity.maxConcurrency} concurrent requests within the SLOs${capacity.resolved ? '' : ' — not resolved: the intervals around it straddle the target; give more --requests'}.`,
-    );
-  }
+  lines.push(...capacityConclusionLines(conclusions));
   lines.push(...notesOut.map((n) => `Note — ${n}.`));
-  if (conclusions.stoppedEarly) lines.push(`Stopped early: ${conclusions.stoppedEarly}.`);
-  const { knee } = conclusions;
-  lines.push(knee.concurrency === null ? `Knee: none (${knee.reason}).` : `Knee: at concurrency ${knee.concurrency} throughput stops growing in proportion (${knee.slopeBefore.toFixed(2)} → ${knee.slopeAfter.toFixed(2)} req/s per added request in flight).`);
-  const sat = conclusions.saturation;
-  lines.push(sat.level === null ? `Saturation: not seen (${sat.reason}).` : `Saturation: from ${sat.level} the server's waiting queue does not drain and TTFT rises.`);
   const failures = points.filter((p) => p.failed > 0).map((p) => `${p.label}: ${Object.entries(p.errors).map(([kind, n]) => `${n} × ${kind}`).join(', ')}`);
   if (failures.length > 0) lines.push(`Failed requests (not in the latency figures): ${failures.join('; ')}.`);
   return `${lines.join('\n')}\n`;
