@@ -188,6 +188,8 @@ function loadText(points: readonly LoadPoint[], conclusions: CapacityConclusions
     const a = p.attainment;
     const attain = `${pct(a.share)} (${a.ci95 ? `${pct(a.ci95[0])}–${pct(a.ci95[1])}` : 'n/a'})${a.resolved === null ? ' ?' : a.resolved === 'meets' ? ' ✓' : ' ✗'}`;
     for (const note of p.notes) notesOut.push(`${p.label}: ${note}`);
+    if ('source' in p.phases) notesOut.push(`${p.label}: median queue ${ms(p.phases.queueMs)} · prefill ${ms(p.phases.prefillMs)} · decode ${ms(p.phases.decodeMs)} (${p.phases.source})`);
+    for (const hint of p.hints) notesOut.push(`${p.label}: ${hint.message.replace(/\.$/, '')}`);
     lines.push(`${p.label.padEnd(17)} ${(p.requestsPerSec?.toFixed(2) ?? 'n/a').padStart(6)}  ${(p.outputTokensPerSec?.toFixed(1) ?? 'n/a').padStart(9)}  ${`${ms(p.ttftMs.p50)} / ${ms(p.ttftMs.p90)}`.padEnd(18)} ${ms(p.e2eMs.p90).padEnd(11)} ${attain.padEnd(22)} ${`${p.inputTokens ?? '?'}/${p.outputTokens ?? '?'}`.padEnd(9)} ${p.failed}/${p.sent}${p.cache.warm > 0 ? ' · WARM (prefix cache hits)' : ''}`);
   }
   const first = points[0];

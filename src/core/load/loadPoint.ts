@@ -17,6 +17,8 @@ import type { RunRecord } from '../metrics/runRecord';
 import type { Objective } from '../rollout/slo';
 import { executeRunJobs, type PromptRunPlan } from '../run/promptRun';
 import type { MetricsSample } from '../endpoint/serverMetrics';
+import { serverEvidenceHints, type AttributionHint } from '../metrics/attribution';
+import { medianOf, summarizeRuns } from '../metrics/summary';
 import { interArrivalSampler, arrivalText, type Arrival } from './arrivals';
 import { attainment, latencyObjectives, requestAttains, type Attainment } from './attainment';
 
@@ -61,6 +63,10 @@ export interface LoadPoint {
   cancelled: boolean;
   /** What bounded the point: at most N requests and/or S seconds of sending; which ended it. */
   bound: { requests: number; durationS: number | null; endedBy: 'requests' | 'duration' | 'cancelled' };
+  /** Queue/prefill/decode medians over the window's ok requests, where the server tells (llama-server timings, Ollama durations, vLLM/SGLang/TGI histograms); null with the reason otherwise. */
+  phases: { queueMs: number | null; prefillMs: number; decodeMs: number | null; runs: number; source: string } | { queueMs: null; prefillMs: null; decodeMs: null; runs: 0; reason: string };
+  /** Where this point's time goes, from the attribution rules `run` uses (queue-bound, prefill-bound, KV-cache pressure…). */
+  hints: AttributionHint[];
   /** Open loop: the arrival process (constant, poisson, gamma with its burstiness); null for closed loop. */
   arrival: string | null;
 }
@@ -189,6 +195,8 @@ export async function runLoadPoint(level: LoadLevel, options: LoadPointOptions):
       endedBy: options.signal?.aborted === true ? 'cancelled' : runs.length >= options.requests ? 'requests' : 'duration',
     },
     arrival: level.kind === 'rate' ? arrivalText(arrival) : null,
+    phases: phaseMedians(records),
+    hints: serverEvidenceHints(summarizeRuns(records), { records, samples: (executed.serverMetrics?.samples ?? []).filter((m) => m.t >= windowStart && m.t <= windowEnd) }),
   };
 }
 
@@ -220,6 +228,22 @@ function serverView(samples: readonly MetricsSample[], start: number, end: numbe
     requestsWaiting: spread((s) => s.requestsWaiting),
     kvCacheUsage: spread((s) => s.kvCacheUsage),
     preemptions: preempt.length > 1 ? preempt[preempt.length - 1]! - preempt[0]! : null,
+  };
+}
+
+function phaseMedians(records: readonly RunRecord[]): LoadPoint['phases'] {
+  const phased = records.filter((r) => r.ok && r.phases);
+  if (phased.length === 0) return { queueMs: null, prefillMs: null, decodeMs: null, runs: 0, reason: records.some((r) => r.ok) ? 'the server reports no per-request phases (no llama-server timings, Ollama durations or request histograms)' : 'no request succeeded' };
+  const median = (values: (number | null)[]): number | null => {
+    const known = values.filter(isNumber);
+    return known.length > 0 ? medianOf(known) : null;
+  };
+  return {
+    queueMs: median(phased.map((r) => r.phases!.queueMs)),
+    prefillMs: medianOf(phased.map((r) => r.phases!.prefillMs)),
+    decodeMs: median(phased.map((r) => r.phases!.decodeMs)),
+    runs: phased.length,
+    source: phased[0]!.phases!.source,
   };
 }
 

@@ -235,7 +235,7 @@ function serveChat(res: http.ServerResponse, body: ChatBody, arrivedAt: number, 
     }
     const e2eMs = performance.now() - arrivedAt;
     res.write(chunk({}, maxTokens !== undefined && pieces.length >= maxTokens ? 'length' : 'stop'));
-    res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: { prompt_tokens: inputTokens, completion_tokens: outputTokens, total_tokens: inputTokens + outputTokens }, x_sim: { ttft_ms: firstSentAt, e2e_ms: e2eMs } })}\n\n`);
+    res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: { prompt_tokens: inputTokens, completion_tokens: outputTokens, total_tokens: inputTokens + outputTokens }, x_sim: { ttft_ms: firstSentAt, e2e_ms: e2eMs }, ...(options.slots > 0 ? { timings: slotTimings(inputTokens, ttftMs, outputTokens, e2eMs - firstSentAt!) } : {}) })}\n\n`);
     res.end('data: [DONE]\n\n');
   };
   if (groups.length === 0) groups.push([{ text: '.', reasoning: false }]);
@@ -269,4 +269,12 @@ function json(res: http.ServerResponse, status: number, body: unknown, headers: 
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), [SIMULATED_HEADER]: 'prompt-insight', ...headers });
   res.end(text);
+}
+
+/**
+ * With slots, the simulator reports llama-server's per-request `timings` (from the moment a slot took
+ * the request): prompt_ms is the scripted prefill, so what the client's TTFT holds beyond it is the queue.
+ */
+function slotTimings(promptTokens: number, prefillMs: number, predictedTokens: number, decodeMs: number): Record<string, number> {
+  return { prompt_n: promptTokens, prompt_ms: prefillMs, predicted_n: predictedTokens, predicted_ms: decodeMs };
 }
