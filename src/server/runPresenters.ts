@@ -3,6 +3,7 @@ import type { PromptAnalysis } from '../core/analysis';
 import { formatMs, formatRate, percentileCells, phaseLine, promptCacheSentence, runLensLine } from '../core/metrics/format';
 import { estimateLatency } from '../core/metrics/latencyModel';
 import { chainLine } from '../core/metrics/chain';
+import { hallucinationLine } from '../core/metrics/groundedRuns';
 import type { StoredRun } from '../core/store/resultsStore';
 import { promptRunsView, type PromptRunsView } from '../core/store/promptRuns';
 import { promptContentHash, requestOf } from '../core/run/promptRequest';
@@ -13,7 +14,8 @@ export interface RunLookup {
   isThisFile: (stored: string) => boolean;
 }
 
-export function runsViewFor(prompt: PromptAnalysis, lookup: RunLookup): PromptRunsView | undefined {
+/** The view of this prompt's runs, with the hallucination line of the runs of this text when they were judged. */
+export function runsViewFor(prompt: PromptAnalysis, lookup: RunLookup): (PromptRunsView & { hallucination?: string }) | undefined {
   if (lookup.records.length === 0) return undefined;
   let promptHash: string;
   try {
@@ -21,7 +23,11 @@ export function runsViewFor(prompt: PromptAnalysis, lookup: RunLookup): PromptRu
   } catch {
     return undefined;
   }
-  return promptRunsView(lookup.records, { file: lookup.isThisFile, prompt: prompt.prompt.name, promptHash });
+  const view = promptRunsView(lookup.records, { file: lookup.isThisFile, prompt: prompt.prompt.name, promptHash });
+  if (!view?.current) return view;
+  const mine = lookup.records.filter((r) => r.key.promptHash === promptHash && r.prompt === prompt.prompt.name && r.endpointName === view.endpointName && lookup.isThisFile(r.file));
+  const hallucination = hallucinationLine(mine.map((r) => r.run));
+  return hallucination ? { ...view, hallucination } : view;
 }
 
 export function runLensTitle(view: PromptRunsView, prompt: PromptAnalysis): string {
@@ -44,6 +50,7 @@ export function runHoverSection(view: PromptRunsView, prompt: PromptAnalysis): s
     lines.push(`| out/E2E tok/s | ${percentileCells(s.outputTokensPerSec, formatRate).join(' | ')} | ${s.outputTokensPerSec.n} |`);
     lines.push(`| decode tok/s (1000/TPOT) | ${percentileCells(s.decodeTokensPerSec, formatRate).join(' | ')} | ${s.decodeTokensPerSec.n} |`);
     if (s.chain) lines.push('', chainLine(s.chain));
+    if ('hallucination' in view && typeof view.hallucination === 'string') lines.push('', view.hallucination);
     if (s.phases) lines.push('', `${phaseLine(s.phases)} (medians of ${s.phases.n} run${s.phases.n === 1 ? '' : 's'}, ${s.phases.sources.join(', ')})`);
     const errors = Object.entries(s.errors);
     if (errors.length > 0) lines.push('', `errors: ${errors.map(([k, n]) => `${k} ×${n}`).join(', ')}`);

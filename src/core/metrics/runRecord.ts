@@ -66,6 +66,16 @@ export interface RunRecord {
   retrievalMs?: number | null;
   /** Passages the retrieval step put into the prompt. */
   retrievedPassages?: number;
+  /** The grounded evaluators' verdict on this run's answer (faithfulness/hallucination), when it was scored with them. */
+  grounded?: RunGrounded;
+}
+
+/** Claim counts of a run judged against its context; `hallucinated: null` when the judge could not decide (undetermined). */
+export interface RunGrounded {
+  hallucinated: boolean | null;
+  supported: number;
+  contradicted: number;
+  notMentioned: number;
 }
 
 export interface RunText {

@@ -13,6 +13,7 @@ const ms: Schema = { type: 'number', minimum: 0, maximum: MAX_MS };
 const msOrNull: Schema = { type: ['number', 'null'], minimum: 0, maximum: MAX_MS };
 const count: Schema = { type: ['integer', 'null'], minimum: 0, maximum: MAX_STATED_TOKENS };
 const text: Schema = { type: 'string', maxLength: 1_000_000 };
+const claims: Schema = { type: 'integer', minimum: 0, maximum: 100_000 };
 
 export const STORED_RUN_SCHEMA: Schema = {
   type: 'object',
@@ -66,6 +67,11 @@ export const STORED_RUN_SCHEMA: Schema = {
           ],
         },
         simulated: { const: true },
+        grounded: {
+          type: 'object',
+          required: ['hallucinated', 'supported', 'contradicted', 'notMentioned'],
+          properties: { hallucinated: { type: ['boolean', 'null'] }, supported: claims, contradicted: claims, notMentioned: claims },
+        },
       },
     },
   },

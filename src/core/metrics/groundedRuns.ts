@@ -1,0 +1,37 @@
+/**
+ * Hallucination of stored runs (issue 25): the grounded verdict a run keeps on its record, and the
+ * rate over the runs of one text with its Wilson interval — the same interval compare shows.
+ * Undetermined runs (the judge could not decide) are said apart, never counted as clean or hallucinated.
+ */
+import type { AssertionResult } from '../adherence/score';
+import { wilsonInterval } from '../stats/proportions';
+import type { RunGrounded, RunRecord } from './runRecord';
+
+/** The run's grounded verdict from its scored assertions; undefined when it had no grounded check. */
+export function runGroundedOf(results: readonly AssertionResult[]): RunGrounded | undefined {
+  const decided = results.filter((r) => r.grounded?.hallucinated !== undefined);
+  const undetermined = results.some((r) => r.outcome === 'undecided' && r.reason.startsWith('undetermined'));
+  if (decided.length === 0) return undetermined ? { hallucinated: null, supported: 0, contradicted: 0, notMentioned: 0 } : undefined;
+  // Checks of one case share the claims; keep the counts of the first, the worst verdict of all.
+  const claims = decided[0]!.grounded!.claims;
+  return {
+    hallucinated: decided.some((r) => r.grounded!.hallucinated === true) ? true : undetermined ? null : false,
+    supported: claims?.supported ?? 0,
+    contradicted: claims?.contradicted ?? 0,
+    notMentioned: claims?.notMentioned ?? 0,
+  };
+}
+
+/** `hallucination 1/12 (8%, 95% CI 1–35%) · 2 undetermined`, or undefined when no run was judged. */
+export function hallucinationLine(runs: readonly RunRecord[]): string | undefined {
+  const judged = runs.filter((r) => r.grounded !== undefined).map((r) => r.grounded!);
+  if (judged.length === 0) return undefined;
+  const decided = judged.filter((g) => g.hallucinated !== null);
+  const undetermined = judged.length - decided.length;
+  const tail = undetermined > 0 ? ` · ${undetermined} undetermined` : '';
+  if (decided.length === 0) return `hallucination: no run decided${tail}`;
+  const x = decided.filter((g) => g.hallucinated).length;
+  const [lo, hi] = wilsonInterval(x, decided.length);
+  const pct = (v: number) => `${Math.round(v * 100)}`;
+  return `hallucination ${x}/${decided.length} (${pct(x / decided.length)}%, 95% CI ${pct(lo)}–${pct(hi)}%)${tail}`;
+}
