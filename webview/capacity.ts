@@ -51,14 +51,24 @@ export function renderCapacity(target: HTMLElement, view: CapacityView): number 
     throughput: canvas('throughput and goodput per load level'),
     curve: canvas('TTFT p50 and p90 against completed requests per second'),
     attainment: canvas('SLO attainment per load level with the target'),
+    pareto: canvas('output tokens per second per user against total output tokens per second'),
+    ...(hasServerView(view) ? { server: canvas("the server's running and waiting requests and KV-cache use per load level") } : {}),
   };
+  const serverGap = hasServerView(view) ? [] : [el('p', { className: 'server-gap', text: "The server's running/waiting/KV-cache lines: the server exported no such metrics during these points (no /metrics gauges), so they are not drawn." })];
   const charts = el('section', { className: 'charts' }, Object.entries(canvases).map(([name, c]) => el('figure', { className: `chart ${name}` }, [el('div', { className: 'chart-box' }, [c])])));
-  target.replaceChildren(header, conclusions, charts, el('h3', { text: 'Per load level' }), table, ...(notes.length > 0 ? [el('h3', { text: 'Notes' }), el('ul', { className: 'problems' }, notes)] : []));
+  target.replaceChildren(header, conclusions, charts, ...serverGap, el('h3', { text: 'Per load level' }), table, ...(notes.length > 0 ? [el('h3', { text: 'Notes' }), el('ul', { className: 'problems' }, notes)] : []));
   drawCapacityCharts(view, canvases);
   return performance.now() - started;
 }
 
-export function capacityChartConfigurations(view: CapacityView, foreground: string, grid: string, kind = themeKindOf(document.body.classList)): Record<'throughput' | 'curve' | 'attainment', ChartConfiguration> {
+type CapacityChart = 'throughput' | 'curve' | 'attainment' | 'pareto' | 'server';
+
+/** Any point where the server's own running/waiting/KV gauges were read. */
+function hasServerView(view: CapacityView): boolean {
+  return view.points.some((p) => p.server !== null && (p.server.requestsRunning !== null || p.server.requestsWaiting !== null || p.server.kvCacheUsage !== null));
+}
+
+export function capacityChartConfigurations(view: CapacityView, foreground: string, grid: string, kind = themeKindOf(document.body.classList)): Record<CapacityChart, ChartConfiguration> {
   const palette = chartPalette(kind);
   const labels = view.points.map((p) => p.label);
   const axes = (xTitle: string | undefined, yTitle: string, max?: number) => ({
@@ -89,14 +99,29 @@ export function capacityChartConfigurations(view: CapacityView, foreground: stri
       ] as never },
       options: { responsive: true, maintainAspectRatio: false, animation: false, plugins: plugins('SLO attainment per load level'), scales: axes(undefined, 'requests meeting every SLO %', 100) as never },
     },
+    // The Pareto view of serving: each level's total output tok/s against what one user sees (1000 / TPOT p50).
+    pareto: {
+      type: 'scatter',
+      data: { datasets: [{ type: 'line' as const, label: 'load levels', data: view.points.filter((p) => p.outputTokensPerSec !== null && p.tpotMs.p50 !== null && p.tpotMs.p50 > 0).map((p) => ({ x: p.outputTokensPerSec!, y: 1000 / p.tpotMs.p50! })), borderColor: palette.p50, backgroundColor: palette.p50, pointRadius: 4 }] as never },
+      options: { responsive: true, maintainAspectRatio: false, animation: false, plugins: plugins('Per-user against total output speed'), scales: axes('total output tokens / s', 'output tokens / s per user') as never },
+    },
+    server: {
+      type: 'line',
+      data: { labels, datasets: [
+        { label: 'running (mean)', data: view.points.map((p) => p.server?.requestsRunning?.mean ?? null) as number[], borderColor: palette.serverRunning, backgroundColor: palette.serverRunning, yAxisID: 'y' },
+        { label: 'waiting (mean)', data: view.points.map((p) => p.server?.requestsWaiting?.mean ?? null) as number[], borderColor: palette.serverWaiting, backgroundColor: palette.serverWaiting, yAxisID: 'y' },
+        { label: 'KV cache % (max)', data: view.points.map((p) => (p.server?.kvCacheUsage ? p.server.kvCacheUsage.max * 100 : null)) as number[], borderColor: palette.p90, backgroundColor: palette.p90, borderDash: [4, 2], yAxisID: 'kv' },
+      ] },
+      options: { responsive: true, maintainAspectRatio: false, animation: false, plugins: plugins("The server's own view per load level"), scales: { ...(axes(undefined, 'requests') as object), kv: { position: 'right', beginAtZero: true, max: 100, title: { display: true, text: 'KV cache %', color: foreground }, ticks: { color: foreground }, grid: { drawOnChartArea: false } } } as never },
+    },
   };
 }
 
-function drawCapacityCharts(view: CapacityView, canvases: Record<'throughput' | 'curve' | 'attainment', HTMLCanvasElement>): void {
+function drawCapacityCharts(view: CapacityView, canvases: Partial<Record<CapacityChart, HTMLCanvasElement>>): void {
   const style = getComputedStyle(document.body);
   const foreground = style.getPropertyValue('--vscode-foreground').trim() || style.color || '#333';
   const grid = style.getPropertyValue('--vscode-panel-border').trim() || 'rgba(128,128,128,0.3)';
   const configs = capacityChartConfigurations(view, foreground, grid);
-  for (const name of Object.keys(canvases) as (keyof typeof canvases)[]) new Chart(canvases[name], configs[name]);
+  for (const name of Object.keys(canvases) as CapacityChart[]) new Chart(canvases[name]!, configs[name]);
   document.body.dataset.chartsDrawn = String(Number(document.body.dataset.chartsDrawn ?? '0') + 1);
 }
