@@ -3,6 +3,7 @@ import { mkdtempSync, appendFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { AssertionResult } from '../../src/core/adherence/score';
 import { hallucinationLine, runGroundedOf } from '../../src/core/metrics/groundedRuns';
 import type { RunRecord } from '../../src/core/metrics/runRecord';
 import { ResultsStore } from '../../src/core/store/resultsStore';
@@ -31,7 +32,7 @@ describe('grounded verdict on a stored run', () => {
   });
 
   it('takes the verdict from scored assertions: hallucinated, clean, undetermined, none', () => {
-    const judged = (hallucinated: boolean) => ({ label: 'hallucination', outcome: hallucinated ? 'fail' : 'pass', reason: '', pass: !hallucinated, score: 1, weight: 1, grounded: { hallucinated, claims: { supported: 2, contradicted: hallucinated ? 1 : 0, notMentioned: 1, total: 4 }, citations: [] } }) as const;
+    const judged = (hallucinated: boolean): AssertionResult => ({ label: 'hallucination', outcome: hallucinated ? 'fail' : 'pass', reason: '', pass: !hallucinated, score: 1, weight: 1, grounded: { hallucinated, claims: { supported: 2, contradicted: hallucinated ? 1 : 0, notMentioned: 1, total: 4 }, citations: [] } });
     const undecided = { label: 'faithfulness', outcome: 'undecided', reason: 'undetermined: the judge answered off-format', pass: false, score: 0, weight: 1 } as const;
     expect(runGroundedOf([judged(true)])).toEqual({ hallucinated: true, supported: 2, contradicted: 1, notMentioned: 1 });
     expect(runGroundedOf([judged(false)])).toEqual({ hallucinated: false, supported: 2, contradicted: 0, notMentioned: 1 });
