@@ -21,12 +21,14 @@ import type { CliIO } from './io';
 import { reportAssets } from './reportAssets';
 import { DEFAULT_STORE_PATH } from './runCommand';
 import { COMPARE_USAGE } from './usage';
+import { capacityComparisonLines, capacityCriterion, compareCapacity, hasLatencySlo, type CapacityComparison } from '../core/compare/capacityCompare';
+import { withCriterion } from '../core/rollout/decision';
 
 /** `prompt-insight compare`: base vs head on the file's test cases; exit 1 on a significant worsening with --fail-on-regression. */
 export async function compareCommand(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, {
-    valued: ['base', 'head', 'prompt', 'runs', ...ENDPOINT_FLAGS, 'model', ...ENDPOINT_FLAGS.map((f) => `judge-${f}`), 'judge-model', 'concurrency', 'timeout-ms', 'store', 'report', 'cache', 'scenario', 'policy', 'max-age-hours', 'otlp-endpoint'],
-    boolean: ['json', 'fresh', 'reuse-stored', 'no-store', 'fail-on-regression', ...COST_PARAM_BOOLEAN],
+    valued: ['base', 'head', 'prompt', 'runs', ...ENDPOINT_FLAGS, 'model', ...ENDPOINT_FLAGS.map((f) => `judge-${f}`), 'judge-model', 'concurrency', 'timeout-ms', 'store', 'report', 'cache', 'scenario', 'policy', 'max-age-hours', 'otlp-endpoint', 'capacity-limit', 'capacity-requests', 'attainment'],
+    boolean: ['json', 'capacity', 'fresh', 'reuse-stored', 'no-store', 'fail-on-regression', ...COST_PARAM_BOOLEAN],
     repeatable: ['slo', ...COST_PARAM_REPEATABLE],
   });
   if (args.positionals.length !== 1) throw new UsageError(`give exactly one prompt file\nusage: ${COMPARE_USAGE}`);
@@ -52,6 +54,7 @@ export async function compareCommand(argv: string[], io: CliIO): Promise<number>
   const slo = args.lists.get('slo') ?? [];
   const policyFrom = stringFlag(args, 'policy') ?? 'base';
   if (!(POLICY_ORIGINS as readonly string[]).includes(policyFrom)) throw new UsageError(`--policy must be one of ${POLICY_ORIGINS.join(', ')} (base: the base revision's scenario, SLOs and test cases judge the change)`);
+  const capacity = capacityFlags(args);
   const maxAgeHours = numberFlag(args, 'max-age-hours', { min: 0 }, 24);
   if (args.flags.has('fresh') && args.flags.has('reuse-stored')) throw new UsageError('--fresh and --reuse-stored exclude each other');
   // A gate decides on runs made now, unless told to trust this machine's stored runs.
@@ -82,6 +85,7 @@ export async function compareCommand(argv: string[], io: CliIO): Promise<number>
     if (error instanceof SloError) throw new UsageError(error.message);
     throw error;
   }
+  if (capacity && !hasLatencySlo(gate.policy)) throw new UsageError(`--capacity searches the largest concurrency meeting a latency SLO, and the ${gate.policy.scenario} scenario sets none: give one with --slo ttftMs.p90<=1000`);
   const suite = gate.suite;
   for (const problem of suite.problems) io.stderr(`prompt-insight compare: ${problem}\n`);
   if (suite.cases.length === 0) {
@@ -112,15 +116,22 @@ export async function compareCommand(argv: string[], io: CliIO): Promise<number>
     throw error;
   }
   if (!json && process.stderr.isTTY) io.stderr('\n');
-  if (json) io.stdout(`${JSON.stringify(comparisonView(result), null, 2)}\n`);
-  else io.stdout(renderText(result));
+  let capacityResult: CapacityComparison | undefined;
+  if (capacity && !result.cancelled) {
+    // The same endpoint, under the judging policy's SLOs; the batch scenario's decision gates on it.
+    capacityResult = await compareCapacity({ file, ...(promptName ? { promptName } : {}), ...(model ? { modelOverride: model } : {}), revisions: [sources[0]!, sources[1]!], transport, policy: result.policy, ...capacity, timeoutMs, cache: cache as CacheMode, signal,
+      onLevel: (label, c) => !json && io.stderr(`  capacity ${label}: concurrency ${c}, ${capacity.requests} requests…\n`) });
+    if (result.rollout) result = { ...result, rollout: withCriterion(result.rollout, capacityCriterion(capacityResult, result.policy.scenario)) };
+  }
+  if (json) io.stdout(`${JSON.stringify({ ...comparisonView(result), ...(capacityResult ? { capacity: capacityResult } : {}) }, null, 2)}\n`);
+  else io.stdout(renderText(result, capacityResult));
   const report = stringFlag(args, 'report');
   if (report) {
     await writeFile(report, renderReportHtml(result, reportAssets()));
     if (!json) io.stderr(`Report written to ${report}\n`);
   }
   if (otlpTarget && store) await exportToOtlp('compare', otlpTarget, storedRunsSince(store, file, comparisonStartMs, checks), io);
-  if (result.cancelled) return 130;
+  if (result.cancelled || capacityResult?.cancelled) return 130;
   if (!args.flags.get('fail-on-regression')) return 0;
   // The gate fails closed: hold, or no evidence either way (insufficient), stops the pipeline. A
   // revision that sends the same requests as its base changes nothing and passes.
@@ -140,7 +151,18 @@ function hallucinationText(h: NonNullable<ComparisonResult['revisions'][number][
 
 const DECISION_HEADLINES = { ship: 'SHIP', hold: 'HOLD', insufficient: 'INSUFFICIENT EVIDENCE', 'no-change': 'NO CHANGE' } as const;
 
-function renderText(result: ComparisonResult): string {
+/** --capacity [--capacity-limit 64] [--capacity-requests 40] [--attainment 0.95], as `load --search max-concurrency` takes them. */
+function capacityFlags(args: ReturnType<typeof parseArgs>): { limit: number; requests: number; target: number } | undefined {
+  const limit = numberFlag(args, 'capacity-limit', { min: 1, max: 4096, integer: true }, 64);
+  const requests = numberFlag(args, 'capacity-requests', { min: 1, max: 100_000, integer: true }, 40);
+  const target = numberFlag(args, 'attainment', { min: 0.01, max: 1 }, 0.95);
+  if (args.flags.get('capacity') === true) return { limit, requests, target };
+  const stray = ['capacity-limit', 'capacity-requests', 'attainment'].find((f) => args.flags.has(f));
+  if (stray) throw new UsageError(`--${stray} shapes the capacity search: give it with --capacity`);
+  return undefined;
+}
+
+function renderText(result: ComparisonResult, capacity?: CapacityComparison): string {
   const pct = (v: number | null) => (v === null ? 'n/a' : `${Math.round(v * 100)}%`);
   const ms = (v: number | null) => (v === null ? 'n/a' : `${Math.round(v)} ms`);
   const lines = [`${result.prompt} on ${result.endpoint} (${result.model})${result.simulated ? ' · SIMULATED endpoint' : ''}`];
@@ -159,6 +181,7 @@ function renderText(result: ComparisonResult): string {
   for (const change of result.policyChanges) lines.push(`  policy change: ${change.text} (${change.why})`);
   const reused = result.revisions.filter((r) => r.runsReused > 0);
   if (reused.length > 0) lines.push(`Reused stored runs: ${reused.map((r) => `${r.label} ${r.runsReused} (since ${r.reusedSince})`).join(', ')}`);
+  if (capacity) lines.push(...capacityComparisonLines(capacity));
   const rollout = result.rollout;
   if (rollout) {
     const headline = DECISION_HEADLINES[rollout.decision];

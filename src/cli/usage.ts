@@ -3,10 +3,10 @@ import { version } from '../../package.json';
 
 export const VERSION = version;
 export const COMPARE_USAGE =
-  'prompt-insight compare FILE --base REV --head REV [--prompt NAME] [--runs N] --endpoint URL [--model ID] [--provider openai|azure|anthropic|ollama] [--api-key-env VAR] [--judge-endpoint URL --judge-model ID] [--concurrency C] [--timeout-ms T] [--cache cold|warm|as-is] [--scenario interactive|batch|decision] [--slo ttftMs.p90<=1000]... [--policy base|head] [--allow-param NAME]... [--allow-cost-params] [--fresh | --reuse-stored] [--max-age-hours H] [--store PATH | --no-store] [--json] [--report out.html] [--fail-on-regression] [--otlp-endpoint URL]';
+  'prompt-insight compare FILE --base REV --head REV [--prompt NAME] [--runs N] --endpoint URL [--model ID] [--provider openai|azure|anthropic|ollama] [--api-key-env VAR] [--judge-endpoint URL --judge-model ID] [--concurrency C] [--timeout-ms T] [--cache cold|warm|as-is] [--scenario interactive|batch|decision] [--slo ttftMs.p90<=1000]... [--policy base|head] [--allow-param NAME]... [--allow-cost-params] [--fresh | --reuse-stored] [--max-age-hours H] [--store PATH | --no-store] [--json] [--report out.html] [--fail-on-regression] [--otlp-endpoint URL] [--capacity [--capacity-limit 64] [--capacity-requests N] [--attainment 0.95]]';
 
 export const LOAD_USAGE =
-  'prompt-insight load FILE --endpoint URL (--concurrency 1,2,4,8 | --rate 0.5,1,2 [--max-concurrency C] [--arrival constant|poisson|gamma] [--burstiness B] [--seed N] | --sweep N [--limit 64] | --search max-concurrency [--limit 64]) [--requests N] [--duration S] [--inputs tests|FILE.jsonl] [--attainment 0.95] [--scenario S] [--slo ttftMs.p90<=1000]... [--prompt NAME] [--model ID] [--provider P] [--api-key-env VAR] [--timeout-ms T] [--cache cold|warm|as-is] [--allow-param NAME]... [--allow-cost-params] [--otlp-endpoint URL] [--report out.html] [--json]';
+  'prompt-insight load FILE --endpoint URL (--concurrency 1,2,4,8 | --rate 0.5,1,2 [--max-concurrency C] [--arrival constant|poisson|gamma] [--burstiness B] [--seed N] | --sweep N [--limit 64] | --search max-concurrency [--limit 64]) [--requests N] [--duration S] [--inputs tests|FILE.jsonl] [--attainment 0.95] [--scenario S] [--slo ttftMs.p90<=1000]... [--prompt NAME] [--model ID] [--provider P] [--api-key-env VAR] [--timeout-ms T] [--cache cold|warm|as-is] [--server-metrics URL] [--store PATH | --no-store] [--allow-param NAME]... [--allow-cost-params] [--otlp-endpoint URL] [--report out.html] [--json]';
 
 export const ALERTS_USAGE =
   'prompt-insight alerts FILE --prometheus-rules out.yml [--prompt NAME] [--metric ttft|e2e] [--quantile 0.99] [--weeks 4] [--margin 0.2] [--for 2h]';
@@ -30,7 +30,7 @@ export const RUN_USAGE =
   'prompt-insight run FILE [--prompt NAME] --endpoint URL [--model ID] [--provider openai|azure|anthropic|ollama] [--api-key-env VAR] [--api-version V] [--judge-endpoint URL --judge-model ID] [--runs N] [--concurrency C] [--warmup W] [--rate R] [--timeout-ms T] [--cache cold|warm|as-is] [--server-metrics URL | --prometheus URL [--prometheus-selector SELECTOR]] [--store PATH | --no-store] [--allow-param NAME]... [--allow-cost-params] [--otlp-endpoint URL] [--json]';
 
 export const SIM_USAGE =
-  'prompt-insight sim [--port P] [--ttft-ms N] [--prefill-ms-per-token X] [--decode-ms-per-token X] [--jitter-ms X] [--tokens-per-chunk N] [--reasoning-tokens N] [--output-tokens N] [--fault none|429|500|reset|stall|malformed|non-streaming] [--fault-rate 0..1] [--seed N] [--scenario FILE] [--slots N]';
+  'prompt-insight sim [--port P] [--ttft-ms N] [--prefill-ms-per-token X] [--decode-ms-per-token X] [--jitter-ms X] [--tokens-per-chunk N] [--reasoning-tokens N] [--output-tokens N] [--fault none|429|500|reset|stall|malformed|non-streaming] [--fault-rate 0..1] [--seed N] [--scenario FILE] [--slots N] [--prefix-cache-hit-rate 0..1]';
 
 export const TOKENS_USAGE =
   'prompt-insight tokens FILE... [--encoding o200k_base|cl100k_base] [--model ID] [--budget N] [--json] [--rendered] [--partials DIR]';

@@ -184,3 +184,15 @@ function throughputChange(base: readonly number[], head: readonly number[]): { w
   const change = `${result.difference >= 0 ? '+' : ''}${result.difference.toFixed(1)} tok/s`;
   return { worse, text: `throughput ${change} (median output tokens/s), ${excludesZero && material ? formatP(result.pValue) : 'no significant change'}` };
 }
+
+/**
+ * A criterion measured outside the runs (capacity under load: compare/capacityCompare.ts) folded into
+ * a decision with decideRollout's precedence: a hold wins over an unsettled criterion, which keeps a
+ * ship from being said; a criterion only seen is reported. No change stays no change.
+ */
+export function withCriterion(d: RolloutDecision, c: { kind: 'holds' | 'unclear' | 'seen'; text: string }): RolloutDecision {
+  if (d.decision === 'no-change' || c.kind === 'seen') return { ...d, reasons: [...d.reasons, c.text] };
+  if (c.kind === 'holds') return { ...d, decision: 'hold', reasons: [c.text, ...(d.decision === 'ship' ? d.reasons.slice(1) : d.reasons)] };
+  if (d.decision === 'ship') return { ...d, decision: 'insufficient', reasons: [c.text, ...d.reasons.slice(1), 'Ship means every gating criterion is met: not yet shown.'] };
+  return { ...d, reasons: d.decision === 'hold' ? [d.reasons[0]!, c.text, ...d.reasons.slice(1)] : [c.text, ...d.reasons] };
+}

@@ -16,6 +16,8 @@ export interface ScenarioRules {
   latencyBlocks: boolean;
   /** A significant throughput (output tokens/s) drop beyond the margin holds the rollout. */
   throughputBlocks: boolean;
+  /** A lower max concurrency within the SLOs (compare --capacity, both searches resolved) holds the rollout. */
+  capacityBlocks: boolean;
   defaultSlo: Objective[];
   why: string;
 }
@@ -24,6 +26,7 @@ export const SCENARIO_RULES: Record<Scenario, ScenarioRules> = {
   interactive: {
     latencyBlocks: true,
     throughputBlocks: false,
+    capacityBlocks: false,
     defaultSlo: [
       { metric: 'ttftMs', percentile: 'p90', maxMs: 2000 },
       { metric: 'adherence', min: 0.7 },
@@ -33,12 +36,14 @@ export const SCENARIO_RULES: Record<Scenario, ScenarioRules> = {
   batch: {
     latencyBlocks: false,
     throughputBlocks: true,
+    capacityBlocks: true,
     defaultSlo: [{ metric: 'adherence', min: 0.7 }],
     why: 'batch work gates on throughput; single-request latency is shown, not blocking',
   },
   decision: {
     latencyBlocks: false,
     throughputBlocks: false,
+    capacityBlocks: false,
     defaultSlo: [
       { metric: 'e2eMs', percentile: 'p90', maxMs: 30_000 },
       { metric: 'adherence', min: 0.8 },
