@@ -33,11 +33,12 @@ import { exportToOtlp, otlpTargetFlag, RunClock, telemetryRunsOf } from './otlpE
 import { LOAD_USAGE } from './usage';
 import { capacityConclusionLines } from '../core/load/conclusions';
 import { ARRIVALS, type Arrival, type ArrivalKind } from '../core/load/arrivals';
+import { prefixCacheMetricsUrl } from '../core/load/prefixCacheCounters';
 
 export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, {
-    valued: ['prompt', ...ENDPOINT_FLAGS, 'model', 'inputs', 'report', 'concurrency', 'rate', 'max-concurrency', 'search', 'sweep', 'limit', 'requests', 'duration', 'arrival', 'burstiness', 'attainment', 'timeout-ms', 'cache', 'scenario', 'seed', 'otlp-endpoint'],
-    boolean: ['json', ...COST_PARAM_BOOLEAN],
+    valued: ['prompt', ...ENDPOINT_FLAGS, 'model', 'inputs', 'report', 'concurrency', 'rate', 'max-concurrency', 'search', 'sweep', 'limit', 'requests', 'duration', 'arrival', 'burstiness', 'attainment', 'timeout-ms', 'cache', 'scenario', 'seed', 'otlp-endpoint', 'server-metrics', 'store'],
+    boolean: ['json', 'no-store', ...COST_PARAM_BOOLEAN],
     repeatable: ['slo', ...COST_PARAM_REPEATABLE],
   });
   if (args.positionals.length !== 1) throw new UsageError(`give exactly one prompt file\nusage: ${LOAD_USAGE}`);
@@ -100,10 +101,14 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
   if (!policy.objectives.some((o) => o.metric !== 'adherence')) throw new UsageError(`the ${policy.scenario} scenario sets no latency SLO to attain: give one with --slo ttftMs.p90<=1000`);
 
   const signal = io.interrupted();
+  // The server's /metrics: sampled during each point, and its prefix-cache counters read before and after it.
+  const serverMetrics = stringFlag(args, 'server-metrics');
+  if (serverMetrics !== undefined && !/^https?:\/\//i.test(serverMetrics)) throw new UsageError('--server-metrics takes the http(s) URL of the server\'s Prometheus /metrics');
+  const prefixCacheUrl = await prefixCacheMetricsUrl(transport, serverMetrics);
   const seed = numberFlag(args, 'seed', { min: 0, integer: true });
   const measure = (level: LoadLevel): Promise<LoadPoint> => {
     if (!json) io.stderr(`  ${level.kind === 'concurrency' ? `concurrency ${level.concurrency}` : `${level.ratePerSec}/s`}: ${durationS === undefined ? `${requests} requests` : args.flags.has('requests') ? `${requests} requests or ${durationS} s` : `${durationS} s`}…\n`);
-    return runLoadPoint(level, { transport, plans, requests, arrival, ...(durationS !== undefined ? { durationMs: durationS * 1000 } : {}), timeoutMs, cache: cache as CacheMode, objectives: policy.objectives, target, signal, ...(seed !== undefined ? { random: seededRandom(seed) } : {}),
+    return runLoadPoint(level, { transport, plans, requests, arrival, ...(durationS !== undefined ? { durationMs: durationS * 1000 } : {}), timeoutMs, cache: cache as CacheMode, ...(prefixCacheUrl ? { prefixCacheUrl } : {}), ...(serverMetrics ? { metricsSource: { kind: 'text' as const, url: serverMetrics } } : {}), objectives: policy.objectives, target, signal, ...(seed !== undefined ? { random: seededRandom(seed) } : {}),
       ...(otlpTarget ? { onRequest: (_f: number, _t: number, outcome: RunOutcome, runPlan: PromptRunPlan) => {
         runClock.note(outcome);
         exported.push(...telemetryRunsOf(transport, runClock, [{ outcome, plan: runPlan }]));
@@ -190,13 +195,24 @@ function loadText(points: readonly LoadPoint[], conclusions: CapacityConclusions
     for (const note of p.notes) notesOut.push(`${p.label}: ${note}`);
     if ('source' in p.phases) notesOut.push(`${p.label}: median queue ${ms(p.phases.queueMs)} · prefill ${ms(p.phases.prefillMs)} · decode ${ms(p.phases.decodeMs)} (${p.phases.source})`);
     for (const hint of p.hints) notesOut.push(`${p.label}: ${hint.message.replace(/\.$/, '')}`);
-    lines.push(`${p.label.padEnd(17)} ${(p.requestsPerSec?.toFixed(2) ?? 'n/a').padStart(6)}  ${(p.outputTokensPerSec?.toFixed(1) ?? 'n/a').padStart(9)}  ${`${ms(p.ttftMs.p50)} / ${ms(p.ttftMs.p90)}`.padEnd(18)} ${ms(p.e2eMs.p90).padEnd(11)} ${attain.padEnd(22)} ${`${p.inputTokens ?? '?'}/${p.outputTokens ?? '?'}`.padEnd(9)} ${p.failed}/${p.sent}${p.cache.warm > 0 ? ' · WARM (prefix cache hits)' : ''}`);
+    lines.push(`${p.label.padEnd(17)} ${(p.requestsPerSec?.toFixed(2) ?? 'n/a').padStart(6)}  ${(p.outputTokensPerSec?.toFixed(1) ?? 'n/a').padStart(9)}  ${`${ms(p.ttftMs.p50)} / ${ms(p.ttftMs.p90)}`.padEnd(18)} ${ms(p.e2eMs.p90).padEnd(11)} ${attain.padEnd(22)} ${`${p.inputTokens ?? '?'}/${p.outputTokens ?? '?'}`.padEnd(9)} ${p.failed}/${p.sent}${p.cache.warm > 0 || p.cache.counters.warm ? ' · WARM (prefix cache hits)' : ''}`);
   }
   const first = points[0];
   if (first) lines.push(`Attainment: share of requests meeting ${first.attainment.limits.join(' and ')} (failed requests count as missing); ✓/✗ when the 95% interval is wholly above/below ${pct(first.attainment.target)}, ? when more requests are needed. Steady window: ${first.window.how}.`);
   lines.push(...capacityConclusionLines(conclusions));
+  lines.push(...prefixCacheLines(points));
   lines.push(...notesOut.map((n) => `Note — ${n}.`));
   const failures = points.filter((p) => p.failed > 0).map((p) => `${p.label}: ${Object.entries(p.errors).map(([kind, n]) => `${n} × ${kind}`).join(', ')}`);
   if (failures.length > 0) lines.push(`Failed requests (not in the latency figures): ${failures.join('; ')}.`);
   return `${lines.join('\n')}\n`;
+}
+
+/** The server's prefix-cache hit rate per point, or why it could not be read (said once when the same for every point). */
+function prefixCacheLines(points: readonly LoadPoint[]): string[] {
+  const read = points.filter((p) => p.cache.counters.source === 'server-counters');
+  if (read.length === 0) {
+    const reasons = [...new Set(points.map((p) => (p.cache.counters.source === 'none' ? p.cache.counters.reason : '')))];
+    return points.length > 0 ? [`Prefix cache: not known from the server's counters — ${reasons.join('; ')}.`] : [];
+  }
+  return [`Prefix cache (the server's counters, before and after each point): ${points.map((p) => `${p.label} ${p.cache.counters.source === 'server-counters' ? (p.cache.counters.hitRate === null ? 'no queries' : `${(p.cache.counters.hitRate * 100).toFixed(1)}%${p.cache.counters.warm ? ' WARM' : ''}`) : 'not read'}`).join(' · ')}.`];
 }

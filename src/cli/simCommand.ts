@@ -11,7 +11,7 @@ const SCENARIO_FILE_MAX_BYTES = 1024 * 1024;
 /** `prompt-insight sim`: the simulated endpoint on 127.0.0.1 until Ctrl-C. */
 export async function simCommand(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, {
-    valued: ['port', 'ttft-ms', 'prefill-ms-per-token', 'decode-ms-per-token', 'jitter-ms', 'tokens-per-chunk', 'reasoning-tokens', 'output-tokens', 'fault', 'fault-rate', 'seed', 'scenario', 'slots'],
+    valued: ['port', 'ttft-ms', 'prefill-ms-per-token', 'decode-ms-per-token', 'jitter-ms', 'tokens-per-chunk', 'reasoning-tokens', 'output-tokens', 'fault', 'fault-rate', 'seed', 'scenario', 'slots', 'prefix-cache-hit-rate'],
     boolean: [],
   });
   if (args.positionals.length > 0) throw new UsageError(`unexpected argument '${args.positionals[0]}'\nusage: ${SIM_USAGE}`);
@@ -43,6 +43,7 @@ export async function simCommand(argv: string[], io: CliIO): Promise<number> {
     faultRate: numberFlag(args, 'fault-rate', { min: 0, max: 1 }, d.faultRate),
     seed: numberFlag(args, 'seed', { min: 0, integer: true }, d.seed),
     ...(scenario ? { scenario } : {}),
+    ...(args.flags.has('prefix-cache-hit-rate') ? { prefixCacheHitRate: numberFlag(args, 'prefix-cache-hit-rate', { min: 0, max: 1 }) } : {}),
   });
   io.stdout(`Prompt Insight SIMULATED endpoint (not a real model) listening on ${sim.url}\n`);
   const signal = io.interrupted();

@@ -21,6 +21,8 @@ import { serverEvidenceHints, type AttributionHint } from '../metrics/attributio
 import { medianOf, summarizeRuns } from '../metrics/summary';
 import { interArrivalSampler, arrivalText, type Arrival } from './arrivals';
 import { attainment, latencyObjectives, requestAttains, type Attainment } from './attainment';
+import { NO_METRICS_URL, noPrefixCacheCounters, pointCacheCounters, readPrefixCacheCounters, type PointCacheCounters } from './prefixCacheCounters';
+import type { MetricsSource } from '../endpoint/serverMetrics';
 
 export type LoadLevel = { kind: 'concurrency'; concurrency: number } | { kind: 'rate'; ratePerSec: number; maxConcurrency: number };
 
@@ -43,8 +45,12 @@ export interface LoadPoint {
   /** Input and output sequence lengths (ISL/OSL), median tokens. */
   inputTokens: number | null;
   outputTokens: number | null;
-  /** Requests the server served partly from its prefix cache; a point with any is flagged warm. */
-  cache: { cold: number; warm: number; unknown: number; warm_share: number };
+  /**
+   * Requests the server said it served partly from its prefix cache (per-request cached tokens), and
+   * the server's prefix-cache counters read before and after the point (`source`, `hits`, `queries`,
+   * `hitRate`; `warm` when the hit rate is 1% or more; `source: 'none'` with the reason otherwise).
+   */
+  cache: { cold: number; warm: number; unknown: number; warm_share: number; counters: PointCacheCounters };
   attainment: Attainment;
   /** Each latency SLO alone: which one the load breaks first. */
   perSlo: { objective: string; met: number; total: number; share: number | null }[];
@@ -103,6 +109,10 @@ export interface LoadPointOptions {
   arrival?: Arrival;
   /** No new request starts after this many ms; with `requests` as the upper bound. */
   durationMs?: number;
+  /** The server's Prometheus /metrics: its prefix-cache counters are read before and after the point. */
+  prefixCacheUrl?: string;
+  /** Where the server's own view is sampled during the point (default: the server's own /metrics when its kind is known). */
+  metricsSource?: MetricsSource;
   /** Each finished request, with what it was a run of (for telemetry export). */
   onRequest?: (finished: number, total: number, outcome: RunOutcome, plan: PromptRunPlan) => void;
 }
@@ -116,8 +126,9 @@ export async function runLoadPoint(level: LoadLevel, options: LoadPointOptions):
   const concurrency = level.kind === 'concurrency' ? level.concurrency : Math.min(level.maxConcurrency, 100_000);
   const dispatchDelays: number[] = [];
   const arrival: Arrival = options.arrival ?? { kind: 'poisson', burstiness: 1 };
+  const countersBefore = options.prefixCacheUrl ? await readPrefixCacheCounters(options.prefixCacheUrl) : undefined;
   const executed = await executeRunJobs(options.transport, jobs, {
-    concurrency, warmup: 0, timeoutMs: options.timeoutMs, cache: options.cache,
+    concurrency, warmup: 0, ...(options.metricsSource ? { metricsSource: options.metricsSource } : {}), timeoutMs: options.timeoutMs, cache: options.cache,
     ...(level.kind === 'rate' ? { onDispatchDelay: (_i: number, delay: number) => dispatchDelays.push(delay) } : {}),
     ...(level.kind === 'rate' ? { ratePerSec: level.ratePerSec, interArrivalMs: interArrivalSampler(arrival, level.ratePerSec, options.random ?? Math.random) } : {}),
     ...(options.durationMs !== undefined ? { durationMs: options.durationMs } : {}),
@@ -125,6 +136,8 @@ export async function runLoadPoint(level: LoadLevel, options: LoadPointOptions):
     ...(options.random ? { random: options.random } : {}),
     ...(options.onRequest ? { onRun: (o: RunOutcome, finished: number, jobIndex: number) => options.onRequest!(finished, options.requests, o, jobs[jobIndex]!.plan) } : {}),
   });
+  // Read after every request ended, so the counters hold the whole point and nothing of the next.
+  const counters = options.prefixCacheUrl && countersBefore ? pointCacheCounters(countersBefore, await readPrefixCacheCounters(options.prefixCacheUrl)) : noPrefixCacheCounters(NO_METRICS_URL);
   const runs = executed.outcomes
     .map((outcome, i) => ({ record: outcome.record, start: executed.startedAt[i]! }))
     .filter((r) => r.record.error?.kind !== 'cancelled')
@@ -163,7 +176,7 @@ export async function runLoadPoint(level: LoadLevel, options: LoadPointOptions):
     tpotMs: percentileTriple(ok.map((r) => r.tpotMs)),
     inputTokens: summarize(ok.map((r) => r.inputTokens).filter(isNumber)).p50,
     outputTokens: summarize(ok.map((r) => r.outputTokens).filter(isNumber)).p50,
-    cache: { ...cache, warm_share: records.length > 0 ? cache.warm / records.length : 0 },
+    cache: { ...cache, warm_share: records.length > 0 ? cache.warm / records.length : 0, counters },
     attainment: attainment(records, options.objectives, options.target),
     perSlo: limits.map((o) => {
       const met = records.filter((r) => requestAttains(r, [o])).length;
@@ -187,7 +200,7 @@ export async function runLoadPoint(level: LoadLevel, options: LoadPointOptions):
       meetsSlo: requestAttains(r.record, limits),
       counted: countedSet.has(r),
     })),
-    notes: pointNotes(level, runs.length, runs.filter((r) => !r.record.ok).length, seconds > 0 ? completedInWindow.length / seconds : null, cache.warm),
+    notes: pointNotes(level, runs.length, runs.filter((r) => !r.record.ok).length, seconds > 0 ? completedInWindow.length / seconds : null, cache.warm, counters),
     cancelled: options.signal?.aborted === true,
     bound: {
       requests: options.requests,
@@ -203,13 +216,14 @@ export async function runLoadPoint(level: LoadLevel, options: LoadPointOptions):
 /** Open-loop completions below 90% of the arrival rate: the server cannot keep up, and the point measures its backlog. */
 const BACKLOG_SHARE = 0.9;
 
-function pointNotes(level: LoadLevel, sent: number, failed: number, requestsPerSec: number | null, warm: number): string[] {
+function pointNotes(level: LoadLevel, sent: number, failed: number, requestsPerSec: number | null, warm: number, counters: PointCacheCounters): string[] {
   const notes: string[] = [];
   if (sent > 0 && failed === sent) notes.push('every request failed: the endpoint did not answer at this level');
   if (level.kind === 'rate' && requestsPerSec !== null && requestsPerSec < BACKLOG_SHARE * level.ratePerSec) {
     notes.push(`a rate above capacity: ${requestsPerSec.toFixed(2)} req/s completed of ${level.ratePerSec}/s sent, so latency here measures the backlog`);
   }
   if (warm > 0) notes.push(`${warm} requests were served partly from the server's prefix cache (warm)`);
+  if (counters.warm) notes.push(`warm: the server's prefix-cache counters show a ${(counters.hitRate! * 100).toFixed(1)}% hit rate over the point (${counters.hits} of ${counters.queries} tokens), so its latency is not a cold figure`);
   return notes;
 }
 

@@ -39,6 +39,13 @@ export interface SimOptions {
    * includes the wait — so load tests see the queueing a real server shows.
    */
   slots: number;
+  /**
+   * Opt-in: serve GET /metrics with vLLM's prefix-cache counters (`vllm:prefix_cache_queries_total`,
+   * `vllm:prefix_cache_hits_total`, in prompt tokens), each request counting its input tokens as
+   * queries and this share of them as hits — so a load test's hit rate has a known truth. Without
+   * it there is no /metrics, as before.
+   */
+  prefixCacheHitRate?: number;
 }
 
 export const DEFAULT_SIM_OPTIONS: SimOptions = {
@@ -79,10 +86,16 @@ export async function startSim(partial: Partial<SimOptions> = {}): Promise<Runni
   const encoder = await loadEncoder('o200k_base');
   const random = seededRandom(options.seed);
   let served = 0;
+  const prefixCache = { queries: 0, hits: 0 };
   const sockets = new Set<import('node:net').Socket>();
   const server = http.createServer((req, res) => {
     if (req.method === 'GET' && /\/models\/?$/.test(req.url ?? '')) {
       json(res, 200, { object: 'list', data: [{ id: 'sim-1', object: 'model', owned_by: 'prompt-insight (simulated)' }] });
+      return;
+    }
+    if (options.prefixCacheHitRate !== undefined && req.method === 'GET' && /^\/metrics\/?(\?.*)?$/.test(req.url ?? '')) {
+      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4', [SIMULATED_HEADER]: 'prompt-insight' });
+      res.end(prefixCacheExposition(prefixCache));
       return;
     }
     if (req.method !== 'POST' || !/\/chat\/completions\/?(\?.*)?$/.test(req.url ?? '')) {
@@ -111,7 +124,7 @@ export async function startSim(partial: Partial<SimOptions> = {}): Promise<Runni
       json(res, 400, { error: { message: '`messages` must be a list.' } });
       return;
     }
-    if (options.slots <= 0) return serveChat(res, body, arrivedAt, options, encoder, random);
+    if (options.slots <= 0) return serveChat(res, body, arrivedAt, options, encoder, random, prefixCache);
     waiting.push({ res, body });
     startWaiting();
   };
@@ -127,7 +140,7 @@ export async function startSim(partial: Partial<SimOptions> = {}): Promise<Runni
         busy--;
         startWaiting();
       });
-      serveChat(res, body, performance.now(), options, encoder, random);
+      serveChat(res, body, performance.now(), options, encoder, random, prefixCache);
     }
   };
   server.on('connection', (socket) => {
@@ -151,12 +164,17 @@ export async function startSim(partial: Partial<SimOptions> = {}): Promise<Runni
   };
 }
 
-function serveChat(res: http.ServerResponse, body: ChatBody, arrivedAt: number, options: SimOptions, encoder: TokenEncoder, random: () => number): void {
+function serveChat(res: http.ServerResponse, body: ChatBody, arrivedAt: number, options: SimOptions, encoder: TokenEncoder, random: () => number, prefixCache: { queries: number; hits: number }): void {
   const messages = (body.messages as unknown[]).map((m) => {
     const message = (m ?? {}) as { role?: unknown; content?: unknown };
     return { role: String(message.role ?? 'user'), content: typeof message.content === 'string' ? message.content : JSON.stringify(message.content ?? '') };
   });
   const inputTokens = chatTokenTotal(messages.map((m) => ({ contentTokens: encoder.count(m.content), roleTokens: encoder.count(m.role) }))).total;
+  // Counted when the request is scheduled (has a slot), as vLLM counts a prefix-cache lookup.
+  if (options.prefixCacheHitRate !== undefined) {
+    prefixCache.queries += inputTokens;
+    prefixCache.hits += Math.round(inputTokens * options.prefixCacheHitRate);
+  }
   const model = `${typeof body.model === 'string' ? body.model : 'sim-1'} (simulated)`;
   const fault = options.fault !== 'none' && random() < options.faultRate ? options.fault : 'none';
   if (fault === '429') {
@@ -277,4 +295,17 @@ function json(res: http.ServerResponse, status: number, body: unknown, headers: 
  */
 function slotTimings(promptTokens: number, prefillMs: number, predictedTokens: number, decodeMs: number): Record<string, number> {
   return { prompt_n: promptTokens, prompt_ms: prefillMs, predicted_n: predictedTokens, predicted_ms: decodeMs };
+}
+
+/** vLLM's prefix-cache counters in the Prometheus text format, labelled by model as vLLM labels them. */
+function prefixCacheExposition(counts: { queries: number; hits: number }): string {
+  return [
+    '# HELP vllm:prefix_cache_queries_total Prefix cache queries, in terms of number of queried tokens.',
+    '# TYPE vllm:prefix_cache_queries_total counter',
+    `vllm:prefix_cache_queries_total{model_name="sim-1"} ${counts.queries}`,
+    '# HELP vllm:prefix_cache_hits_total Prefix cache hits, in terms of number of cached tokens.',
+    '# TYPE vllm:prefix_cache_hits_total counter',
+    `vllm:prefix_cache_hits_total{model_name="sim-1"} ${counts.hits}`,
+    '',
+  ].join('\n');
 }
