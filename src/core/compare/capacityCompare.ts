@@ -10,7 +10,6 @@ import type { ChatTransport } from '../endpoint/transport';
 import { searchMaxConcurrency } from '../load/capacitySearch';
 import { runLoadPoint, type LoadPoint } from '../load/loadPoint';
 import { SCENARIO_RULES, type RolloutPolicy } from '../rollout/scenario';
-import { objectiveText } from '../rollout/slo';
 import { planPromptRun } from '../run/promptRun';
 import type { RevisionSource } from './compare';
 
@@ -71,7 +70,8 @@ export async function compareCapacity(input: CapacityCompareInput): Promise<Capa
   const sides: CapacitySide[] = [];
   for (const revision of input.revisions) sides.push(await searchRevision(input, revision));
   return {
-    slo: objectives.filter((o) => o.metric !== 'adherence' && o.metric !== 'hallucination').map(objectiveText),
+    // Attainment is per request: each latency SLO read as a limit every request must meet (load/attainment.ts).
+    slo: objectives.flatMap((o) => (o.metric === 'adherence' || o.metric === 'hallucination' ? [] : [`${o.metric} ≤ ${o.maxMs} ms`])),
     target: input.target, requestsPerLevel: input.requests, limit: input.limit,
     base: sides[0]!, head: sides[1]!, cancelled: input.signal?.aborted === true,
   };

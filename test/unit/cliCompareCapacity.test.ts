@@ -1,0 +1,94 @@
+/**
+ * `compare --capacity`: the capacity search for the base revision's prompt and the head's, side by
+ * side, against a simulated server with 2 slots where every prompt token costs prefill time — the
+ * head's much longer prompt is slower for real, so fewer concurrent requests meet the TTFT SLO. The
+ * batch scenario holds on it when both searches resolved; equal capacities hold nothing; unresolved
+ * searches are insufficient evidence. Real git repositories, the CLI as a child process.
+ */
+import { execFile } from 'node:child_process';
+import { resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSim, type RunningSim } from '../../src/core/sim/simServer';
+import { TestRepo } from '../fixtures/gitRepo';
+
+const CLI = resolve('dist/cli.js');
+function cli(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((done) => execFile(process.execPath, [CLI, ...args], { cwd, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => done({ code: error ? (error as { code: number }).code : 0, stdout, stderr })));
+}
+
+const PROMPT = (text: string) => `---\nname: ask\nmodel:\n  api: chat\n  configuration: { type: openai, name: gpt-4o-mini }\n---\n${text}user:\nSay something short.\n`;
+const TESTS = 'tests:\n  - vars: {}\n    assert:\n      - type: icontains\n        value: simulated\n';
+/** ~360 more prompt tokens: ~55 ms more prefill at 0.15 ms a token. */
+const PADDING = Array.from({ length: 24 }, (_, i) => `- Background note ${i + 1}: the reader prefers plain words and short sentences.`).join('\n') + '\n\n';
+
+let sim: RunningSim;
+beforeAll(async () => {
+  // Two slots; TTFT 5 ms + 0.15 ms per prompt token, then ~20 tokens at 2 ms. The short prompt holds a
+  // slot ~47 ms (TTFT ~7 ms), the padded one ~100 ms (TTFT ~60 ms). Under ttftMs ≤ 75 the short prompt
+  // tolerates a wait of a whole service time (4 in flight: TTFT ~55 ms); the padded one tolerates
+  // almost none, so from 3 in flight (a third more than the slots) most of its requests miss.
+  sim = await startSim({ slots: 2, ttftBaseMs: 5, prefillMsPerInputToken: 0.15, decodeMsPerToken: 2, outputTokens: 20, jitterMs: 1 });
+});
+afterAll(async () => sim.close());
+
+function repoWithHead(headPrompt: string): TestRepo {
+  const repo = new TestRepo();
+  repo.commit('ask', { 'ask.prompty': PROMPT(''), 'ask.tests.yaml': TESTS });
+  repo.write('ask.prompty', headPrompt);
+  return repo;
+}
+const args = (extra: string[]) => ['compare', 'ask.prompty', '--base', 'HEAD', '--head', 'working', '--concurrency', '2', '--no-store', '--scenario', 'batch', '--slo', 'ttftMs.p90<=75', '--capacity', '--capacity-limit', '4', '--attainment', '0.8', ...extra];
+
+describe('compare --capacity', () => {
+  it("the head's longer prompt lowers max concurrency under SLO from ≥ 4 to 2: side by side, and the batch decision holds on it", async () => {
+    const repo = repoWithHead(PROMPT(PADDING));
+    const { code, stdout, stderr } = await cli([...args(['--runs', '50', '--capacity-requests', '28', '--json']), '--endpoint', sim.url], repo.root);
+    expect(code, stderr).toBe(0);
+    const json = JSON.parse(stdout);
+    expect(json.capacity).toMatchObject({ slo: ['ttftMs ≤ 75 ms'], target: 0.8, requestsPerLevel: 28, limit: 4, cancelled: false });
+    expect(json.capacity.base).toMatchObject({ label: expect.stringMatching(/^[0-9a-f]{7}$/), maxConcurrencyMeetingSlo: 4, atLimit: true, resolved: true });
+    expect(json.capacity.head).toMatchObject({ label: 'working copy', maxConcurrencyMeetingSlo: 2, atLimit: false, resolved: true });
+    // Doubling to the limit for the base; for the head doubling to 4, then bisecting to 3.
+    expect(json.capacity.base.levels.map((l: { concurrency: number }) => l.concurrency)).toEqual([1, 2, 4]);
+    expect(json.capacity.head.levels.map((l: { concurrency: number; attainment: { resolved: string } }) => [l.concurrency, l.attainment.resolved])).toEqual([[1, 'meets'], [2, 'meets'], [3, 'misses'], [4, 'misses']]);
+    // Every level's attainment is its requests meeting the SLO, and failed requests are none here.
+    for (const level of [...json.capacity.base.levels, ...json.capacity.head.levels]) {
+      expect(level.failed).toBe(0);
+      expect(level.attainment.share).toBeCloseTo(level.attainment.met / level.attainment.total, 10);
+    }
+    expect(json.rollout.decision).toBe('hold');
+    expect(json.rollout.reasons[0]).toBe("head's max concurrency under SLO 2 is below base's ≥ 4 (ttftMs ≤ 75 ms for ≥ 80% of requests) — the batch scenario gates on capacity");
+
+    const text = await cli([...args(['--runs', '20', '--capacity-requests', '28']), '--endpoint', sim.url], repo.root);
+    expect(text.stdout).toContain('capacity under SLO: base ≥ 4 → head 2 (resolved both)\n');
+    expect(text.stdout).toMatch(/ {2}head working copy: 1: 100% ✓, 2: 100% ✓, 3: \d+% ✗, 4: \d+% ✗\n/);
+    expect(text.stdout).toMatch(/HOLD: working copy \(vs [0-9a-f]{7}\)\n {2}- head's max concurrency under SLO 2 is below base's ≥ 4/);
+    expect(text.stderr).toContain('capacity working copy: concurrency 3, 28 requests…');
+  });
+
+  it('equal capacities hold nothing: the batch decision ships, the capacity shown as not lower', async () => {
+    const repo = repoWithHead(PROMPT('').replace('Say something short.', 'Say something brief.'));
+    const { code, stdout, stderr } = await cli([...args(['--runs', '50', '--capacity-requests', '28', '--json']), '--endpoint', sim.url], repo.root);
+    expect(code, stderr).toBe(0);
+    const json = JSON.parse(stdout);
+    expect(json.capacity.base).toMatchObject({ maxConcurrencyMeetingSlo: 4, resolved: true });
+    expect(json.capacity.head).toMatchObject({ maxConcurrencyMeetingSlo: 4, resolved: true });
+    expect(json.rollout.decision).toBe('ship');
+    expect(json.rollout.reasons).toContain('capacity under SLO: base ≥ 4 → head ≥ 4 (resolved both) — not lower');
+  });
+
+  it('an unresolved search is insufficient evidence for the batch decision; other scenarios show capacity without gating; bad flags are usage errors', async () => {
+    // The same capacities as above, but 3 requests a level cannot settle any attainment interval.
+    const repo = repoWithHead(PROMPT('').replace('Say something short.', 'Say something brief.'));
+    const few = JSON.parse((await cli([...args(['--runs', '50', '--capacity-requests', '3', '--json']), '--endpoint', sim.url], repo.root)).stdout);
+    expect(few.capacity.base.resolved).toBe(false);
+    expect(few.rollout.decision).toBe('insufficient');
+    expect(few.rollout.reasons[0]).toMatch(/^capacity under SLO: base .* \(resolved neither\): insufficient evidence — both searches did not resolve/);
+
+    const interactive = await cli([...args(['--runs', '6', '--capacity-requests', '12']).map((a) => (a === 'batch' ? 'interactive' : a)), '--endpoint', sim.url, '--json'], repo.root);
+    expect(JSON.parse(interactive.stdout).rollout.reasons.join('\n')).toMatch(/capacity under SLO: base .* — shown, not gating: the interactive scenario does not gate on capacity/);
+
+    expect(await cli(['compare', 'ask.prompty', '--base', 'HEAD', '--head', 'working', '--endpoint', sim.url, '--capacity-limit', '4'], repo.root)).toMatchObject({ code: 2, stderr: expect.stringContaining('--capacity-limit shapes the capacity search: give it with --capacity') });
+    expect(await cli(['compare', 'ask.prompty', '--base', 'HEAD', '--head', 'working', '--endpoint', sim.url, '--scenario', 'batch', '--capacity', '--no-store'], repo.root)).toMatchObject({ code: 2, stderr: expect.stringContaining('the batch scenario sets none: give one with --slo') });
+  });
+});
