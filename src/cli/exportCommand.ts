@@ -3,6 +3,8 @@ import { writeFile } from 'node:fs/promises';
 import { scrubSecrets } from '../core/endpoint/secrets';
 import { runsToCsv, runsToJson } from '../core/store/export';
 import { ResultsStore, storeNotice } from '../core/store/resultsStore';
+import { LoadResultsStore, loadResultsPath } from '../core/store/loadResults';
+import { loadPointsToCsv, loadPointsToJson } from '../core/store/loadExport';
 import { parseArgs, stringFlag, UsageError } from './args';
 import type { CliIO } from './io';
 import { DEFAULT_STORE_PATH } from './runCommand';
@@ -17,10 +19,16 @@ import { EXPORT_USAGE, VERSION } from './usage';
  * saying why it is empty.
  */
 export async function exportCommand(argv: string[], io: CliIO): Promise<number> {
-  const args = parseArgs(argv, { valued: ['store', 'format', 'out'], boolean: [] });
+  const args = parseArgs(argv, { valued: ['store', 'format', 'out', 'kind'], boolean: [] });
   if (args.positionals.length > 0) throw new UsageError(`unexpected argument '${args.positionals[0]}'\nusage: ${EXPORT_USAGE}`);
   const format = stringFlag(args, 'format') ?? 'json';
   if (format !== 'json' && format !== 'csv' && format !== 'otlp-json') throw new UsageError('--format must be json, csv or otlp-json');
+  const kind = stringFlag(args, 'kind') ?? 'runs';
+  if (kind !== 'runs' && kind !== 'load') throw new UsageError('--kind must be runs or load');
+  if (kind === 'load') {
+    if (format === 'otlp-json') throw new UsageError('--kind load exports as json or csv (load points are not OTLP spans)');
+    return exportLoadPoints(loadResultsPath(stringFlag(args, 'store') ?? DEFAULT_STORE_PATH), format, stringFlag(args, 'out'), io);
+  }
   const store = new ResultsStore(stringFlag(args, 'store') ?? DEFAULT_STORE_PATH);
   let contents;
   try {
@@ -48,6 +56,25 @@ export async function exportCommand(argv: string[], io: CliIO): Promise<number> 
     text = format === 'csv' ? runsToCsv(records) : runsToJson(records);
   }
   const out = stringFlag(args, 'out');
+  if (out) await writeFile(out, scrubSecrets(text));
+  else io.stdout(text);
+  return 0;
+}
+
+/** `export --kind load`: the stored load points (`load` keeps them beside the runs), as JSON `{ loadPoints }` or CSV, one row per point. */
+async function exportLoadPoints(path: string, format: 'json' | 'csv', out: string | undefined, io: CliIO): Promise<number> {
+  const store = new LoadResultsStore(path);
+  let contents;
+  try {
+    contents = store.read();
+  } catch (error) {
+    io.stderr(`prompt-insight export: ${(error as Error).message}\n`);
+    return 1;
+  }
+  const notice = storeNotice(path, { records: [], skippedLines: contents.skippedLines, foreignRecords: contents.foreignRecords });
+  if (notice) io.stderr(`prompt-insight export: ${notice}\n`);
+  if (contents.records.length === 0 && !existsSync(path)) io.stderr(`prompt-insight export: no load results at ${path}: nothing to export (\`prompt-insight load\` keeps its points there; another store: --store PATH)\n`);
+  const text = format === 'csv' ? loadPointsToCsv(contents.records) : loadPointsToJson(contents.records);
   if (out) await writeFile(out, scrubSecrets(text));
   else io.stdout(text);
   return 0;

@@ -34,6 +34,11 @@ import { LOAD_USAGE } from './usage';
 import { capacityConclusionLines } from '../core/load/conclusions';
 import { ARRIVALS, type Arrival, type ArrivalKind } from '../core/load/arrivals';
 import { prefixCacheMetricsUrl } from '../core/load/prefixCacheCounters';
+import { randomUUID } from 'node:crypto';
+import { LoadResultsStore, loadResultsPath } from '../core/store/loadResults';
+import { runKeyOf } from '../core/store/runKey';
+import { StoreError } from '../core/store/storeFile';
+import { DEFAULT_STORE_PATH } from './runCommand';
 
 export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, {
@@ -100,6 +105,18 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
   }
   if (!policy.objectives.some((o) => o.metric !== 'adherence')) throw new UsageError(`the ${policy.scenario} scenario sets no latency SLO to attain: give one with --slo ttftMs.p90<=1000`);
 
+  // Points are kept beside the run store (runs.jsonl → runs.load.jsonl), checked before the first request.
+  if (args.flags.has('store') && args.flags.has('no-store')) throw new UsageError('--store and --no-store exclude each other');
+  const store = args.flags.has('no-store') ? undefined : new LoadResultsStore(loadResultsPath(stringFlag(args, 'store') ?? DEFAULT_STORE_PATH));
+  try {
+    store?.check();
+  } catch (error) {
+    if (error instanceof StoreError) {
+      io.stderr(`prompt-insight load: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
   const signal = io.interrupted();
   // The server's /metrics: sampled during each point, and its prefix-cache counters read before and after it.
   const serverMetrics = stringFlag(args, 'server-metrics');
@@ -136,7 +153,7 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
       }
     }
   }
-  const simulated = transport.endpoint.simulated === true;
+  const simulated = transport.endpoint.simulated === true || points.some((p) => p.simulated);
   const conclusions = {
     ...(capacity ? { maxConcurrencyMeetingSlo: capacity.maxConcurrency, atLimit: capacity.atLimit, resolved: capacity.resolved } : {}),
     knee: throughputKnee(points),
@@ -144,6 +161,17 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
     ...(stoppedEarly ? { stoppedEarly } : {}),
   };
   const input = { file, prompt: plan.prompt.name, endpoint: transport.endpoint.name, policy: { scenario: policy.scenario, scenarioSource: policy.scenarioSource, slo: policy.objectives.map(objectiveText) }, target, requestsPerLevel: requests, inputs: inputsText, points, capacity: conclusions, cancelled: signal.aborted, simulated };
+  if (store && points.length > 0) {
+    // Partial results too (a cancel, an endpoint that died): what was measured is kept.
+    const loadId = randomUUID();
+    const key = runKeyOf(transport.endpoint, plan.request);
+    try {
+      store.append(points.map((point, index) => ({ loadId, index, key, file, prompt: plan.prompt.name, endpointName: transport.endpoint.name, simulated, slo: input.policy.slo, target, inputs: inputsText, point })));
+      if (!json) io.stderr(`Stored ${points.length} load point${points.length === 1 ? '' : 's'} in ${store.path}\n`);
+    } catch (error) {
+      io.stderr(`prompt-insight load: the points were not stored: ${(error as Error).message}\n`);
+    }
+  }
   if (json) io.stdout(`${JSON.stringify(capacityView(input, { withRequests: true }), null, 2)}\n`);
   else io.stdout(loadText(points, conclusions));
   if (otlpTarget) await exportToOtlp('load', otlpTarget, exported, io);

@@ -18,7 +18,7 @@ export const SAMPLE_USAGE =
   'prompt-insight sample FILE --traces PATH... [--n 50] [--strategy random|slowest|errors|stratified] [--seed N] [--out FILE.tests.yaml] [--redact REGEX]... [--prompt NAME] [--dry-run] [--json]';
 
 export const EXPORT_USAGE =
-  'prompt-insight export [--store PATH] [--format json|csv|otlp-json] [--out FILE]';
+  'prompt-insight export [--store PATH] [--kind runs|load] [--format json|csv|otlp-json] [--out FILE]';
 
 export const PROD_USAGE =
   'prompt-insight prod FILE (--traces PATH... | --prometheus URL [--timeout-ms T]) [--prompt NAME] [--since 24h] [--window 1h|6h|1d] [--report out.html] [--json]';
@@ -57,7 +57,7 @@ const COMMAND_HELP: Record<string, { summary: string; usage: string; notes?: str
   },
   run: { summary: 'Runs a prompt against an endpoint N times: TTFT, E2E, TPOT and throughput percentiles, and its test cases.', usage: RUN_USAGE },
   sim: { summary: 'A simulated OpenAI-compatible endpoint on 127.0.0.1, until Ctrl-C.', usage: SIM_USAGE },
-  export: { summary: 'The stored runs (the results store) as JSON, CSV or OTLP JSON Lines (OpenTelemetry GenAI spans, docs/telemetry.md).', usage: EXPORT_USAGE },
+  export: { summary: 'The stored runs (the results store) as JSON, CSV or OTLP JSON Lines (OpenTelemetry GenAI spans, docs/telemetry.md); --kind load: the stored load points as JSON or CSV.', usage: EXPORT_USAGE },
   history: { summary: "The prompt file's revisions in git history.", usage: HISTORY_USAGE },
   prod: {
     summary: 'What production measured for each version of a prompt (OpenTelemetry GenAI spans or Prometheus): requests, error rate, TTFT/E2E/TPOT percentiles, tokens; the latest version against the previous one (docs/production.md).',

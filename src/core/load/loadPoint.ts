@@ -75,6 +75,8 @@ export interface LoadPoint {
   hints: AttributionHint[];
   /** Open loop: the arrival process (constant, poisson, gamma with its burstiness); null for closed loop. */
   arrival: string | null;
+  /** Answered by the bundled simulator (its responses say so), not a model. */
+  simulated: boolean;
 }
 
 export interface Spread {
@@ -208,6 +210,7 @@ export async function runLoadPoint(level: LoadLevel, options: LoadPointOptions):
       endedBy: options.signal?.aborted === true ? 'cancelled' : runs.length >= options.requests ? 'requests' : 'duration',
     },
     arrival: level.kind === 'rate' ? arrivalText(arrival) : null,
+    simulated: runs.some((r) => r.record.simulated === true),
     phases: phaseMedians(records),
     hints: serverEvidenceHints(summarizeRuns(records), { records, samples: (executed.serverMetrics?.samples ?? []).filter((m) => m.t >= windowStart && m.t <= windowEnd) }),
   };

@@ -39,7 +39,7 @@ export function runsToCsv(records: readonly StoredRun[]): string {
 }
 
 /** RFC 4180 quoting; cells a spreadsheet would run as a formula get a leading apostrophe. */
-function csvCell(value: unknown): string {
+export function csvCell(value: unknown): string {
   let text = typeof value === 'number' ? String(Math.round(value * 1000) / 1000) : String(value);
   if (/^[=+\-@\t\r]/.test(text) && typeof value === 'string') text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;

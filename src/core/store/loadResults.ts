@@ -1,0 +1,213 @@
+/**
+ * Load-test points, kept beside the run store in their own JSON-lines file (`runs.jsonl` →
+ * `runs.load.jsonl`), one sealed line per point, keyed like runs by prompt content hash + endpoint +
+ * model + parameters. Their own file and record kind, so a store written by an older version reads
+ * its runs unchanged and the run schema does not grow a second shape. The same guards as the run
+ * store: no writing through links, bounded lines, a schema checked on every read and before every
+ * write, only lines sealed by this machine count, secrets scrubbed.
+ */
+import { randomUUID } from 'node:crypto';
+import { closeSync, fstatSync, readSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { Validator, type Schema } from '@cfworker/json-schema';
+import { scrubSecrets } from '../endpoint/secrets';
+import type { LoadPoint } from '../load/loadPoint';
+import type { RunKey } from './runKey';
+import { checkSeal, machineKey, sealLine } from './runSeal';
+import { checkStorePath, forEachLine, openStoreForAppend, openStoreForRead } from './storeFile';
+import type { StoreContents } from './resultsStore';
+
+export const LOAD_RESULTS_VERSION = 1;
+/** Requests kept per stored point (every figure can be recomputed from them); a longer point keeps its figures and says how many it left out. */
+export const MAX_STORED_REQUESTS = 5000;
+
+export interface StoredLoadPoint {
+  v: typeof LOAD_RESULTS_VERSION;
+  kind: 'load-point';
+  id: string;
+  /** One `load` invocation: its points share this id, in `index` order. */
+  loadId: string;
+  index: number;
+  /** ISO time the point was stored. */
+  at: string;
+  key: RunKey;
+  file: string;
+  prompt: string;
+  endpointName: string;
+  simulated: boolean;
+  /** The SLOs the attainment was judged against, in words, and the attainment target. */
+  slo: string[];
+  target: number;
+  inputs: string;
+  point: LoadPoint;
+  /** Requests not kept (beyond MAX_STORED_REQUESTS); the figures still cover them. */
+  requestsDropped?: number;
+}
+
+export type NewLoadPoint = Omit<StoredLoadPoint, 'v' | 'kind' | 'id' | 'at' | 'requestsDropped'> & { at?: string };
+
+/** The load results file that goes with a run store path: `.prompt-insight/runs.jsonl` → `.prompt-insight/runs.load.jsonl`. */
+export function loadResultsPath(storePath: string): string {
+  return join(dirname(storePath), `${basename(storePath).replace(/\.jsonl$/i, '')}.load.jsonl`);
+}
+
+const num: Schema = { type: 'number', minimum: 0, maximum: 1e15 };
+const numOrNull: Schema = { type: ['number', 'null'], minimum: 0, maximum: 1e15 };
+const share: Schema = { type: ['number', 'null'], minimum: 0, maximum: 1 };
+const triple: Schema = { type: 'object', required: ['p50', 'p90', 'p99', 'n'], properties: { p50: numOrNull, p90: numOrNull, p99: numOrNull, n: num } };
+const text: Schema = { type: 'string', maxLength: 100_000 };
+
+export const STORED_LOAD_POINT_SCHEMA: Schema = {
+  type: 'object',
+  required: ['v', 'kind', 'id', 'loadId', 'index', 'at', 'key', 'file', 'prompt', 'endpointName', 'simulated', 'slo', 'target', 'inputs', 'point'],
+  properties: {
+    v: { const: 1 },
+    kind: { const: 'load-point' },
+    id: { type: 'string', maxLength: 100 },
+    loadId: { type: 'string', maxLength: 100 },
+    index: { type: 'integer', minimum: 0, maximum: 10_000 },
+    at: { type: 'string', format: 'date-time' },
+    key: {
+      type: 'object',
+      required: ['promptHash', 'endpoint', 'model', 'paramsHash'],
+      properties: { promptHash: { type: 'string' }, endpoint: { type: 'string' }, model: { type: 'string' }, paramsHash: { type: 'string' } },
+    },
+    file: text,
+    prompt: text,
+    endpointName: text,
+    simulated: { type: 'boolean' },
+    slo: { type: 'array', items: text, maxItems: 100 },
+    target: { type: 'number', minimum: 0, maximum: 1 },
+    inputs: text,
+    requestsDropped: { type: 'integer', minimum: 0 },
+    point: {
+      type: 'object',
+      required: ['level', 'label', 'sent', 'failed', 'counted', 'requestsPerSec', 'outputTokensPerSec', 'ttftMs', 'e2eMs', 'tpotMs', 'attainment', 'goodput', 'cache', 'errors', 'requests', 'notes', 'cancelled'],
+      properties: {
+        level: {
+          oneOf: [
+            { type: 'object', required: ['kind', 'concurrency'], properties: { kind: { const: 'concurrency' }, concurrency: { type: 'integer', minimum: 1 } } },
+            // A rate with no concurrency cap has maxConcurrency Infinity, which JSON writes as null.
+            { type: 'object', required: ['kind', 'ratePerSec'], properties: { kind: { const: 'rate' }, ratePerSec: { type: 'number', exclusiveMinimum: 0 }, maxConcurrency: { type: ['integer', 'null'], minimum: 1 } } },
+          ],
+        },
+        label: text,
+        sent: num,
+        failed: num,
+        counted: num,
+        requestsPerSec: numOrNull,
+        outputTokensPerSec: numOrNull,
+        inputTokens: numOrNull,
+        outputTokens: numOrNull,
+        ttftMs: triple,
+        e2eMs: triple,
+        tpotMs: triple,
+        attainment: { type: 'object', required: ['met', 'total', 'share', 'target'], properties: { met: num, total: num, share, target: share } },
+        goodput: { type: 'object', required: ['requestsPerSec', 'outputTokensPerSec'], properties: { requestsPerSec: numOrNull, outputTokensPerSec: numOrNull } },
+        cache: { type: 'object', properties: { counters: { type: 'object', required: ['source'], properties: { source: { enum: ['server-counters', 'none'] }, hitRate: share, hits: numOrNull, queries: numOrNull, warm: { type: 'boolean' } } } } },
+        errors: { type: 'object', additionalProperties: num },
+        notes: { type: 'array', items: text },
+        cancelled: { type: 'boolean' },
+        requests: {
+          type: 'array',
+          maxItems: MAX_STORED_REQUESTS,
+          items: { type: 'object', required: ['startedAtMs', 'ok', 'meetsSlo'], properties: { startedAtMs: { type: 'number' }, ttftMs: numOrNull, tpotMs: numOrNull, e2eMs: numOrNull, outputTokens: numOrNull, ok: { type: 'boolean' }, error: { type: ['string', 'null'] }, meetsSlo: { type: 'boolean' }, counted: { type: 'boolean' } } },
+        },
+      },
+    },
+  },
+};
+
+let validator: Validator | undefined;
+
+/** Where a record breaks the schema (`#/point/sent: …`), or undefined when it is a stored load point. */
+export function storedLoadPointProblem(value: unknown): string | undefined {
+  validator ??= new Validator(STORED_LOAD_POINT_SCHEMA, '2020-12', false);
+  const result = validator.validate(value);
+  if (result.valid) return undefined;
+  const deepest = result.errors.reduce((a, b) => (b.instanceLocation.length > a.instanceLocation.length ? b : a));
+  return `${deepest.instanceLocation}: ${deepest.error}`;
+}
+
+export class LoadResultsStore {
+  constructor(readonly path: string) {}
+
+  check(): void {
+    checkStorePath(this.path);
+  }
+
+  /** Appends one load test's points (one line each); refuses, before writing, a record that would not read back. */
+  append(points: NewLoadPoint[]): StoredLoadPoint[] {
+    if (points.length === 0) return [];
+    const stored = points.map(toStored);
+    const lines = stored.map((record) => scrubSecrets(JSON.stringify(record)));
+    for (const line of lines) {
+      const problem = storedLoadPointProblem(JSON.parse(line));
+      if (problem) throw new Error(`A load point was not stored: its record would not be readable back (${problem}).`);
+    }
+    const key = machineKey();
+    const fd = openStoreForAppend(this.path);
+    try {
+      if (endsInsideALine(fd)) writeSync(fd, '\n');
+      for (const line of lines) writeSync(fd, `${sealLine(line, key)}\n`);
+      return stored;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  read(): Omit<StoreContents, 'records'> & { records: StoredLoadPoint[] } {
+    const fd = openStoreForRead(this.path);
+    if (fd === undefined) return { records: [], skippedLines: 0, foreignRecords: 0 };
+    const key = machineKey();
+    const records: StoredLoadPoint[] = [];
+    let skippedLines = 0;
+    let foreignRecords = 0;
+    try {
+      const { overlongLines } = forEachLine(fd, (line) => {
+        if (line.trim() === '') return;
+        const { sealed, json } = checkSeal(line, key);
+        const record = parseRecord(json);
+        if (!record) skippedLines++;
+        else if (!sealed) foreignRecords++;
+        else records.push(record);
+      });
+      skippedLines += overlongLines;
+    } finally {
+      closeSync(fd);
+    }
+    return { records, skippedLines, foreignRecords };
+  }
+}
+
+function toStored(point: NewLoadPoint): StoredLoadPoint {
+  const dropped = Math.max(0, point.point.requests.length - MAX_STORED_REQUESTS);
+  return {
+    v: LOAD_RESULTS_VERSION,
+    kind: 'load-point',
+    id: randomUUID(),
+    ...point,
+    at: point.at ?? new Date().toISOString(),
+    point: dropped > 0 ? { ...point.point, requests: point.point.requests.slice(0, MAX_STORED_REQUESTS) } : point.point,
+    ...(dropped > 0 ? { requestsDropped: dropped } : {}),
+  };
+}
+
+function parseRecord(json: string): StoredLoadPoint | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return undefined;
+  }
+  return storedLoadPointProblem(value) === undefined ? (value as StoredLoadPoint) : undefined;
+}
+
+/** A line torn by a crash is ended before the next append, so it cannot swallow a good record (as the run store does). */
+function endsInsideALine(fd: number): boolean {
+  const size = fstatSync(fd).size;
+  if (size === 0) return false;
+  const last = Buffer.alloc(1);
+  readSync(fd, last, 0, 1, size - 1);
+  return last[0] !== 0x0a;
+}
