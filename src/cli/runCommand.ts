@@ -8,12 +8,13 @@ import { chainLine } from '../core/metrics/chain';
 import type { MetricSummary, RunSummary } from '../core/metrics/summary';
 import { CACHE_MODES, type CacheMode } from '../core/endpoint/serverKind';
 import { isSafeSelector, type MetricsSource } from '../core/endpoint/serverMetrics';
-import { checkRun, runCheckPlan, type RunCheck } from '../core/adherence/runChecks';
+import { checkRun, hasClaimsChecks, runCheckPlan, type RunCheck } from '../core/adherence/runChecks';
 import { loadTestSuite, sampleCaseVars } from '../core/adherence/testCases';
 import { transportJudge } from '../core/compare/judge';
 import { detectFormat } from '../core/formats/detect';
 import { executePromptRuns, planPromptRun, PlanError } from '../core/run/promptRun';
 import { retrievedOf } from '../core/run/retrievalRun';
+import type { RunOutcome } from '../core/endpoint/runOnce';
 import { ResultsStore } from '../core/store/resultsStore';
 import { safeUrl } from '../core/store/runKey';
 import { numberFlag, parseArgs, stringFlag, UsageError, type ParsedArgs } from './args';
@@ -89,6 +90,17 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const checkPlan = runCheckPlan(loadTestSuite(resolve(file), text, detectFormat(file, text), plan.prompt), sampleCaseVars(plan.prompt));
   const judge = judgeTransport && judgeModel ? transportJudge(judgeTransport, judgeModel, timeoutMs, signal) : undefined;
   const json = args.flags.get('json') === true;
+  const checked = new Map<RunOutcome, Promise<RunCheck | undefined>>();
+  const checkOnce = (outcome: RunOutcome): Promise<RunCheck | undefined> => {
+    let check = checked.get(outcome);
+    if (!check) {
+      const { record, text: answer } = outcome;
+      const retrieved = retrievedOf(outcome);
+      check = checkRun(checkPlan, { answer: answer.answer, ok: record.ok, ttftMs: record.ttftMs, e2eMs: record.e2eMs, ...(record.error ? { errorMessage: `${record.error.kind}: ${record.error.message}` } : {}), ...(retrieved ? { retrieved } : {}) }, judge);
+      checked.set(outcome, check);
+    }
+    return check;
+  };
   if (!json) io.stderr(`Running '${plan.prompt.name}' on ${safeUrl(baseUrl)} (${plan.request.model}): ${runs} run${runs === 1 ? '' : 's'}, concurrency ${concurrency}${warmup ? `, ${warmup} warm-up` : ''}${rate ? `, ${rate}/s Poisson` : ''}\n`);
   const { outcomes, startedAt, summary, summaryWarm, serverKind, serverMetrics } = await executePromptRuns(transport, plan, {
     cache: cache as CacheMode,
@@ -104,15 +116,13 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
       runClock.note(outcome);
       if (!json && process.stderr.isTTY) io.stderr(`\r  ${finished}/${runs} runs`);
     },
+    // Runs judged for hallucination are stored with their verdict: checked before they are stored, once.
+    ...(store && hasClaimsChecks(checkPlan.cases) ? { groundedOf: async (outcome: RunOutcome) => (await checkOnce(outcome))?.grounded } : {}),
   });
   const records = outcomes.map((o) => o.record);
   const simulated = records.some((r) => r.simulated);
   const checks: (RunCheck | undefined)[] = [];
-  for (const outcome of outcomes) {
-    const { record, text: answer } = outcome;
-    const retrieved = retrievedOf(outcome);
-    checks.push(await checkRun(checkPlan, { answer: answer.answer, ok: record.ok, ttftMs: record.ttftMs, e2eMs: record.e2eMs, ...(record.error ? { errorMessage: `${record.error.kind}: ${record.error.message}` } : {}), ...(retrieved ? { retrieved } : {}) }, judge));
-  }
+  for (const outcome of outcomes) checks.push(await checkOnce(outcome));
   const adherence = summarizeRunChecks(checkPlan, checks);
   const hints = [
     ...attributionHints(summary, fitLatency(records), concurrency),

@@ -5,6 +5,8 @@
  * answer) — and the reason of each assertion that did not pass.
  */
 import { canonicalJson } from '../endpoint/params';
+import { combineGrounded, runGroundedOf } from '../metrics/groundedRuns';
+import type { RunGrounded } from '../metrics/runRecord';
 import { scoreRun, type CaseScore, type Judge, type ScoredRun } from './score';
 import type { TestCase, TestSuite } from './testCases';
 
@@ -18,6 +20,8 @@ export interface RunCheck {
   caseName?: string;
   /** Assertions that did not pass (failed or could not be decided), with their reasons. */
   failed: { label: string; reason: string; outcome: 'fail' | 'unscored' }[];
+  /** The grounded verdict over the cases with grounded checks (kept on the stored run); absent when none has one. */
+  grounded?: RunGrounded;
 }
 
 /** What the answers of a run are checked against: the matching cases, or why there are none. */
@@ -31,6 +35,14 @@ export function runCheckPlan(suite: TestSuite | undefined, inputs: Record<string
   return { cases: [], why: `none of the ${suite.cases.length} test case${suite.cases.length === 1 ? '' : 's'} in ${suite.source} uses the sample values this run sends; Compare revisions runs every case` };
 }
 
+/** The assertions that judge the answer's claims against the context: the ones a run's hallucination verdict comes from. */
+const CLAIMS_AGAINST_CONTEXT: ReadonlySet<string> = new Set(['hallucination', 'faithfulness', 'context-faithfulness']);
+
+/** Whether any of these cases judges the answer's claims against the context (then a run is stored with its verdict). */
+export function hasClaimsChecks(cases: readonly TestCase[]): boolean {
+  return cases.some((c) => c.assertions.some((a) => CLAIMS_AGAINST_CONTEXT.has(a.type)));
+}
+
 /** Optional fields a newer scorer sets (unscored runs and assertions); read when present. */
 type ScoreWithStatus = Omit<CaseScore, 'status'> & { status?: RunCheckStatus; unscoredReason?: string };
 
@@ -41,8 +53,10 @@ export async function checkRun(plan: RunCheckPlan, run: ScoredRun, judge?: Judge
   const failed: RunCheck['failed'] = [];
   let status: RunCheckStatus = 'pass';
   let reason: string | undefined;
+  const grounded: (RunGrounded | undefined)[] = [];
   for (const testCase of plan.cases) {
     const score = (await scoreRun(testCase, run, judge)) as ScoreWithStatus;
+    grounded.push(runGroundedOf(score.results.filter((_, i) => CLAIMS_AGAINST_CONTEXT.has(testCase.assertions[i]!.type))));
     const caseStatus: RunCheckStatus = score.status ?? (score.pass ? 'pass' : 'fail');
     for (const result of score.results) {
       const raw = (result as { outcome?: unknown }).outcome;
@@ -56,5 +70,6 @@ export async function checkRun(plan: RunCheckPlan, run: ScoredRun, judge?: Judge
       reason = score.unscoredReason ?? failed.find((f) => f.outcome === 'unscored')?.reason;
     }
   }
-  return { status, ...(status === 'unscored' && reason ? { reason } : {}), ...(plan.cases.length === 1 ? { caseName: plan.cases[0]!.description } : {}), failed };
+  const verdict = combineGrounded(grounded);
+  return { status, ...(status === 'unscored' && reason ? { reason } : {}), ...(plan.cases.length === 1 ? { caseName: plan.cases[0]!.description } : {}), failed, ...(verdict ? { grounded: verdict } : {}) };
 }

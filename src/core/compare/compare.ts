@@ -12,7 +12,11 @@ import type { ChainSummary } from '../metrics/chain';
 import type { CacheMode } from '../endpoint/serverKind';
 import { decideRollout, type RolloutDecision, type RolloutSide } from '../rollout/decision';
 import type { RolloutPolicy } from '../rollout/scenario';
-import type { RunCheck } from '../adherence/runChecks';
+import { checkRun, hasClaimsChecks, type RunCheck } from '../adherence/runChecks';
+import type { TestCase } from '../adherence/testCases';
+import type { RunOutcome } from '../endpoint/runOnce';
+import type { RunGrounded } from '../metrics/runRecord';
+import { retrievedOf } from '../run/retrievalRun';
 import { onceEach, type Judge } from '../adherence/score';
 import type { ChatTransport } from '../endpoint/transport';
 import type { MetricsSample } from '../endpoint/serverMetrics';
@@ -190,12 +194,13 @@ export async function compareRevisions(options: CompareOptions): Promise<Compari
   const revisions = options.revisions.map(emptyResult);
   const plan = await planComparison({ file: options.file, ...(options.promptName !== undefined ? { promptName: options.promptName } : {}), ...(options.modelOverride ? { modelOverride: options.modelOverride } : {}), transport: options.transport, suite, runsPerCase, stored }, options.revisions, revisions);
 
+  // A reused answer scored twice asks the judge once (a fresh run is scored before it is stored, then again in 3).
+  const judge = options.judge ? onceEach(options.judge) : undefined;
+
   // 2. The missing runs of every revision, interleaved in random order: one time window, one load.
-  const timeline = await runMissing(options, plan.cells);
+  const timeline = await runMissing(options, plan.cells, judge);
 
   // 3. Score every run with the judging test cases; figures per revision.
-  // A reused answer scored twice asks the judge once.
-  const judge = options.judge ? onceEach(options.judge) : undefined;
   let simulated = options.transport.endpoint.simulated === true;
   for (const [index, result] of revisions.entries()) {
     if (await assessRevision(result, plan.cells.filter((c) => c.revision === index), suite, judge, options.onScored)) simulated = true;
@@ -244,8 +249,17 @@ function emptyResult(revision: RevisionSource): RevisionResult {
   };
 }
 
+/** A fresh run's hallucination verdict on its case (undefined when the case has no such check or the run failed). */
+async function groundedVerdictOf(testCase: TestCase, outcome: RunOutcome, judge: Judge | undefined): Promise<RunGrounded | undefined> {
+  if (!hasClaimsChecks([testCase])) return undefined;
+  const { record } = outcome;
+  const retrieved = retrievedOf(outcome);
+  const check = await checkRun({ cases: [testCase] }, { answer: outcome.text.answer, ok: record.ok, ttftMs: record.ttftMs, e2eMs: record.e2eMs, ...(retrieved ? { retrieved } : {}) }, judge);
+  return check?.grounded;
+}
+
 /** Stage 2: the runs the store did not have, shuffled across revisions and cases; their timeline. */
-async function runMissing(options: CompareOptions, cells: readonly Cell[]): Promise<ComparisonResult['timeline']> {
+async function runMissing(options: CompareOptions, cells: readonly Cell[], judge: Judge | undefined): Promise<ComparisonResult['timeline']> {
   const jobs: { cell: Cell; job: RunJob }[] = [];
   for (const cell of cells) {
     for (let i = cell.reused.length; i < options.runsPerCase; i++) jobs.push({ cell, job: { plan: cell.plan, revision: options.revisions[cell.revision]!.rev, testCase: cell.caseIndex } });
@@ -262,6 +276,8 @@ async function runMissing(options: CompareOptions, cells: readonly Cell[]): Prom
       const { cell } = jobs[jobIndex]!;
       options.onProgress?.(finished, jobs.length, `${options.revisions[cell.revision]!.label} · ${cases[cell.caseIndex]!.description}`);
     },
+    // Runs of a case judged for hallucination are stored with their verdict.
+    ...(options.store && hasClaimsChecks(cases) ? { groundedOf: (outcome: RunOutcome, jobIndex: number) => groundedVerdictOf(cases[jobs[jobIndex]!.cell.caseIndex]!, outcome, judge) } : {}),
   });
   executed.outcomes.forEach((outcome, i) => {
     if (outcome.record.error?.kind === 'cancelled') return;

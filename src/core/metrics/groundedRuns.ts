@@ -35,3 +35,15 @@ export function hallucinationLine(runs: readonly RunRecord[]): string | undefine
   const pct = (v: number) => `${Math.round(v * 100)}`;
   return `hallucination ${x}/${decided.length} (${pct(x / decided.length)}%, 95% CI ${pct(lo)}–${pct(hi)}%)${tail}`;
 }
+
+/**
+ * One verdict for a run scored against several test cases: hallucinated when any case found it,
+ * else undetermined when any could not decide, else clean; the claim counts summed.
+ */
+export function combineGrounded(verdicts: readonly (RunGrounded | undefined)[]): RunGrounded | undefined {
+  const given = verdicts.filter((g): g is RunGrounded => g !== undefined);
+  if (given.length === 0) return undefined;
+  const hallucinated = given.some((g) => g.hallucinated === true) ? true : given.some((g) => g.hallucinated === null) ? null : false;
+  const sum = (field: 'supported' | 'contradicted' | 'notMentioned') => given.reduce((s, g) => s + g[field], 0);
+  return { hallucinated, supported: sum('supported'), contradicted: sum('contradicted'), notMentioned: sum('notMentioned') };
+}

@@ -10,6 +10,7 @@ import type { ChatRequest } from '../endpoint/types';
 import { parsePromptFile } from '../formats/detect';
 import type { Prompt } from '../formats/model';
 import { summarizeRuns, summarizeWarmRuns, type RunSummary } from '../metrics/summary';
+import type { RunGrounded } from '../metrics/runRecord';
 import { hasHistogramPhases, histogramsReadable, phasesFromHistograms, readHistograms, readHistogramsAfter } from '../endpoint/histogramPhases';
 import { cacheFields, ownMetricsSource, probeServerKind, type CacheMode, type ServerKind } from '../endpoint/serverKind';
 import { MetricsSampler, waitForServerIdle, type IdleCheck, type MetricsGap, type MetricsSample, type MetricsSource } from '../endpoint/serverMetrics';
@@ -99,6 +100,13 @@ export interface ExecuteOptions extends BatchOptions {
   store?: ResultsStore;
   /** Called as each run finishes, with the runs so far and the index of its job. */
   onRun?: (outcome: RunOutcome, finished: number, jobIndex: number) => void;
+  /**
+   * Scores a run's answer with its grounded checks, so the run is stored with its verdict. Called
+   * once the measured runs are over (a judge on the same server must not load it during them), as
+   * many at a time as the batch's concurrency; each run is stored as its verdict arrives. A scorer
+   * that fails leaves the run stored without a verdict — never unstored.
+   */
+  groundedOf?: (outcome: RunOutcome, jobIndex: number) => Promise<RunGrounded | undefined>;
   /** Streaming text of the first run (the one shown in the editor). */
   onFirstRunText?: (delta: string, kind: 'token' | 'reasoning') => void;
   /**
@@ -174,6 +182,8 @@ export async function executeRunJobs(transport: ChatTransport, jobs: readonly Ru
   let phasesFromMetrics = metricsUrl !== undefined && options.concurrency <= 1 && hasHistogramPhases(serverKind);
   const startedAt: number[] = new Array(jobs.length);
   const done: { index: number; outcome: RunOutcome }[] = [];
+  // Runs waiting for their grounded verdict before they are stored.
+  const toScore: { index: number; outcome: RunOutcome; keep: (grounded?: RunGrounded) => void }[] = [];
   let finished = 0;
   await batchRunner(
     async (index, warmup) => {
@@ -217,24 +227,29 @@ export async function executeRunJobs(transport: ChatTransport, jobs: readonly Ru
       done.push({ index, outcome });
       const job = jobs[index]!;
       // A run cut short by the user is not a measurement; everything else (errors included) is kept.
-      if (options.store && outcome.record.error?.kind !== 'cancelled') {
-        options.store.append([
-          {
-            key: runKeyOf(transport.endpoint, job.plan.request),
-            file: job.plan.file,
-            prompt: job.plan.prompt.name,
-            endpointName: transport.endpoint.name,
-            simulated: simulated || outcome.record.simulated === true,
-            ...(job.revision ? { revision: job.revision } : {}),
-            ...(job.testCase !== undefined ? { testCase: job.testCase } : {}),
-            run: outcome.record,
-            answer: outcome.text.answer,
-          },
-        ]);
-      }
+      const keep = options.store && outcome.record.error?.kind !== 'cancelled'
+        ? (grounded?: RunGrounded): void => {
+            options.store!.append([
+              {
+                key: runKeyOf(transport.endpoint, job.plan.request),
+                file: job.plan.file,
+                prompt: job.plan.prompt.name,
+                endpointName: transport.endpoint.name,
+                simulated: simulated || outcome.record.simulated === true,
+                ...(job.revision ? { revision: job.revision } : {}),
+                ...(job.testCase !== undefined ? { testCase: job.testCase } : {}),
+                run: grounded ? { ...outcome.record, grounded } : outcome.record,
+                answer: outcome.text.answer,
+              },
+            ]);
+          }
+        : undefined;
+      if (keep && options.groundedOf) toScore.push({ index, outcome, keep });
+      else keep?.();
       options.onRun?.(outcome, finished, index);
     },
   );
+  if (options.groundedOf) await scoreThenStore(toScore, options.groundedOf, options.concurrency, options.signal);
   await sampler?.stop();
   done.sort((a, b) => a.index - b.index);
   return {
@@ -244,6 +259,30 @@ export async function executeRunJobs(transport: ChatTransport, jobs: readonly Ru
     serverKind,
     serverMetrics: sampler && metricsSource ? { source: metricsSource, samples: sampler.samples, gaps: sampler.gaps } : null,
   };
+}
+
+/** Each run stored with its grounded verdict, or without one when scoring failed or the batch was cancelled meanwhile. */
+async function scoreThenStore(
+  runs: readonly { index: number; outcome: RunOutcome; keep: (grounded?: RunGrounded) => void }[],
+  groundedOf: NonNullable<ExecuteOptions['groundedOf']>,
+  concurrency: number,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < runs.length) {
+      const { index, outcome, keep } = runs[next++]!;
+      let grounded: RunGrounded | undefined;
+      try {
+        grounded = await groundedOf(outcome, index);
+      } catch {
+        grounded = undefined;
+      }
+      // A verdict reached while cancelling may be the judge's cancelled call, not a verdict.
+      keep(signal?.aborted ? undefined : grounded);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, runs.length)) }, worker));
 }
 
 /** The server behind an endpoint: asked for OpenAI-compatible endpoints, known for Ollama's native API. */

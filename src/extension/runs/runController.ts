@@ -6,7 +6,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { checkRun, runCheckPlan, type RunCheck, type RunCheckPlan } from '../../core/adherence/runChecks';
+import { checkRun, hasClaimsChecks, runCheckPlan, type RunCheck, type RunCheckPlan } from '../../core/adherence/runChecks';
 import type { Judge } from '../../core/adherence/score';
 import { loadTestSuite, sampleCaseVars, type TestSuite } from '../../core/adherence/testCases';
 import { transportJudge } from '../../core/compare/judge';
@@ -147,6 +147,7 @@ export class RunController implements vscode.Disposable {
     const checking: Promise<void>[] = [];
     const runClock = new RunClock();
     const checkOf = new Map<RunOutcome, RunCheck>();
+    const checkOfIndex = new Map<number, Promise<RunCheck | undefined>>();
     const entry = (index: number): RunEntry => (state.entries[index] ??= { answer: '', reasoning: '' });
     const result = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Prompt Insight: running '${plan.prompt.name}'`, cancellable: true },
@@ -176,8 +177,10 @@ export class RunController implements vscode.Disposable {
             runClock.note(outcome);
             const done = Object.assign(entry(index), { answer: outcome.text.answer, reasoning: outcome.text.reasoning, record: outcome.record });
             refresh();
+            const pending = checkRun(checkPlan, { answer: outcome.text.answer, ok: outcome.record.ok, ttftMs: outcome.record.ttftMs, e2eMs: outcome.record.e2eMs, ...(outcome.record.error ? { errorMessage: outcome.record.error.message } : {}), ...(retrievedOf(outcome) ? { retrieved: retrievedOf(outcome)! } : {}) }, judge);
+            checkOfIndex.set(index, pending);
             checking.push(
-              checkRun(checkPlan, { answer: outcome.text.answer, ok: outcome.record.ok, ttftMs: outcome.record.ttftMs, e2eMs: outcome.record.e2eMs, ...(outcome.record.error ? { errorMessage: outcome.record.error.message } : {}), ...(retrievedOf(outcome) ? { retrieved: retrievedOf(outcome)! } : {}) }, judge).then(
+              pending.then(
                 (check) => {
                   if (check) {
                     done.check = check;
@@ -190,6 +193,8 @@ export class RunController implements vscode.Disposable {
             );
             progress.report({ message: `${finished}/${runs} on ${choice.config.name}`, increment: 100 / runs });
           },
+          // Runs judged for hallucination are stored with the verdict of the check above.
+          ...(hasClaimsChecks(checkPlan.cases) ? { groundedOf: async (_outcome: RunOutcome, index: number) => (await checkOfIndex.get(index))?.grounded } : {}),
         });
       },
     );
