@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HoverRequest, type MarkupContent } from 'vscode-languageserver-protocol/node';
+import { TestRepo } from '../fixtures/gitRepo';
 import { startSimProcess, type SimProcess } from '../fixtures/simProcess';
 import { LspHarness } from './lspHarness';
 
@@ -83,5 +84,20 @@ describe('prompt-insight run with a hallucination assertion', () => {
     expect(roundingHover).toContain('**Runs of this text**');
     expect(roundingHover).toContain('hallucination 4/4 (100%, 95% CI 51–100%)');
     expect(await hoverOf('listings.prompty')).toContain('hallucination 0/3 (0%, 95% CI 0–56%) · 2 undetermined');
+  }, 60_000);
+
+  it('compare stores its fresh runs with their verdicts: the revision that rounds prices hallucinates, the base does not', async () => {
+    const files = Object.fromEntries(['listings.prompty', 'listings.tests.yaml', 'listings.json'].map((f) => [f, readFileSync(resolve('examples/homes', f), 'utf8')]));
+    const repo = new TestRepo();
+    const base = repo.commit('Listings assistant', files);
+    const head = repo.commit('Round prices to sound attractive', { 'listings.prompty': files['listings.prompty']!.replace('quote prices exactly.', 'round prices to sound attractive.') });
+    const store = join(dir, 'compare.jsonl');
+    const { code } = await cli(['compare', 'listings.prompty', '--base', base.slice(0, 8), '--head', 'HEAD', '--runs', '3', '--endpoint', sim.url, '--judge-endpoint', sim.url, '--judge-model', 'sim', '--store', store], repo.root);
+    expect(code).toBe(0);
+    const runs = storedRuns(store) as (Stored & { revision?: string })[];
+    expect(runs).toHaveLength(6);
+    const of = (rev: string) => runs.filter((r) => r.revision === rev).map((r) => r.run.grounded);
+    expect(of(base)).toEqual(Array(3).fill({ hallucinated: false, supported: 1, contradicted: 0, notMentioned: 0 }));
+    expect(of(head)).toEqual(Array(3).fill({ hallucinated: true, supported: 0, contradicted: 1, notMentioned: 0 }));
   }, 60_000);
 });
