@@ -41,4 +41,18 @@ describe('load against llama-server with 2 slots', () => {
     expect(four.ttftMs.p50).toBeGreaterThan(two.ttftMs.p50);
     expect(four.requestsPerSec).toBeLessThan(two.requestsPerSec * 1.3);
   }, 320_000);
+
+  // Two slots and one thread: a third request in flight waits for a whole answer (~0.7 s of decoding),
+  // so its TTFT jumps past the SLO while two in flight stay near the unloaded TTFT (~0.1 s).
+  it('the capacity search stops at the 2 slots the server has', async () => {
+    const { stdout } = await run(process.execPath, [resolve('dist/cli.js'), 'load', 'ask.prompty', '--endpoint', `${llama.url}/v1`, '--search', 'max-concurrency', '--limit', '4', '--requests', '12', '--timeout-ms', '20000', '--slo', 'ttftMs.p90<=600', '--no-store', '--json'], { cwd: dir, timeout: 300_000 });
+    const json = JSON.parse(stdout);
+    expect(json.capacity.maxConcurrencyMeetingSlo).toBe(2);
+    const levels = json.points.map((p: { level: { concurrency: number } }) => p.level.concurrency);
+    expect(levels).toEqual(expect.arrayContaining([1, 2, 3]));
+    const three = json.points.find((p: { level: { concurrency: number } }) => p.level.concurrency === 3);
+    // The misses at 3 are requests that queued, and the server's own waiting gauge saw them queue.
+    expect(three.attainment.share).toBeLessThan(0.95);
+    expect(three.server?.requestsWaiting?.max ?? 0).toBeGreaterThanOrEqual(1);
+  }, 320_000);
 });
