@@ -7,15 +7,12 @@
  * write, only lines sealed by this machine count, secrets scrubbed.
  */
 import { randomUUID } from 'node:crypto';
-import { closeSync, fstatSync, readSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { Validator, type Schema } from '@cfworker/json-schema';
-import { scrubSecrets } from '../endpoint/secrets';
 import type { LoadPoint } from '../load/loadPoint';
 import type { RunKey } from './runKey';
-import { checkSeal, machineKey, sealLine } from './runSeal';
-import { checkStorePath, forEachLine, openStoreForAppend, openStoreForRead } from './storeFile';
-import type { StoreContents } from './resultsStore';
+import { appendSealedRecords, readSealedRecords, type SealedRead } from './sealedLines';
+import { checkStorePath } from './storeFile';
 
 export const LOAD_RESULTS_VERSION = 1;
 /** Requests kept per stored point (every figure can be recomputed from them); a longer point keeps its figures and says how many it left out. */
@@ -140,43 +137,12 @@ export class LoadResultsStore {
   append(points: NewLoadPoint[]): StoredLoadPoint[] {
     if (points.length === 0) return [];
     const stored = points.map(toStored);
-    const lines = stored.map((record) => scrubSecrets(JSON.stringify(record)));
-    for (const line of lines) {
-      const problem = storedLoadPointProblem(JSON.parse(line));
-      if (problem) throw new Error(`A load point was not stored: its record would not be readable back (${problem}).`);
-    }
-    const key = machineKey();
-    const fd = openStoreForAppend(this.path);
-    try {
-      if (endsInsideALine(fd)) writeSync(fd, '\n');
-      for (const line of lines) writeSync(fd, `${sealLine(line, key)}\n`);
-      return stored;
-    } finally {
-      closeSync(fd);
-    }
+    appendSealedRecords(this.path, stored, storedLoadPointProblem, 'A load point');
+    return stored;
   }
 
-  read(): Omit<StoreContents, 'records'> & { records: StoredLoadPoint[] } {
-    const fd = openStoreForRead(this.path);
-    if (fd === undefined) return { records: [], skippedLines: 0, foreignRecords: 0 };
-    const key = machineKey();
-    const records: StoredLoadPoint[] = [];
-    let skippedLines = 0;
-    let foreignRecords = 0;
-    try {
-      const { overlongLines } = forEachLine(fd, (line) => {
-        if (line.trim() === '') return;
-        const { sealed, json } = checkSeal(line, key);
-        const record = parseRecord(json);
-        if (!record) skippedLines++;
-        else if (!sealed) foreignRecords++;
-        else records.push(record);
-      });
-      skippedLines += overlongLines;
-    } finally {
-      closeSync(fd);
-    }
-    return { records, skippedLines, foreignRecords };
+  read(): SealedRead<StoredLoadPoint> {
+    return readSealedRecords<StoredLoadPoint>(this.path, (value) => storedLoadPointProblem(value) === undefined);
   }
 }
 
@@ -191,23 +157,4 @@ function toStored(point: NewLoadPoint): StoredLoadPoint {
     point: dropped > 0 ? { ...point.point, requests: point.point.requests.slice(0, MAX_STORED_REQUESTS) } : point.point,
     ...(dropped > 0 ? { requestsDropped: dropped } : {}),
   };
-}
-
-function parseRecord(json: string): StoredLoadPoint | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(json);
-  } catch {
-    return undefined;
-  }
-  return storedLoadPointProblem(value) === undefined ? (value as StoredLoadPoint) : undefined;
-}
-
-/** A line torn by a crash is ended before the next append, so it cannot swallow a good record (as the run store does). */
-function endsInsideALine(fd: number): boolean {
-  const size = fstatSync(fd).size;
-  if (size === 0) return false;
-  const last = Buffer.alloc(1);
-  readSync(fd, last, 0, 1, size - 1);
-  return last[0] !== 0x0a;
 }

@@ -8,12 +8,10 @@
  * machine count as runs.
  */
 import { randomUUID } from 'node:crypto';
-import { closeSync, fstatSync, readSync, writeSync } from 'node:fs';
-import { scrubSecrets } from '../endpoint/secrets';
 import type { RunRecord } from '../metrics/runRecord';
 import type { RunKey } from './runKey';
-import { checkSeal, machineKey, sealLine } from './runSeal';
-import { checkStorePath, forEachLine, openStoreForAppend, openStoreForRead } from './storeFile';
+import { appendSealedRecords, readSealedRecords, type SealedRead } from './sealedLines';
+import { checkStorePath } from './storeFile';
 import { isValidStoredRun, storedRunProblem } from './storedRunSchema';
 
 export const STORE_VERSION = 1;
@@ -42,14 +40,7 @@ export interface StoredRun {
 
 export type NewRun = Omit<StoredRun, 'v' | 'id' | 'at' | 'answerTruncated'> & { at?: string };
 
-export interface StoreContents {
-  /** Valid records this machine wrote. */
-  records: StoredRun[];
-  /** Lines that could not be read (torn by a crash, edited by hand, wrong types or values). */
-  skippedLines: number;
-  /** Valid records not sealed by this machine (committed to a repository, copied, forged): never used. */
-  foreignRecords: number;
-}
+export type StoreContents = SealedRead<StoredRun>;
 
 export class ResultsStore {
   constructor(readonly path: string) {}
@@ -61,46 +52,14 @@ export class ResultsStore {
 
   append(runs: NewRun[]): StoredRun[] {
     if (runs.length === 0) return [];
-    // Checked before writing: a record the reader would skip as invalid is refused now, not lost later.
     const stored = runs.map(toStored);
-    const lines = stored.map((record) => scrubSecrets(JSON.stringify(record)));
-    for (const line of lines) {
-      const problem = storedRunProblem(JSON.parse(line));
-      if (problem) throw new Error(`A run was not stored: its record would not be readable back (${problem}).`);
-    }
-    const key = machineKey();
-    const fd = openStoreForAppend(this.path);
-    try {
-      if (endsInsideALine(fd)) writeSync(fd, '\n');
-      for (const line of lines) writeSync(fd, `${sealLine(line, key)}\n`);
-      return stored;
-    } finally {
-      closeSync(fd);
-    }
+    appendSealedRecords(this.path, stored, storedRunProblem, 'A run');
+    return stored;
   }
 
   /** Reads the store; `keep` filters records as they are read, so a large store need not fit in memory. */
   read(keep?: (record: StoredRun) => boolean): StoreContents {
-    const fd = openStoreForRead(this.path);
-    if (fd === undefined) return { records: [], skippedLines: 0, foreignRecords: 0 };
-    const key = machineKey();
-    const records: StoredRun[] = [];
-    let skippedLines = 0;
-    let foreignRecords = 0;
-    try {
-      const { overlongLines } = forEachLine(fd, (line) => {
-        if (line.trim() === '') return;
-        const { sealed, json } = checkSeal(line, key);
-        const record = parseStoredRun(json);
-        if (!record) skippedLines++;
-        else if (!sealed) foreignRecords++;
-        else if (!keep || keep(record)) records.push(record);
-      });
-      skippedLines += overlongLines;
-    } finally {
-      closeSync(fd);
-    }
-    return { records, skippedLines, foreignRecords };
+    return readSealedRecords<StoredRun>(this.path, isValidStoredRun, keep);
   }
 }
 
@@ -124,20 +83,3 @@ function toStored(run: NewRun): StoredRun {
   };
 }
 
-function endsInsideALine(fd: number): boolean {
-  const size = fstatSync(fd).size;
-  if (size === 0) return false;
-  const last = Buffer.alloc(1);
-  readSync(fd, last, 0, 1, size - 1);
-  return last[0] !== 0x0a;
-}
-
-function parseStoredRun(line: string): StoredRun | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch {
-    return undefined;
-  }
-  return isValidStoredRun(value) ? (value as StoredRun) : undefined;
-}
