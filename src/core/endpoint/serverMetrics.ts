@@ -220,18 +220,24 @@ export function sampleFromText(text: string, t: number, bounds: RawBounds = defa
   const raw = new RawValues(bounds);
   for (const family of parsePrometheusText(keptLines(text, raw))) {
     if (family.type !== 'GAUGE' && family.type !== 'COUNTER' && family.type !== 'UNTYPED') continue;
-    let sum = 0;
-    let any = false;
-    for (const metric of family.metrics) {
-      const value = Number(metric.value);
-      if (Number.isFinite(value)) {
-        sum += value;
-        any = true;
-      }
-    }
-    if (any) raw.add(family.name, sum);
+    const sum = familySum(family);
+    if (sum !== undefined) raw.add(family.name, sum);
   }
   return sampleFromRaw(raw.values, t, raw.dropped);
+}
+
+/** A family's finite values summed across its series (e.g. one per model), or undefined when it has none. */
+export function familySum(family: { metrics: readonly { value?: unknown }[] }): number | undefined {
+  let sum = 0;
+  let any = false;
+  for (const metric of family.metrics) {
+    const value = Number(metric.value);
+    if (Number.isFinite(value)) {
+      sum += value;
+      any = true;
+    }
+  }
+  return any ? sum : undefined;
 }
 
 /** Raw values by name → the normalised sample. */

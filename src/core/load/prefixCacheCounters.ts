@@ -7,7 +7,7 @@
  */
 import { boundedGet } from '../endpoint/boundedGet';
 import { probeServerKind, ownMetricsSource } from '../endpoint/serverKind';
-import { MAX_METRICS_BYTES, parsePrometheusText, safeMetricsUrl } from '../endpoint/serverMetrics';
+import { MAX_METRICS_BYTES, familySum, parsePrometheusText, safeMetricsUrl } from '../endpoint/serverMetrics';
 import type { ChatTransport } from '../endpoint/transport';
 
 /** Counter names, newest first: vLLM V1 (`…_total` as exposed), then the V0 engine's `gpu_` names. */
@@ -27,16 +27,8 @@ export type PointCacheCounters =
 export function countersFromText(text: string): CounterReading {
   const sums = new Map<string, number>();
   for (const family of parsePrometheusText(text)) {
-    let sum = 0;
-    let any = false;
-    for (const metric of family.metrics) {
-      const value = Number(metric.value);
-      if (Number.isFinite(value)) {
-        sum += value;
-        any = true;
-      }
-    }
-    if (any) sums.set(family.name, sum);
+    const sum = familySum(family);
+    if (sum !== undefined) sums.set(family.name, sum);
   }
   const hits = HIT_NAMES.find((n) => sums.has(n));
   const queries = QUERY_NAMES.find((n) => sums.has(n));
