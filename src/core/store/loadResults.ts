@@ -13,6 +13,7 @@ import type { LoadPoint } from '../load/loadPoint';
 import type { RunKey } from './runKey';
 import { appendSealedRecords, readSealedRecords, type SealedRead } from './sealedLines';
 import { checkStorePath } from './storeFile';
+import { RUN_KEY_SCHEMA } from './storedRunSchema';
 
 export const LOAD_RESULTS_VERSION = 1;
 /** Requests kept per stored point (every figure can be recomputed from them); a longer point keeps its figures and says how many it left out. */
@@ -64,11 +65,7 @@ export const STORED_LOAD_POINT_SCHEMA: Schema = {
     loadId: { type: 'string', maxLength: 100 },
     index: { type: 'integer', minimum: 0, maximum: 10_000 },
     at: { type: 'string', format: 'date-time' },
-    key: {
-      type: 'object',
-      required: ['promptHash', 'endpoint', 'model', 'paramsHash'],
-      properties: { promptHash: { type: 'string' }, endpoint: { type: 'string' }, model: { type: 'string' }, paramsHash: { type: 'string' } },
-    },
+    key: RUN_KEY_SCHEMA,
     file: text,
     prompt: text,
     endpointName: text,

@@ -15,6 +15,13 @@ const count: Schema = { type: ['integer', 'null'], minimum: 0, maximum: MAX_STAT
 const text: Schema = { type: 'string', maxLength: 1_000_000 };
 const claims: Schema = { type: 'integer', minimum: 0, maximum: 100_000 };
 
+/** A stored record's key (runKey.ts): what must be equal for two measurements to be of the same thing. */
+export const RUN_KEY_SCHEMA: Schema = {
+  type: 'object',
+  required: ['promptHash', 'endpoint', 'model', 'paramsHash'],
+  properties: { promptHash: { type: 'string' }, endpoint: { type: 'string' }, model: { type: 'string' }, paramsHash: { type: 'string' } },
+};
+
 export const STORED_RUN_SCHEMA: Schema = {
   type: 'object',
   required: ['v', 'id', 'at', 'key', 'file', 'prompt', 'endpointName', 'simulated', 'run', 'answer'],
@@ -22,11 +29,7 @@ export const STORED_RUN_SCHEMA: Schema = {
     v: { const: 1 },
     id: { type: 'string', maxLength: 100 },
     at: { type: 'string', format: 'date-time' },
-    key: {
-      type: 'object',
-      required: ['promptHash', 'endpoint', 'model', 'paramsHash'],
-      properties: { promptHash: { type: 'string' }, endpoint: { type: 'string' }, model: { type: 'string' }, paramsHash: { type: 'string' } },
-    },
+    key: RUN_KEY_SCHEMA,
     file: text,
     prompt: text,
     endpointName: text,
