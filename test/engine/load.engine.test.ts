@@ -34,6 +34,14 @@ describe('load against llama-server with 2 slots', () => {
       expect(counted.filter((r: { meetsSlo: boolean }) => r.meetsSlo).length).toBe(point.attainment.met);
       expect(point.inputTokens).toBeGreaterThan(10);
     }
+    // Goodput recomputes from requests[]: those meeting every SLO that completed inside the steady window, per second.
+    for (const point of json.points) {
+      const { startMs, endMs } = point.window;
+      const good = point.requests.filter((r: { ok: boolean; meetsSlo: boolean; startedAtMs: number; e2eMs: number }) => r.ok && r.meetsSlo && r.startedAtMs + r.e2eMs >= startMs && r.startedAtMs + r.e2eMs <= endMs);
+      expect(good.length / ((endMs - startMs) / 1000)).toBeCloseTo(point.goodput.requestsPerSec, 1);
+    }
+    // The queue phase (llama-server's own timings: TTFT less its prompt processing) appears only above the slots.
+    expect(four.phases.queueMs).toBeGreaterThan(5 * Math.max(one.phases.queueMs ?? 0, 20));
     // The server's own view on the same clock: requests wait only when more are in flight than slots.
     expect(four.server?.requestsWaiting?.max ?? 0).toBeGreaterThanOrEqual(1);
     expect(one.server?.requestsWaiting?.max ?? 0).toBe(0);
