@@ -4,6 +4,7 @@
  * attainment reaches the target. Each level: N requests, cold prefix cache by default, figures over
  * the steady window (core/load/loadPoint.ts says how), attainment with a Wilson interval.
  */
+import { serverViewLines } from '../core/load/serverViewLines';
 import { resolve } from 'node:path';
 import { CACHE_MODES, type CacheMode } from '../core/endpoint/serverKind';
 import { describeReadError, readPromptFile } from '../core/files/workspaceFile';
@@ -229,6 +230,7 @@ function loadText(points: readonly LoadPoint[], conclusions: CapacityConclusions
   if (first) lines.push(`Attainment: share of requests meeting ${first.attainment.limits.join(' and ')} (failed requests count as missing); ✓/✗ when the 95% interval is wholly above/below ${pct(first.attainment.target)}, ? when more requests are needed. Steady window: ${first.window.how}.`);
   lines.push(...capacityConclusionLines(conclusions));
   lines.push(...prefixCacheLines(points));
+  lines.push(...serverViewLines(points));
   lines.push(...notesOut.map((n) => `Note — ${n}.`));
   const failures = points.filter((p) => p.failed > 0).map((p) => `${p.label}: ${Object.entries(p.errors).map(([kind, n]) => `${n} × ${kind}`).join(', ')}`);
   if (failures.length > 0) lines.push(`Failed requests (not in the latency figures): ${failures.join('; ')}.`);

@@ -60,8 +60,12 @@ export interface LoadPoint {
   errors: Record<string, number>;
   /** Open loop: how late requests went out against their schedule; null for closed loop. */
   dispatchDelayMs: Percentiles | null;
-  /** The server's own metrics over the window (max and mean), when it exports them. */
-  server: { samples: number; requestsRunning: Spread | null; requestsWaiting: Spread | null; kvCacheUsage: Spread | null; preemptions: number | null } | null;
+  /**
+   * The server's own metrics over the window (max and mean), when it exports them; `gpuUtil` (0–1) and
+   * `gpuMemoryUsedBytes` from DCGM's exporter (DCGM_FI_DEV_GPU_UTIL, DCGM_FI_DEV_FB_USED) when the
+   * metrics URL serves them, null otherwise.
+   */
+  server: { samples: number; requestsRunning: Spread | null; requestsWaiting: Spread | null; kvCacheUsage: Spread | null; preemptions: number | null; gpuUtil: Spread | null; gpuMemoryUsedBytes: Spread | null } | null;
   /** Every request, so every figure can be recomputed. */
   requests: LoadRequest[];
   /** What to keep in mind reading this point (a rate above capacity, a warm cache, every request failed). */
@@ -145,18 +149,12 @@ export async function runLoadPoint(level: LoadLevel, options: LoadPointOptions):
     .filter((r) => r.record.error?.kind !== 'cancelled')
     .sort((a, b) => a.start - b.start);
   const inFlight = level.kind === 'concurrency' ? level.concurrency : maxInFlight(runs);
-  const trim = runs.length >= 3 * inFlight ? inFlight : 0;
-  const counted = runs.slice(trim, runs.length - trim);
-  const windowStart = counted[0]?.start ?? 0;
-  const windowEnd = trim > 0 ? runs[runs.length - trim]!.start : Math.max(...runs.map((r) => r.start + (r.record.e2eMs ?? 0)), windowStart);
-  const seconds = (windowEnd - windowStart) / 1000;
-  const completedInWindow = runs.filter((r) => r.record.ok && r.record.e2eMs !== null && r.start + r.record.e2eMs >= windowStart && r.start + r.record.e2eMs <= windowEnd);
+  const limits = latencyObjectives(options.objectives);
+  const { trim, counted, windowStart, windowEnd, requestsPerSec, outputTokensPerSec, goodput } = steadyWindow(runs, inFlight, limits);
   const records = counted.map((r) => r.record);
   const ok = records.filter((r) => r.ok);
   const cache = { cold: 0, warm: 0, unknown: 0 };
   for (const r of records) cache[r.cache === 'warm' ? 'warm' : r.cache === 'cold' ? 'cold' : 'unknown']++;
-  const limits = latencyObjectives(options.objectives);
-  const good = completedInWindow.filter((r) => requestAttains(r.record, limits));
   const errors: Record<string, number> = Object.create(null) as Record<string, number>;
   for (const r of runs) if (!r.record.ok) errors[r.record.error?.kind ?? 'error'] = (errors[r.record.error?.kind ?? 'error'] ?? 0) + 1;
   const countedSet = new Set(counted);
@@ -171,8 +169,8 @@ export async function runLoadPoint(level: LoadLevel, options: LoadPointOptions):
       endMs: windowEnd,
       how: trim > 0 ? `the first and last ${trim} requests (ramp and drain at ${inFlight} in flight) left out` : `all requests counted: fewer than ${3 * inFlight} requests, too few to leave out the ramp and drain`,
     },
-    requestsPerSec: seconds > 0 ? completedInWindow.length / seconds : null,
-    outputTokensPerSec: seconds > 0 ? completedInWindow.reduce((s, r) => s + (r.record.outputTokens ?? 0), 0) / seconds : null,
+    requestsPerSec,
+    outputTokensPerSec,
     ttftMs: percentileTriple(ok.map((r) => r.ttftMs)),
     e2eMs: percentileTriple(ok.map((r) => r.e2eMs)),
     tpotMs: percentileTriple(ok.map((r) => r.tpotMs)),
@@ -184,10 +182,7 @@ export async function runLoadPoint(level: LoadLevel, options: LoadPointOptions):
       const met = records.filter((r) => requestAttains(r, [o])).length;
       return { objective: `${o.metric} ≤ ${o.maxMs} ms`, met, total: records.length, share: records.length > 0 ? met / records.length : null };
     }),
-    goodput: {
-      requestsPerSec: seconds > 0 ? good.length / seconds : null,
-      outputTokensPerSec: seconds > 0 ? good.reduce((s, r) => s + (r.record.outputTokens ?? 0), 0) / seconds : null,
-    },
+    goodput,
     errors,
     dispatchDelayMs: level.kind === 'rate' ? percentileTriple(dispatchDelays) : null,
     server: serverView(executed.serverMetrics?.samples ?? [], windowStart, windowEnd),
@@ -202,7 +197,7 @@ export async function runLoadPoint(level: LoadLevel, options: LoadPointOptions):
       meetsSlo: requestAttains(r.record, limits),
       counted: countedSet.has(r),
     })),
-    notes: pointNotes(level, runs.length, runs.filter((r) => !r.record.ok).length, seconds > 0 ? completedInWindow.length / seconds : null, cache.warm, counters),
+    notes: pointNotes(level, runs.length, runs.filter((r) => !r.record.ok).length, requestsPerSec, cache.warm, counters),
     cancelled: options.signal?.aborted === true,
     bound: {
       requests: options.requests,
@@ -213,6 +208,37 @@ export async function runLoadPoint(level: LoadLevel, options: LoadPointOptions):
     simulated: runs.some((r) => r.record.simulated === true),
     phases: phaseMedians(records),
     hints: serverEvidenceHints(summarizeRuns(records), { records, samples: (executed.serverMetrics?.samples ?? []).filter((m) => m.t >= windowStart && m.t <= windowEnd) }),
+  };
+}
+
+export interface TimedRun {
+  record: RunRecord;
+  /** When the request was sent (ms on the point's clock). */
+  start: number;
+}
+
+/**
+ * The steady window of a point's runs (sorted by start) and its throughput and goodput: the first and
+ * last `inFlight` requests are left out when there are at least 3·inFlight; throughput counts the ok
+ * completions inside [start of the first counted, start of the first drain request] over its length
+ * (with nothing left out: first start to last end, vLLM's benchmark duration). Goodput counts the
+ * ones among them that met every latency limit.
+ */
+export function steadyWindow(runs: readonly TimedRun[], inFlight: number, limits: ReturnType<typeof latencyObjectives>) {
+  const trim = runs.length >= 3 * inFlight ? inFlight : 0;
+  const counted = runs.slice(trim, runs.length - trim);
+  const windowStart = counted[0]?.start ?? 0;
+  const windowEnd = trim > 0 ? runs[runs.length - trim]!.start : Math.max(...runs.map((r) => r.start + (r.record.e2eMs ?? 0)), windowStart);
+  const seconds = (windowEnd - windowStart) / 1000;
+  const completedInWindow = runs.filter((r) => r.record.ok && r.record.e2eMs !== null && r.start + r.record.e2eMs >= windowStart && r.start + r.record.e2eMs <= windowEnd);
+  const good = completedInWindow.filter((r) => requestAttains(r.record, limits));
+  const perSec = (n: number): number | null => (seconds > 0 ? n / seconds : null);
+  const tokens = (rs: readonly TimedRun[]): number => rs.reduce((s, r) => s + (r.record.outputTokens ?? 0), 0);
+  return {
+    trim, counted, windowStart, windowEnd, seconds, completedInWindow, good,
+    requestsPerSec: perSec(completedInWindow.length),
+    outputTokensPerSec: perSec(tokens(completedInWindow)),
+    goodput: { requestsPerSec: perSec(good.length), outputTokensPerSec: perSec(tokens(good)) },
   };
 }
 
@@ -230,7 +256,7 @@ function pointNotes(level: LoadLevel, sent: number, failed: number, requestsPerS
   return notes;
 }
 
-/** The server's running and waiting requests, KV-cache use and preemptions over the window. */
+/** The server's running and waiting requests, KV-cache use, preemptions and GPU (when DCGM is exported) over the window. */
 function serverView(samples: readonly MetricsSample[], start: number, end: number): LoadPoint['server'] {
   const inWindow = samples.filter((s) => s.t >= start && s.t <= end);
   if (inWindow.length === 0) return null;
@@ -245,6 +271,8 @@ function serverView(samples: readonly MetricsSample[], start: number, end: numbe
     requestsWaiting: spread((s) => s.requestsWaiting),
     kvCacheUsage: spread((s) => s.kvCacheUsage),
     preemptions: preempt.length > 1 ? preempt[preempt.length - 1]! - preempt[0]! : null,
+    gpuUtil: spread((s) => s.gpuUtil),
+    gpuMemoryUsedBytes: spread((s) => s.gpuMemoryUsedBytes),
   };
 }
 
