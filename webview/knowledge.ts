@@ -1,12 +1,24 @@
 /**
  * The knowledge figures of a comparison in the panel and the report (issue 25): each revision's
  * hallucination rate with its Wilson interval (undetermined runs said apart) and, for a prompt with a
- * retrieval step, its RAG chain retrieval → TTFT → decode. Nothing when no revision has either.
+ * retrieval step, its RAG chain retrieval → TTFT → decode. Nothing when no revision has either. And
+ * `compare --capacity`'s base-against-head capacity lines.
  */
 import { hallucinationText } from '../src/core/compare/knowledgeText';
 import type { ComparisonView } from '../src/core/compare/view';
 import { chainLine } from '../src/core/metrics/chain';
 import { el } from './render';
+
+/** `compare --capacity`: base against head, as the CLI words it; nothing when the comparison has none. */
+export function capacitySection(view: ComparisonView): Node | undefined {
+  const lines = (view as { capacity?: { lines?: unknown } }).capacity?.lines;
+  // The view comes from the host: anything but a list of strings is left out.
+  if (!Array.isArray(lines) || lines.length === 0 || !lines.every((l) => typeof l === 'string')) return undefined;
+  return el('section', { className: 'capacity-compare', attrs: { 'aria-label': 'capacity under SLO, base against head' } }, [
+    el('h3', { text: 'Capacity under SLO' }),
+    el('ul', {}, lines.map((line) => el('li', { text: line.trim() }))),
+  ]);
+}
 
 export function knowledgeSection(view: ComparisonView): Node | undefined {
   const items: Node[] = [];

@@ -1,7 +1,7 @@
 /** Renders a comparison into the page: verdict cards, charts, per-test matrix, prompt diff. No HTML strings from data. */
 import type { ComparisonView } from '../src/core/compare/view';
 import { drawCharts } from './charts';
-import { knowledgeSection } from './knowledge';
+import { capacitySection, knowledgeSection } from './knowledge';
 
 export function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: { className?: string; text?: string; attrs?: Record<string, string> } = {}, children: Node[] = []): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
@@ -77,6 +77,8 @@ export function renderComparison(target: HTMLElement, view: ComparisonView): num
   sections.push(verdictCards);
   const knowledge = knowledgeSection(view);
   if (knowledge) sections.push(knowledge);
+  const capacity = capacitySection(view);
+  if (capacity) sections.push(capacity);
   const canvas = (label: string) => el('canvas', { attrs: { role: 'img', 'aria-label': label } });
   const canvases = {
     adherence: canvas('adherence per revision with 95% intervals'),

@@ -127,7 +127,7 @@ export async function compareCommand(argv: string[], io: CliIO): Promise<number>
   else io.stdout(renderText(result, capacityResult));
   const report = stringFlag(args, 'report');
   if (report) {
-    await writeFile(report, renderReportHtml(result, reportAssets()));
+    await writeFile(report, renderReportHtml(result, reportAssets(), capacityResult ? { capacityLines: capacityComparisonLines(capacityResult) } : {}));
     if (!json) io.stderr(`Report written to ${report}\n`);
   }
   if (otlpTarget && store) await exportToOtlp('compare', otlpTarget, storedRunsSince(store, file, comparisonStartMs, checks), io);

@@ -54,6 +54,25 @@ describe('knowledge figures in the comparison report', () => {
     ]);
   });
 
+  it('compare --capacity: the capacity lines base against head, as the CLI words them; malformed lines left out', async () => {
+    const lines = ['capacity under SLO: base 4 → head 2 (resolved both)', '  base A: 1: 100% ✓, 2: 100% ✓, 4: 100% ✓', '  head B: 1: 100% ✓, 2: 100% ✓, 3: 44% ✗, 4: 0% ✗'];
+    const file = resolve(ARTIFACTS, 'capacity-compare.html');
+    const assets = { script: readFileSync('dist/webview.js', 'utf8'), css: readFileSync('media/panel.css', 'utf8') };
+    const drawn = async (capacityLines: unknown[]) => {
+      writeFileSync(file, renderReportHtml(syntheticComparison(2, 20), assets, { capacityLines: capacityLines as string[] }));
+      const page = await browser.newPage();
+      const problems: string[] = [];
+      page.on('pageerror', (e) => problems.push(e.message));
+      await page.goto(`file://${file}`);
+      await page.waitForFunction(() => document.body.dataset.renderMs !== undefined);
+      const items = await page.locator('.capacity-compare li').allTextContents();
+      await page.close();
+      return { items, problems };
+    };
+    expect(await drawn(lines)).toEqual({ items: lines.map((l) => l.trim()), problems: [] });
+    expect(await drawn(['fine', 7])).toEqual({ items: [], problems: [] });
+  });
+
   it('no section when no revision has either; a malformed field is left out', async () => {
     expect((await shown(syntheticComparison(2, 20), 'no-knowledge.html')).items).toEqual([]);
     const comparison = syntheticComparison(2, 20);

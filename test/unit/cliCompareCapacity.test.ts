@@ -6,7 +6,8 @@
  * searches are insufficient evidence. Real git repositories, the CLI as a child process.
  */
 import { execFile } from 'node:child_process';
-import { resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSim, type RunningSim } from '../../src/core/sim/simServer';
 import { TestRepo } from '../fixtures/gitRepo';
@@ -43,9 +44,11 @@ const args = (extra: string[]) => ['compare', 'ask.prompty', '--base', 'HEAD', '
 describe('compare --capacity', () => {
   it("the head's longer prompt lowers max concurrency under SLO from ≥ 4 to 2: side by side, and the batch decision holds on it", async () => {
     const repo = repoWithHead(PROMPT(PADDING));
-    const { code, stdout, stderr } = await cli([...args(['--runs', '20', '--capacity-requests', '24', '--json']), '--endpoint', sim.url], repo.root);
+    const { code, stdout, stderr } = await cli([...args(['--runs', '20', '--capacity-requests', '24', '--json', '--report', 'report.html']), '--endpoint', sim.url], repo.root);
     expect(code, stderr).toBe(0);
     const json = JSON.parse(stdout);
+    // The report carries the same side-by-side lines for its Capacity under SLO section.
+    expect(readFileSync(join(repo.root, 'report.html'), 'utf8')).toContain('capacity under SLO: base ≥ 4 → head 2 (resolved both)');
     expect(json.capacity).toMatchObject({ slo: ['ttftMs ≤ 160 ms'], target: 0.8, requestsPerLevel: 24, limit: 4, cancelled: false });
     expect(json.capacity.base).toMatchObject({ label: expect.stringMatching(/^[0-9a-f]{7}$/), maxConcurrencyMeetingSlo: 4, atLimit: true, resolved: true });
     expect(json.capacity.head).toMatchObject({ label: 'working copy', maxConcurrencyMeetingSlo: 2, atLimit: false, resolved: true });

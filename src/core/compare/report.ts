@@ -7,8 +7,8 @@ import { scrubSecrets } from '../endpoint/secrets';
 import type { ComparisonResult } from './compare';
 import { comparisonView } from './view';
 
-export function renderReportHtml(result: ComparisonResult, assets: { script: string; css: string }): string {
-  return standaloneReportHtml(`Prompt Insight: ${result.prompt || result.file}`, comparisonView(result), assets);
+export function renderReportHtml(result: ComparisonResult, assets: { script: string; css: string }, extras: { capacityLines?: string[] } = {}): string {
+  return standaloneReportHtml(`Prompt Insight: ${result.prompt || result.file}`, comparisonView(result, extras), assets);
 }
 
 /** A report page: the panel's renderer and styles inlined, the data as JSON, a CSP that allows nothing else. */

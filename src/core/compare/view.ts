@@ -2,8 +2,10 @@
 import type { ComparisonResult } from './compare';
 import { objectiveText } from '../rollout/slo';
 
-export function comparisonView(result: ComparisonResult) {
+/** `capacityLines`: `compare --capacity`'s side-by-side capacity (capacityCompare.ts), shown as written. */
+export function comparisonView(result: ComparisonResult, extras: { capacityLines?: string[] } = {}) {
   return {
+    ...(extras.capacityLines ? { capacity: { lines: extras.capacityLines } } : {}),
     file: result.file,
     prompt: result.prompt,
     endpoint: result.endpoint,
