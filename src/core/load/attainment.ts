@@ -1,8 +1,9 @@
 /**
  * SLO attainment under load (goodput's share): a request attains when it succeeded and meets every
  * latency objective of the prompt's scenario by its own value (TTFT, E2E, TPOT under each limit, as
- * GuideLLM and vLLM's goodput judge per request). A failed request does not attain. Adherence
- * objectives are not per-request latency and are left to `compare`. The share carries a Wilson
+ * GuideLLM and vLLM's goodput judge per request). A failed request does not attain; a one-token answer
+ * has no TPOT and meets a TPOT limit, as in vLLM's goodput. Adherence and hallucination objectives
+ * are not per-request latency and are left to `compare`. The share carries a Wilson
  * interval, and a level is *resolved* only when that interval lies wholly on one side of the target.
  */
 import type { RunRecord } from '../metrics/runRecord';
@@ -23,13 +24,16 @@ export interface Attainment {
 
 type LatencyObjective = Extract<Objective, { maxMs: number }>;
 
+/** The per-request latency limits among the objectives (adherence and hallucination are rates over runs, not per request). */
 export function latencyObjectives(objectives: readonly Objective[]): LatencyObjective[] {
-  return objectives.filter((o): o is LatencyObjective => o.metric !== 'adherence');
+  return objectives.filter((o): o is LatencyObjective => 'maxMs' in o);
 }
 
 export function requestAttains(record: RunRecord, objectives: readonly LatencyObjective[]): boolean {
   if (!record.ok) return false;
   return objectives.every((o) => {
+    // A one-token answer has no decode, so no TPOT: it cannot break a TPOT limit (vLLM's goodput counts its TPOT as 0).
+    if (o.metric === 'tpotMs' && record.tpotMs === null && record.outputTokens !== null && record.outputTokens <= 1) return true;
     const value = record[o.metric];
     return typeof value === 'number' && Number.isFinite(value) && value <= o.maxMs;
   });
