@@ -22,9 +22,10 @@
  * in the window (fewer than 3 × in-flight requests), our window is vLLM's duration and every figure is
  * equal; with the ramp and drain left out, the documented difference is asserted exactly.
  *
- * Meaningful: if TPOT were E2E / tokens (GuideLLM's TPOT), the TPOT equality fails on every multi-token
- * request (request 6: 15 ms vs 42 ms) and goodput drops from 7 to 4 requests (6, 7 and 12 then break
- * the 30 ms TPOT limit), so 'per-request TPOT…' and 'throughput and goodput…' fail.
+ * Meaningful (checked by mutating runRecord.ts): if TPOT were E2E / tokens (GuideLLM's TPOT), the TPOT
+ * equality fails on the first request (46 ms vs 27.5 ms), the per-request SLO verdicts no longer equal
+ * vLLM's, and goodput drops from 7 to 1 request per 0.98 s (only the one-token answer still meets the
+ * 30 ms TPOT limit): 'per-request…', 'SLO per request…' and both throughput/goodput tests fail.
  */
 import { describe, expect, it } from 'vitest';
 import { buildRunRecord, type RunRecord } from '../../src/core/metrics/runRecord';
