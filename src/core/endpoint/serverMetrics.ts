@@ -207,11 +207,15 @@ export function rawFromPromql(json: unknown, bounds: RawBounds = defaultBounds()
   const body = json as { status?: string; data?: { resultType?: string; result?: unknown } } | null;
   if (body?.status !== 'success' || body.data?.resultType !== 'vector' || !Array.isArray(body.data.result)) return undefined;
   const raw = new RawValues(bounds);
+  const perDevice = new Map<string, number[]>();
   for (const series of body.data.result as { metric?: Record<string, unknown>; value?: unknown[] }[]) {
     const name = series?.metric?.__name__;
     const value = Number(series?.value?.[1]);
-    if (typeof name === 'string' && name && Number.isFinite(value)) raw.add(name, value);
+    if (typeof name !== 'string' || !name || !Number.isFinite(value)) continue;
+    if (MEAN_ACROSS_SERIES.has(name)) perDevice.set(name, [...(perDevice.get(name) ?? []), value]);
+    else raw.add(name, value);
   }
+  for (const [name, values] of perDevice) raw.add(name, values.reduce((a, b) => a + b, 0) / values.length);
   return { raw: raw.values, dropped: raw.dropped };
 }
 
@@ -220,10 +224,20 @@ export function sampleFromText(text: string, t: number, bounds: RawBounds = defa
   const raw = new RawValues(bounds);
   for (const family of parsePrometheusText(keptLines(text, raw))) {
     if (family.type !== 'GAUGE' && family.type !== 'COUNTER' && family.type !== 'UNTYPED') continue;
-    const sum = familySum(family);
-    if (sum !== undefined) raw.add(family.name, sum);
+    const value = MEAN_ACROSS_SERIES.has(family.name) ? familyMean(family) : familySum(family);
+    if (value !== undefined) raw.add(family.name, value);
   }
   return sampleFromRaw(raw.values, t, raw.dropped);
+}
+
+// A utilisation is per device: two GPUs at 80% are 80% busy, not 160%. (Memory used, queues and
+// counters add up across devices and models, so they stay summed.)
+const MEAN_ACROSS_SERIES = new Set(['DCGM_FI_DEV_GPU_UTIL']);
+
+function familyMean(family: { metrics: readonly { value?: unknown }[] }): number | undefined {
+  const sum = familySum(family);
+  const n = family.metrics.filter((m) => Number.isFinite(Number(m.value))).length;
+  return sum === undefined || n === 0 ? undefined : sum / n;
 }
 
 /** A family's finite values summed across its series (e.g. one per model), or undefined when it has none. */

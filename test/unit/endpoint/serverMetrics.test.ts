@@ -2,7 +2,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MetricsSampler, sampleFromText } from '../../../src/core/endpoint/serverMetrics';
+import { MetricsSampler, rawFromPromql, sampleFromRaw, sampleFromText } from '../../../src/core/endpoint/serverMetrics';
 
 // As llama-server b11669 (--metrics) answered during a run.
 const LLAMA = `# HELP llamacpp:prompt_tokens_total Number of prompt tokens processed, excluding cached tokens
@@ -64,6 +64,18 @@ describe('server metrics', () => {
     const vllm = sampleFromText(VLLM, 0);
     expect(vllm).toMatchObject({ requestsRunning: 4, requestsWaiting: 7, kvCacheUsage: 0.93, preemptions: 5, prefixCacheHitRate: 0.25, gpuUtil: 0.87, gpuMemoryUsedBytes: 30000 * 1024 * 1024 });
     expect(sampleFromText('this is { not prometheus', 0).raw).toEqual({});
+  });
+
+  it('two GPUs: utilisation is their mean (80% and 40% are 60% busy, not 120%), memory used their sum — from /metrics text and from PromQL', () => {
+    const text = ['# TYPE DCGM_FI_DEV_GPU_UTIL gauge', 'DCGM_FI_DEV_GPU_UTIL{gpu="0"} 80', 'DCGM_FI_DEV_GPU_UTIL{gpu="1"} 40', '# TYPE DCGM_FI_DEV_FB_USED gauge', 'DCGM_FI_DEV_FB_USED{gpu="0"} 1000', 'DCGM_FI_DEV_FB_USED{gpu="1"} 3000', ''].join('\n');
+    const fromText = sampleFromText(text, 0);
+    expect(fromText.gpuUtil).toBeCloseTo(0.6, 10);
+    expect(fromText.gpuMemoryUsedBytes).toBe(4000 * 1024 * 1024);
+    const series = (name: string, gpu: string, value: number) => ({ metric: { __name__: name, gpu }, value: [0, String(value)] });
+    const promql = rawFromPromql({ status: 'success', data: { resultType: 'vector', result: [series('DCGM_FI_DEV_GPU_UTIL', '0', 80), series('DCGM_FI_DEV_GPU_UTIL', '1', 40), series('DCGM_FI_DEV_FB_USED', '0', 1000), series('DCGM_FI_DEV_FB_USED', '1', 3000)] } })!;
+    const fromPromql = sampleFromRaw(promql.raw, 0);
+    expect(fromPromql.gpuUtil).toBeCloseTo(0.6, 10);
+    expect(fromPromql.gpuMemoryUsedBytes).toBe(4000 * 1024 * 1024);
   });
 
   it('samples a live /metrics while work goes on, and records each failed sample as a gap', async () => {
