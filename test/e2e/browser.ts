@@ -88,6 +88,8 @@ export async function readWholeEditor(page: Page, tab: RegExp, pages = 40): Prom
   await active.click();
   const read = async () => ((await active.textContent().catch(() => '')) ?? '').replace(/\u00a0/g, ' ');
   await page.keyboard.press('Control+Home');
+  // Let the editor render the top before the first read (a read that comes first sees the old scroll position).
+  await page.waitForTimeout(150);
   let seen = '';
   for (let i = 0; i < pages; i++) {
     seen += await read();

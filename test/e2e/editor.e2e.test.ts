@@ -87,8 +87,8 @@ describe('Prompt Insight in a real VS Code (code-server 1.139 + Chromium)', () =
     await page.locator('.tab', { hasText: /homes-assistant — 1 run at \d\d:\d\d:\d\d/ }).waitFor({ timeout: 30_000 });
     // The editor renders lines in no fixed order and only those in view: read the whole document, then look for each part.
     let shown = '';
-    await expect.poll(async () => (shown = await readWholeEditor(page, /homes-assistant — 1 run at/)), { timeout: 30_000, interval: 1000 }).toContain('Metrics — SIMULATED endpoint');
-    expect(shown).toContain('# homes-assistant → E2E simulator');
+    const hasTopAndEnd = (text: string) => text.includes('# homes-assistant → E2E simulator') && text.includes('Metrics — SIMULATED endpoint');
+    await expect.poll(async () => hasTopAndEnd((shown = await readWholeEditor(page, /homes-assistant — 1 run at/))), { timeout: 30_000, interval: 1000 }).toBe(true);
     expect(shown).toMatch(/## Run 1 of 1 · (✓ pass|✗ fail)/);
     expect(shown).toContain('Single-family house');
     expect(shown).toMatch(/TTFT \d+ ms/);
