@@ -1,11 +1,38 @@
 /** Debian's Chromium driven by playwright-core (ENVIRONMENT.md), and the workbench opened in it. */
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
   });
+}
+
+/**
+ * Opens a self-contained page (a report) in a new tab and waits until the renderer says it is done
+ * (`data-render-ms`, or `data-charts-drawn`). `problems` collects console errors, page errors and any
+ * request leaving the file: a report must work offline and within its CSP.
+ */
+export async function openOfflinePage(browser: Browser, file: string, ready: 'renderMs' | 'chartsDrawn' = 'renderMs'): Promise<{ page: Page; problems: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1200, height: 1400 } });
+  const problems: string[] = [];
+  page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
+  page.on('pageerror', (e) => problems.push(e.message));
+  page.on('request', (r) => !r.url().startsWith('file:') && !r.url().startsWith('data:') && problems.push(`network: ${r.url()}`));
+  await page.goto(`file://${file}`);
+  await page.waitForFunction((key) => document.body.dataset[key] !== undefined, ready);
+  return { page, problems };
+}
+
+/** Inked (non-transparent) pixels of each canvas matched: a drawn chart, not a blank one. */
+export function inkedPixels(canvases: Locator): Promise<number[]> {
+  return canvases.evaluateAll((elements) => elements.map((c) => {
+    const canvas = c as HTMLCanvasElement;
+    const data = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
+    let n = 0;
+    for (let i = 3; i < data.length; i += 4) if (data[i]! > 0) n++;
+    return n;
+  }));
 }
 
 /** Opens code-server's workbench and resolves once it is on screen. */

@@ -13,7 +13,7 @@ import { readFileProduction } from '../../src/core/telemetry/prodForEditor';
 import { productionView } from '../../src/core/telemetry/productionView';
 import { TestRepo } from '../fixtures/gitRepo';
 import { otlpSpan, tracesLine } from '../fixtures/otlpTraces';
-import { launchChromium } from './browser';
+import { inkedPixels, launchChromium, openOfflinePage } from './browser';
 
 const ARTIFACTS = 'test-artifacts/e2e';
 const HOUR = 3_600_000;
@@ -43,13 +43,7 @@ describe('Production view page', () => {
     const html = standaloneReportHtml('Production: greet', view, { script: readFileSync('dist/webview.js', 'utf8'), css: readFileSync('media/panel.css', 'utf8') });
     const file = resolve(ARTIFACTS, 'production.html');
     writeFileSync(file, html);
-    const page = await browser.newPage({ viewport: { width: 1200, height: 1200 } });
-    const problems: string[] = [];
-    page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
-    page.on('pageerror', (e) => problems.push(e.message));
-    page.on('request', (r) => !r.url().startsWith('file:') && !r.url().startsWith('data:') && problems.push(`network: ${r.url()}`));
-    await page.goto(`file://${file}`);
-    await page.waitForFunction(() => document.body.dataset.renderMs !== undefined);
+    const { page, problems } = await openOfflinePage(browser, file);
     expect(await page.locator('h2').first().textContent()).toBe('Production of greet — greet.prompt');
     const rows = await page.locator('.production-versions tbody tr').allInnerTexts();
     expect(rows).toHaveLength(3);
@@ -62,13 +56,7 @@ describe('Production view page', () => {
     ]);
     expect(await page.locator('.baseline').textContent()).toMatch(/^Baseline band \(hourly TTFT p99, all versions\): no baseline yet: /);
     expect(await page.evaluate(() => document.body.dataset.chartsDrawn)).toBe('1');
-    const inked = await page.locator('canvas').first().evaluate((c) => {
-      const ctx = (c as HTMLCanvasElement).getContext('2d')!;
-      const data = ctx.getImageData(0, 0, (c as HTMLCanvasElement).width, (c as HTMLCanvasElement).height).data;
-      let n = 0;
-      for (let i = 3; i < data.length; i += 4) if (data[i]! > 0) n++;
-      return n;
-    });
+    const [inked] = await inkedPixels(page.locator('canvas').first());
     expect(inked).toBeGreaterThan(1000);
     expect(problems).toEqual([]);
     await page.screenshot({ path: `${ARTIFACTS}/production.png`, fullPage: true });
@@ -85,13 +73,7 @@ describe('Production view page', () => {
     repo.write('app.jsonl', `${lines.join('\n')}\n`);
     const file = resolve(ARTIFACTS, 'production-cli.html');
     await promisify(execFile)(process.execPath, [resolve('dist/cli.js'), 'prod', 'greet.prompt', '--traces', 'app.jsonl', '--since', '24h', '--report', file], { cwd: repo.root, timeout: 60_000 });
-    const page = await browser.newPage({ viewport: { width: 1200, height: 1200 } });
-    const problems: string[] = [];
-    page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
-    page.on('pageerror', (e) => problems.push(e.message));
-    page.on('request', (r) => !r.url().startsWith('file:') && !r.url().startsWith('data:') && problems.push(`network: ${r.url()}`));
-    await page.goto(`file://${file}`);
-    await page.waitForFunction(() => document.body.dataset.renderMs !== undefined);
+    const { page, problems } = await openOfflinePage(browser, file);
     expect(await page.locator('h2').first().textContent()).toBe('Production of greet — greet.prompt');
     expect(await page.locator('h3').first().textContent()).toBe('traces app.jsonl · last 24h');
     const rows = await page.locator('.production-versions tbody tr').allInnerTexts();
@@ -99,12 +81,7 @@ describe('Production view page', () => {
     expect(rows[0]).toMatch(new RegExp(`^${b.slice(0, 7)} \\(this text\\)\\t${b.slice(0, 7)} Longer greeting\\t120\\t0\\.0%`));
     expect(await page.locator('.changes li').allInnerTexts()).toEqual([expect.stringMatching(new RegExp(`${a.slice(0, 7)} → ${b.slice(0, 7)} · before: 120 req over 6 h · TTFT p50 \\d+ ms · p99 \\d+ ms · after: 120 req over 6 h`))]);
     expect(await page.evaluate(() => document.body.dataset.chartsDrawn)).toBe('1');
-    const inked = await page.locator('canvas').first().evaluate((c) => {
-      const data = (c as HTMLCanvasElement).getContext('2d')!.getImageData(0, 0, (c as HTMLCanvasElement).width, (c as HTMLCanvasElement).height).data;
-      let n = 0;
-      for (let i = 3; i < data.length; i += 4) if (data[i]! > 0) n++;
-      return n;
-    });
+    const [inked] = await inkedPixels(page.locator('canvas').first());
     expect(inked).toBeGreaterThan(1000);
     expect(problems).toEqual([]);
     await page.screenshot({ path: `${ARTIFACTS}/production-cli.png`, fullPage: true });

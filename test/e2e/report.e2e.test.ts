@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { startSim } from '../../src/core/sim/simServer';
 import type { Browser } from 'playwright-core';
-import { launchChromium } from './browser';
+import { inkedPixels, launchChromium, openOfflinePage } from './browser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderReportHtml } from '../../src/core/compare/report';
 import { syntheticComparison } from '../fixtures/syntheticComparison';
@@ -25,13 +25,7 @@ describe('comparison report', () => {
     const html = renderReportHtml(syntheticComparison(3, 100), { script: readFileSync('dist/webview.js', 'utf8'), css: readFileSync('media/panel.css', 'utf8') });
     const file = resolve(ARTIFACTS, 'report.html');
     writeFileSync(file, html);
-    const page = await browser.newPage({ viewport: { width: 1200, height: 1400 } });
-    const problems: string[] = [];
-    page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
-    page.on('pageerror', (e) => problems.push(e.message));
-    page.on('request', (r) => !r.url().startsWith('file:') && !r.url().startsWith('data:') && problems.push(`network: ${r.url()}`));
-    await page.goto(`file://${file}`);
-    await page.waitForFunction(() => document.body.dataset.renderMs !== undefined);
+    const { page, problems } = await openOfflinePage(browser, file);
     // The rollout decision leads the report as it leads the panel (adherence 30% → 90% over 3 revisions: ship).
     expect(await page.locator('.rollout .decision').textContent()).toBe('✓ Ship rev2 (vs rev0)');
     expect(await page.locator('.rollout .meta').textContent()).toContain('Scenario: decision (--scenario)');
@@ -41,13 +35,7 @@ describe('comparison report', () => {
     expect(sizes).toHaveLength(4);
     for (const [w, h] of sizes) expect(w! * h!).toBeGreaterThan(10_000);
     // Something was drawn: the adherence chart is not a blank canvas.
-    const inked = await page.locator('canvas').first().evaluate((c) => {
-      const ctx = (c as HTMLCanvasElement).getContext('2d')!;
-      const data = ctx.getImageData(0, 0, (c as HTMLCanvasElement).width, (c as HTMLCanvasElement).height).data;
-      let n = 0;
-      for (let i = 3; i < data.length; i += 4) if (data[i]! > 0) n++;
-      return n;
-    });
+    const [inked] = await inkedPixels(page.locator('canvas').first());
     expect(inked).toBeGreaterThan(1000);
     expect(await page.locator('.matrix tbody tr').count()).toBe(4);
     expect(await page.locator('.diff .added').count()).toBe(1);
@@ -83,22 +71,10 @@ describe('capacity report', () => {
       writeFileSync(join(dir, 'ask.prompty'), '---\nname: ask\nmodel:\n  api: chat\n  configuration: { type: openai, name: gpt-4o-mini }\n---\nuser:\nSay something short.\n');
       const file = resolve(ARTIFACTS, 'capacity.html');
       await run(process.execPath, [resolve('dist/cli.js'), 'load', 'ask.prompty', '--endpoint', sim.url, '--search', 'max-concurrency', '--limit', '8', '--requests', '30', '--slo', 'ttftMs.p90<=100', '--attainment', '0.8', '--report', file], { cwd: dir });
-      const page = await browser.newPage({ viewport: { width: 1200, height: 1400 } });
-      const problems: string[] = [];
-      page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
-      page.on('pageerror', (e) => problems.push(e.message));
-      page.on('request', (r) => !r.url().startsWith('file:') && !r.url().startsWith('data:') && problems.push(`network: ${r.url()}`));
-      await page.goto(`file://${file}`);
-      await page.waitForFunction(() => document.body.dataset.chartsDrawn !== undefined);
+      const { page, problems } = await openOfflinePage(browser, file, 'chartsDrawn');
       expect(await page.locator('.capacity .reasons').textContent()).toContain('Capacity: up to 2 concurrent requests within the SLOs');
       expect(await page.locator('.capacity-table tbody tr').allTextContents()).toEqual([expect.stringMatching(/^concurrency 1/), expect.stringMatching(/^concurrency 2/), expect.stringMatching(/^concurrency 3/), expect.stringMatching(/^concurrency 4/)]);
-      const inked = await page.locator('canvas').evaluateAll((canvases) => canvases.map((c) => {
-        const canvas = c as HTMLCanvasElement;
-        const data = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
-        let n = 0;
-        for (let i = 3; i < data.length; i += 4) if (data[i]! > 0) n++;
-        return n;
-      }));
+      const inked = await inkedPixels(page.locator('canvas'));
       // Throughput, latency curve, attainment and the Pareto chart (per-user against total output tok/s);
       // the simulator exports no /metrics gauges, so the server's lines are said missing, not drawn empty.
       expect(inked).toHaveLength(4);
