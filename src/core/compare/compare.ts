@@ -194,7 +194,7 @@ export async function compareRevisions(options: CompareOptions): Promise<Compari
   const revisions = options.revisions.map(emptyResult);
   const plan = await planComparison({ file: options.file, ...(options.promptName !== undefined ? { promptName: options.promptName } : {}), ...(options.modelOverride ? { modelOverride: options.modelOverride } : {}), transport: options.transport, suite, runsPerCase, stored }, options.revisions, revisions);
 
-  // A reused answer scored twice asks the judge once (a fresh run is scored before it is stored, then again in 3).
+  // A reused answer scored twice asks the judge once (a fresh run is scored for its stored verdict, then again in 3).
   const judge = options.judge ? onceEach(options.judge) : undefined;
 
   // 2. The missing runs of every revision, interleaved in random order: one time window, one load.

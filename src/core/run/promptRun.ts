@@ -103,8 +103,9 @@ export interface ExecuteOptions extends BatchOptions {
   /**
    * Scores a run's answer with its grounded checks, so the run is stored with its verdict. Called
    * once the measured runs are over (a judge on the same server must not load it during them), as
-   * many at a time as the batch's concurrency; each run is stored as its verdict arrives. A scorer
-   * that fails leaves the run stored without a verdict — never unstored.
+   * many at a time as the batch's concurrency. Each run is stored as it finishes and its record is
+   * superseded as its verdict arrives; a scorer that fails (or a process killed first) leaves the
+   * run stored without a verdict — never unstored.
    */
   groundedOf?: (outcome: RunOutcome, jobIndex: number) => Promise<RunGrounded | undefined>;
   /** Streaming text of the first run (the one shown in the editor). */
@@ -227,25 +228,28 @@ export async function executeRunJobs(transport: ChatTransport, jobs: readonly Ru
       done.push({ index, outcome });
       const job = jobs[index]!;
       // A run cut short by the user is not a measurement; everything else (errors included) is kept.
-      const keep = options.store && outcome.record.error?.kind !== 'cancelled'
-        ? (grounded?: RunGrounded): void => {
-            options.store!.append([
-              {
-                key: runKeyOf(transport.endpoint, job.plan.request),
-                file: job.plan.file,
-                prompt: job.plan.prompt.name,
-                endpointName: transport.endpoint.name,
-                simulated: simulated || outcome.record.simulated === true,
-                ...(job.revision ? { revision: job.revision } : {}),
-                ...(job.testCase !== undefined ? { testCase: job.testCase } : {}),
-                run: grounded ? { ...outcome.record, grounded } : outcome.record,
-                answer: outcome.text.answer,
-              },
-            ]);
-          }
-        : undefined;
-      if (keep && options.groundedOf) toScore.push({ index, outcome, keep });
-      else keep?.();
+      // Stored the moment it finishes (a process killed mid-batch loses nothing measured); a
+      // grounded verdict reached after the batch supersedes the record.
+      const [stored] = options.store && outcome.record.error?.kind !== 'cancelled'
+        ? options.store.append([
+            {
+              key: runKeyOf(transport.endpoint, job.plan.request),
+              file: job.plan.file,
+              prompt: job.plan.prompt.name,
+              endpointName: transport.endpoint.name,
+              simulated: simulated || outcome.record.simulated === true,
+              ...(job.revision ? { revision: job.revision } : {}),
+              ...(job.testCase !== undefined ? { testCase: job.testCase } : {}),
+              run: outcome.record,
+              answer: outcome.text.answer,
+            },
+          ])
+        : [];
+      if (stored && options.groundedOf) {
+        toScore.push({ index, outcome, keep: (grounded) => {
+          if (grounded) options.store!.supersede({ ...stored, run: { ...stored.run, grounded } });
+        } });
+      }
       options.onRun?.(outcome, finished, index);
     },
   );
@@ -261,7 +265,7 @@ export async function executeRunJobs(transport: ChatTransport, jobs: readonly Ru
   };
 }
 
-/** Each run stored with its grounded verdict, or without one when scoring failed or the batch was cancelled meanwhile. */
+/** Each stored run given its grounded verdict; left without one when scoring failed or the batch was cancelled meanwhile. */
 async function scoreThenStore(
   runs: readonly { index: number; outcome: RunOutcome; keep: (grounded?: RunGrounded) => void }[],
   groundedOf: NonNullable<ExecuteOptions['groundedOf']>,

@@ -57,9 +57,19 @@ export class ResultsStore {
     return stored;
   }
 
-  /** Reads the store; `keep` filters records as they are read, so a large store need not fit in memory. */
+  /**
+   * Appends a later version of a stored run (same id: a verdict reached after the run was stored).
+   * The store is append-only, so the newer line wins on read; a process killed before it still left
+   * the run itself stored.
+   */
+  supersede(record: StoredRun): void {
+    appendSealedRecords(this.path, [record], storedRunProblem, 'A run');
+  }
+
+  /** Reads the store, the newest version of each run; `keep` filters records as they are read, so a large store need not fit in memory. */
   read(keep?: (record: StoredRun) => boolean): StoreContents {
-    return readSealedRecords<StoredRun>(this.path, isValidStoredRun, keep);
+    const contents = readSealedRecords<StoredRun>(this.path, isValidStoredRun, keep);
+    return { ...contents, records: newestOfEachId(contents.records) };
   }
 }
 
@@ -69,6 +79,20 @@ export function storeNotice(path: string, contents: StoreContents): string | und
   if (contents.foreignRecords > 0) parts.push(`ignored ${contents.foreignRecords} record(s) not written on this machine (a store committed to a repository or copied from elsewhere is never reused)`);
   if (contents.skippedLines > 0) parts.push(`skipped ${contents.skippedLines} unreadable or invalid line(s)`);
   return parts.length ? `Results store ${path}: ${parts.join('; ')}.` : undefined;
+}
+
+/** One record per run id, where a later version replaced an earlier one; first-seen order kept. */
+function newestOfEachId(records: StoredRun[]): StoredRun[] {
+  const slot = new Map<string, number>();
+  const out: StoredRun[] = [];
+  for (const record of records) {
+    const at = slot.get(record.id);
+    if (at === undefined) {
+      slot.set(record.id, out.length);
+      out.push(record);
+    } else out[at] = record;
+  }
+  return out;
 }
 
 function toStored(run: NewRun): StoredRun {

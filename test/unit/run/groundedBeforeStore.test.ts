@@ -1,10 +1,11 @@
 /**
- * Runs judged for hallucination are stored with their verdict (issue 25): executeRunJobs scores such
- * runs once the measured runs are over, stores each with its verdict, and still stores a run whose
- * scoring fails or is cut short by a cancel (without a verdict). checkRun combines the verdicts of
+ * Runs judged for hallucination are stored with their verdict (issue 25): executeRunJobs stores each
+ * run as it finishes (so a process killed while the judge works loses nothing measured), scores such
+ * runs once the measured runs are over and supersedes each record with its verdict; a run whose
+ * scoring fails or is cut short by a cancel stays stored without a verdict. checkRun combines the verdicts of
  * several test cases. Real runs on the simulator (127.0.0.1), a scripted judge over HTTP.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,7 +43,7 @@ const newStore = () => new ResultsStore(join(mkdtempSync(join(tmpdir(), 'pi-grou
 const clean: RunGrounded = { hallucinated: false, supported: 1, contradicted: 0, notMentioned: 0 };
 
 describe('runs stored with their grounded verdict', () => {
-  it('scores after the measured runs, stores each run with its verdict, and a run whose scoring fails without one', async () => {
+  it('stores each run as it finishes, scores after the measured runs, supersedes each record with its verdict, and a run whose scoring fails keeps none', async () => {
     const store = newStore();
     const plan = await planPromptRun('listings.prompty', text, {});
     const finished: number[] = [];
@@ -52,8 +53,8 @@ describe('runs stored with their grounded verdict', () => {
       onRun: (_o, n) => finished.push(n),
       groundedOf: async (_outcome, index) => {
         scoredAfter.push(finished.length);
-        // Nothing is stored before it is scored.
-        expect(store.read().records.length).toBeLessThan(6);
+        // Every run is already on disk while the judge works: a kill now would lose no measurement.
+        expect(store.read().records).toHaveLength(6);
         if (index === 2) throw new Error('judge crashed');
         // The claim counts name the job, to check each run is stored with its own verdict.
         return index === 4 ? undefined : { hallucinated: index === 5, supported: index, contradicted: 0, notMentioned: 0 };
@@ -73,6 +74,9 @@ describe('runs stored with their grounded verdict', () => {
       else expect(r.run.grounded).toEqual({ hallucinated: job === 5, supported: job, contradicted: 0, notMentioned: 0 });
     }
     expect(new Set(stored.map((r) => jobOf(r.run))).size).toBe(6);
+    // The file holds the six runs and the four verdicts that superseded them; a read sees each run once.
+    expect(readFileSync(store.path, 'utf8').trim().split('\n')).toHaveLength(10);
+    expect(new Set(stored.map((r) => r.id)).size).toBe(6);
   });
 
   it('a cancel while scoring still stores every finished run, without a verdict', async () => {

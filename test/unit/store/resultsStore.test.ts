@@ -32,6 +32,20 @@ describe('ResultsStore', () => {
     expect(new Set(records.map((r) => r.id)).size).toBe(3);
   });
 
+  it('a superseded run reads once, as its newest version, in its first place; a forged newer version is not used', () => {
+    const store = tempStore();
+    const [a, b] = store.append([newRun('a'), newRun('b')]);
+    store.supersede({ ...a!, run: { ...a!.run, grounded: { hallucinated: false, supported: 2, contradicted: 0, notMentioned: 0 } } });
+    expect(readFileSync(store.path, 'utf8').trim().split('\n')).toHaveLength(3);
+    const { records } = store.read();
+    expect(records.map((r) => [r.id, r.answer, r.run.grounded?.supported])).toEqual([[a!.id, 'a', 2], [b!.id, 'b', undefined]]);
+    // A line not sealed by this machine with the same id (a copied or forged "verdict") changes nothing.
+    appendFileSync(store.path, `${JSON.stringify({ ...b!, run: { ...b!.run, grounded: { hallucinated: true, supported: 0, contradicted: 9, notMentioned: 0 } } })}\n`);
+    const after = store.read();
+    expect(after.records.find((r) => r.id === b!.id)!.run.grounded).toBeUndefined();
+    expect(after.foreignRecords).toBe(1);
+  });
+
   it('skips a torn last line, keeps all earlier records, and the next append is not swallowed', () => {
     const store = tempStore();
     store.append([newRun('a'), newRun('b')]);
