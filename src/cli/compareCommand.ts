@@ -11,6 +11,7 @@ import { loadRevisionSources } from '../core/compare/revisionSources';
 import { loadGatePolicy } from '../core/compare/revisionDeclarations';
 import { POLICY_ORIGINS, type GatePolicy, type PolicyOrigin } from '../core/compare/gatePolicy';
 import { unscoredSummary } from '../core/compare/compareAssess';
+import { chainLine } from '../core/metrics/chain';
 import { GitError } from '../core/history/git';
 import { ResultsStore } from '../core/store/resultsStore';
 import { numberFlag, parseArgs, stringFlag, UsageError } from './args';
@@ -171,6 +172,7 @@ function renderText(result: ComparisonResult, capacity?: CapacityComparison): st
     lines.push(`  ${r.label.padEnd(14)} adherence ${r.adherence.passed}/${r.adherence.total} ${pct(r.adherence.rate)}${ci}${r.adherence.unscored ? ` (+${r.adherence.unscored} unscored)` : ''} · TTFT p50 ${ms(r.ttftMs.p50)} · E2E p50 ${ms(r.e2eMs.p50)} · ${r.tokens ?? '?'} tokens${r.runsReused ? ` · ${r.runsReused} runs reused` : ''}${r.error ? ` · ${r.error}` : ''}`);
     if (r.adherence.unscored) lines.push(`  ${''.padEnd(14)} ${unscoredSummary(r)}`);
     if (r.hallucination) lines.push(`  ${''.padEnd(14)} ${hallucinationText(r.hallucination)}`);
+    if (r.chain) lines.push(`  ${''.padEnd(14)} ${chainLine(r.chain)}`);
     for (const c of r.perCase) {
       const failures = failureLines(c);
       if (failures.length > 0) lines.push(`  ${''.padEnd(14)} ${c.description}: ${c.passed}/${c.total} passed${c.unscored ? `, ${c.unscored} unscored` : ''}`, ...failures.map((f) => `  ${''.padEnd(16)} ${f}`));

@@ -3,6 +3,7 @@
  * retrieval step, against the simulator and a search service on 127.0.0.1 with a known delay. Each run
  * keeps retrievalMs (≥ the delay) and the chain retrieval → TTFT → decode, whose total is retrieval + E2E
  * of the same run; a search service that hangs, answers junk or too much is a failed run with its kind.
+ * compare shows each revision's chain (a real git repository built by the test).
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -12,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimProcess, type SimProcess } from '../fixtures/simProcess';
+import { TestRepo } from '../fixtures/gitRepo';
 import { startScriptedJudge } from './adherence/scriptedJudge';
 
 const CLI = resolve('dist/cli.js');
@@ -209,6 +211,27 @@ describe('prompt-insight run with a retrieval step', () => {
       expect(judge.requests.some((r) => r.user.includes('[2] 4 Oak Ave: 2 bedrooms, $620,000'))).toBe(true);
     } finally {
       await judge.close();
+    }
+  });
+
+  it('compare shows the chain of each revision under its line, and in --json', async () => {
+    const repo = new TestRepo();
+    const tests = 'tests:\n  - vars: { question: homes in Bellevue }\n    assert: [{ type: icontains, value: "" }]\n';
+    const base = repo.commit('with retrieval', { 'rag.prompty': prompty('/search'), 'rag.tests.yaml': tests });
+    repo.commit('fewer passages', { 'rag.prompty': prompty('/search').replace('topK: 3', 'topK: 1') });
+    const args = ['compare', 'rag.prompty', '--base', base.slice(0, 8), '--head', 'HEAD', '--runs', '4', '--endpoint', sim.url, '--no-store'];
+    const { stdout, stderr } = await cli(args, repo.root);
+    expect(stderr).not.toMatch(/error/i);
+    const chainLines = stdout.split('\n').filter((l) => /^\s+RAG chain /.test(l));
+    expect(chainLines).toHaveLength(2);
+    for (const line of chainLines) expect(line).toMatch(/RAG chain p50 \d+ ms = retrieval (\d+) ms → TTFT \d+ ms → decode \d+ ms \(n 4\)$/);
+    // Each under its own revision's line.
+    const lines = stdout.split('\n');
+    for (const line of chainLines) expect(lines[lines.indexOf(line) - 1]).toMatch(/ adherence \d+\/\d+ /);
+    const json = JSON.parse((await cli([...args, '--json'], repo.root)).stdout);
+    for (const r of json.revisions) {
+      expect(r.chain.runs).toBe(4);
+      expect(r.chain.retrievalMs.p50).toBeGreaterThanOrEqual(DELAY_MS);
     }
   });
 
