@@ -33,6 +33,7 @@ function startPanel(): void {
   const picker = el('section', { className: 'picker', attrs: { 'aria-label': 'revisions' } });
   const runs = el('input', { attrs: { type: 'number', min: '1', max: String(MAX_PANEL_RUNS), value: '10', id: 'runs' } });
   const fresh = el('input', { attrs: { type: 'checkbox', id: 'fresh' } });
+  const capacity = el('input', { attrs: { type: 'checkbox', id: 'capacity' } });
   const compare = el('button', { text: 'Compare selected', attrs: { type: 'button' } });
   const cancel = el('button', { text: 'Cancel', attrs: { type: 'button', disabled: '' } });
   const progress = el('progress', { attrs: { max: '1', value: '0', 'aria-label': 'progress' } });
@@ -41,6 +42,7 @@ function startPanel(): void {
   const controls = el('div', { className: 'controls' }, [
     el('label', { text: 'runs per test case ', attrs: { for: 'runs' } }), runs,
     el('label', { attrs: { for: 'fresh' } }, [fresh, document.createTextNode(' fresh runs (ignore stored runs)')]),
+    el('label', { attrs: { for: 'capacity', title: 'After the runs: the largest concurrency at which base and head meet the latency SLOs. The batch scenario gates on it.' } }, [capacity, document.createTextNode(' capacity under SLO (base vs head)')]),
     compare, cancel, progress,
   ]);
   app.replaceChildren(el('h2', { text: 'Compare prompt revisions' }), picker, controls, status, results);
@@ -56,7 +58,7 @@ function startPanel(): void {
     compare.disabled = true;
     cancel.disabled = false;
     status.textContent = 'Running…';
-    vscode.postMessage({ type: 'compare', revs, runs: count, fresh: fresh.checked });
+    vscode.postMessage({ type: 'compare', revs, runs: count, fresh: fresh.checked, capacity: capacity.checked });
   });
   cancel.addEventListener('click', () => vscode.postMessage({ type: 'cancel' }));
 
@@ -69,19 +71,24 @@ function startPanel(): void {
         status.textContent = visibleControls(message.notice ?? `${message.revisions.length} revisions of ${message.file}`);
         break;
       case 'progress':
-        progress.max = Math.max(1, message.total);
-        progress.value = message.done;
-        status.textContent = visibleControls(`${message.done}/${message.total} runs · ${message.message}`);
+        // A total of 0: work of unknown length (the capacity search's levels), shown as indeterminate.
+        if (message.total > 0) {
+          progress.max = message.total;
+          progress.value = message.done;
+        } else progress.removeAttribute('value');
+        status.textContent = visibleControls(message.total > 0 ? `${message.done}/${message.total} runs · ${message.message}` : message.message);
         break;
       case 'result':
         compare.disabled = false;
         cancel.disabled = true;
+        progress.value = progress.max; // determinate again after an indeterminate capacity search
         status.textContent = message.result.cancelled ? 'Cancelled: partial results below.' : 'Done.';
         recordRenderTime(renderComparison(results, message.result));
         break;
       case 'error':
         compare.disabled = false;
         cancel.disabled = true;
+        progress.value = 0;
         status.textContent = visibleControls(message.message);
         break;
     }

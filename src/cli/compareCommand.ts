@@ -22,8 +22,7 @@ import type { CliIO } from './io';
 import { reportAssets } from './reportAssets';
 import { DEFAULT_STORE_PATH } from './runCommand';
 import { COMPARE_USAGE } from './usage';
-import { capacityComparisonLines, capacityCriterion, compareCapacity, hasLatencySlo, type CapacityComparison } from '../core/compare/capacityCompare';
-import { withCriterion } from '../core/rollout/decision';
+import { capacityComparisonLines, hasLatencySlo, withCapacity, type CapacityComparison } from '../core/compare/capacityCompare';
 
 /** `prompt-insight compare`: base vs head on the file's test cases; exit 1 on a significant worsening with --fail-on-regression. */
 export async function compareCommand(argv: string[], io: CliIO): Promise<number> {
@@ -120,9 +119,8 @@ export async function compareCommand(argv: string[], io: CliIO): Promise<number>
   let capacityResult: CapacityComparison | undefined;
   if (capacity && !result.cancelled) {
     // The same endpoint, under the judging policy's SLOs; the batch scenario's decision gates on it.
-    capacityResult = await compareCapacity({ file, ...(promptName ? { promptName } : {}), ...(model ? { modelOverride: model } : {}), revisions: [sources[0]!, sources[1]!], transport, policy: result.policy, ...capacity, timeoutMs, cache: cache as CacheMode, signal,
-      onLevel: (label, c) => !json && io.stderr(`  capacity ${label}: concurrency ${c}, ${capacity.requests} requests…\n`) });
-    if (result.rollout) result = { ...result, rollout: withCriterion(result.rollout, capacityCriterion(capacityResult, result.policy.scenario)) };
+    ({ result, capacity: capacityResult } = await withCapacity(result, { file, ...(promptName ? { promptName } : {}), ...(model ? { modelOverride: model } : {}), revisions: sources, transport, ...capacity, timeoutMs, cache: cache as CacheMode, signal,
+      onLevel: (label, c) => !json && io.stderr(`  capacity ${label}: concurrency ${c}, ${capacity.requests} requests…\n`) }));
   }
   if (json) io.stdout(`${JSON.stringify({ ...comparisonView(result), ...(capacityResult ? { capacity: capacityResult } : {}) }, null, 2)}\n`);
   else io.stdout(renderText(result, capacityResult));

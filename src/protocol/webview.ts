@@ -21,21 +21,23 @@ export type HostToWebview =
 
 export type WebviewToHost =
   | { type: 'ready' }
-  | { type: 'compare'; revs: string[]; runs: number; fresh: boolean }
+  /** `capacity`: also search base's and head's capacity under the SLOs (the batch scenario gates on it). */
+  | { type: 'compare'; revs: string[]; runs: number; fresh: boolean; capacity?: boolean }
   | { type: 'cancel' };
 
 export const MAX_PANEL_RUNS = 1000;
 const REV = /^(working|buffer|[0-9a-f]{7,64})$/;
 
 export function isWebviewToHost(value: unknown): value is WebviewToHost {
-  const v = value as { type?: unknown; revs?: unknown; runs?: unknown; fresh?: unknown } | null;
+  const v = value as { type?: unknown; revs?: unknown; runs?: unknown; fresh?: unknown; capacity?: unknown } | null;
   if (typeof v !== 'object' || v === null) return false;
   if (v.type === 'ready' || v.type === 'cancel') return true;
   return (
     v.type === 'compare' &&
     Array.isArray(v.revs) && v.revs.length >= 2 && v.revs.length <= 100 && v.revs.every((r) => typeof r === 'string' && REV.test(r)) &&
     Number.isInteger(v.runs) && (v.runs as number) >= 1 && (v.runs as number) <= MAX_PANEL_RUNS &&
-    typeof v.fresh === 'boolean'
+    typeof v.fresh === 'boolean' &&
+    (v.capacity === undefined || typeof v.capacity === 'boolean')
   );
 }
 

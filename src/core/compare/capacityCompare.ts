@@ -9,9 +9,10 @@ import type { CacheMode } from '../endpoint/serverKind';
 import type { ChatTransport } from '../endpoint/transport';
 import { searchMaxConcurrency } from '../load/capacitySearch';
 import { runLoadPoint, type LoadPoint } from '../load/loadPoint';
+import { withCriterion } from '../rollout/decision';
 import { SCENARIO_RULES, type RolloutPolicy } from '../rollout/scenario';
 import { planPromptRun } from '../run/promptRun';
-import type { RevisionSource } from './compare';
+import type { ComparisonResult, RevisionSource } from './compare';
 
 export interface CapacityLevel {
   concurrency: number;
@@ -75,6 +76,20 @@ export async function compareCapacity(input: CapacityCompareInput): Promise<Capa
     target: input.target, requestsPerLevel: input.requests, limit: input.limit,
     base: sides[0]!, head: sides[1]!, cancelled: input.signal?.aborted === true,
   };
+}
+
+/**
+ * After a comparison: the capacity of its first revision (base) and its last (head), the one the
+ * rollout decision is about, under the comparison's judging policy — and the decision with the
+ * capacity criterion in it. The CLI (`compare --capacity`) and the editor's compare panel share it.
+ */
+export async function withCapacity(
+  result: ComparisonResult,
+  input: Omit<CapacityCompareInput, 'policy' | 'revisions'> & { revisions: readonly RevisionSource[] },
+): Promise<{ result: ComparisonResult; capacity: CapacityComparison }> {
+  const capacity = await compareCapacity({ ...input, revisions: [input.revisions[0]!, input.revisions[input.revisions.length - 1]!], policy: result.policy });
+  const rollout = result.rollout ? withCriterion(result.rollout, capacityCriterion(capacity, result.policy.scenario)) : result.rollout;
+  return { result: { ...result, rollout }, capacity };
 }
 
 async function searchRevision(input: CapacityCompareInput, revision: RevisionSource): Promise<CapacitySide> {

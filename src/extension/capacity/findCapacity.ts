@@ -23,9 +23,7 @@ import { confirmCostParams } from '../runs/confirmOrigin';
 import { CostParamConsent } from '../runs/costParamConsent';
 import type { RunController } from '../runs/runController';
 import { runCacheMode } from '../runs/runController';
-
-/** Defaults of a search started from the palette; a caller (a test, a keybinding) may pass its own. */
-const DEFAULTS = { requests: 30, limit: 32, attainment: 0.95 };
+import { capacitySettings, within, type CapacitySearchShape } from './capacitySettings';
 
 interface SearchArgs {
   requests?: number;
@@ -35,13 +33,14 @@ interface SearchArgs {
   slo?: string[];
 }
 
-function searchArgs(args: unknown): Required<SearchArgs> {
+/** A caller (a test, a keybinding) may pass its own shape; else the settings'. */
+function searchArgs(args: unknown): CapacitySearchShape & { slo: string[] } {
   const v = (typeof args === 'object' && args !== null ? args : {}) as SearchArgs;
-  const within = (value: unknown, min: number, max: number, fallback: number) => (typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max ? value : fallback);
+  const fallback = capacitySettings();
   return {
-    requests: Math.round(within(v.requests, 3, 10_000, DEFAULTS.requests)),
-    limit: Math.round(within(v.limit, 1, 1024, DEFAULTS.limit)),
-    attainment: within(v.attainment, 0.01, 1, DEFAULTS.attainment),
+    requests: Math.round(within(v.requests, 3, 10_000, fallback.requests)),
+    limit: Math.round(within(v.limit, 1, 1024, fallback.limit)),
+    attainment: within(v.attainment, 0.01, 1, fallback.attainment),
     slo: Array.isArray(v.slo) ? v.slo.filter((s): s is string => typeof s === 'string').slice(0, 20) : [],
   };
 }

@@ -1,11 +1,13 @@
 /**
  * The revision comparison panel: lists the prompt file's revisions (unsaved buffer and working copy
- * first), runs the chosen ones against the endpoint with progress and cancel, and shows the result
- * drawn by the webview bundle. CSP `default-src 'none'` with a fresh nonce; only the bundle and CSS
+ * first), runs the chosen ones against the endpoint with progress and cancel — and, when asked, the
+ * capacity search of base and head (the batch decision gates on it) — and shows the result drawn by
+ * the webview bundle. CSP `default-src 'none'` with a fresh nonce; only the bundle and CSS
  * from the extension are loaded; every message from the webview is validated.
  */
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
+import { capacityComparisonLines, hasLatencySlo, withCapacity } from '../../core/compare/capacityCompare';
 import { compareRevisions } from '../../core/compare/compare';
 import { transportJudge } from '../../core/compare/judge';
 import { loadRevisionSources } from '../../core/compare/revisionSources';
@@ -19,6 +21,7 @@ import { ResultsStore } from '../../core/store/resultsStore';
 import { isWebviewToHost, type HostToWebview, type RevisionChoice } from '../../protocol/webview';
 import { chooseEndpoint, configuredEndpoints } from '../runs/endpoints';
 import { runCacheMode, type RunController } from '../runs/runController';
+import { capacitySettings } from '../capacity/capacitySettings';
 
 export class ComparePanel {
   private static readonly panels = new Map<string, ComparePanel>();
@@ -70,7 +73,7 @@ export class ComparePanel {
     }
     if (message.type === 'ready') await this.sendHistory();
     else if (message.type === 'cancel') this.running?.abort();
-    else if (message.type === 'compare') await this.compare(message.revs, message.runs, message.fresh);
+    else if (message.type === 'compare') await this.compare(message.revs, message.runs, message.fresh, message.capacity === true);
   }
 
   private async sendHistory(): Promise<void> {
@@ -89,7 +92,7 @@ export class ComparePanel {
     this.post({ type: 'history', file: vscode.workspace.asRelativePath(this.document.uri), prompt: this.promptName ?? '', revisions: choices, ...(notice ? { notice } : {}) });
   }
 
-  private async compare(revs: string[], runsPerCase: number, fresh: boolean): Promise<void> {
+  private async compare(revs: string[], runsPerCase: number, fresh: boolean, withCapacitySearch: boolean): Promise<void> {
     if (this.running) return this.post({ type: 'error', message: 'A comparison is already running.' });
     const choice = await chooseEndpoint((m) => this.log.warn(m));
     if (!choice) return this.post({ type: 'error', message: 'No endpoint chosen.' });
@@ -122,8 +125,11 @@ export class ComparePanel {
       const judge = judgeChoice && judgeModel ? transportJudge(await this.runs.transportFor(judgeChoice), judgeModel, settings.get<number>('run.timeoutMs', 60_000), controller.signal) : undefined;
       const store = new ResultsStore(this.runs.storePath);
       store.check(); // before any run: a store that cannot take the runs would lose them
-      const result = await compareRevisions({
-        file: vscode.workspace.asRelativePath(this.document.uri, false),
+      const timeoutMs = settings.get<number>('run.timeoutMs', 60_000);
+      const cache = runCacheMode(settings.get<string>('run.cache', 'cold'));
+      const relativeFile = vscode.workspace.asRelativePath(this.document.uri, false);
+      let result = await compareRevisions({
+        file: relativeFile,
         ...(this.promptName ? { promptName: this.promptName } : {}),
         revisions: sources,
         gate,
@@ -131,16 +137,32 @@ export class ComparePanel {
         transport,
         store,
         fresh,
-        timeoutMs: settings.get<number>('run.timeoutMs', 60_000),
+        timeoutMs,
         concurrency: settings.get<number>('run.concurrency', 1),
-        cache: runCacheMode(settings.get<string>('run.cache', 'cold')),
+        cache,
         freshnessMs: Math.max(0, settings.get<number>('compare.maxAgeHours', 24)) * 3_600_000,
         signal: controller.signal,
         ...(judge ? { judge } : {}),
         onProgress: (done, total, message) => this.post({ type: 'progress', done, total, message }),
       });
       this.onRunsStored(store.path);
-      this.post({ type: 'result', result: comparisonView(result) });
+      let capacityLines: string[] | undefined;
+      if (withCapacitySearch && !result.cancelled) {
+        if (!hasLatencySlo(result.policy)) {
+          capacityLines = [`capacity under SLO: not searched — the ${result.policy.scenario} scenario sets no latency SLO to attain; declare one in the prompt (slo: { ttftMs: { p90: 1000 } })`];
+        } else {
+          const shape = capacitySettings();
+          // The same endpoint, under the judging policy's SLOs; the batch scenario's decision gates on it.
+          const searched = await withCapacity(result, {
+            file: relativeFile, ...(this.promptName ? { promptName: this.promptName } : {}), revisions: sources, transport,
+            target: shape.attainment, limit: shape.limit, requests: shape.requests, timeoutMs, cache, signal: controller.signal,
+            onLevel: (label, concurrency) => this.post({ type: 'progress', done: 0, total: 0, message: `capacity of ${label}: concurrency ${concurrency}, ${shape.requests} requests…` }),
+          });
+          result = searched.result;
+          capacityLines = capacityComparisonLines(searched.capacity);
+        }
+      }
+      this.post({ type: 'result', result: comparisonView(result, capacityLines ? { capacityLines } : {}) });
     } catch (error) {
       this.post({ type: 'error', message: (error as Error).message });
     } finally {

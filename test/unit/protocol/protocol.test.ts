@@ -17,6 +17,8 @@ describe('webview → host', () => {
     [{ type: 'compare', revs: ['working', 'buffer'], runs: 1e9, fresh: false }, false],
     [{ type: 'compare', revs: ['working', 'buffer'], runs: 2.5, fresh: false }, false],
     [{ type: 'compare', revs: ['working', 'buffer'], runs: 2, fresh: 'yes' }, false],
+    [{ type: 'compare', revs: ['working', 'buffer'], runs: 2, fresh: false, capacity: true }, true],
+    [{ type: 'compare', revs: ['working', 'buffer'], runs: 2, fresh: false, capacity: 1 }, false],
     [{ type: 'run-shell', command: 'x' }, false],
     [null, false],
     ['ready', false],

@@ -1,0 +1,86 @@
+/**
+ * The compare panel's "capacity under SLO" in a real VS Code (code-server + Chromium): the user ticks
+ * it, and after the runs the panel searches base's and head's capacity on the chosen endpoint under
+ * the base revision's policy (batch, TTFT p90 ≤ 160 ms), shows them side by side, and the batch
+ * decision holds on the head's lower capacity — as `compare --capacity` does. The endpoint is the
+ * simulator with 2 slots where prompt tokens cost prefill time, so the head's padded prompt serves
+ * fewer concurrent requests for real (same set-up as test/unit/cliCompareCapacity.test.ts).
+ */
+import { mkdirSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSim, type RunningSim } from '../../src/core/sim/simServer';
+import { TestRepo } from '../fixtures/gitRepo';
+import { launchChromium, openFileByQuickOpen, openWorkbench } from './browser';
+import { startCodeServer, type RunningCodeServer } from './codeServer';
+
+const ARTIFACTS = 'test-artifacts/e2e';
+const PROMPT = (text: string) => `---\nname: ask\nmodel:\n  api: chat\n  configuration: { type: openai, name: gpt-4o-mini }\n---\n${text}user:\nSay something short.\n`;
+/** The base revision's policy judges the change: batch, with a TTFT SLO capacity is searched under. */
+const TESTS = 'scenario: batch\nslo: { ttftMs: { p90: 160 } }\ntests:\n  - vars: {}\n    assert:\n      - type: icontains\n        value: simulated\n';
+/** ~360 more prompt tokens: ~115 ms more prefill at 0.32 ms a token. */
+const PADDING = Array.from({ length: 24 }, (_, i) => `- Background note ${i + 1}: the reader prefers plain words and short sentences.`).join('\n') + '\n\n';
+
+let server: RunningCodeServer;
+let sim: RunningSim;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  // Two slots; the short prompt holds one ~90 ms (TTFT ~9 ms), the padded one ~205 ms (TTFT ~125 ms):
+  // from 3 in flight most padded requests wait past 160 ms, while 4 short ones still meet it.
+  sim = await startSim({ slots: 2, ttftBaseMs: 5, prefillMsPerInputToken: 0.32, decodeMsPerToken: 4, outputTokens: 20, jitterMs: 1 });
+  server = await startCodeServer({ 'ask.prompty': PROMPT(''), 'ask.tests.yaml': TESTS }, {
+    'promptInsight.endpoints': [{ name: 'Two-slot simulator', provider: 'openai', baseUrl: sim.url }],
+    'promptInsight.run.endpoint': 'Two-slot simulator',
+    'promptInsight.run.concurrency': 2,
+    'promptInsight.capacity.requestsPerLevel': 24,
+    'promptInsight.capacity.limit': 4,
+    'promptInsight.capacity.attainment': 0.8,
+  });
+  const repo = new TestRepo(server.workspace);
+  repo.git('init', '-q', '-b', 'main');
+  repo.commit('Ask briefly');
+  repo.commit('Add background notes', { 'ask.prompty': PROMPT(PADDING) });
+  browser = await launchChromium();
+  page = await openWorkbench(browser, server.url);
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  await sim?.close();
+});
+
+describe('compare panel: capacity under SLO', () => {
+  it("ticked, the panel shows base's and head's capacity side by side and the batch decision holds on the head's lower capacity", async () => {
+    await openFileByQuickOpen(page, 'ask.prompty', `${ARTIFACTS}/open-ask-failed.png`);
+    await page.locator('.codelens-decoration a', { hasText: 'Compare revisions' }).first().click({ timeout: 60_000 });
+    const panel = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+    await panel.locator('.revisions li').first().waitFor({ timeout: 30_000 });
+    await expect.poll(async () => (await panel.locator('.revisions').textContent()) ?? '').toContain('Add background notes');
+    await panel.locator('#runs').fill('20');
+    await panel.locator('#capacity').check();
+    // Record every status line the panel shows, to see the search's levels go by.
+    await panel.locator('body').evaluate(() => {
+      const seen: string[] = [];
+      (window as unknown as { statusSeen: string[] }).statusSeen = seen;
+      const status = document.querySelector('.status')!;
+      new MutationObserver(() => seen.push(status.textContent ?? '')).observe(status, { childList: true, characterData: true, subtree: true });
+    });
+    await panel.locator('button', { hasText: 'Compare selected' }).click();
+    const decision = panel.locator('.rollout .decision');
+    await decision.waitFor({ timeout: 110_000 });
+    const section = panel.locator('.capacity-compare li');
+    expect(await section.first().textContent()).toBe('capacity under SLO: base ≥ 4 → head 2 (resolved both)');
+    expect(await section.nth(1).textContent()).toBe('largest concurrency with ≥ 80% of requests meeting ttftMs ≤ 160 ms; 24 requests per level, limit 4');
+    expect(await decision.textContent()).toMatch(/^✗ Hold [0-9a-f]{7,}/);
+    expect(await panel.locator('.rollout .reasons').textContent()).toContain("head's max concurrency under SLO 2 is below base's ≥ 4 (ttftMs ≤ 160 ms for ≥ 80% of requests) — the batch scenario gates on capacity");
+    const seen = await panel.locator('body').evaluate(() => (window as unknown as { statusSeen: string[] }).statusSeen);
+    expect(seen.some((s) => /^capacity of [0-9a-f]{7}: concurrency 4, 24 requests…$/.test(s))).toBe(true);
+    // The bar, indeterminate during the search, is full again.
+    expect(await panel.locator('progress').evaluate((p: HTMLProgressElement) => p.position)).toBe(1);
+    await page.screenshot({ path: `${ARTIFACTS}/compare-panel-capacity.png` });
+  }, 150_000);
+});
