@@ -6,50 +6,47 @@
  * simulator with 2 slots where prompt tokens cost prefill time, so the head's padded prompt serves
  * fewer concurrent requests for real (same set-up as test/unit/cliCompareCapacity.test.ts).
  */
-import { mkdirSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSim, type RunningSim } from '../../src/core/sim/simServer';
 import { TestRepo } from '../fixtures/gitRepo';
-import { launchChromium, openFileByQuickOpen, openWorkbench } from './browser';
-import { startCodeServer, type RunningCodeServer } from './codeServer';
+import { openFileByQuickOpen } from './browser';
+import { ARTIFACTS, startWorkbench, type Workbench } from './workbench';
 
-const ARTIFACTS = 'test-artifacts/e2e';
 const PROMPT = (text: string) => `---\nname: ask\nmodel:\n  api: chat\n  configuration: { type: openai, name: gpt-4o-mini }\n---\n${text}user:\nSay something short.\n`;
 /** The base revision's policy judges the change: batch, with a TTFT SLO capacity is searched under. */
 const TESTS = 'scenario: batch\nslo: { ttftMs: { p90: 160 } }\ntests:\n  - vars: {}\n    assert:\n      - type: icontains\n        value: simulated\n';
 /** ~360 more prompt tokens: ~115 ms more prefill at 0.32 ms a token. */
 const PADDING = Array.from({ length: 24 }, (_, i) => `- Background note ${i + 1}: the reader prefers plain words and short sentences.`).join('\n') + '\n\n';
 
-let server: RunningCodeServer;
 let sim: RunningSim;
-let browser: Browser;
+let bench: Workbench | undefined;
 let page: Page;
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
   // Two slots; the short prompt holds one ~90 ms (TTFT ~9 ms), the padded one ~205 ms (TTFT ~125 ms):
   // from 3 in flight most padded requests wait past 160 ms, while 4 short ones still meet it.
   sim = await startSim({ slots: 2, ttftBaseMs: 5, prefillMsPerInputToken: 0.32, decodeMsPerToken: 4, outputTokens: 20, jitterMs: 1 });
-  server = await startCodeServer({ 'ask.prompty': PROMPT(''), 'ask.tests.yaml': TESTS }, {
+  bench = await startWorkbench({ 'ask.prompty': PROMPT(''), 'ask.tests.yaml': TESTS }, {
     'promptInsight.endpoints': [{ name: 'Two-slot simulator', provider: 'openai', baseUrl: sim.url }],
     'promptInsight.run.endpoint': 'Two-slot simulator',
     'promptInsight.run.concurrency': 2,
     'promptInsight.capacity.requestsPerLevel': 24,
     'promptInsight.capacity.limit': 4,
     'promptInsight.capacity.attainment': 0.8,
+  }, {
+    prepare: (workspace) => {
+      const repo = new TestRepo(workspace);
+      repo.git('init', '-q', '-b', 'main');
+      repo.commit('Ask briefly');
+      repo.commit('Add background notes', { 'ask.prompty': PROMPT(PADDING) });
+    },
   });
-  const repo = new TestRepo(server.workspace);
-  repo.git('init', '-q', '-b', 'main');
-  repo.commit('Ask briefly');
-  repo.commit('Add background notes', { 'ask.prompty': PROMPT(PADDING) });
-  browser = await launchChromium();
-  page = await openWorkbench(browser, server.url);
+  page = bench.page;
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
+  await bench?.close();
   await sim?.close();
 });
 

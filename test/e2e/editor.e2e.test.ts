@@ -1,25 +1,22 @@
-import { mkdirSync, readFileSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
-import { launchChromium, openFileByQuickOpen, openWorkbench, readWholeEditor } from './browser';
+import { readFileSync } from 'node:fs';
+import type { Page } from 'playwright-core';
+import { openFileByQuickOpen, readWholeEditor } from './browser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScenario } from '../../src/core/sim/scenario';
 import { startSim, type RunningSim } from '../../src/core/sim/simServer';
 import { TestRepo } from '../fixtures/gitRepo';
 import { HOMES_WITHOUT_RULE, HOMES_WITH_RULE } from '../fixtures/homesRepo';
-import { startCodeServer, type RunningCodeServer } from './codeServer';
+import { ARTIFACTS, startWorkbench, type Workbench } from './workbench';
 
-const ARTIFACTS = 'test-artifacts/e2e';
 const example = (name: string) => readFileSync(`examples/homes/${name}`, 'utf8');
 
-let server: RunningCodeServer;
 let sim: RunningSim;
-let browser: Browser;
+let bench: Workbench | undefined;
 let page: Page;
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
   sim = await startSim({ ttftBaseMs: 120, decodeMsPerToken: 8, scenario: parseScenario(example('homes.sim.yaml')) });
-  server = await startCodeServer({
+  bench = await startWorkbench({
     'homes.prompty': example('homes.prompty'),
     'homes.prompt.yml': example('homes.prompt.yml'),
     'homes.prompt': example('homes.prompt'),
@@ -30,19 +27,20 @@ beforeAll(async () => {
     'promptInsight.endpoints': [{ name: 'E2E simulator', provider: 'openai', baseUrl: sim.url }],
     'promptInsight.run.endpoint': 'E2E simulator',
     'promptInsight.run.concurrency': 4,
+  }, {
+    // The workspace is a git repository with the homes case's two revisions: A without the rule, B with it.
+    prepare: (workspace) => {
+      const repo = new TestRepo(workspace);
+      repo.git('init', '-q', '-b', 'main');
+      repo.commit('Homes assistant: first version', { 'homes.prompty': HOMES_WITHOUT_RULE, 'homes.tests.yaml': example('homes.tests.yaml') });
+      repo.commit('Define "homes" as single-family houses', { 'homes.prompty': HOMES_WITH_RULE });
+    },
   });
-  // The workspace is a git repository with the homes case's two revisions: A without the rule, B with it.
-  const repo = new TestRepo(server.workspace);
-  repo.git('init', '-q', '-b', 'main');
-  repo.commit('Homes assistant: first version', { 'homes.prompty': HOMES_WITHOUT_RULE, 'homes.tests.yaml': example('homes.tests.yaml') });
-  repo.commit('Define "homes" as single-family houses', { 'homes.prompty': HOMES_WITH_RULE });
-  browser = await launchChromium();
-  page = await openWorkbench(browser, server.url);
+  page = bench.page;
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
+  await bench?.close();
   await sim?.close();
 });
 

@@ -3,37 +3,34 @@
  * `promptInsight.production.sources` naming a trace file in the workspace, the prompt's lens shows what
  * production measured for the committed version, and clicking it opens the Production view.
  */
-import { mkdirSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestRepo } from '../fixtures/gitRepo';
 import { otlpSpan, tracesLine } from '../fixtures/otlpTraces';
-import { launchChromium, openFileByQuickOpen, openWorkbench } from './browser';
-import { startCodeServer, type RunningCodeServer } from './codeServer';
+import { openFileByQuickOpen } from './browser';
+import { ARTIFACTS, startWorkbench, type Workbench } from './workbench';
 
-const ARTIFACTS = 'test-artifacts/e2e';
 const TEXT = '---\nmodel: gpt-test\n---\nSay hello to the user, briefly and warmly.\n';
-let server: RunningCodeServer;
-let browser: Browser;
+let bench: Workbench | undefined;
 let page: Page;
 let commit: string;
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  server = await startCodeServer({ 'greet.prompt': TEXT }, { 'promptInsight.production.sources': [{ traces: 'telemetry/*.jsonl' }] });
-  const repo = new TestRepo(server.workspace);
-  repo.git('init', '-q', '-b', 'main');
-  commit = repo.commit('Greeting', { 'greet.prompt': TEXT });
-  const now = Date.now();
-  // 120 requests of the committed version in the last two hours: TTFT 300…419 ms.
-  repo.write('telemetry/app.jsonl', `${tracesLine(Array.from({ length: 120 }, (_, i) => otlpSpan({ promptName: 'greet', version: commit.slice(0, 7), startMs: now - 2 * 3_600_000 + i * 60_000, ttftMs: 300 + i, e2eMs: 900 + i })))}\n`);
-  browser = await launchChromium();
-  page = await openWorkbench(browser, server.url);
+  bench = await startWorkbench({ 'greet.prompt': TEXT }, { 'promptInsight.production.sources': [{ traces: 'telemetry/*.jsonl' }] }, {
+    prepare: (workspace) => {
+      const repo = new TestRepo(workspace);
+      repo.git('init', '-q', '-b', 'main');
+      commit = repo.commit('Greeting', { 'greet.prompt': TEXT });
+      const now = Date.now();
+      // 120 requests of the committed version in the last two hours: TTFT 300…419 ms.
+      repo.write('telemetry/app.jsonl', `${tracesLine(Array.from({ length: 120 }, (_, i) => otlpSpan({ promptName: 'greet', version: commit.slice(0, 7), startMs: now - 2 * 3_600_000 + i * 60_000, ttftMs: 300 + i, e2eMs: 900 + i })))}\n`);
+    },
+  });
+  page = bench.page;
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
+  await bench?.close();
 });
 
 describe('production in VS Code', () => {

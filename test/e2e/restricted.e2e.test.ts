@@ -1,23 +1,22 @@
 /** Restricted Mode (untrusted workspace): token counts work, nothing is sent to any endpoint. */
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { launchChromium, openFileByQuickOpen, openWorkbench } from './browser';
+import type { Page } from 'playwright-core';
+import { openFileByQuickOpen } from './browser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSim, type RunningSim } from '../../src/core/sim/simServer';
-import { startCodeServer, type RunningCodeServer } from './codeServer';
+import type { RunningCodeServer } from './codeServer';
+import { ARTIFACTS, startWorkbench, type Workbench } from './workbench';
 import { TestRepo } from '../fixtures/gitRepo';
 
-const ARTIFACTS = 'test-artifacts/e2e';
 let server: RunningCodeServer;
 let sim: RunningSim;
-let browser: Browser;
+let bench: Workbench | undefined;
 let page: Page;
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
   sim = await startSim({ ttftBaseMs: 10, decodeMsPerToken: 1 });
-  server = await startCodeServer(
+  bench = await startWorkbench(
     { 'homes.prompty': readFileSync('examples/homes/homes.prompty', 'utf8') },
     {
       'security.workspace.trust.enabled': true,
@@ -28,13 +27,11 @@ beforeAll(async () => {
       'promptInsight.run.endpoint': 'E2E simulator',
     },
   );
-  browser = await launchChromium();
-  page = await openWorkbench(browser, server.url);
+  ({ server, page } = bench);
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
+  await bench?.close();
   await sim?.close();
 });
 

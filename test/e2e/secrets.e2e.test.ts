@@ -2,23 +2,22 @@
  * A key typed into "Set API Key", sent to a server that echoes it back (in a 401 body, then inside
  * the answer): the run document, the results store and the extension's logs never show it.
  */
-import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { delta, DONE, scriptedServer, type ScriptedServer } from '../fixtures/scriptedServer';
-import { launchChromium, openFileByQuickOpen, openWorkbench, readWholeEditor, runCommandByPalette } from './browser';
-import { startCodeServer, type RunningCodeServer } from './codeServer';
+import { openFileByQuickOpen, readWholeEditor, runCommandByPalette } from './browser';
+import type { RunningCodeServer } from './codeServer';
+import { ARTIFACTS, startWorkbench, type Workbench } from './workbench';
 
-const ARTIFACTS = 'test-artifacts/e2e';
 const KEY = 'sk-e2e-7Hq2Lx9Vb4Nm8Rp1Tz6Wc3Yd5';
 let server: RunningCodeServer;
 let echo: ScriptedServer;
-let browser: Browser;
+let bench: Workbench | undefined;
 let page: Page;
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
   let chats = 0;
   echo = await scriptedServer((request) => {
     const sent = String(request.headers.authorization ?? '');
@@ -28,17 +27,15 @@ beforeAll(async () => {
     const half = sent.length >> 1;
     return { steps: [{ write: delta({ content: `Echo: ${sent.slice(0, half)}` }) }, { write: delta({ content: `${sent.slice(half)} done` }, 'stop') }, { write: DONE }] };
   });
-  server = await startCodeServer(
+  bench = await startWorkbench(
     { 'echo.prompty': '---\nname: echo\nmodel:\n  id: gpt-4o-mini\n---\nuser:\nSay hello.\n' },
     { 'promptInsight.endpoints': [{ name: 'Echo server', provider: 'openai', baseUrl: echo.url }], 'promptInsight.run.endpoint': 'Echo server' },
   );
-  browser = await launchChromium();
-  page = await openWorkbench(browser, server.url);
+  ({ server, page } = bench);
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
+  await bench?.close();
   await echo?.close();
 });
 

@@ -3,33 +3,27 @@
  * (llama-server): the run document says cold or warm, where TTFT went by the server's own timings,
  * and what the server's metrics showed.
  */
-import { mkdirSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, openFileByQuickOpen, openWorkbench, readWholeEditor } from '../e2e/browser';
-import { startCodeServer, type RunningCodeServer } from '../e2e/codeServer';
+import { openFileByQuickOpen, readWholeEditor } from '../e2e/browser';
+import { ARTIFACTS, startWorkbench, type Workbench } from '../e2e/workbench';
 import { startLlamaServer, type LlamaServer } from './llamaServer';
 
-const ARTIFACTS = 'test-artifacts/e2e';
 let llama: LlamaServer;
-let server: RunningCodeServer;
-let browser: Browser;
+let bench: Workbench | undefined;
 let page: Page;
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
   llama = await startLlamaServer();
-  server = await startCodeServer(
+  bench = await startWorkbench(
     { 'homes.prompty': `---\nname: homes\nmodel:\n  id: model.gguf\n  options:\n    max_tokens: 16\n---\nsystem:\n${'A home is a single-family house with its own land. '.repeat(20)}\nuser:\nFind homes nearby.\n` },
     { 'promptInsight.endpoints': [{ name: 'llama', provider: 'openai', baseUrl: `${llama.url}/v1` }], 'promptInsight.run.endpoint': 'llama', 'promptInsight.run.repeats': 3 },
   );
-  browser = await launchChromium();
-  page = await openWorkbench(browser, server.url);
+  page = bench.page;
 }, 240_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
+  await bench?.close();
   await llama?.stop();
 });
 

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBackfilledPrometheus, type BackfilledPrometheus } from './backfilledPrometheus';
+import { histogramLines, startBackfilledPrometheus, type BackfilledPrometheus } from './backfilledPrometheus';
 import { TestRepo } from '../fixtures/gitRepo';
 
 const run = promisify(execFile);
@@ -21,19 +21,11 @@ const BOUNDS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.2
 const STEP_S = 60;
 
 /**
- * One histogram series' history, cumulative: every step adds `perStep` observations, all at `valueS`
- * (so every one lands in the first bucket whose bound is ≥ valueS).
+ * One histogram series' history, cumulative, a sample a minute after `startS`: every step adds
+ * `perStep` observations, all at `valueS` (so every one lands in the first bucket whose bound is ≥ valueS).
  */
-function histogramSeries(name: string, labels: string, startS: number, steps: number, perStep: number, valueS: number): string[] {
-  const lines: string[] = [];
-  const series = (suffix: string, extra: string, value: (k: number) => number) => {
-    for (let k = 1; k <= steps; k++) lines.push(`${name}${suffix}{${labels}${extra}} ${value(k)} ${startS + k * STEP_S}`);
-  };
-  for (const le of [...BOUNDS.map(String), '+Inf']) series('_bucket', `,le="${le}"`, (k) => (le === '+Inf' || valueS <= Number(le) ? k * perStep : 0));
-  series('_count', '', (k) => k * perStep);
-  series('_sum', '', (k) => k * perStep * valueS);
-  return lines;
-}
+const histogramSeries = (name: string, labels: string, startS: number, steps: number, perStep: number, valueS: number): string[] =>
+  histogramLines(name, labels, startS + STEP_S, STEP_S, steps, () => perStep, () => valueS, { bounds: BOUNDS });
 
 beforeAll(async () => {
   repo = new TestRepo();

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBackfilledPrometheus, type BackfilledPrometheus } from './backfilledPrometheus';
+import { histogramLines, startBackfilledPrometheus, type BackfilledPrometheus } from './backfilledPrometheus';
 import { CodeLensRequest, DidOpenTextDocumentNotification, type CodeLens } from 'vscode-languageserver-protocol/node';
 import { readFileProduction } from '../../src/core/telemetry/prodForEditor';
 import { TestRepo } from '../fixtures/gitRepo';
@@ -28,17 +28,9 @@ let b: string;
 let switchS: number;
 const TEXT_B = '---\nmodel: gpt-test\n---\nSay hello, warmly.\n';
 
-/** Cumulative histogram samples every minute from `fromS` for `steps` minutes: `perStep` observations of `valueS` each. */
-function histogram(name: string, labels: string, fromS: number, steps: number, perStep: number, valueS: number): string[] {
-  const lines: string[] = [];
-  const series = (suffix: string, extra: string, value: (k: number) => number) => {
-    for (let k = 1; k <= steps; k++) lines.push(`${name}${suffix}{${labels}${extra}} ${value(k)} ${fromS + k * STEP_S}`);
-  };
-  for (const le of [...BOUNDS.map(String), '+Inf']) series('_bucket', `,le="${le}"`, (k) => (le === '+Inf' || valueS <= Number(le) ? k * perStep : 0));
-  series('_count', '', (k) => k * perStep);
-  series('_sum', '', (k) => k * perStep * valueS);
-  return lines;
-}
+/** Cumulative histogram samples every minute after `fromS` for `steps` minutes: `perStep` observations of `valueS` each. */
+const histogram = (name: string, labels: string, fromS: number, steps: number, perStep: number, valueS: number): string[] =>
+  histogramLines(name, labels, fromS + STEP_S, STEP_S, steps, () => perStep, () => valueS, { bounds: BOUNDS });
 
 beforeAll(async () => {
   repo = new TestRepo();

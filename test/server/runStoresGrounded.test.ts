@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HoverRequest, type MarkupContent } from 'vscode-languageserver-protocol/node';
+import { ResultsStore } from '../../src/core/store/resultsStore';
 import { TestRepo } from '../fixtures/gitRepo';
 import { startSimProcess, type SimProcess } from '../fixtures/simProcess';
 import { LspHarness } from './lspHarness';
@@ -39,7 +40,8 @@ interface Stored {
   file: string;
   run: { ok: boolean; grounded?: { hallucinated: boolean | null; supported: number; contradicted: number; notMentioned: number } };
 }
-const storedRuns = (path: string): Stored[] => readFileSync(path, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Stored);
+/** The store as every reader sees it: each run once, its newest version (a verdict supersedes the run stored before it). */
+const storedRuns = (path: string): Stored[] => new ResultsStore(path).read().records as Stored[];
 
 describe('prompt-insight run with a hallucination assertion', () => {
   it('stores every run with its grounded verdict, and the hover shows the hallucination rate of those runs', async () => {
