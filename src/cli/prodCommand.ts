@@ -111,10 +111,10 @@ function cell(p: ProdPercentiles, name: 'p50' | 'p90' | 'p99'): string {
 
 const trio = (label: string, p: WindowPercentiles) => (p.p50 === null ? '' : ` · ${label} p50 ${formatMs(p.p50)} p90 ${p.p90 === null ? '–' : formatMs(p.p90)} p99 ${p.p99 === null ? '–' : formatMs(p.p99)}`);
 
-/** One window of a version: `  12-04 06:00–12:00  120 req · 0.8% err · TTFT p50 … · E2E … · TPOT …`. */
+/** One window of a version: `  12-04 06:00–12:00  120 req · 0.8% err · TTFT p50 … · E2E … · TPOT …` (`06:00–now 09:12` while it runs). */
 function windowLine(w: VersionWindow): string {
   const at = (iso: string) => iso.slice(5, 16).replace('T', ' ');
-  return `    ${at(w.start)}–${at(w.end).slice(w.start.slice(0, 10) === w.end.slice(0, 10) ? 6 : 0)}  ${w.requests} req · ${(w.errorRate * 100).toFixed(1)}% err${trio('TTFT', w.ttftMs)}${trio('E2E', w.e2eMs)}${trio('TPOT', w.tpotMs)}`;
+  return `    ${at(w.start)}–${w.partial ? 'now ' : ''}${at(w.end).slice(w.start.slice(0, 10) === w.end.slice(0, 10) ? 6 : 0)}  ${w.requests} req · ${(w.errorRate * 100).toFixed(1)}% err${trio('TTFT', w.ttftMs)}${trio('E2E', w.e2eMs)}${trio('TPOT', w.tpotMs)}`;
 }
 
 /**

@@ -63,8 +63,13 @@ describe('prod --window', () => {
     const { code, stdout } = await cli(['prod', 'greet.prompt', '--traces', 'app.jsonl', '--window', '6h', '--json'], repo.root);
     expect(code).toBe(0);
     const report = JSON.parse(stdout);
-    for (const v of report.versions as { version: string; requests: number; windows: { start: string; end: string; requests: number }[] }[]) {
-      expect(v.windows.every((w) => Date.parse(w.start) % (6 * HOUR) === 0 && Date.parse(w.end) - Date.parse(w.start) === 6 * HOUR)).toBe(true);
+    for (const v of report.versions as { version: string; requests: number; windows: { start: string; end: string; requests: number; partial?: boolean }[] }[]) {
+      // Whole windows are six hours; the one still running (this hour's six) ends now and says so.
+      for (const w of v.windows) {
+        expect(Date.parse(w.start) % (6 * HOUR)).toBe(0);
+        if (w.partial) expect(Date.parse(w.end)).toBeLessThan(Date.parse(w.start) + 6 * HOUR);
+        else expect(Date.parse(w.end) - Date.parse(w.start)).toBe(6 * HOUR);
+      }
       expect(v.windows.reduce((n, w) => n + w.requests, 0)).toBe(v.requests);
     }
     const text = await cli(['prod', 'greet.prompt', '--traces', 'app.jsonl', '--window', '1h'], repo.root);
@@ -72,6 +77,23 @@ describe('prod --window', () => {
     const windowLines = text.stdout.split('\n').filter((l) => /^ {4}\d\d-\d\d \d\d:00–\d\d:00 {2}/.test(l));
     expect(windowLines).toHaveLength(10);
     expect(windowLines.some((l) => / 22 req · 9\.1% err · TTFT p50 329 ms p90 \d+ ms p99 \d+ ms · E2E p50 729 ms/.test(l))).toBe(true);
+  });
+
+  it('the window still running ends now and is marked partial (JSON) and "–now" (text); whole windows are not', async () => {
+    // Version b also served two requests in this very hour (ended by now: they last 50 ms).
+    const running = [hour(b.slice(0, 7), 1, 300, 0), tracesLine([0, 1].map((k) => otlpSpan({ promptName: 'greet', version: b.slice(0, 7), startMs: HOUR_NOW + k, ttftMs: 20, e2eMs: 50 })))];
+    writeFileSync(join(repo.root, 'running.jsonl'), `${running.join('\n')}\n`);
+    const before = Date.now();
+    const { code, stdout } = await cli(['prod', 'greet.prompt', '--traces', 'running.jsonl', '--window', '1h', '--json'], repo.root);
+    expect(code).toBe(0);
+    const windows = JSON.parse(stdout).versions[0].windows as { start: string; end: string; requests: number; partial?: boolean }[];
+    expect(windows.map((w) => [(HOUR_NOW - Date.parse(w.start)) / HOUR, w.requests, w.partial ?? false])).toEqual([[1, 20, false], [0, 2, true]]);
+    expect(Date.parse(windows[0]!.end)).toBe(HOUR_NOW);
+    // The running window's end is the moment of the report, not the hour's end.
+    expect(Date.parse(windows[1]!.end)).toBeGreaterThanOrEqual(before - 1000);
+    expect(Date.parse(windows[1]!.end)).toBeLessThan(HOUR_NOW + HOUR);
+    const text = await cli(['prod', 'greet.prompt', '--traces', 'running.jsonl', '--window', '1h'], repo.root);
+    expect(text.stdout).toMatch(/^ {4}\d\d-\d\d \d\d:00–now \d\d:\d\d {2}2 req /m);
   });
 
   it('a window that is not a size is a usage error', async () => {

@@ -79,17 +79,40 @@ export async function prometheusTimeline(url: string, report: ProdReport, option
   const bounds = { timeoutMs: options.timeoutMs, maxBytes: options.maxBytes };
   const range = { startMs, endMs: Math.min(endMs, untilMs), stepS: Math.round(STEP / 1000) };
   const by = `${NAME_LABEL}, ${VERSION_LABEL}`;
-  // Each value at time T covers the hour before T: the point is placed at the hour's start.
-  const requests = await rangeQuery(url, `sum by (${by}) (increase(${withNames(DURATION_COUNT, names)}[${span}]))`, range, bounds);
-  const errors = await rangeQuery(url, `sum by (${by}) (increase(${withNames(DURATION_COUNT.replace('"}', '", error_type!=""}'), names)}[${span}]))`, range, bounds);
-  const p50 = await rangeQuery(url, `histogram_quantile(0.5, sum by (le, ${by}) (rate(${withNames(HISTOGRAMS.ttftMs, names)}[${span}])))`, range, bounds);
-  const p99 = await rangeQuery(url, `histogram_quantile(0.99, sum by (le, ${by}) (rate(${withNames(HISTOGRAMS.ttftMs, names)}[${span}])))`, range, bounds);
+  // Each value at time T covers the step before T: the point is placed at the step's start.
+  const perVersion = async (over: string, at: typeof range) => {
+    const more = new Map<string, { series: RangeSeries[] }>();
+    if (!hourly)
+      for (const [metric, selector] of [['ttft', HISTOGRAMS.ttftMs], ['e2e', HISTOGRAMS.e2eMs], ['tpot', HISTOGRAMS.tpotMs]] as const)
+        for (const p of metric === 'ttft' ? [90] : [50, 90, 99])
+          more.set(`${metric}P${p}Ms`, await rangeQuery(url, `histogram_quantile(${p / 100}, sum by (le, ${by}) (rate(${withNames(selector, names)}[${over}])))`, at, bounds));
+    return {
+      requests: await rangeQuery(url, `sum by (${by}) (increase(${withNames(DURATION_COUNT, names)}[${over}]))`, at, bounds),
+      errors: await rangeQuery(url, `sum by (${by}) (increase(${withNames(DURATION_COUNT.replace('"}', '", error_type!=""}'), names)}[${over}]))`, at, bounds),
+      p50: await rangeQuery(url, `histogram_quantile(0.5, sum by (le, ${by}) (rate(${withNames(HISTOGRAMS.ttftMs, names)}[${over}])))`, at, bounds),
+      p99: await rangeQuery(url, `histogram_quantile(0.99, sum by (le, ${by}) (rate(${withNames(HISTOGRAMS.ttftMs, names)}[${over}])))`, at, bounds),
+      more,
+    };
+  };
+  // No whole step since `sinceMs` (`--since 1h --window 1d`): only the running window has figures.
+  const none = { series: [] as RangeSeries[] };
+  const whole = range.startMs <= range.endMs ? await perVersion(span, range) : { requests: none, errors: none, p50: none, p99: none, more: new Map<string, { series: RangeSeries[] }>() };
+  // `prod --window`: the window still running (from the last whole step's end until now) too, as the
+  // trace files' windows have it — else a version deployed inside the current 6 h or day would show
+  // none. At least a minute of it, for rate() to see two samples.
+  const runningFromMs = Math.floor(untilMs / STEP) * STEP;
+  const running = !hourly && untilMs - runningFromMs >= 60_000
+    ? await perVersion(`${Math.round((untilMs - runningFromMs) / 1000)}s`, { startMs: untilMs, endMs: untilMs, stepS: 60 })
+    : undefined;
+  // Its one value is filed where a whole step's would be (end = its start + STEP), so it reads as the window starting at runningFromMs.
+  const joined = (a: { series: RangeSeries[] }, b: { series: RangeSeries[] } | undefined) => (b ? joinRunningWindow(a, b, runningFromMs + STEP) : a);
+  const requests = joined(whole.requests, running?.requests);
+  const errors = joined(whole.errors, running?.errors);
+  const p50 = joined(whole.p50, running?.p50);
+  const p99 = joined(whole.p99, running?.p99);
+  const fields = new Set([...whole.more.keys(), ...(running?.more.keys() ?? [])]);
+  const more = new Map([...fields].map((field) => [field, joined(whole.more.get(field) ?? none, running?.more.get(field))] as const));
   const history = hourly ? await rangeQuery(url, `histogram_quantile(0.99, sum by (le) (rate(${withNames(HISTOGRAMS.ttftMs, names)}[${span}])))`, { ...range, startMs: startMs - BASELINE_HISTORY_MS }, bounds) : { series: [] };
-  const more = new Map<string, { series: RangeSeries[] }>();
-  if (!hourly)
-    for (const [metric, selector] of [['ttft', HISTOGRAMS.ttftMs], ['e2e', HISTOGRAMS.e2eMs], ['tpot', HISTOGRAMS.tpotMs]] as const)
-      for (const p of metric === 'ttft' ? [90] : [50, 90, 99])
-        more.set(`${metric}P${p}Ms`, await rangeQuery(url, `histogram_quantile(${p / 100}, sum by (le, ${by}) (rate(${withNames(selector, names)}[${span}])))`, range, bounds));
 
   const wanted = new Map(report.versions.map((v) => [`${v.promptName ?? ''}\u0000${v.version}`, v.version]));
   const key = (labels: Record<string, string>) => `${labels[NAME_LABEL] ?? ''}\u0000${labels[VERSION_LABEL] ?? ''}`;
@@ -126,4 +149,19 @@ export async function prometheusTimeline(url: string, report: ProdReport, option
   const series = (history.series[0]?.values ?? []).filter(([, v]) => Number.isFinite(v)).map(([end, v]) => ({ t: end - HOUR_MS, value: Math.round(v * 10_000) / 10 }));
   const band = hourly ? baselineBand(series, options.sinceMs, untilMs) : { metric: 'ttftP99Ms' as const, method: 'none' as const, note: null, points: [] };
   return { source: 'prometheus', hourMs: STEP, sinceMs: options.sinceMs, untilMs, versions, changes, band };
+}
+
+/** `whole`'s series with the running window's value appended to the series of the same labels (or as its own series), at `endMs`. */
+function joinRunningWindow(whole: { series: RangeSeries[] }, running: { series: RangeSeries[] }, endMs: number): { series: RangeSeries[] } {
+  const labelsKey = (labels: Record<string, string>) => JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  const series = whole.series.map((s) => ({ ...s, values: [...s.values] }));
+  const byLabels = new Map(series.map((s) => [labelsKey(s.labels), s]));
+  for (const r of running.series) {
+    const value = r.values.at(-1);
+    if (!value) continue;
+    const into = byLabels.get(labelsKey(r.labels));
+    if (into) into.values.push([endMs, value[1]]);
+    else series.push({ ...r, values: [[endMs, value[1]]] });
+  }
+  return { series };
 }

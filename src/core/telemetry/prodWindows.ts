@@ -13,9 +13,11 @@ export interface WindowPercentiles {
 }
 
 export interface VersionWindow {
-  /** ISO start and end of the window (windows are aligned to UTC multiples of the size). */
+  /** ISO start and end of the window (windows are aligned to UTC multiples of the size; the current one ends now). */
   start: string;
   end: string;
+  /** The window still running: its figures cover its start until now. */
+  partial?: true;
   requests: number;
   errors: number;
   errorRate: number;
@@ -39,14 +41,16 @@ export function windowSizeMs(value: string): number | null {
 export function versionWindows(timeline: TimelineData): Map<string, VersionWindow[]> {
   const size = timeline.hourMs;
   const out = new Map<string, VersionWindow[]>();
-  for (const v of timeline.versions) out.set(v.version, v.points.map((p) => windowOf(p, size)));
+  for (const v of timeline.versions) out.set(v.version, v.points.map((p) => windowOf(p, size, timeline.untilMs)));
   return out;
 }
 
-function windowOf(p: TimelinePoint, size: number): VersionWindow {
+function windowOf(p: TimelinePoint, size: number, untilMs: number): VersionWindow {
+  const partial = p.t + size > untilMs;
   return {
     start: new Date(p.t).toISOString(),
-    end: new Date(p.t + size).toISOString(),
+    end: new Date(partial ? untilMs : p.t + size).toISOString(),
+    ...(partial ? { partial: true as const } : {}),
     requests: p.requests,
     errors: p.errors,
     errorRate: p.requests ? Math.round((p.errors / p.requests) * 10_000) / 10_000 : 0,
