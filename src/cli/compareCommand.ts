@@ -13,6 +13,7 @@ import { POLICY_ORIGINS, type GatePolicy, type PolicyOrigin } from '../core/comp
 import { unscoredSummary } from '../core/compare/compareAssess';
 import { chainLine } from '../core/metrics/chain';
 import { GitError } from '../core/history/git';
+import { LoadResultsStore, loadResultsPath } from '../core/store/loadResults';
 import { ResultsStore } from '../core/store/resultsStore';
 import { numberFlag, parseArgs, stringFlag, UsageError } from './args';
 import { checkKey, exportToOtlp, otlpTargetFlag, storedRunsSince } from './otlpExportFlag';
@@ -120,7 +121,13 @@ export async function compareCommand(argv: string[], io: CliIO): Promise<number>
   if (capacity && !result.cancelled) {
     // The same endpoint, under the judging policy's SLOs; the batch scenario's decision gates on it.
     ({ result, capacity: capacityResult } = await withCapacity(result, { file, ...(promptName ? { promptName } : {}), ...(model ? { modelOverride: model } : {}), revisions: sources, transport, ...capacity, timeoutMs, cache: cache as CacheMode, signal,
+      // Each side's levels kept as load points beside the run store, as `load` keeps them.
+      ...(store ? { store: new LoadResultsStore(loadResultsPath(store.path)) } : {}),
       onLevel: (label, c) => !json && io.stderr(`  capacity ${label}: concurrency ${c}, ${capacity.requests} requests…\n`) }));
+    for (const side of [capacityResult.base, capacityResult.head]) {
+      if (side.kept && !side.kept.stored) io.stderr(`prompt-insight compare: capacity of ${side.label}: ${side.kept.message}\n`);
+      else if (side.kept && !json) io.stderr(`  capacity of ${side.label}: ${side.kept.message}\n`);
+    }
   }
   if (json) io.stdout(`${JSON.stringify({ ...comparisonView(result), ...(capacityResult ? { capacity: capacityResult } : {}) }, null, 2)}\n`);
   else io.stdout(renderText(result, capacityResult));

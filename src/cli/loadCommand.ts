@@ -35,7 +35,6 @@ import { LOAD_USAGE } from './usage';
 import { capacityConclusionLines } from '../core/load/conclusions';
 import { ARRIVALS, type Arrival, type ArrivalKind } from '../core/load/arrivals';
 import { prefixCacheMetricsUrl } from '../core/load/prefixCacheCounters';
-import { randomUUID } from 'node:crypto';
 import { LoadResultsStore, loadResultsPath } from '../core/store/loadResults';
 import { runKeyOf } from '../core/store/runKey';
 import { StoreError } from '../core/store/storeFile';
@@ -164,14 +163,9 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
   const input = { file, prompt: plan.prompt.name, endpoint: transport.endpoint.name, policy: { scenario: policy.scenario, scenarioSource: policy.scenarioSource, slo: policy.objectives.map(objectiveText) }, target, requestsPerLevel: requests, inputs: inputsText, points, capacity: conclusions, cancelled: signal.aborted, simulated };
   if (store && points.length > 0) {
     // Partial results too (a cancel, an endpoint that died): what was measured is kept.
-    const loadId = randomUUID();
-    const key = runKeyOf(transport.endpoint, plan.request);
-    try {
-      store.append(points.map((point, index) => ({ loadId, index, key, file, prompt: plan.prompt.name, endpointName: transport.endpoint.name, simulated, slo: input.policy.slo, target, inputs: inputsText, point })));
-      if (!json) io.stderr(`Stored ${points.length} load point${points.length === 1 ? '' : 's'} in ${store.path}\n`);
-    } catch (error) {
-      io.stderr(`prompt-insight load: the points were not stored: ${(error as Error).message}\n`);
-    }
+    const kept = store.keepPoints(points, { key: runKeyOf(transport.endpoint, plan.request), file, prompt: plan.prompt.name, endpointName: transport.endpoint.name, simulated, slo: input.policy.slo, target, inputs: inputsText });
+    if (!kept.stored) io.stderr(`prompt-insight load: ${kept.message}\n`);
+    else if (!json) io.stderr(`${kept.message}\n`);
   }
   if (json) io.stdout(`${JSON.stringify(capacityView(input, { withRequests: true }), null, 2)}\n`);
   else io.stdout(loadText(points, conclusions));

@@ -65,10 +65,22 @@ describe('compare --capacity', () => {
     // The text says the same, side by side before the decision (capacityComparisonLines, one wording).
   }, 120_000);
 
-  it('equal capacities hold nothing: the batch decision ships, the capacity shown side by side as not lower (text)', async () => {
+  it("equal capacities hold nothing: the batch decision ships, the capacity shown side by side as not lower (text); each side's levels stored as load points", async () => {
     const repo = repoWithHead(PROMPT('').replace('Say something short.', 'Say something brief.'));
-    const { code, stdout, stderr } = await cli([...args(['--runs', '50', '--capacity-requests', '24']), '--endpoint', sim.url], repo.root);
+    // With a store this time (args() says --no-store): the searches' levels are kept like load's points.
+    const stored = args(['--runs', '50', '--capacity-requests', '24']).filter((a) => a !== '--no-store');
+    const { code, stdout, stderr } = await cli([...stored, '--endpoint', sim.url], repo.root);
     expect(code, stderr).toBe(0);
+    expect(stderr).toMatch(/capacity of [0-9a-f]{7}: Stored 3 load points in \.prompt-insight\/runs\.load\.jsonl/);
+    expect(stderr).toContain('capacity of working copy: Stored 3 load points in .prompt-insight/runs.load.jsonl');
+    const { loadPoints } = JSON.parse((await cli(['export', '--kind', 'load'], repo.root)).stdout);
+    expect(loadPoints.map((p: { index: number; point: { level: { concurrency: number } } }) => [p.index, p.point.level.concurrency])).toEqual([[0, 1], [1, 2], [2, 4], [0, 1], [1, 2], [2, 4]]);
+    // One load id per side, keyed by that side's prompt: base's and head's prompts differ.
+    expect(new Set(loadPoints.map((p: { loadId: string }) => p.loadId)).size).toBe(2);
+    expect(loadPoints[0].key.promptHash).not.toBe(loadPoints[3].key.promptHash);
+    expect(loadPoints[0]).toMatchObject({ file: 'ask.prompty', simulated: true, target: 0.8 });
+    expect(loadPoints[0].slo).toContain('ttftMs.p90 ≤ 160'); // the judging policy's SLOs, as load stores them
+    expect(loadPoints[0].point.attainment.limits).toEqual(['ttftMs ≤ 160 ms']); // what each request was held to
     expect(stdout).toContain('capacity under SLO: base ≥ 4 → head ≥ 4 (resolved both)\n  largest concurrency with ≥ 80% of requests meeting ttftMs ≤ 160 ms; 24 requests per level, limit 4\n');
     expect(stdout).toMatch(/\n {2}base [0-9a-f]{7}: 1: 100% ✓, 2: 100% ✓, 4: 100% ✓\n {2}head working copy: 1: 100% ✓, 2: 100% ✓, 4: 100% ✓\nSHIP: working copy/);
     expect(stdout).toContain('  - capacity under SLO: base ≥ 4 → head ≥ 4 (resolved both) — not lower\n');

@@ -110,10 +110,15 @@ const tests: [string, () => Promise<void>][] = [
       await settings.update('endpoints', [{ name: 'Slots simulator', provider: 'openai', baseUrl: sim.url, model: 'sim-1' }], vscode.ConfigurationTarget.Global);
       await settings.update('run.endpoint', 'Slots simulator', vscode.ConfigurationTarget.Global);
       const uri = workspaceFile('homes.prompt.txt');
-      const view = (await vscode.commands.executeCommand('promptInsight.findCapacity', { uri: uri.toString(), promptName: 'homes', promptIndex: 0, requests: 20, limit: 8, attainment: 0.8, slo: ['ttftMs.p90<=100'] })) as { capacity: { maxConcurrencyMeetingSlo: number }; points: { label: string }[] } | undefined;
+      const view = (await vscode.commands.executeCommand('promptInsight.findCapacity', { uri: uri.toString(), promptName: 'homes', promptIndex: 0, requests: 20, limit: 8, attainment: 0.8, slo: ['ttftMs.p90<=100'] })) as { capacity: { maxConcurrencyMeetingSlo: number }; points: { label: string }[]; kept: { stored: boolean; message: string } } | undefined;
       assert.ok(view, 'the command returns what it showed');
       assert.equal(view.capacity.maxConcurrencyMeetingSlo, 2, JSON.stringify(view.points.map((p) => p.label)));
       assert.deepEqual(view.points.map((p) => p.label), ['concurrency 1', 'concurrency 2', 'concurrency 3', 'concurrency 4']);
+      // The levels are kept as load points beside the run store, one sealed line each, as `load` keeps them.
+      const storedIn = /^Stored 4 load points in (.+runs\.load\.jsonl)$/.exec(view.kept.message)?.[1];
+      assert.ok(view.kept.stored && storedIn, view.kept.message);
+      const lines = readFileSync(storedIn, 'utf8').trim().split('\n');
+      assert.ok(lines.length >= 4 && lines.slice(-4).every((l) => l.includes('"kind":"load-point"')), `${lines.length} lines`);
     } finally {
       await settings.update('endpoints', undefined, vscode.ConfigurationTarget.Global);
       await settings.update('run.endpoint', undefined, vscode.ConfigurationTarget.Global);

@@ -11,7 +11,10 @@ import { searchMaxConcurrency } from '../load/capacitySearch';
 import { runLoadPoint, type LoadPoint } from '../load/loadPoint';
 import { withCriterion } from '../rollout/decision';
 import { SCENARIO_RULES, type RolloutPolicy } from '../rollout/scenario';
+import { objectiveText } from '../rollout/slo';
 import { planPromptRun } from '../run/promptRun';
+import type { LoadResultsStore } from '../store/loadResults';
+import { runKeyOf } from '../store/runKey';
 import type { ComparisonResult, RevisionSource } from './compare';
 
 export interface CapacityLevel {
@@ -33,6 +36,8 @@ export interface CapacitySide {
   resolved: boolean;
   levels: CapacityLevel[];
   error?: string;
+  /** The search's points kept in the load store (like `load`'s), or why not; absent without a store. */
+  kept?: { stored: boolean; message: string };
 }
 
 export interface CapacityComparison {
@@ -59,6 +64,8 @@ export interface CapacityCompareInput {
   cache: CacheMode;
   signal?: AbortSignal;
   onLevel?: (label: string, concurrency: number) => void;
+  /** Where each side's levels are kept as load points, keyed by that revision's prompt (export --kind load). */
+  store?: LoadResultsStore;
 }
 
 /** The judging policy sets a latency SLO (adherence cannot be attained per request under load). */
@@ -109,7 +116,12 @@ async function searchRevision(input: CapacityCompareInput, revision: RevisionSou
     input.onLevel?.(revision.label, concurrency);
     return runLoadPoint({ kind: 'concurrency', concurrency }, { transport: input.transport, plans: [plan], requests: input.requests, timeoutMs: input.timeoutMs, cache: input.cache, objectives: input.policy.objectives, target: input.target, ...(input.signal ? { signal: input.signal } : {}) });
   }, { limit: input.limit, ...(input.signal ? { signal: input.signal } : {}) });
-  return { ...side, maxConcurrencyMeetingSlo: result.maxConcurrency, atLimit: result.atLimit, resolved: result.resolved, levels: result.points.map(levelOf) };
+  const kept = input.store?.keepPoints(result.points, {
+    key: runKeyOf(input.transport.endpoint, plan.request), file: input.file, prompt: plan.prompt.name, endpointName: input.transport.endpoint.name,
+    simulated: input.transport.endpoint.simulated === true || result.points.some((p) => p.simulated),
+    slo: input.policy.objectives.map(objectiveText), target: input.target, inputs: 'the sample inputs',
+  });
+  return { ...side, maxConcurrencyMeetingSlo: result.maxConcurrency, atLimit: result.atLimit, resolved: result.resolved, levels: result.points.map(levelOf), ...(kept ? { kept } : {}) };
 }
 
 function levelOf(p: LoadPoint): CapacityLevel {

@@ -131,6 +131,21 @@ export class LoadResultsStore {
   }
 
   /** Appends one load test's points (one line each); refuses, before writing, a record that would not read back. */
+  /**
+   * One invocation's points (a sweep, a search — partial ones too: what was measured is kept) under a
+   * fresh load id, in order. Returns what to tell the user; a store that cannot take them is said, not thrown.
+   */
+  keepPoints(points: readonly LoadPoint[], shared: Omit<NewLoadPoint, 'loadId' | 'index' | 'point'>): { stored: boolean; message: string } {
+    if (points.length === 0) return { stored: false, message: 'no load point to store' };
+    const loadId = randomUUID();
+    try {
+      this.append(points.map((point, index) => ({ ...shared, loadId, index, point })));
+      return { stored: true, message: `Stored ${points.length} load point${points.length === 1 ? '' : 's'} in ${this.path}` };
+    } catch (error) {
+      return { stored: false, message: `the points were not stored: ${(error as Error).message}` };
+    }
+  }
+
   append(points: NewLoadPoint[]): StoredLoadPoint[] {
     if (points.length === 0) return [];
     const stored = points.map(toStored);

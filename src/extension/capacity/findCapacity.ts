@@ -17,6 +17,8 @@ import { runLoadPoint } from '../../core/load/loadPoint';
 import { resolvePolicy } from '../../core/rollout/scenario';
 import { objectiveText } from '../../core/rollout/slo';
 import { planPromptRun } from '../../core/run/promptRun';
+import { LoadResultsStore, loadResultsPath } from '../../core/store/loadResults';
+import { runKeyOf } from '../../core/store/runKey';
 import { isPromptCommandArgs } from '../../protocol/commands';
 import { chooseEndpoint } from '../runs/endpoints';
 import { confirmCostParams } from '../runs/confirmOrigin';
@@ -45,8 +47,8 @@ function searchArgs(args: unknown): CapacitySearchShape & { slo: string[] } {
   };
 }
 
-/** Runs the search and shows it; returns the view (for tests and scripts), or undefined when nothing ran. */
-export async function findCapacity(context: vscode.ExtensionContext, runs: RunController, log: vscode.LogOutputChannel, args: unknown): Promise<CapacityView | undefined> {
+/** Runs the search and shows it; returns the view and where its points were kept (for tests and scripts), or undefined when nothing ran. */
+export async function findCapacity(context: vscode.ExtensionContext, runs: RunController, log: vscode.LogOutputChannel, args: unknown): Promise<(CapacityView & { kept: { stored: boolean; message: string } }) | undefined> {
   if (!vscode.workspace.isTrusted) {
     void vscode.window.showWarningMessage('Prompt Insight does not send prompts in Restricted Mode. Trust this workspace to find a prompt’s capacity.');
     return undefined;
@@ -97,8 +99,15 @@ export async function findCapacity(context: vscode.ExtensionContext, runs: RunCo
       },
       { withRequests: false },
     );
+    // The levels kept as load points beside the run store, as `load` keeps them (export --kind load).
+    const kept = new LoadResultsStore(loadResultsPath(runs.storePath)).keepPoints(result.points, {
+      key: runKeyOf(transport.endpoint, plan.request), file, prompt: plan.prompt.name, endpointName: choice.config.name, simulated: view.simulated,
+      slo: view.policy.slo, target: options.attainment, inputs: 'the sample inputs',
+    });
+    if (kept.stored) log.info(`Find Capacity: ${kept.message}`);
+    else if (result.points.length > 0) log.warn(`Find Capacity: ${kept.message}`);
     showCapacityPanel(context, view);
-    return view;
+    return { ...view, kept };
   } catch (error) {
     void vscode.window.showErrorMessage(`Prompt Insight: ${(error as Error).message}`);
     return undefined;

@@ -17,6 +17,7 @@ import { confirmCostParams } from '../runs/confirmOrigin';
 import { CostParamConsent } from '../runs/costParamConsent';
 import { comparisonView } from '../../core/compare/view';
 import { BUFFER_REVISION, fileHistory, WORKING_REVISION, type FileHistory } from '../../core/history/fileHistory';
+import { LoadResultsStore, loadResultsPath } from '../../core/store/loadResults';
 import { ResultsStore } from '../../core/store/resultsStore';
 import { isWebviewToHost, type HostToWebview, type RevisionChoice } from '../../protocol/webview';
 import { chooseEndpoint, configuredEndpoints } from '../runs/endpoints';
@@ -157,7 +158,12 @@ export class ComparePanel {
             file: relativeFile, ...(this.promptName ? { promptName: this.promptName } : {}), revisions: sources, transport,
             target: shape.attainment, limit: shape.limit, requests: shape.requests, timeoutMs, cache, signal: controller.signal,
             onLevel: (label, concurrency) => this.post({ type: 'progress', done: 0, total: 0, message: `capacity of ${label}: concurrency ${concurrency}, ${shape.requests} requests…` }),
+            store: new LoadResultsStore(loadResultsPath(store.path)),
           });
+          for (const side of [searched.capacity.base, searched.capacity.head]) {
+            if (side.kept?.stored) this.log.info(`Capacity of ${side.label}: ${side.kept.message}`);
+            else if (side.kept) this.log.warn(`Capacity of ${side.label}: ${side.kept.message}`);
+          }
           result = searched.result;
           capacityLines = capacityComparisonLines(searched.capacity);
         }
