@@ -8,6 +8,7 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadHistoryMarkdown } from '../../src/core/store/loadHistory';
 import { startSim, type RunningSim } from '../../src/core/sim/simServer';
 
 const CLI = resolve('dist/cli.js');
@@ -51,6 +52,19 @@ describe('load results in the store, and export --kind load', () => {
       expect(stored.key.endpoint).toBe(`openai ${sim.url}`);
     }
     expect(loadPoints[0].loadId).toBe(loadPoints[1].loadId);
+    // The editor's runs view shows them: one row per point, newest first, its figures as printed.
+    const table = loadHistoryMarkdown(loadPoints).split('\n').filter((l) => l.startsWith('| 20'));
+    expect(table).toHaveLength(2);
+    expect(table.map((l) => l.split('|')[5]!.trim())).toEqual(['concurrency 2', 'concurrency 1']);
+    for (const [row, point] of [[table[0]!, points[1]], [table[1]!, points[0]]] as const) {
+      const cells = row.split('|').map((c) => c.trim());
+      expect(cells[2]).toBe(loadPoints[0].loadId.slice(0, 8));
+      expect(cells[3]).toBe(`${loadPoints[0].endpointName} (sim)`);
+      expect(cells[6]).toBe(`${point.sent} / ${point.failed}`);
+      expect(cells[9]).toMatch(new RegExp(`^${Math.round(point.attainment.share * 100)}% \\(\\d+%–\\d+%\\)( ✓| ✗)? vs 50%$`));
+      expect(cells[12]).toBe('warm'); // the simulator's prefix counters said so
+    }
+    expect(loadHistoryMarkdown([])).toBe('');
     expect(loadPoints[0].point.cache.counters).toMatchObject({ source: 'server-counters', warm: true });
 
     // CSV: one row per point, its headline figures.

@@ -119,6 +119,11 @@ const tests: [string, () => Promise<void>][] = [
       assert.ok(view.kept.stored && storedIn, view.kept.message);
       const lines = readFileSync(storedIn, 'utf8').trim().split('\n');
       assert.ok(lines.length >= 4 && lines.slice(-4).every((l) => l.includes('"kind":"load-point"')), `${lines.length} lines`);
+      // The prompt's runs view lists them, newest first, beside its runs.
+      await vscode.commands.executeCommand('promptInsight.showRuns', { uri: uri.toString(), promptName: 'homes', promptIndex: 0 });
+      const runsView = await until('the runs view with load points', () => vscode.workspace.textDocuments.find((d) => /Load points \(latest \d+ of \d+\)/.test(d.getText())), 10_000);
+      const levels = runsView.getText().split('\n').filter((l) => /Slots simulator/.test(l) && /concurrency \d/.test(l)).map((l) => /concurrency (\d)/.exec(l)![1]);
+      assert.deepEqual([...levels].sort(), ['1', '2', '3', '4'], runsView.getText());
     } finally {
       await settings.update('endpoints', undefined, vscode.ConfigurationTarget.Global);
       await settings.update('run.endpoint', undefined, vscode.ConfigurationTarget.Global);

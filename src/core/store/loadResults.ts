@@ -153,8 +153,9 @@ export class LoadResultsStore {
     return stored;
   }
 
-  read(): SealedRead<StoredLoadPoint> {
-    return readSealedRecords<StoredLoadPoint>(this.path, (value) => storedLoadPointProblem(value) === undefined);
+  /** `keep` filters points as they are read, so a large store need not fit in memory. */
+  read(keep?: (point: StoredLoadPoint) => boolean): SealedRead<StoredLoadPoint> {
+    return readSealedRecords<StoredLoadPoint>(this.path, (value) => storedLoadPointProblem(value) === undefined, keep);
   }
 }
 

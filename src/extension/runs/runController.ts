@@ -25,6 +25,8 @@ import { executePromptRuns, planPromptRun, type PromptRunPlan, type RunStage } f
 import { promptContentHash } from '../../core/run/promptRequest';
 import { runsToCsv, runsToJson } from '../../core/store/export';
 import { promptRunsView, type PromptRunsView } from '../../core/store/promptRuns';
+import { LoadResultsStore, loadResultsPath } from '../../core/store/loadResults';
+import { loadHistoryMarkdown } from '../../core/store/loadHistory';
 import { ResultsStore, storeNotice } from '../../core/store/resultsStore';
 import { RunClock, telemetryRunsOf } from '../../core/telemetry/batchRuns';
 import { loadTelemetry } from '../../core/telemetry/loadTelemetry';
@@ -326,10 +328,14 @@ export class RunController implements vscode.Disposable {
     if (!target) return;
     const file = vscode.workspace.asRelativePath(target.document.uri, false);
     const name = isPromptCommandArgs(args) ? args.promptName : undefined;
-    const records = this.usingStore((s) => s.read((r) => r.file === file && (name === undefined || r.prompt === name)).records);
+    const ofThisPrompt = (r: { file: string; prompt: string }) => r.file === file && (name === undefined || r.prompt === name);
+    const records = this.usingStore((s) => s.read(ofThisPrompt).records);
     if (!records) return;
+    // Load tests (load, Find Capacity, compare's capacity searches) are kept beside the runs.
+    const loadPoints = this.usingStore(() => new LoadResultsStore(loadResultsPath(this.storePath)).read(ofThisPrompt).records) ?? [];
     const rows = records.slice(-50).reverse().map((r) => `| ${r.at.replace('T', ' ').slice(0, 19)} | ${r.endpointName}${r.simulated ? ' (sim)' : ''} | ${r.key.promptHash.slice(0, 8)} | ${r.run.ok ? 'ok' : r.run.error?.kind ?? 'failed'} | ${r.run.ttftMs === null ? '' : formatMs(r.run.ttftMs)} | ${r.run.e2eMs === null ? '' : formatMs(r.run.e2eMs)} | ${r.run.outputTokens ?? ''} |`);
-    const uri = this.documents.create(`Runs of ${name ?? file}`, tablesAsText(`# Runs of ${name ?? file} (latest ${rows.length} of ${records.length})\n\n| finished | endpoint | content | result | TTFT | E2E | output tokens |\n|---|---|---|---|---:|---:|---:|\n${rows.join('\n')}\n`));
+    const runsTable = rows.length > 0 ? `| finished | endpoint | content | result | TTFT | E2E | output tokens |\n|---|---|---|---|---:|---:|---:|\n${rows.join('\n')}\n` : 'No runs stored for this prompt yet.\n';
+    const uri = this.documents.create(`Runs of ${name ?? file}`, tablesAsText(`# Runs of ${name ?? file} (latest ${rows.length} of ${records.length})\n\n${runsTable}\n${loadHistoryMarkdown(loadPoints)}`));
     await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri), { preview: true });
   }
 
