@@ -34,15 +34,15 @@ import { exportToOtlp, otlpTargetFlag, RunClock, telemetryRunsOf } from './otlpE
 import { LOAD_USAGE } from './usage';
 import { capacityConclusionLines } from '../core/load/conclusions';
 import { ARRIVALS, type Arrival, type ArrivalKind } from '../core/load/arrivals';
-import { prefixCacheMetricsUrl } from '../core/load/prefixCacheCounters';
+import { prefixCacheSource } from '../core/load/prefixCacheCounters';
 import { LoadResultsStore, loadResultsPath } from '../core/store/loadResults';
 import { runKeyOf } from '../core/store/runKey';
 import { StoreError } from '../core/store/storeFile';
-import { DEFAULT_STORE_PATH } from './runCommand';
+import { DEFAULT_STORE_PATH, metricsSourceOf } from './runCommand';
 
 export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, {
-    valued: ['prompt', ...ENDPOINT_FLAGS, 'model', 'inputs', 'report', 'concurrency', 'rate', 'max-concurrency', 'search', 'sweep', 'limit', 'requests', 'duration', 'arrival', 'burstiness', 'attainment', 'timeout-ms', 'cache', 'scenario', 'seed', 'otlp-endpoint', 'server-metrics', 'store'],
+    valued: ['prompt', ...ENDPOINT_FLAGS, 'model', 'inputs', 'report', 'concurrency', 'rate', 'max-concurrency', 'search', 'sweep', 'limit', 'requests', 'duration', 'arrival', 'burstiness', 'attainment', 'timeout-ms', 'cache', 'scenario', 'seed', 'otlp-endpoint', 'server-metrics', 'prometheus', 'prometheus-selector', 'store'],
     boolean: ['json', 'no-store', ...COST_PARAM_BOOLEAN],
     repeatable: ['slo', ...COST_PARAM_REPEATABLE],
   });
@@ -118,14 +118,15 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
     throw error;
   }
   const signal = io.interrupted();
-  // The server's /metrics: sampled during each point, and its prefix-cache counters read before and after it.
-  const serverMetrics = stringFlag(args, 'server-metrics');
-  if (serverMetrics !== undefined && !/^https?:\/\//i.test(serverMetrics)) throw new UsageError('--server-metrics takes the http(s) URL of the server\'s Prometheus /metrics');
-  const prefixCacheUrl = await prefixCacheMetricsUrl(transport, serverMetrics);
+  // The server's metrics (its /metrics, or a Prometheus server scraping it): sampled during each
+  // point, and its prefix-cache counters read before and after it.
+  const serverMetrics = metricsSourceOf(args);
+  if (serverMetrics && !/^https?:\/\//i.test(serverMetrics.url)) throw new UsageError(serverMetrics.kind === 'text' ? "--server-metrics takes the http(s) URL of the server's Prometheus /metrics" : '--prometheus takes the http(s) URL of a Prometheus server');
+  const counterSource = await prefixCacheSource(transport, serverMetrics);
   const seed = numberFlag(args, 'seed', { min: 0, integer: true });
   const measure = (level: LoadLevel): Promise<LoadPoint> => {
     if (!json) io.stderr(`  ${level.kind === 'concurrency' ? `concurrency ${level.concurrency}` : `${level.ratePerSec}/s`}: ${durationS === undefined ? `${requests} requests` : args.flags.has('requests') ? `${requests} requests or ${durationS} s` : `${durationS} s`}…\n`);
-    return runLoadPoint(level, { transport, plans, requests, arrival, ...(durationS !== undefined ? { durationMs: durationS * 1000 } : {}), timeoutMs, cache: cache as CacheMode, ...(prefixCacheUrl ? { prefixCacheUrl } : {}), ...(serverMetrics ? { metricsSource: { kind: 'text' as const, url: serverMetrics } } : {}), objectives: policy.objectives, target, signal, ...(seed !== undefined ? { random: seededRandom(seed) } : {}),
+    return runLoadPoint(level, { transport, plans, requests, arrival, ...(durationS !== undefined ? { durationMs: durationS * 1000 } : {}), timeoutMs, cache: cache as CacheMode, ...(counterSource ? { prefixCacheSource: counterSource } : {}), ...(serverMetrics ? { metricsSource: serverMetrics } : {}), objectives: policy.objectives, target, signal, ...(seed !== undefined ? { random: seededRandom(seed) } : {}),
       ...(otlpTarget ? { onRequest: (_f: number, _t: number, outcome: RunOutcome, runPlan: PromptRunPlan) => {
         runClock.note(outcome);
         exported.push(...telemetryRunsOf(transport, runClock, [{ outcome, plan: runPlan }]));

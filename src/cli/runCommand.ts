@@ -154,7 +154,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
 }
 
 /** `--server-metrics URL` (Prometheus text) or `--prometheus URL [--prometheus-selector 'job="llama"']` (a Prometheus server's API). */
-function metricsSourceOf(args: ParsedArgs): MetricsSource | undefined {
+export function metricsSourceOf(args: ParsedArgs): MetricsSource | undefined {
   const text = stringFlag(args, 'server-metrics');
   const prometheus = stringFlag(args, 'prometheus');
   const selector = stringFlag(args, 'prometheus-selector') ?? '';

@@ -97,7 +97,7 @@ describe('load: prefix-cache counters per point', () => {
     expect(counters).toMatchObject({ source: 'none', hitRate: null, warm: false });
     expect(counters.reason).toMatch(/^before the point: http:\/\/127\.0\.0\.1:\d+\/metrics could not be read \(.*404/);
     const text = await cli(['load', 'ask.prompty', '--endpoint', plainUrl, '--concurrency', '1', ...base], dir);
-    expect(text.stdout).toMatch(/Prefix cache: not known from the server's counters — no \/metrics to read prefix-cache counters from/);
+    expect(text.stdout).toMatch(/Prefix cache: not known from the server's counters — no metrics to read prefix-cache counters from \(give --server-metrics URL or --prometheus URL/);
     const bad = await cli(['load', 'ask.prompty', '--endpoint', plainUrl, '--server-metrics', 'file:///etc/passwd', '--concurrency', '1', ...base], dir);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--server-metrics takes the http\(s\) URL/);

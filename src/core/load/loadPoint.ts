@@ -115,8 +115,8 @@ export interface LoadPointOptions {
   arrival?: Arrival;
   /** No new request starts after this many ms; with `requests` as the upper bound. */
   durationMs?: number;
-  /** The server's Prometheus /metrics: its prefix-cache counters are read before and after the point. */
-  prefixCacheUrl?: string;
+  /** The server's Prometheus /metrics, or a Prometheus server scraping it: its prefix-cache counters are read before and after the point. */
+  prefixCacheSource?: MetricsSource;
   /** Where the server's own view is sampled during the point (default: the server's own /metrics when its kind is known). */
   metricsSource?: MetricsSource;
   /** Each finished request, with what it was a run of (for telemetry export). */
@@ -132,7 +132,8 @@ export async function runLoadPoint(level: LoadLevel, options: LoadPointOptions):
   const concurrency = level.kind === 'concurrency' ? level.concurrency : Math.min(level.maxConcurrency, 100_000);
   const dispatchDelays: number[] = [];
   const arrival: Arrival = options.arrival ?? { kind: 'poisson', burstiness: 1 };
-  const countersBefore = options.prefixCacheUrl ? await readPrefixCacheCounters(options.prefixCacheUrl) : undefined;
+  // Through Prometheus both readings wait for a scrape after the moment they stand for (nothing of the previous point, all of this one).
+  const countersBefore = options.prefixCacheSource ? await readPrefixCacheCounters(options.prefixCacheSource, { notBeforeMs: Date.now(), ...(options.signal ? { signal: options.signal } : {}) }) : undefined;
   const executed = await executeRunJobs(options.transport, jobs, {
     concurrency, warmup: 0, ...(options.metricsSource ? { metricsSource: options.metricsSource } : {}), timeoutMs: options.timeoutMs, cache: options.cache,
     ...(level.kind === 'rate' ? { onDispatchDelay: (_i: number, delay: number) => dispatchDelays.push(delay) } : {}),
@@ -143,7 +144,10 @@ export async function runLoadPoint(level: LoadLevel, options: LoadPointOptions):
     ...(options.onRequest ? { onRun: (o: RunOutcome, finished: number, jobIndex: number) => options.onRequest!(finished, options.requests, o, jobs[jobIndex]!.plan) } : {}),
   });
   // Read after every request ended, so the counters hold the whole point and nothing of the next.
-  const counters = options.prefixCacheUrl && countersBefore ? pointCacheCounters(countersBefore, await readPrefixCacheCounters(options.prefixCacheUrl)) : noPrefixCacheCounters(NO_METRICS_URL);
+  const endedAt = Date.now();
+  const counters = options.prefixCacheSource && countersBefore && !('reason' in countersBefore)
+    ? pointCacheCounters(countersBefore, await readPrefixCacheCounters(options.prefixCacheSource, { notBeforeMs: endedAt, ...(options.signal ? { signal: options.signal } : {}) }))
+    : noPrefixCacheCounters(countersBefore && 'reason' in countersBefore ? `before the point: ${countersBefore.reason}` : NO_METRICS_URL);
   const runs = executed.outcomes
     .map((outcome, i) => ({ record: outcome.record, start: executed.startedAt[i]! }))
     .filter((r) => r.record.error?.kind !== 'cancelled')

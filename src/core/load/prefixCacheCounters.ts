@@ -7,7 +7,7 @@
  */
 import { boundedGet } from '../endpoint/boundedGet';
 import { probeServerKind, ownMetricsSource } from '../endpoint/serverKind';
-import { MAX_METRICS_BYTES, familySum, parsePrometheusText, safeMetricsUrl } from '../endpoint/serverMetrics';
+import { MAX_METRICS_BYTES, familySum, parsePrometheusText, safeMetricsUrl, type MetricsSource } from '../endpoint/serverMetrics';
 import type { ChatTransport } from '../endpoint/transport';
 
 /** Counter names, newest first: vLLM V1 (`…_total` as exposed), then the V0 engine's `gpu_` names. */
@@ -30,17 +30,91 @@ export function countersFromText(text: string): CounterReading {
     const sum = familySum(family);
     if (sum !== undefined) sums.set(family.name, sum);
   }
-  const hits = HIT_NAMES.find((n) => sums.has(n));
-  const queries = QUERY_NAMES.find((n) => sums.has(n));
-  if (hits === undefined || queries === undefined) return { reason: 'the server exports no prefix-cache hit counters (vllm:prefix_cache_hits_total / vllm:prefix_cache_queries_total)' };
-  return { hits: sums.get(hits)!, queries: sums.get(queries)! };
+  return countersFromSums(sums);
 }
 
-/** Reads the counters from a /metrics URL; a failure is a reason, never a throw. */
-export async function readPrefixCacheCounters(url: string, timeoutMs = 2000): Promise<CounterReading> {
-  const answer = await boundedGet(url, timeoutMs, MAX_METRICS_BYTES);
-  if ('error' in answer) return { reason: `${safeMetricsUrl(url)} could not be read (${answer.error})` };
+/** Which of the names the server uses for hits and for queries, among values summed per metric name. */
+function counterNames(sums: ReadonlyMap<string, number>): { hits: string; queries: string } | undefined {
+  const hits = HIT_NAMES.find((n) => sums.has(n));
+  const queries = QUERY_NAMES.find((n) => sums.has(n));
+  return hits !== undefined && queries !== undefined ? { hits, queries } : undefined;
+}
+
+/** Hits and queries from values summed per metric name, under whichever of the names the server uses. */
+function countersFromSums(sums: ReadonlyMap<string, number>): CounterReading {
+  const names = counterNames(sums);
+  if (!names) return { reason: 'the server exports no prefix-cache hit counters (vllm:prefix_cache_hits_total / vllm:prefix_cache_queries_total)' };
+  return { hits: sums.get(names.hits)!, queries: sums.get(names.queries)! };
+}
+
+export interface CounterReadOptions {
+  /** The moment the reading stands for (a point's start or end): through Prometheus, a scrape after it is waited for. */
+  notBeforeMs?: number;
+  timeoutMs?: number;
+  /** How long to wait for that scrape (default 30 s). */
+  scrapeWaitMs?: number;
+  signal?: AbortSignal;
+}
+
+/** Reads the counters, from the server's /metrics text or through a Prometheus server's API; a failure is a reason, never a throw. */
+export async function readPrefixCacheCounters(source: MetricsSource, options: CounterReadOptions = {}): Promise<CounterReading> {
+  if (source.kind === 'promql') return readThroughPrometheus(source.url, source.selector.trim(), options);
+  const answer = await boundedGet(source.url, options.timeoutMs ?? 2000, MAX_METRICS_BYTES);
+  if ('error' in answer) return { reason: `${safeMetricsUrl(source.url)} could not be read (${answer.error})` };
   return countersFromText(answer.text);
+}
+
+/**
+ * Through Prometheus a reading is as old as its last scrape: with `notBeforeMs` it waits (bounded)
+ * until the counters' newest sample is from after that moment, then reads them. A reading that stood
+ * for a point's end but came from a scrape before it would miss the point's last requests.
+ */
+async function readThroughPrometheus(url: string, matchers: string, options: CounterReadOptions): Promise<CounterReading> {
+  const base = url.replace(/\/+$/, '');
+  const where = safeMetricsUrl(base).replace(/\/+$/, ''); // no credentials or query in what is said
+  const extra = matchers ? `, ${matchers}` : '';
+  const ask = async (query: string): Promise<{ metric?: Record<string, unknown>; value?: unknown[] }[] | { reason: string }> => {
+    const answer = await boundedGet(`${base}/api/v1/query?query=${encodeURIComponent(query)}`, options.timeoutMs ?? 2000, MAX_METRICS_BYTES);
+    if ('error' in answer) return { reason: `Prometheus at ${where} could not be read (${answer.error})` };
+    try {
+      const body = JSON.parse(answer.text) as { status?: string; data?: { resultType?: string; result?: unknown } };
+      if (body.status === 'success' && body.data?.resultType === 'vector' && Array.isArray(body.data.result)) return body.data.result as never;
+    } catch {
+      // Not JSON: said below.
+    }
+    return { reason: `Prometheus at ${where} did not answer a query (is the URL the Prometheus server itself?)` };
+  };
+  // The names hold only letters, digits, '_' and ':' — nothing a PromQL regex reads specially.
+  const read = async (): Promise<Map<string, number> | { reason: string }> => {
+    const series = await ask(`{__name__=~"${[...HIT_NAMES, ...QUERY_NAMES].join('|')}"${extra}}`);
+    if ('reason' in series) return series;
+    const sums = new Map<string, number>();
+    for (const one of series) {
+      const name = one.metric?.__name__;
+      const value = Number(one.value?.[1]);
+      if (typeof name === 'string' && Number.isFinite(value)) sums.set(name, (sums.get(name) ?? 0) + value);
+    }
+    return sums;
+  };
+  let sums = await read();
+  if ('reason' in sums) return sums;
+  const names = counterNames(sums);
+  if (!names) return { reason: `Prometheus at ${where} holds no prefix-cache hit counters${matchers ? ` for ${matchers}` : ''} (vllm:prefix_cache_hits_total / vllm:prefix_cache_queries_total)` };
+  if (options.notBeforeMs !== undefined) {
+    const waitMs = options.scrapeWaitMs ?? 30_000;
+    const waitUntil = Date.now() + waitMs;
+    for (;;) {
+      // A plain selector, so timestamp() gives the samples' own times (hits and queries come from the same scrapes).
+      const stamps = await ask(`min(timestamp({__name__="${names.queries}"${extra}}))`);
+      if ('reason' in stamps) return stamps;
+      if (Number(stamps[0]?.value?.[1]) * 1000 >= options.notBeforeMs) break;
+      if (Date.now() >= waitUntil || options.signal?.aborted) return { reason: `Prometheus had not scraped the server's prefix-cache counters again within ${Math.round(waitMs / 1000)} s (a longer scrape interval, or the server is gone)` };
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    sums = await read();
+    if ('reason' in sums) return sums;
+  }
+  return countersFromSums(sums);
 }
 
 /** The point's share of prefix-cache hits from the readings before and after it. */
@@ -60,15 +134,17 @@ export function noPrefixCacheCounters(reason: string): PointCacheCounters {
 }
 
 /**
- * Where to read the counters: the metrics URL the user gave, else the server's own /metrics when
- * its kind is known (vLLM and the others serve it beside their API); undefined with no such place.
+ * Where to read the counters: the metrics source the user gave (a /metrics URL or a Prometheus
+ * server), else the server's own /metrics when its kind is known (vLLM and the others serve it beside
+ * their API); undefined with no such place.
  */
-export async function prefixCacheMetricsUrl(transport: ChatTransport, given: string | undefined): Promise<string | undefined> {
+export async function prefixCacheSource(transport: ChatTransport, given: MetricsSource | undefined): Promise<MetricsSource | undefined> {
   if (given) return given;
   const endpoint = transport.endpoint;
-  if (endpoint.metricsUrl) return endpoint.metricsUrl;
+  if (endpoint.metricsUrl) return { kind: 'text', url: endpoint.metricsUrl };
   if (endpoint.simulated || endpoint.provider !== 'openai') return undefined;
-  return ownMetricsSource(await probeServerKind(endpoint.baseUrl), endpoint.baseUrl)?.url;
+  const own = ownMetricsSource(await probeServerKind(endpoint.baseUrl), endpoint.baseUrl);
+  return own ? { kind: 'text', url: own.url } : undefined;
 }
 
-export const NO_METRICS_URL = 'no /metrics to read prefix-cache counters from (give --server-metrics URL; a vLLM server is found by itself)';
+export const NO_METRICS_URL = 'no metrics to read prefix-cache counters from (give --server-metrics URL or --prometheus URL; a vLLM server is found by itself)';
