@@ -6,39 +6,33 @@
  * from the server — which they would not if the "after" reading missed the point's last requests.
  * The simulator counts each request's input tokens as queries and 30% of them as hits.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, waitUntilReady } from '../fixtures/localServers';
 import { startSimProcess, type SimProcess } from '../fixtures/simProcess';
+import { startScrapingPrometheus, type RunningPrometheus } from './prometheusServer';
 
 function cli(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => execFile(process.execPath, [resolve('dist/cli.js'), ...args], { cwd, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => done({ code: error ? (error as { code: number }).code : 0, stdout, stderr })));
 }
 
 let sim: SimProcess;
-let prometheus: ChildProcess;
+let prometheus: RunningPrometheus | undefined;
 let prometheusUrl: string;
 let dir: string;
 
 beforeAll(async () => {
   sim = await startSimProcess(['--slots', '2', '--ttft-ms', '15', '--decode-ms-per-token', '1', '--output-tokens', '10', '--jitter-ms', '0', '--prefix-cache-hit-rate', '0.3']);
   dir = mkdtempSync(join(tmpdir(), 'pi-load-prom-'));
-  writeFileSync(join(dir, 'prometheus.yml'), `global:\n  scrape_interval: 500ms\n  scrape_timeout: 400ms\nscrape_configs:\n  - job_name: sim\n    static_configs:\n      - targets: ['${new URL(sim.url).host}']\n`);
-  const port = await freePort();
-  prometheusUrl = `http://127.0.0.1:${port}`;
-  prometheus = spawn('prometheus', [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`], { stdio: 'ignore' });
-  await waitUntilReady('Prometheus (scraping the simulator)', prometheus, async () => {
-    const answer = await (await fetch(`${prometheusUrl}/api/v1/query?query=${encodeURIComponent('vllm:prefix_cache_queries_total{job="sim"}')}`)).json();
-    return answer.data?.result?.length > 0;
-  }, undefined, { pollMs: 250 });
+  prometheus = await startScrapingPrometheus('sim', new URL(sim.url).host, 'vllm:prefix_cache_queries_total{job="sim"}');
+  prometheusUrl = prometheus.url;
   writeFileSync(join(dir, 'ask.prompty'), '---\nname: ask\nmodel:\n  api: chat\n  configuration: { type: openai, name: gpt-4o-mini }\n---\nuser:\nSay something short about prefix caches and why a warm one makes latency look better than it is.\n');
 }, 120_000);
 
 afterAll(() => {
-  prometheus?.kill('SIGTERM');
+  prometheus?.stop();
   sim?.child.kill('SIGINT');
 });
 

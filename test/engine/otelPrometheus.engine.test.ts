@@ -3,15 +3,12 @@
  * by a real Prometheus (Debian's; its OTLP ingestion is disabled by the packager, so scraping is the way in).
  * PromQL counts and percentiles per prompt version must match the runs exported.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DURATION_BUCKETS_S, prometheusHistogramNames, prometheusLabel } from '../../src/core/telemetry/genaiConventions';
 import { servePrometheusMetrics, type PrometheusEndpoint } from '../../src/core/telemetry/otelExport';
 import type { TelemetryRun } from '../../src/core/telemetry/runSpans';
-import { freePort, waitUntilReady } from '../fixtures/localServers';
+import { freePort } from '../fixtures/localServers';
+import { startScrapingPrometheus, type RunningPrometheus } from './prometheusServer';
 import { telemetryRun } from '../unit/telemetry/telemetryFixtures';
 
 const SEED = 20261204;
@@ -53,7 +50,7 @@ function expectedQuantile(q: number, values: number[], bounds: readonly number[]
   return lower + (bounds[i]! - lower) * ((rank - below) / (counts[i]! - below));
 }
 
-let prometheus: ChildProcess;
+let prometheus: RunningPrometheus | undefined;
 let prometheusUrl: string;
 let endpoint: PrometheusEndpoint;
 const random = seeded(SEED);
@@ -73,16 +70,12 @@ const VERSION = prometheusLabel('gen_ai.prompt.version');
 beforeAll(async () => {
   const metricsPort = await freePort();
   endpoint = await servePrometheusMetrics([...v1, ...v2], { port: metricsPort });
-  const dir = mkdtempSync(join(tmpdir(), 'pi-otel-prom-'));
-  writeFileSync(join(dir, 'prometheus.yml'), `global:\n  scrape_interval: 500ms\n  scrape_timeout: 400ms\nscrape_configs:\n  - job_name: prompt-insight\n    static_configs:\n      - targets: ['127.0.0.1:${metricsPort}']\n`);
-  const port = await freePort();
-  prometheusUrl = `http://127.0.0.1:${port}`;
-  prometheus = spawn('prometheus', [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`], { stdio: 'ignore' });
-  await waitUntilReady('Prometheus (scraping the SDK exporter)', prometheus, async () => (await query(`${DURATION}_count`)).length > 0, undefined, { pollMs: 250 });
+  prometheus = await startScrapingPrometheus('prompt-insight', `127.0.0.1:${metricsPort}`, `${DURATION}_count`);
+  prometheusUrl = prometheus.url;
 }, 120_000);
 
 afterAll(async () => {
-  prometheus?.kill('SIGTERM');
+  prometheus?.stop();
   await endpoint?.close();
 });
 
@@ -106,6 +99,6 @@ describe('GenAI client histograms scraped by a real Prometheus', () => {
 
   it('runs recorded later show up at the next scrape', async () => {
     endpoint.record(runs(V2, 20, [300, 400], 0, random));
-    await waitUntilReady('the next scrape', prometheus, async () => Number((await query(`sum(${DURATION}_count{${VERSION}="${V2}"})`))[0]?.value[1]) === 100, undefined, { pollMs: 250, timeoutMs: 20_000 });
+    await expect.poll(async () => Number((await query(`sum(${DURATION}_count{${VERSION}="${V2}"})`))[0]?.value[1]), { timeout: 20_000, interval: 250 }).toBe(100);
   });
 });

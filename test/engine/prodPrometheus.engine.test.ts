@@ -7,11 +7,11 @@ import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { histogramLines, startBackfilledPrometheus, type BackfilledPrometheus } from './backfilledPrometheus';
+import { histogramLines, startRunningPrometheus, type RunningPrometheus } from './prometheusServer';
 import { TestRepo } from '../fixtures/gitRepo';
 
 const run = promisify(execFile);
-let prometheus: BackfilledPrometheus | undefined;
+let prometheus: RunningPrometheus | undefined;
 let prometheusUrl: string;
 let repo: TestRepo;
 let a: string;
@@ -59,7 +59,7 @@ beforeAll(async () => {
     '# TYPE llamacpp:tokens_predicted counter',
     ...Array.from({ length: steps }, (_, k) => `llamacpp:tokens_predicted_total ${(k + 1) * 10} ${startS + (k + 1) * STEP_S}`),
   ];
-  prometheus = await startBackfilledPrometheus(om, 'count(count_over_time(gen_ai_client_operation_duration_seconds_count[1h]))');
+  prometheus = await startRunningPrometheus(om, 'count(count_over_time(gen_ai_client_operation_duration_seconds_count[1h]))');
   prometheusUrl = prometheus.url;
 }, 180_000);
 

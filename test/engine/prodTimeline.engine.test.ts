@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { histogramLines, startBackfilledPrometheus, type BackfilledPrometheus } from './backfilledPrometheus';
+import { histogramLines, startRunningPrometheus, type RunningPrometheus } from './prometheusServer';
 import { CodeLensRequest, DidOpenTextDocumentNotification, type CodeLens } from 'vscode-languageserver-protocol/node';
 import { readFileProduction } from '../../src/core/telemetry/prodForEditor';
 import { TestRepo } from '../fixtures/gitRepo';
@@ -20,7 +20,7 @@ const run = promisify(execFile);
 const HOUR_S = 3600;
 const STEP_S = 60;
 const BOUNDS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24];
-let prometheus: BackfilledPrometheus | undefined;
+let prometheus: RunningPrometheus | undefined;
 let prometheusUrl: string;
 let repo: TestRepo;
 let a: string;
@@ -49,7 +49,7 @@ beforeAll(async () => {
     ...histogram('gen_ai_client_operation_time_to_first_chunk_seconds', labels(a), startS, 6 * 60, 10, 0.1),
     ...histogram('gen_ai_client_operation_time_to_first_chunk_seconds', labels(b), switchS, Math.floor((nowS - 300 - switchS) / STEP_S), 10, 0.3),
   ];
-  prometheus = await startBackfilledPrometheus(om, 'count(count_over_time(gen_ai_client_operation_duration_seconds_count[1h]))');
+  prometheus = await startRunningPrometheus(om, 'count(count_over_time(gen_ai_client_operation_duration_seconds_count[1h]))');
   prometheusUrl = prometheus.url;
 }, 180_000);
 

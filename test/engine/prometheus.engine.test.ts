@@ -3,18 +3,18 @@
  * `prompt-insight run --prometheus URL --prometheus-selector 'job="llama"'` reads the server's
  * metrics through Prometheus' HTTP API while the runs go on.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLlamaServer, type LlamaServer } from './llamaServer';
-import { freePort, waitUntilReady } from '../fixtures/localServers';
+import { startScrapingPrometheus, type RunningPrometheus } from './prometheusServer';
 
 const run = promisify(execFile);
 let llama: LlamaServer;
-let prometheus: ChildProcess;
+let prometheus: RunningPrometheus | undefined;
 let prometheusUrl: string;
 let dir: string;
 
@@ -22,21 +22,14 @@ let dir: string;
 beforeAll(async () => {
   llama = await startLlamaServer();
   dir = mkdtempSync(join(tmpdir(), 'pi-prom-'));
-  const target = new URL(llama.url).host;
-  writeFileSync(join(dir, 'prometheus.yml'), `global:\n  scrape_interval: 500ms\n  scrape_timeout: 400ms\nscrape_configs:\n  - job_name: llama\n    static_configs:\n      - targets: ['${target}']\n`);
-  const port = await freePort();
-  prometheusUrl = `http://127.0.0.1:${port}`;
-  prometheus = spawn('prometheus', [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`], { stdio: 'ignore' });
   // Ready, and the llama job scraped at least once.
-  await waitUntilReady('Prometheus (scraping llama-server)', prometheus, async () => {
-    const answer = await (await fetch(`${prometheusUrl}/api/v1/query?query=${encodeURIComponent('llamacpp:requests_processing{job="llama"}')}`)).json();
-    return answer.data?.result?.length > 0;
-  }, undefined, { pollMs: 250 });
+  prometheus = await startScrapingPrometheus('llama', new URL(llama.url).host, 'llamacpp:requests_processing{job="llama"}');
+  prometheusUrl = prometheus.url;
   writeFileSync(join(dir, 'p.prompty'), `---\nname: p\nmodel:\n  api: chat\n  parameters:\n    max_tokens: 48\n---\nsystem:\n${'You list homes for sale; a home is a single-family house. '.repeat(25)}\nuser:\nFind homes nearby.\n`);
 }, 120_000);
 
 afterAll(async () => {
-  prometheus?.kill('SIGTERM');
+  prometheus?.stop();
   await llama?.stop();
 });
 

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { histogramLines, startBackfilledPrometheus, type BackfilledPrometheus } from './backfilledPrometheus';
+import { histogramLines, startRunningPrometheus, type RunningPrometheus } from './prometheusServer';
 
 const run = promisify(execFile);
 const HOUR_S = 3600;
@@ -50,13 +50,13 @@ function promptSeries(prompt: string, regressed: boolean) {
   return { ttft: [...ttft('a1b2c3d'), ...ttft('b7e1c2d')], e2e: [...e2e('a1b2c3d'), ...e2e('b7e1c2d'), ...failed('a1b2c3d'), ...failed('b7e1c2d')] };
 }
 
-let prometheus: BackfilledPrometheus;
+let prometheus: RunningPrometheus;
 let dir: string;
 
 beforeAll(async () => {
   const regressed = promptSeries('homes-regressed', true);
   const normal = promptSeries('homes-normal', false);
-  prometheus = await startBackfilledPrometheus(
+  prometheus = await startRunningPrometheus(
     [
       '# TYPE gen_ai_client_operation_time_to_first_chunk_seconds histogram',
       '# UNIT gen_ai_client_operation_time_to_first_chunk_seconds seconds',

@@ -1,7 +1,8 @@
 /**
- * A real Prometheus whose history is written by `promtool tsdb create-blocks-from openmetrics` (as in
- * prodPrometheus.engine.test.ts), for weeks of history: retention raised so the backfilled blocks are
- * not dropped at start (the default keeps 15 days).
+ * Real Prometheus servers (Debian's) for the engine tests: one whose history is written by `promtool
+ * tsdb create-blocks-from openmetrics`, for weeks of history (retention raised so the backfilled
+ * blocks are not dropped at start: the default keeps 15 days); and one that scrapes a live target
+ * every 500 ms. Each resolves once a query the test names answers with at least one series.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -51,23 +52,34 @@ export function histogramLines(name: string, labels: string, startS: number, ste
   return [...rows.flat(), ...countRows, ...sumRows];
 }
 
-export interface BackfilledPrometheus {
+export interface RunningPrometheus {
   url: string;
   stop(): void;
 }
 
 /** `om`: OpenMetrics lines (with their # TYPE lines), without the final # EOF. */
-export async function startBackfilledPrometheus(om: string[], ready: string): Promise<BackfilledPrometheus> {
+export async function startRunningPrometheus(om: string[], ready: string): Promise<RunningPrometheus> {
   const dir = mkdtempSync(join(tmpdir(), 'pi-prom-backfill-'));
   writeFileSync(join(dir, 'history.om'), `${om.join('\n')}\n# EOF\n`);
   await run('promtool', ['tsdb', 'create-blocks-from', 'openmetrics', '--quiet', join(dir, 'history.om'), join(dir, 'data')], { timeout: 300_000, maxBuffer: 64 * 1024 * 1024 });
   writeFileSync(join(dir, 'prometheus.yml'), 'global:\n  scrape_interval: 15s\nscrape_configs: []\n');
+  return startPrometheus(dir, ['--storage.tsdb.retention.time=400d'], 'Prometheus (backfilled)', ready, 120_000);
+}
+
+/** Scrapes `target` (host:port, its /metrics) as job `job` every 500 ms; ready once `ready` returns a series. */
+export async function startScrapingPrometheus(job: string, target: string, ready: string): Promise<RunningPrometheus> {
+  const dir = mkdtempSync(join(tmpdir(), 'pi-prom-scrape-'));
+  writeFileSync(join(dir, 'prometheus.yml'), `global:\n  scrape_interval: 500ms\n  scrape_timeout: 400ms\nscrape_configs:\n  - job_name: ${job}\n    static_configs:\n      - targets: ['${target}']\n`);
+  return startPrometheus(dir, [], `Prometheus (scraping ${job})`, ready, 60_000);
+}
+
+async function startPrometheus(dir: string, extraArgs: string[], name: string, ready: string, timeoutMs: number): Promise<RunningPrometheus> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const prometheus: ChildProcess = spawn('prometheus', [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, '--storage.tsdb.retention.time=400d', `--web.listen-address=127.0.0.1:${port}`], { stdio: 'ignore' });
-  await waitUntilReady('Prometheus (backfilled)', prometheus, async () => {
+  const prometheus: ChildProcess = spawn('prometheus', [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, ...extraArgs, `--web.listen-address=127.0.0.1:${port}`], { stdio: 'ignore' });
+  await waitUntilReady(name, prometheus, async () => {
     const answer = await (await fetch(`${url}/api/v1/query?query=${encodeURIComponent(ready)}`)).json();
     return answer.data?.result?.length > 0;
-  }, undefined, { pollMs: 250, timeoutMs: 120_000 });
+  }, undefined, { pollMs: 250, timeoutMs });
   return { url, stop: () => prometheus.kill('SIGTERM') };
 }
