@@ -32,6 +32,6 @@ describe('integration suite inside code-server’s extension host', () => {
     expect(report.error).toBeUndefined();
     const failed = report.results!.filter((r) => !r.ok);
     expect(failed.map((f) => `${f.name}: ${f.error}`)).toEqual([]);
-    expect(report.results!.length).toBe(10);
+    expect(report.results!.length).toBe(11);
   }, 240_000);
 });

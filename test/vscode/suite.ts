@@ -13,6 +13,7 @@ import { runOnce } from '../../src/core/endpoint/runOnce';
 import { httpTransport } from '../../src/core/endpoint/transport';
 import type { Wire } from '../../src/core/endpoint/wire';
 import { workerWire } from '../../src/core/endpoint/workerWire';
+import { parseScenario } from '../../src/core/sim/scenario';
 import { startSim } from '../../src/core/sim/simServer';
 import { languageModelTransport } from '../../src/extension/runs/lmTransport';
 import { TokenCounter } from '../../src/core/tokens/counter';
@@ -127,6 +128,37 @@ const tests: [string, () => Promise<void>][] = [
     } finally {
       await settings.update('endpoints', undefined, vscode.ConfigurationTarget.Global);
       await settings.update('run.endpoint', undefined, vscode.ConfigurationTarget.Global);
+      await sim.close();
+    }
+  }],
+  ['Run ×N of a knowledge prompt with a hallucination case: each run is stored with its grounded verdict, and the hover counts them', async () => {
+    // The homes scenario's simulator answers the prompt and, as the judge, the grounded checks' questions.
+    const scenario = parseScenario(readFileSync(workspaceFile('homes.sim.yaml').fsPath, 'utf8'));
+    const sim = await startSim({ ttftBaseMs: 10, decodeMsPerToken: 0.5, jitterMs: 0, scenario });
+    const settings = vscode.workspace.getConfiguration('promptInsight');
+    try {
+      await settings.update('endpoints', [{ name: 'Knowledge simulator', provider: 'openai', baseUrl: sim.url }], vscode.ConfigurationTarget.Global);
+      await settings.update('run.endpoint', 'Knowledge simulator', vscode.ConfigurationTarget.Global);
+      await settings.update('judge.endpoint', 'Knowledge simulator', vscode.ConfigurationTarget.Global);
+      await settings.update('judge.model', 'sim', vscode.ConfigurationTarget.Global);
+      await settings.update('run.repeats', 3, vscode.ConfigurationTarget.Global);
+      const uri = workspaceFile('listings.prompty');
+      const document = await vscode.workspace.openTextDocument(uri);
+      await vscode.commands.executeCommand('promptInsight.runPromptRepeated', { uri: uri.toString(), promptName: 'listings-assistant', promptIndex: 0 });
+      const runDoc = await until('a run document with metrics for the listings', () => vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'prompt-insight-run' && /## Metrics/.test(d.getText()) && /listings-assistant/.test(d.getText())), 30_000);
+      // Each answer was judged (the judge named in the settings), not left "no judge configured".
+      assert.doesNotMatch(runDoc.getText(), /no judge configured/, runDoc.getText().slice(0, 2000));
+      // The language server reads the stored runs: three, each judged clean (the simulated assistant quotes the listed price).
+      const line = document.getText().split('\n').findIndex((l) => l.startsWith('You answer questions'));
+      assert.ok(line > 0, 'the system message of listings.prompty');
+      const hover = await until('a hover with the hallucination rate of the stored runs', async () => {
+        const hovers = (await vscode.commands.executeCommand('vscode.executeHoverProvider', uri, new vscode.Position(line, 2))) as vscode.Hover[];
+        const text = hovers.flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : c.value))).join('\n');
+        return /hallucination \d+\/\d+/.test(text) ? text : undefined;
+      }, 30_000);
+      assert.match(hover, /hallucination 0\/3 \(0%, 95% CI 0–56%\)/, hover);
+    } finally {
+      for (const key of ['endpoints', 'run.endpoint', 'judge.endpoint', 'judge.model', 'run.repeats']) await settings.update(key, undefined, vscode.ConfigurationTarget.Global);
       await sim.close();
     }
   }],

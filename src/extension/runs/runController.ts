@@ -6,6 +6,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { JUDGE_TYPES } from '../../core/adherence/checkText';
 import { checkRun, hasClaimsChecks, runCheckPlan, type RunCheck, type RunCheckPlan } from '../../core/adherence/runChecks';
 import type { Judge } from '../../core/adherence/score';
 import { loadTestSuite, sampleCaseVars, type TestSuite } from '../../core/adherence/testCases';
@@ -390,6 +391,7 @@ export function runCacheMode(value: string | undefined): CacheMode {
 }
 
 /** Whether any case needs a judge model (llm-rubric, llm evaluators): only then is one set up. */
+/** Any assertion an LLM judge decides (rubrics, and the grounded checks: hallucination, faithfulness, …): only then is the judge endpoint resolved. */
 function needsJudge(plan: RunCheckPlan): boolean {
-  return plan.cases.some((c) => c.assertions.some((a) => a.type === 'llm-rubric' || a.type === 'llm-choice'));
+  return plan.cases.some((c) => c.assertions.some((a) => JUDGE_TYPES.has(a.type)));
 }
