@@ -74,7 +74,8 @@ describe('prod --window', () => {
     }
     const text = await cli(['prod', 'greet.prompt', '--traces', 'app.jsonl', '--window', '1h'], repo.root);
     expect(text.code).toBe(0);
-    const windowLines = text.stdout.split('\n').filter((l) => /^ {4}\d\d-\d\d \d\d:00–\d\d:00 {2}/.test(l));
+    // A window that ends on the next day says that day (`12-04 23:00–12-05 00:00`).
+    const windowLines = text.stdout.split('\n').filter((l) => /^ {4}\d\d-\d\d \d\d:00–(\d\d-\d\d )?\d\d:00 {2}/.test(l));
     expect(windowLines).toHaveLength(10);
     expect(windowLines.some((l) => / 22 req · 9\.1% err · TTFT p50 329 ms p90 \d+ ms p99 \d+ ms · E2E p50 729 ms/.test(l))).toBe(true);
   });

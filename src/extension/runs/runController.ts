@@ -152,6 +152,27 @@ export class RunController implements vscode.Disposable {
     const checkOf = new Map<RunOutcome, RunCheck>();
     const checkOfIndex = new Map<number, Promise<RunCheck | undefined>>();
     const entry = (index: number): RunEntry => (state.entries[index] ??= { answer: '', reasoning: '' });
+    const finishedRuns = new Map<number, RunOutcome>();
+    // Each run's check, started once (as its run ends, or after the batch when a judge is involved).
+    const checkFor = (index: number, outcome: RunOutcome): Promise<RunCheck | undefined> => {
+      const started = checkOfIndex.get(index);
+      if (started) return started;
+      const pending = checkRun(checkPlan, { answer: outcome.text.answer, ok: outcome.record.ok, ttftMs: outcome.record.ttftMs, e2eMs: outcome.record.e2eMs, ...(outcome.record.error ? { errorMessage: outcome.record.error.message } : {}), ...(retrievedOf(outcome) ? { retrieved: retrievedOf(outcome)! } : {}) }, judge);
+      checkOfIndex.set(index, pending);
+      checking.push(
+        pending.then(
+          (check) => {
+            if (check) {
+              entry(index).check = check;
+              checkOf.set(outcome, check);
+            }
+            refresh();
+          },
+          (error: unknown) => this.deps.log.warn(`Checking run ${index + 1} of '${plan.prompt.name}' failed: ${String(error)}`),
+        ),
+      );
+      return pending;
+    };
     const result = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Prompt Insight: running '${plan.prompt.name}'`, cancellable: true },
       async (progress, token) => {
@@ -178,29 +199,19 @@ export class RunController implements vscode.Disposable {
           },
           onRun: (outcome, finished, index) => {
             runClock.note(outcome);
-            const done = Object.assign(entry(index), { answer: outcome.text.answer, reasoning: outcome.text.reasoning, record: outcome.record });
+            Object.assign(entry(index), { answer: outcome.text.answer, reasoning: outcome.text.reasoning, record: outcome.record });
+            finishedRuns.set(index, outcome);
             refresh();
-            const pending = checkRun(checkPlan, { answer: outcome.text.answer, ok: outcome.record.ok, ttftMs: outcome.record.ttftMs, e2eMs: outcome.record.e2eMs, ...(outcome.record.error ? { errorMessage: outcome.record.error.message } : {}), ...(retrievedOf(outcome) ? { retrieved: retrievedOf(outcome)! } : {}) }, judge);
-            checkOfIndex.set(index, pending);
-            checking.push(
-              pending.then(
-                (check) => {
-                  if (check) {
-                    done.check = check;
-                    checkOf.set(outcome, check);
-                  }
-                  refresh();
-                },
-                (error: unknown) => this.deps.log.warn(`Checking run ${index + 1} of '${plan.prompt.name}' failed: ${String(error)}`),
-              ),
-            );
+            // Checks without a judge are shown as each run ends; a judge waits for the measured runs to end (it may share their server).
+            if (!judge) checkFor(index, outcome);
             progress.report({ message: `${finished}/${runs} on ${choice.config.name}`, increment: 100 / runs });
           },
-          // Runs judged for hallucination are stored with the verdict of the check above.
-          ...(hasClaimsChecks(checkPlan.cases) ? { groundedOf: async (_outcome: RunOutcome, index: number) => (await checkOfIndex.get(index))?.grounded } : {}),
+          // Runs judged for hallucination are stored with the verdict of their check, once the runs are over.
+          ...(hasClaimsChecks(checkPlan.cases) ? { groundedOf: async (outcome: RunOutcome, index: number) => (await checkFor(index, outcome))?.grounded } : {}),
         });
       },
     );
+    for (const [index, outcome] of finishedRuns) checkFor(index, outcome);
     await Promise.all(checking);
     this.deps.onRunsStored(store.path);
     // Off unless the setting names an endpoint; never reached in Restricted Mode (run() returns above).
