@@ -6,17 +6,15 @@
  * from the server — which they would not if the "after" reading missed the point's last requests.
  * The simulator counts each request's input tokens as queries and 30% of them as hits.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimProcess, type SimProcess } from '../fixtures/simProcess';
 import { startScrapingPrometheus, type RunningPrometheus } from './prometheusServer';
+import { runCli } from '../fixtures/cli';
 
-function cli(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((done) => execFile(process.execPath, [resolve('dist/cli.js'), ...args], { cwd, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => done({ code: error ? (error as { code: number }).code : 0, stdout, stderr })));
-}
+const cli = (args: string[], cwd: string) => runCli(args, cwd);
 
 let sim: SimProcess;
 let prometheus: RunningPrometheus | undefined;

@@ -3,7 +3,6 @@
  * and grounded judge stores each run with its hallucination verdict, and the real language server
  * over stdio shows the hallucination rate of those runs in the hover of the file.
  */
-import { execFile } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -13,11 +12,9 @@ import { ResultsStore } from '../../src/core/store/resultsStore';
 import { TestRepo } from '../fixtures/gitRepo';
 import { startSimProcess, type SimProcess } from '../fixtures/simProcess';
 import { LspHarness } from './lspHarness';
+import { runCli } from '../fixtures/cli';
 
-const CLI = resolve('dist/cli.js');
-function cli(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((done) => execFile(process.execPath, [CLI, ...args], { cwd, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => done({ code: error ? (error as { code: number }).code : 0, stdout, stderr })));
-}
+const cli = (args: string[], cwd: string) => runCli(args, cwd, { maxBuffer: 64 * 1024 * 1024 });
 
 let sim: SimProcess;
 let server: LspHarness | undefined;

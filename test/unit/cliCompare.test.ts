@@ -1,17 +1,14 @@
 /** `prompt-insight history | compare` on the homes case: a real git repo, the simulator, the CLI as a child process. */
-import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScenario } from '../../src/core/sim/scenario';
 import { startSim, type RunningSim } from '../../src/core/sim/simServer';
 import { homesRepo } from '../fixtures/homesRepo';
 import type { TestRepo } from '../fixtures/gitRepo';
+import { runCli } from '../fixtures/cli';
 
-const CLI = resolve('dist/cli.js');
-function cli(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((done) => execFile(process.execPath, [CLI, ...args], { cwd, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => done({ code: error ? (error as { code: number }).code : 0, stdout, stderr })));
-}
+const cli = (args: string[], cwd: string) => runCli(args, cwd, { maxBuffer: 64 * 1024 * 1024 });
 
 let sim: RunningSim;
 let repo: TestRepo;

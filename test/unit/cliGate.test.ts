@@ -4,22 +4,19 @@
  * revisions is held; runs that could not be scored are unscored, never 0; identical revisions are
  * "no change". Real git repositories, the simulator on loopback, the CLI as a child process.
  */
-import { execFile } from 'node:child_process';
 import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScenario } from '../../src/core/sim/scenario';
 import { startSim, type RunningSim } from '../../src/core/sim/simServer';
 import { TestRepo } from '../fixtures/gitRepo';
 import { HOMES_WITH_RULE, HOMES_WITHOUT_RULE } from '../fixtures/homesRepo';
+import { runCli } from '../fixtures/cli';
 
-const CLI = resolve('dist/cli.js');
-function cli(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((done) => execFile(process.execPath, [CLI, ...args], { cwd, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => done({ code: error ? (error as { code: number }).code : 0, stdout, stderr })));
-}
+const cli = (args: string[], cwd: string) => runCli(args, cwd, { maxBuffer: 64 * 1024 * 1024 });
 
 const HOMES_TESTS = readFileSync('examples/homes/homes.tests.yaml', 'utf8');
 /** The same tests without a declared scenario: the base is judged as interactive (the default). */

@@ -4,18 +4,15 @@
  * invents a listing's price: the CLI shows each revision's hallucination rate with its Wilson interval,
  * the claim and the passage, and --fail-on-regression holds the change on hallucination.
  */
-import { execFile } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestRepo } from '../fixtures/gitRepo';
 import { startScriptedJudge, type ScriptedJudge } from './adherence/scriptedJudge';
+import { runCli } from '../fixtures/cli';
 
-const CLI = resolve('dist/cli.js');
-function cli(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((done) => execFile(process.execPath, [CLI, ...args], { cwd, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => done({ code: error ? (error as { code: number }).code : 0, stdout, stderr })));
-}
+const cli = (args: string[], cwd: string) => runCli(args, cwd, { maxBuffer: 64 * 1024 * 1024 });
 
 const LISTING = '12 Elm St, Bellevue: 3 bedrooms, single-family, listed at $850,000.';
 const TRUE_ANSWER = '12 Elm St is listed at $850,000.';

@@ -4,17 +4,19 @@
  * first), --arrival constant|poisson|gamma --burstiness B spaces open-loop requests, absurd
  * combinations are usage errors, and Ctrl-C keeps the point measured so far (exit 130).
  */
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSim, type RunningSim } from '../../src/core/sim/simServer';
+import { CLI, runCli, type CliResult } from '../fixtures/cli';
 
-const CLI = resolve('dist/cli.js');
-function cli(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string; ms: number }> {
+/** The CLI's result and how long the whole process took. */
+async function cli(args: string[], cwd: string): Promise<CliResult & { ms: number }> {
   const t0 = Date.now();
-  return new Promise((done) => execFile(process.execPath, [CLI, ...args], { cwd, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => done({ code: error ? (error as { code: number }).code : 0, stdout, stderr, ms: Date.now() - t0 })));
+  const result = await runCli(args, cwd);
+  return { ...result, ms: Date.now() - t0 };
 }
 
 let slow: RunningSim;

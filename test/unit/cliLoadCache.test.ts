@@ -4,31 +4,19 @@
  * (started with the real CLI, `sim --prefix-cache-hit-rate R`) counts each request's input tokens as
  * queries and R of them as hits. Without counters the point says why instead of guessing.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countersFromText } from '../../src/core/load/prefixCacheCounters';
+import { startSimProcess } from '../fixtures/simProcess';
+import { runCli } from '../fixtures/cli';
 
-const CLI = resolve('dist/cli.js');
-function cli(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((done) => execFile(process.execPath, [CLI, ...args], { cwd, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => done({ code: error ? (error as { code: number }).code : 0, stdout, stderr })));
-}
+const cli = (args: string[], cwd: string) => runCli(args, cwd);
 
-/** The simulator as the user starts it; resolves with its URL once it listens. */
-function startSimCli(extra: string[]): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [CLI, 'sim', '--port', '0', '--slots', '2', '--ttft-ms', '15', '--decode-ms-per-token', '1', '--output-tokens', '10', '--jitter-ms', '0', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
-  return new Promise((done, fail) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const url = /listening on (\S+)/.exec(out)?.[1];
-      if (url) done({ url, child });
-    });
-    child.once('exit', (code) => fail(new Error(`sim exited ${code}: ${out}`)));
-  });
-}
+/** The simulator as the user starts it (the real CLI), two slots, quick answers. */
+const startSimCli = (extra: string[]) => startSimProcess(['--slots', '2', '--ttft-ms', '15', '--decode-ms-per-token', '1', '--output-tokens', '10', '--jitter-ms', '0', ...extra]);
 
 const sims: ChildProcess[] = [];
 let warmUrl: string;

@@ -5,32 +5,20 @@
  * between two known states per scrape, so the max and mean over the point's samples are known exactly
  * from the sample count. Without DCGM on the page (a vLLM page) the GPU fields are null and the text says so.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../fixtures/cli';
+import { startSimProcess } from '../fixtures/simProcess';
 
-const CLI = resolve('dist/cli.js');
-function cli(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((done) => execFile(process.execPath, [CLI, ...args], { cwd, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => done({ code: error ? (error as { code: number }).code : 0, stdout, stderr })));
-}
+const cli = (args: string[], cwd: string) => runCli(args, cwd);
 
-function startSimCli(): Promise<{ url: string; child: ChildProcess }> {
-  // ~500 ms a request, so a point's steady window spans several 500 ms metric samples.
-  const child = spawn(process.execPath, [CLI, 'sim', '--port', '0', '--slots', '2', '--ttft-ms', '300', '--decode-ms-per-token', '20', '--output-tokens', '10', '--jitter-ms', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  return new Promise((done, fail) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const url = /listening on (\S+)/.exec(out)?.[1];
-      if (url) done({ url, child });
-    });
-    child.once('exit', (code) => fail(new Error(`sim exited ${code}: ${out}`)));
-  });
-}
+// ~500 ms a request, so a point's steady window spans several 500 ms metric samples.
+const startSimCli = () => startSimProcess(['--slots', '2', '--ttft-ms', '300', '--decode-ms-per-token', '20', '--output-tokens', '10', '--jitter-ms', '0']);
 
 /** Two GPU states, alternating per scrape: (util %, framebuffer used MiB). */
 const STATES = [

@@ -3,19 +3,16 @@
  * content hash + endpoint like runs, and `export --kind load` gives them back: the exported points
  * equal what `load --json` printed. The real CLI against the simulator, in a temporary workspace.
  */
-import { execFile } from 'node:child_process';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadHistoryMarkdown } from '../../src/core/store/loadHistory';
+import { runCli } from '../fixtures/cli';
 import { startSim, type RunningSim } from '../../src/core/sim/simServer';
 
-const CLI = resolve('dist/cli.js');
 let state: string;
-function cli(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((done) => execFile(process.execPath, [CLI, ...args], { cwd, env: { ...process.env, PROMPT_INSIGHT_STATE_DIR: state }, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => done({ code: error ? (error as { code: number }).code : 0, stdout, stderr })));
-}
+const cli = (args: string[], cwd: string) => runCli(args, cwd, { env: { ...process.env, PROMPT_INSIGHT_STATE_DIR: state } });
 
 let sim: RunningSim;
 let dir: string;

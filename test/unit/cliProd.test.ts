@@ -1,8 +1,7 @@
 /** `prompt-insight prod FILE --traces …`: a real git repo, generated OTLP JSON Lines, the CLI as a child process. */
-import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parsePromptFile } from '../../src/core/formats/detect';
@@ -10,11 +9,9 @@ import { renderWithReferences } from '../../src/core/render/renderWithReferences
 import { promptContentHash, requestOf } from '../../src/core/run/promptRequest';
 import { TestRepo } from '../fixtures/gitRepo';
 import { otlpSpan, tracesLine } from '../fixtures/otlpTraces';
+import { runCli } from '../fixtures/cli';
 
-const CLI = resolve('dist/cli.js');
-function cli(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((done) => execFile(process.execPath, [CLI, ...args], { cwd, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => done({ code: error ? (error as { code: number }).code : 0, stdout, stderr })));
-}
+const cli = (args: string[], cwd: string) => runCli(args, cwd, { maxBuffer: 64 * 1024 * 1024 });
 
 const TEXT_A = '---\nmodel: gpt-test\n---\nSay hello to the user.\n';
 const TEXT_B = '---\nmodel: gpt-test\n---\nSay hello to the user, briefly and warmly, in their language.\n';

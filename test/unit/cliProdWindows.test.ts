@@ -2,17 +2,14 @@
  * `prompt-insight prod FILE --traces … --window 1h|6h` and `--report out.html`: the real CLI (dist/cli.js) on
  * a real git repo and generated OTLP JSON Lines with a known hourly shape.
  */
-import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TestRepo } from '../fixtures/gitRepo';
 import { otlpSpan, tracesLine } from '../fixtures/otlpTraces';
+import { runCli } from '../fixtures/cli';
 
-const CLI = resolve('dist/cli.js');
-function cli(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((done) => execFile(process.execPath, [CLI, ...args], { cwd, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => done({ code: error ? (error as { code: number }).code : 0, stdout, stderr })));
-}
+const cli = (args: string[], cwd: string) => runCli(args, cwd, { maxBuffer: 64 * 1024 * 1024 });
 
 const HOUR = 3_600_000;
 const HOUR_NOW = Math.floor(Date.now() / HOUR) * HOUR;

@@ -5,21 +5,18 @@
  * of the same run; a search service that hangs, answers junk or too much is a failed run with its kind.
  * compare shows each revision's chain (a real git repository built by the test).
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimProcess, type SimProcess } from '../fixtures/simProcess';
 import { TestRepo } from '../fixtures/gitRepo';
 import { startScriptedJudge } from './adherence/scriptedJudge';
+import { runCli } from '../fixtures/cli';
 
-const CLI = resolve('dist/cli.js');
-function cli(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((done) => execFile(process.execPath, [CLI, ...args], { cwd, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => done({ code: error ? (error as { code: number }).code : 0, stdout, stderr })));
-}
+const cli = (args: string[], cwd: string) => runCli(args, cwd, { maxBuffer: 64 * 1024 * 1024 });
 
 const DELAY_MS = 150;
 const LISTING = '12 Elm St, Bellevue: 3 bedrooms, listed at $850,000.';

@@ -6,21 +6,18 @@
  * existing case and comment stay, and `compare` then runs the sampled cases on the simulator. The CLI
  * as a child process.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { parseScenario } from '../../src/core/sim/scenario';
 import { startSim, type RunningSim } from '../../src/core/sim/simServer';
 import { TestRepo } from '../fixtures/gitRepo';
 import { otlpSpan, tracesLine } from '../fixtures/otlpTraces';
+import { runCli } from '../fixtures/cli';
 
-const CLI = resolve('dist/cli.js');
-function cli(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((done) => execFile(process.execPath, [CLI, ...args], { cwd, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => done({ code: error ? (error as { code: number }).code : 0, stdout, stderr })));
-}
+const cli = (args: string[], cwd: string) => runCli(args, cwd);
 
 const PROMPT = `---
 name: homes-assistant

@@ -4,19 +4,16 @@
  * slower. The anomaly is ongoing, names the version and its likely cause, and the exit code is 1;
  * the same traffic without the regression is quiet (exit 0). The CLI as a child process.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { seededRandom } from '../../src/core/stats/random';
 import { otlpSpan, tracesLine } from '../fixtures/otlpTraces';
+import { runCli } from '../fixtures/cli';
 
-const CLI = resolve('dist/cli.js');
-function cli(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((done) => execFile(process.execPath, [CLI, ...args], { cwd, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => done({ code: error ? (error as { code: number }).code : 0, stdout, stderr })));
-}
+const cli = (args: string[], cwd: string) => runCli(args, cwd);
 
 const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 9, 5); // Monday

@@ -3,18 +3,15 @@
  * `export --format otlp-json`, and read back by `prod` — each version mapped to its commit, with the
  * stored runs' own counts and latencies.
  */
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { percentile } from '../../src/core/metrics/summary';
 import { TestRepo } from '../fixtures/gitRepo';
 import { startSimProcess, type SimProcess } from '../fixtures/simProcess';
+import { runCli } from '../fixtures/cli';
 
-const CLI = resolve('dist/cli.js');
-function cli(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((done) => execFile(process.execPath, [CLI, ...args], { cwd, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => done({ code: error ? (error as { code: number }).code : 0, stdout, stderr })));
-}
+const cli = (args: string[], cwd: string) => runCli(args, cwd, { maxBuffer: 64 * 1024 * 1024 });
 
 let sim: SimProcess;
 let repo: TestRepo;
