@@ -8,6 +8,7 @@
 import { boundedGet } from '../endpoint/boundedGet';
 import { probeServerKind, ownMetricsSource } from '../endpoint/serverKind';
 import { MAX_METRICS_BYTES, familySum, parsePrometheusText, safeMetricsUrl, type MetricsSource } from '../endpoint/serverMetrics';
+import { instantQuery } from '../telemetry/prodPrometheus';
 import type { ChatTransport } from '../endpoint/transport';
 
 /** Counter names, newest first: vLLM V1 (`…_total` as exposed), then the V0 engine's `gpu_` names. */
@@ -73,26 +74,22 @@ async function readThroughPrometheus(url: string, matchers: string, options: Cou
   const base = url.replace(/\/+$/, '');
   const where = safeMetricsUrl(base).replace(/\/+$/, ''); // no credentials or query in what is said
   const extra = matchers ? `, ${matchers}` : '';
-  const ask = async (query: string): Promise<{ metric?: Record<string, unknown>; value?: unknown[] }[] | { reason: string }> => {
-    const answer = await boundedGet(`${base}/api/v1/query?query=${encodeURIComponent(query)}`, options.timeoutMs ?? 2000, MAX_METRICS_BYTES);
-    if ('error' in answer) return { reason: `Prometheus at ${where} could not be read (${answer.error})` };
+  // One instant query's series (the production view's bounded client), or why there are none.
+  const ask = async (query: string): Promise<Awaited<ReturnType<typeof instantQuery>>['samples'] | { reason: string }> => {
     try {
-      const body = JSON.parse(answer.text) as { status?: string; data?: { resultType?: string; result?: unknown } };
-      if (body.status === 'success' && body.data?.resultType === 'vector' && Array.isArray(body.data.result)) return body.data.result as never;
-    } catch {
-      // Not JSON: said below.
+      return (await instantQuery(base, query, { timeoutMs: options.timeoutMs ?? 2000, maxBytes: MAX_METRICS_BYTES })).samples;
+    } catch (error) {
+      return { reason: `Prometheus at ${where}: ${(error as Error).message}` };
     }
-    return { reason: `Prometheus at ${where} did not answer a query (is the URL the Prometheus server itself?)` };
   };
   // The names hold only letters, digits, '_' and ':' — nothing a PromQL regex reads specially.
   const read = async (): Promise<Map<string, number> | { reason: string }> => {
     const series = await ask(`{__name__=~"${[...HIT_NAMES, ...QUERY_NAMES].join('|')}"${extra}}`);
-    if ('reason' in series) return series;
+    if (!Array.isArray(series)) return series;
     const sums = new Map<string, number>();
-    for (const one of series) {
-      const name = one.metric?.__name__;
-      const value = Number(one.value?.[1]);
-      if (typeof name === 'string' && Number.isFinite(value)) sums.set(name, (sums.get(name) ?? 0) + value);
+    for (const { labels, value } of series) {
+      const name = labels.__name__;
+      if (name !== undefined && Number.isFinite(value)) sums.set(name, (sums.get(name) ?? 0) + value);
     }
     return sums;
   };
@@ -106,8 +103,8 @@ async function readThroughPrometheus(url: string, matchers: string, options: Cou
     for (;;) {
       // A plain selector, so timestamp() gives the samples' own times (hits and queries come from the same scrapes).
       const stamps = await ask(`min(timestamp({__name__="${names.queries}"${extra}}))`);
-      if ('reason' in stamps) return stamps;
-      if (Number(stamps[0]?.value?.[1]) * 1000 >= options.notBeforeMs) break;
+      if (!Array.isArray(stamps)) return stamps;
+      if ((stamps[0]?.value ?? NaN) * 1000 >= options.notBeforeMs) break;
       if (Date.now() >= waitUntil || options.signal?.aborted) return { reason: `Prometheus had not scraped the server's prefix-cache counters again within ${Math.round(waitMs / 1000)} s (a longer scrape interval, or the server is gone)` };
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
