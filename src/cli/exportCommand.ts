@@ -71,7 +71,7 @@ async function exportLoadPoints(path: string, format: 'json' | 'csv', out: strin
     io.stderr(`prompt-insight export: ${(error as Error).message}\n`);
     return 1;
   }
-  const notice = storeNotice(path, { records: [], skippedLines: contents.skippedLines, foreignRecords: contents.foreignRecords });
+  const notice = storeNotice(path, contents);
   if (notice) io.stderr(`prompt-insight export: ${notice}\n`);
   if (contents.records.length === 0 && !existsSync(path)) io.stderr(`prompt-insight export: no load results at ${path}: nothing to export (\`prompt-insight load\` keeps its points there; another store: --store PATH)\n`);
   const text = format === 'csv' ? loadPointsToCsv(contents.records) : loadPointsToJson(contents.records);

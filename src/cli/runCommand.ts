@@ -13,7 +13,7 @@ import { loadTestSuite, sampleCaseVars } from '../core/adherence/testCases';
 import { transportJudge } from '../core/compare/judge';
 import { detectFormat } from '../core/formats/detect';
 import { executePromptRuns, planPromptRun, PlanError } from '../core/run/promptRun';
-import { retrievedOf } from '../core/run/retrievalRun';
+import { scoredRunOf } from '../core/run/retrievalRun';
 import type { RunOutcome } from '../core/endpoint/runOnce';
 import { ResultsStore } from '../core/store/resultsStore';
 import { safeUrl } from '../core/store/runKey';
@@ -94,9 +94,8 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const checkOnce = (outcome: RunOutcome): Promise<RunCheck | undefined> => {
     let check = checked.get(outcome);
     if (!check) {
-      const { record, text: answer } = outcome;
-      const retrieved = retrievedOf(outcome);
-      check = checkRun(checkPlan, { answer: answer.answer, ok: record.ok, ttftMs: record.ttftMs, e2eMs: record.e2eMs, ...(record.error ? { errorMessage: `${record.error.kind}: ${record.error.message}` } : {}), ...(retrieved ? { retrieved } : {}) }, judge);
+      const { error } = outcome.record;
+      check = checkRun(checkPlan, { ...scoredRunOf(outcome), ...(error ? { errorMessage: `${error.kind}: ${error.message}` } : {}) }, judge);
       checked.set(outcome, check);
     }
     return check;

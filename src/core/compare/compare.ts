@@ -16,7 +16,7 @@ import { checkRun, hasClaimsChecks, type RunCheck } from '../adherence/runChecks
 import type { TestCase } from '../adherence/testCases';
 import type { RunOutcome } from '../endpoint/runOnce';
 import type { RunGrounded } from '../metrics/runRecord';
-import { retrievedOf } from '../run/retrievalRun';
+import { scoredRunOf } from '../run/retrievalRun';
 import { onceEach, type Judge } from '../adherence/score';
 import type { ChatTransport } from '../endpoint/transport';
 import type { MetricsSample } from '../endpoint/serverMetrics';
@@ -252,9 +252,7 @@ function emptyResult(revision: RevisionSource): RevisionResult {
 /** A fresh run's hallucination verdict on its case (undefined when the case has no such check or the run failed). */
 async function groundedVerdictOf(testCase: TestCase, outcome: RunOutcome, judge: Judge | undefined): Promise<RunGrounded | undefined> {
   if (!hasClaimsChecks([testCase])) return undefined;
-  const { record } = outcome;
-  const retrieved = retrievedOf(outcome);
-  const check = await checkRun({ cases: [testCase] }, { answer: outcome.text.answer, ok: record.ok, ttftMs: record.ttftMs, e2eMs: record.e2eMs, ...(retrieved ? { retrieved } : {}) }, judge);
+  const check = await checkRun({ cases: [testCase] }, scoredRunOf(outcome), judge);
   return check?.grounded;
 }
 

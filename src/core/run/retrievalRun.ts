@@ -4,6 +4,7 @@
  * the prompt is rendered again with them. Each run keeps `retrievalMs` and the passage count; a step
  * that fails is a failed run with kind `retrieval-…`, and the model is not called.
  */
+import type { ScoredRun } from '../adherence/score';
 import type { RunOutcome } from '../endpoint/runOnce';
 import type { ChatRequest, ErrorKind } from '../endpoint/types';
 import type { RunRecord } from '../metrics/runRecord';
@@ -80,4 +81,11 @@ export function withRetrieval(outcome: RunOutcome, retrievalMs: number, passages
 /** The passages a run's retrieval step gave it, when it had one. */
 export function retrievedOf(outcome: RunOutcome): Passage[] | undefined {
   return (outcome as RetrievedOutcome).retrieved;
+}
+
+/** A run as its checks read it: the answer, whether and how fast it finished, the passages it was given (the caller adds how to word an error). */
+export function scoredRunOf(outcome: RunOutcome): ScoredRun {
+  const { record } = outcome;
+  const retrieved = retrievedOf(outcome);
+  return { answer: outcome.text.answer, ok: record.ok, ttftMs: record.ttftMs, e2eMs: record.e2eMs, ...(retrieved ? { retrieved } : {}) };
 }

@@ -73,8 +73,8 @@ export class ResultsStore {
   }
 }
 
-/** A sentence on records the reader left out, or undefined when none were. */
-export function storeNotice(path: string, contents: StoreContents): string | undefined {
+/** A sentence on records the reader left out (of either store), or undefined when none were. */
+export function storeNotice(path: string, contents: Pick<SealedRead<unknown>, 'foreignRecords' | 'skippedLines'>): string | undefined {
   const parts: string[] = [];
   if (contents.foreignRecords > 0) parts.push(`ignored ${contents.foreignRecords} record(s) not written on this machine (a store committed to a repository or copied from elsewhere is never reused)`);
   if (contents.skippedLines > 0) parts.push(`skipped ${contents.skippedLines} unreadable or invalid line(s)`);

@@ -39,7 +39,7 @@ import { ApiKeys } from './apiKeys';
 import { vscodeProxySettings } from './proxySettings';
 import { confirmCostParams, confirmOriginChange, confirmRetrievalUrl } from './confirmOrigin';
 import { RetrievalConsent } from './retrievalConsent';
-import { retrievedOf } from '../../core/run/retrievalRun';
+import { scoredRunOf } from '../../core/run/retrievalRun';
 import { CostParamConsent } from './costParamConsent';
 import type { BundledSimulator } from './bundledSim';
 import { chooseEndpoint, configuredEndpoints, type EndpointChoice } from './endpoints';
@@ -157,7 +157,7 @@ export class RunController implements vscode.Disposable {
     const checkFor = (index: number, outcome: RunOutcome): Promise<RunCheck | undefined> => {
       const started = checkOfIndex.get(index);
       if (started) return started;
-      const pending = checkRun(checkPlan, { answer: outcome.text.answer, ok: outcome.record.ok, ttftMs: outcome.record.ttftMs, e2eMs: outcome.record.e2eMs, ...(outcome.record.error ? { errorMessage: outcome.record.error.message } : {}), ...(retrievedOf(outcome) ? { retrieved: retrievedOf(outcome)! } : {}) }, judge);
+      const pending = checkRun(checkPlan, { ...scoredRunOf(outcome), ...(outcome.record.error ? { errorMessage: outcome.record.error.message } : {}) }, judge);
       checkOfIndex.set(index, pending);
       checking.push(
         pending.then(
@@ -344,7 +344,7 @@ export class RunController implements vscode.Disposable {
     const records = this.usingStore((s) => s.read(ofThisPrompt).records);
     if (!records) return;
     // Load tests (load, Find Capacity, compare's capacity searches) are kept beside the runs.
-    const loadPoints = this.usingStore(() => new LoadResultsStore(loadResultsPath(this.storePath)).read(ofThisPrompt).records) ?? [];
+    const loadPoints = this.reportingStoreErrors(() => new LoadResultsStore(loadResultsPath(this.storePath)).read(ofThisPrompt).records) ?? [];
     const rows = records.slice(-50).reverse().map((r) => `| ${r.at.replace('T', ' ').slice(0, 19)} | ${r.endpointName}${r.simulated ? ' (sim)' : ''} | ${r.key.promptHash.slice(0, 8)} | ${r.run.ok ? 'ok' : r.run.error?.kind ?? 'failed'} | ${r.run.ttftMs === null ? '' : formatMs(r.run.ttftMs)} | ${r.run.e2eMs === null ? '' : formatMs(r.run.e2eMs)} | ${r.run.outputTokens ?? ''} |`);
     const runsTable = rows.length > 0 ? `| finished | endpoint | content | result | TTFT | E2E | output tokens |\n|---|---|---|---|---:|---:|---:|\n${rows.join('\n')}\n` : 'No runs stored for this prompt yet.\n';
     const uri = this.documents.create(`Runs of ${name ?? file}`, tablesAsText(`# Runs of ${name ?? file} (latest ${rows.length} of ${records.length})\n\n${runsTable}\n${loadHistoryMarkdown(loadPoints)}`));
@@ -353,8 +353,13 @@ export class RunController implements vscode.Disposable {
 
   /** Runs `use` on this workspace's store; a store it refuses (a link, a directory) is reported, and undefined returned. */
   private usingStore<T>(use: (store: ResultsStore) => T): T | undefined {
+    return this.reportingStoreErrors(() => use(new ResultsStore(this.storePath)));
+  }
+
+  /** Runs `read`; a store it refuses (a link, a directory) is reported, and undefined returned. */
+  private reportingStoreErrors<T>(read: () => T): T | undefined {
     try {
-      return use(new ResultsStore(this.storePath));
+      return read();
     } catch (error) {
       void vscode.window.showErrorMessage(`Prompt Insight: ${(error as Error).message}`);
       return undefined;
