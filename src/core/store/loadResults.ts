@@ -8,12 +8,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
-import { Validator, type Schema } from '@cfworker/json-schema';
+import type { Schema } from '@cfworker/json-schema';
 import type { LoadPoint } from '../load/loadPoint';
 import type { RunKey } from './runKey';
 import { appendSealedRecords, readSealedRecords, type SealedRead } from './sealedLines';
 import { checkStorePath } from './storeFile';
-import { RUN_KEY_SCHEMA } from './storedRunSchema';
+import { RUN_KEY_SCHEMA, schemaProblem } from './storedRunSchema';
 
 export const LOAD_RESULTS_VERSION = 1;
 /** Requests kept per stored point (every figure can be recomputed from them); a longer point keeps its figures and says how many it left out. */
@@ -112,16 +112,8 @@ export const STORED_LOAD_POINT_SCHEMA: Schema = {
   },
 };
 
-let validator: Validator | undefined;
-
 /** Where a record breaks the schema (`#/point/sent: …`), or undefined when it is a stored load point. */
-export function storedLoadPointProblem(value: unknown): string | undefined {
-  validator ??= new Validator(STORED_LOAD_POINT_SCHEMA, '2020-12', false);
-  const result = validator.validate(value);
-  if (result.valid) return undefined;
-  const deepest = result.errors.reduce((a, b) => (b.instanceLocation.length > a.instanceLocation.length ? b : a));
-  return `${deepest.instanceLocation}: ${deepest.error}`;
-}
+export const storedLoadPointProblem = schemaProblem(() => STORED_LOAD_POINT_SCHEMA);
 
 export class LoadResultsStore {
   constructor(readonly path: string) {}

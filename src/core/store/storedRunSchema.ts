@@ -80,17 +80,25 @@ export const STORED_RUN_SCHEMA: Schema = {
   },
 };
 
-let validator: Validator | undefined;
-
 export function isValidStoredRun(value: unknown): boolean {
   return storedRunProblem(value) === undefined;
 }
 
 /** Where a record breaks the schema (`#/run/phases/prefillMs: …`), or undefined when it is valid. */
-export function storedRunProblem(value: unknown): string | undefined {
-  validator ??= new Validator(STORED_RUN_SCHEMA, '2020-12', false);
-  const result = validator.validate(value);
-  if (result.valid) return undefined;
-  const deepest = result.errors.reduce((a, b) => (b.instanceLocation.length > a.instanceLocation.length ? b : a));
-  return `${deepest.instanceLocation}: ${deepest.error}`;
+export const storedRunProblem = schemaProblem(() => STORED_RUN_SCHEMA);
+
+/**
+ * A record's first problem against a schema — the deepest error, the one that names the field — or
+ * undefined when it is valid. The validator is built on first use (the language server's start does
+ * not pay for it), once per schema.
+ */
+export function schemaProblem(schema: () => Schema): (value: unknown) => string | undefined {
+  let validator: Validator | undefined;
+  return (value) => {
+    validator ??= new Validator(schema(), '2020-12', false);
+    const result = validator.validate(value);
+    if (result.valid) return undefined;
+    const deepest = result.errors.reduce((a, b) => (b.instanceLocation.length > a.instanceLocation.length ? b : a));
+    return `${deepest.instanceLocation}: ${deepest.error}`;
+  };
 }
