@@ -56,3 +56,16 @@ export function stringFlag(args: ParsedArgs, name: string): string | undefined {
   const raw = args.flags.get(name);
   return typeof raw === 'string' ? raw : undefined;
 }
+
+/**
+ * `--now 2026-12-05T08:55:00Z`: the moment a production command reads "now" as — to replay what it
+ * would have said at an incident's hour (and for tests that must not depend on the hour they run at).
+ * Spans that end after it are not counted. Default: this machine's clock.
+ */
+export function nowFlag(args: ParsedArgs): number {
+  const raw = stringFlag(args, 'now');
+  if (raw === undefined) return Date.now();
+  const ms = Date.parse(raw);
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(raw) || !Number.isFinite(ms)) throw new UsageError(`--now takes an ISO date and time such as 2026-12-05T08:55:00Z (got '${raw}')`);
+  return ms;
+}

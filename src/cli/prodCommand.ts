@@ -14,12 +14,12 @@ import { windowSizeMs } from '../core/telemetry/prodWindows';
 import { reportAssets } from './reportAssets';
 import { formatMs } from '../core/metrics/format';
 import type { ProdPercentiles, ProdReport } from '../core/telemetry/prodReport';
-import { parseArgs, stringFlag, UsageError } from './args';
+import { nowFlag, parseArgs, stringFlag, UsageError } from './args';
 import type { CliIO } from './io';
 import { PROD_USAGE } from './usage';
 
 export async function prodCommand(argv: string[], io: CliIO): Promise<number> {
-  const args = parseArgs(argv, { valued: ['prometheus', 'since', 'prompt', 'timeout-ms', 'window', 'report'], boolean: ['json'], repeatable: ['traces'] });
+  const args = parseArgs(argv, { valued: ['prometheus', 'since', 'prompt', 'timeout-ms', 'window', 'report', 'now'], boolean: ['json'], repeatable: ['traces'] });
   if (args.positionals.length < 1) throw new UsageError(`give the prompt file\nusage: ${PROD_USAGE}`);
   const [file, ...extra] = args.positionals;
   // `--traces a.jsonl b.jsonl.gz`: the paths after --traces are positionals too (PATH…).
@@ -27,7 +27,7 @@ export async function prodCommand(argv: string[], io: CliIO): Promise<number> {
   if (!args.lists.has('traces') && extra.length) throw new UsageError(`give exactly one prompt file (got ${args.positionals.length} paths); trace files follow --traces`);
   const prometheus = stringFlag(args, 'prometheus');
   if ((traces.length > 0) === (prometheus !== undefined)) throw new UsageError(`give one source: --traces PATH… or --prometheus URL\nusage: ${PROD_USAGE}`);
-  const nowMs = Date.now();
+  const nowMs = nowFlag(args);
   const since = stringFlag(args, 'since');
   const sinceMs = since !== undefined ? parseSince(since, nowMs) : undefined;
   const prompt = stringFlag(args, 'prompt');
@@ -66,7 +66,7 @@ export async function prodCommand(argv: string[], io: CliIO): Promise<number> {
     const windowSink = windowMs !== undefined ? new ProdTimeline(names, sinceMs ?? 0, nowMs, { bucketMs: windowMs, band: false }) : null;
     const hourlySink = reportPath ? new ProdTimeline(names, sinceMs ?? nowMs - sinceToMs('24h'), nowMs) : null;
     for (const sink of [windowSink, hourlySink]) if (sink) sinks.push(sink);
-    report = await prodFromTraces(file!, traces, { ...(sinceMs !== undefined ? { sinceMs } : {}), ...(prompt ? { prompt } : {}), fileVersions, ...(sinks.length ? { alsoTo: fanOut(...sinks) } : {}), signal });
+    report = await prodFromTraces(file!, traces, { ...(sinceMs !== undefined ? { sinceMs } : {}), ...(args.flags.has('now') ? { untilMs: nowMs } : {}), ...(prompt ? { prompt } : {}), fileVersions, ...(sinks.length ? { alsoTo: fanOut(...sinks) } : {}), signal });
     windows = windowSink?.data() ?? null;
     hourly = hourlySink?.data() ?? null;
     source = { kind: 'traces', traces: traces.join(' '), since: since ?? '24h' };

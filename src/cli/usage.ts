@@ -12,7 +12,7 @@ export const ALERTS_USAGE =
   'prompt-insight alerts FILE --prometheus-rules out.yml [--prompt NAME] [--metric ttft|e2e] [--quantile 0.99] [--weeks 4] [--margin 0.2] [--for 2h]';
 
 export const WATCH_USAGE =
-  'prompt-insight watch FILE (--traces PATH... | --prometheus URL [--since 35d] [--timeout-ms T]) [--prompt NAME] [--json]';
+  'prompt-insight watch FILE (--traces PATH... | --prometheus URL [--since 35d] [--timeout-ms T]) [--prompt NAME] [--now ISO] [--json]';
 
 export const SAMPLE_USAGE =
   'prompt-insight sample FILE --traces PATH... [--n 50] [--strategy random|slowest|errors|stratified] [--seed N] [--out FILE.tests.yaml] [--redact REGEX]... [--prompt NAME] [--dry-run] [--json]';
@@ -21,7 +21,7 @@ export const EXPORT_USAGE =
   'prompt-insight export [--store PATH] [--kind runs|load] [--format json|csv|otlp-json] [--out FILE]';
 
 export const PROD_USAGE =
-  'prompt-insight prod FILE (--traces PATH... | --prometheus URL [--timeout-ms T]) [--prompt NAME] [--since 24h] [--window 1h|6h|1d] [--report out.html] [--json]';
+  'prompt-insight prod FILE (--traces PATH... | --prometheus URL [--timeout-ms T]) [--prompt NAME] [--since 24h] [--window 1h|6h|1d] [--report out.html] [--now ISO] [--json]';
 
 export const HISTORY_USAGE =
   'prompt-insight history FILE [--json]';
@@ -69,10 +69,15 @@ const COMMAND_HELP: Record<string, { summary: string; usage: string; notes?: str
       '--prompt NAME     one prompt of a file that holds several',
       '--window 1h       also per version and time window (30m, 1h, 6h, 1d; UTC-aligned): requests, error rate, TTFT/E2E/TPOT p50/p90/p99 (JSON versions[].windows[])',
       '--report out.html the Production page the editor draws (versions, hourly chart, version changes) as one offline HTML file',
+      '--now ISO         read as of this moment (e.g. 2026-12-05T08:55:00Z): replays what prod said then; spans that ended later are left out',
     ],
   },
   load: { summary: 'How much load a prompt takes within its SLOs: load levels or a search for the largest concurrency whose SLO attainment reaches the target.', usage: LOAD_USAGE },
-  watch: { summary: "The prompt's production TTFT, E2E and error rate per hour against their dynamic baselines: anomalies with the version live then; exit 1 while one is ongoing.", usage: WATCH_USAGE },
+  watch: {
+    summary: "The prompt's production TTFT, E2E and error rate per hour against their dynamic baselines: anomalies with the version live then; exit 1 while one is ongoing.",
+    usage: WATCH_USAGE,
+    notes: ['--now ISO         judge as of this moment (e.g. 2026-12-05T08:55:00Z): replays what watch said at an incident\'s hour; later spans are not counted'],
+  },
   sample: { summary: 'Production requests with captured input become test cases in the prompt\'s tests file: provenance, deduplicated, secrets and personal data redacted first, appended.', usage: SAMPLE_USAGE },
   alerts: { summary: 'Prometheus recording and alerting rules for the prompt: a dynamic baseline (the same hour over the last weeks) instead of a static threshold.', usage: ALERTS_USAGE },
   compare: { summary: 'Two revisions of a prompt side by side: adherence and latency, whether a difference is real, and the rollout decision (ship, hold, insufficient evidence).', usage: COMPARE_USAGE },

@@ -11,7 +11,7 @@ import { SKEW_TOLERANCE_MS, SpanWindows, WATCH_METRICS, type WatchMetric } from 
 import { formatMs } from '../core/metrics/format';
 import { readTraceFiles } from '../core/telemetry/importOtlp';
 import { DEFAULT_PROMETHEUS_MAX_BYTES, DEFAULT_PROMETHEUS_TIMEOUT_MS, safeUrl } from '../core/telemetry/prodPrometheus';
-import { parseArgs, stringFlag, UsageError, type ParsedArgs } from './args';
+import { nowFlag, parseArgs, stringFlag, UsageError, type ParsedArgs } from './args';
 import type { CliIO } from './io';
 import { parseSince } from './prodCommand';
 import { promptsOf } from './promptFile';
@@ -21,7 +21,7 @@ import { WATCH_USAGE } from './usage';
 const RATE_FLOOR = 0.01;
 
 export async function watchCommand(argv: string[], io: CliIO): Promise<number> {
-  const args = parseArgs(argv, { valued: ['prompt', 'prometheus', 'since', 'timeout-ms'], boolean: ['json'], repeatable: ['traces'] });
+  const args = parseArgs(argv, { valued: ['prompt', 'prometheus', 'since', 'timeout-ms', 'now'], boolean: ['json'], repeatable: ['traces'] });
   if (args.positionals.length < 1) throw new UsageError(`give exactly one prompt file\nusage: ${WATCH_USAGE}`);
   const [file, ...extra] = args.positionals as [string, ...string[]];
   // `--traces a.jsonl b.jsonl.gz`: the paths after --traces are positionals too (PATH…), as with prod.
@@ -37,7 +37,8 @@ export async function watchCommand(argv: string[], io: CliIO): Promise<number> {
   }
   const names = new Set(found.prompts.map((p) => p.name));
   const signal = io.interrupted();
-  const read = prometheus !== undefined ? await fromPrometheus(prometheus, names, args, signal) : await fromTraces(traces, names, signal);
+  const nowMs = nowFlag(args);
+  const read = prometheus !== undefined ? await fromPrometheus(prometheus, names, args, nowMs, signal) : await fromTraces(traces, names, nowMs, signal);
   if (typeof read === 'number') return read;
   if ('error' in read) {
     io.stderr(`prompt-insight watch: ${read.error}\n`);
@@ -116,8 +117,8 @@ interface Read {
   summary: string;
 }
 
-async function fromTraces(traces: string[], names: Set<string>, signal: AbortSignal): Promise<Read | { error: string } | number> {
-  const windows = new SpanWindows(names);
+async function fromTraces(traces: string[], names: Set<string>, nowMs: number, signal: AbortSignal): Promise<Read | { error: string } | number> {
+  const windows = new SpanWindows(names, undefined, undefined, nowMs);
   try {
     // One file at a time, so the same span in two files (two sources' clocks) can be told apart.
     for (const [i, path] of traces.entries()) {
@@ -145,9 +146,8 @@ async function fromTraces(traces: string[], names: Set<string>, signal: AbortSig
 /** Five weeks by default: four for the same hour of the week, one more for the drift. */
 const DEFAULT_PROMETHEUS_SINCE = '35d';
 
-async function fromPrometheus(url: string, names: Set<string>, args: ParsedArgs, signal: AbortSignal): Promise<Read | { error: string } | number> {
+async function fromPrometheus(url: string, names: Set<string>, args: ParsedArgs, nowMs: number, signal: AbortSignal): Promise<Read | { error: string } | number> {
   const since = stringFlag(args, 'since') ?? DEFAULT_PROMETHEUS_SINCE;
-  const nowMs = Date.now();
   const sinceMs = parseSince(since, nowMs);
   // Prometheus answers at most 11,000 points per series: hourly steps allow some 458 days.
   if ((nowMs - sinceMs) / 3_600_000 > 10_000) throw new UsageError(`--since ${since} is more hourly steps than Prometheus answers in one range query (at most 10,000 hours, about 416 days)`);

@@ -127,6 +127,21 @@ describe('production over time from Prometheus', () => {
       const hourlyTotal = total(windows[v.version]! as unknown as Window[]);
       expect(Math.abs(total(v.windows) - hourlyTotal)).toBeLessThanOrEqual(0.03 * hourlyTotal);
     }
+    // The same at six simulated moments, one in each hour of a six-hour window (`--now`): whatever
+    // the hour, the 6 h windows hold the hourly windows' requests and at most one is still running.
+    for (let k = 1; k <= 5; k++) {
+      const nowMs = Date.now() - k * HOUR_S * 1000 - k * 7 * 60_000;
+      const at = ['--now', new Date(nowMs).toISOString()];
+      const perHour = JSON.parse((await cli(['--window', '1h', '--json', ...at])).stdout) as { versions: { version: string; windows: Window[] }[] };
+      const perSix = JSON.parse((await cli(['--window', '6h', '--json', ...at])).stdout) as { versions: { version: string; windows: Window[] }[] };
+      expect(perSix.versions.map((v) => v.version).sort(), `--now ${at[1]}`).toEqual(perHour.versions.map((v) => v.version).sort());
+      for (const v of perSix.versions) {
+        expect(v.windows.filter((w) => w.partial).length).toBeLessThanOrEqual(1);
+        for (const w of v.windows) expect(Date.parse(w.end), `--now ${at[1]}`).toBeLessThanOrEqual(nowMs + 1000);
+        const hourlyTotal = total(perHour.versions.find((h) => h.version === v.version)!.windows);
+        expect(Math.abs(total(v.windows) - hourlyTotal), `--now ${at[1]} ${v.version}`).toBeLessThanOrEqual(0.03 * hourlyTotal + 10);
+      }
+    }
     await cli(['--report', 'prod.html']);
     const html = readFileSync(join(repo.root, 'prod.html'), 'utf8');
     const view = JSON.parse(/<script type="application\/json" id="report-data">(.*?)<\/script>/s.exec(html)![1]!.replace(/\\u003c/g, '<'));

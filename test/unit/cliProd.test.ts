@@ -114,4 +114,16 @@ describe('prompt-insight prod --traces', () => {
     expect(down.code).toBe(1);
     expect(down.stderr).toMatch(/prompt-insight prod: Prometheus query failed: cannot read it \(ECONNREFUSED\)/);
   });
+
+  it('--now reads as of an earlier moment: spans that ended later are left out and said; a malformed --now is a usage error', async () => {
+    // Between A (3 h ago) and B (30 min ago): only A and the hotfix had happened (B's 40 and two other prompts' spans came later).
+    const at = new Date(now - 2 * HOUR).toISOString();
+    const { code, stdout } = await cli(['prod', 'greet.prompt', '--traces', 'a.jsonl', 'b.jsonl.gz', '--now', at, '--json'], repo.root);
+    expect(code).toBe(0);
+    const report = JSON.parse(stdout);
+    expect(report.versions.map((v: { version: string }) => v.version)).toEqual([`sha256:${hashA.slice(0, 16)}`, 'v-hotfix']);
+    expect(report.notes.join('\n')).toMatch(/42 inference spans ended outside the window \(before --since or after --now\)/);
+    expect(await cli(['prod', 'greet.prompt', '--traces', 'a.jsonl', '--now', 'tomorrow'], repo.root)).toMatchObject({ code: 2, stderr: expect.stringContaining('--now takes an ISO date') });
+  });
+
 });

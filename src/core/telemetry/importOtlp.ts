@@ -10,6 +10,8 @@ import { ProdAggregator } from './prodAggregate';
 export interface ImportOptions {
   /** Unix ms: spans that ended before are left out (`--since 24h`). */
   sinceMs?: number;
+  /** Unix ms: spans that ended after are left out (`--now`, replaying an earlier moment). */
+  untilMs?: number;
   maxLineBytes?: number;
   /** Latency values kept per series before sampling (prodAggregate.ts). */
   maxValues?: number;
@@ -27,7 +29,7 @@ export interface ImportTotals {
 
 /** Reads every file into one aggregator; a file that cannot be opened is an error with its name. */
 export async function importOtlpFiles(paths: readonly string[], options: ImportOptions = {}): Promise<{ aggregate: ProdAggregator; totals: ImportTotals }> {
-  const aggregate = new ProdAggregator({ ...(options.sinceMs !== undefined ? { sinceMs: options.sinceMs } : {}), ...(options.maxValues !== undefined ? { maxValues: options.maxValues } : {}) });
+  const aggregate = new ProdAggregator({ ...(options.sinceMs !== undefined ? { sinceMs: options.sinceMs } : {}), ...(options.untilMs !== undefined ? { untilMs: options.untilMs } : {}), ...(options.maxValues !== undefined ? { maxValues: options.maxValues } : {}) });
   const totals = await readTraceFiles(paths, options.alsoTo ? teeSink(aggregate, options.alsoTo) : aggregate, options);
   return { aggregate, totals };
 }

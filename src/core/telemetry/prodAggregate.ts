@@ -82,13 +82,13 @@ export class ProdAggregator {
   readonly skipped: SkipCounts = { lines: 0, spans: 0, reasons: {} };
   /** Spans that are not GenAI inference calls (other operations, plain application spans). */
   otherSpans = 0;
-  /** Inference spans outside the time window. */
+  /** Inference spans outside the time window (before `--since`, or after `--now`). */
   outsideWindow = 0;
 
-  constructor(private readonly options: { sinceMs?: number; maxValues?: number } = {}) {}
+  constructor(private readonly options: { sinceMs?: number; untilMs?: number; maxValues?: number } = {}) {}
 
   span(span: ImportedSpan): void {
-    if (this.options.sinceMs !== undefined && span.endMs < this.options.sinceMs) {
+    if ((this.options.sinceMs !== undefined && span.endMs < this.options.sinceMs) || (this.options.untilMs !== undefined && span.endMs > this.options.untilMs)) {
       this.outsideWindow++;
       return;
     }

@@ -46,7 +46,7 @@ export async function prodFromTraces(file: string, tracePaths: readonly string[]
   const [latest, previous] = ordered;
   const comparison = latest && previous ? compareVersions(byReport.get(previous)!, byReport.get(latest)!) : null;
   for (const v of ordered) if (!v.inGitHistory) notes.push(`version ${v.version} is seen in production (${v.requests} requests) but is not in ${file}'s git history.`);
-  if (aggregate.outsideWindow) notes.push(`${aggregate.outsideWindow} inference spans ended before the window and are left out.`);
+  if (aggregate.outsideWindow) notes.push(`${aggregate.outsideWindow} inference spans ended outside the window (before --since or after --now) and are left out.`);
   const top = [...otherPrompts].sort((a, b) => b[1] - a[1]).slice(0, MAX_OTHER_PROMPT_NAMES);
   return {
     file,
