@@ -10,7 +10,7 @@ if (!command) {
   process.exit(2);
 }
 const count = 2 * availableParallelism();
-const busy = Array.from({ length: count }, () => spawn(process.execPath, ['-e', 'for (;;) Math.sqrt(Math.random());'], { stdio: 'ignore' }));
+const busy = Array.from({ length: count }, () => spawn(process.execPath, ['-e', 'let x = 0; for (;;) x = (x + 1) % 1e9;'], { stdio: 'ignore' }));
 const stopBusy = () => busy.forEach((p) => p.kill('SIGKILL'));
 process.on('exit', stopBusy);
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(130));

@@ -25,6 +25,12 @@ export async function boundedGet(url: string, timeoutMs: number, maxBytes: numbe
       await response.body?.cancel();
       return { error: `HTTP ${response.status}` };
     }
+    // A body declared larger than the bound is refused before a byte of it is read.
+    const declared = Number(response.headers.get('content-length'));
+    if (Number.isFinite(declared) && declared > maxBytes) {
+      await response.body?.cancel();
+      return { error: `more than ${maxBytes} bytes` };
+    }
     const reader = response.body?.getReader();
     if (!reader) return { error: 'no body' };
     const chunks: Uint8Array[] = [];

@@ -21,18 +21,23 @@ async function measure(options: Partial<SimOptions>, request: ChatRequest = ask(
 
 describe('simulated endpoint', () => {
   it('TTFT = base + prefill per input token; decode interval per token; labelled simulated; usage reported', async () => {
-    const short = await measure({ ttftBaseMs: 60, prefillMsPerInputToken: 1, decodeMsPerToken: 5, outputTokens: 20 });
+    // Checked as a schedule, not against the wall clock: the simulator's own prefill (llama-server's
+    // timings.prompt_ms, reported with slots) is exactly base + per-token × input tokens, and what was
+    // measured can only be later than scheduled (a timer never fires early; a busy machine adds to it).
+    const short = await measure({ ttftBaseMs: 60, prefillMsPerInputToken: 1, decodeMsPerToken: 5, outputTokens: 20, slots: 1 });
     const long = await measure({}, ask('homes '.repeat(200)));
     expect(short.record.ok && long.record.ok).toBe(true);
     const inputDelta = long.record.inputTokens! - short.record.inputTokens!;
     expect(inputDelta).toBeGreaterThan(190);
-    expect(long.record.ttftMs! - short.record.ttftMs!).toBeGreaterThan(inputDelta - 15);
-    expect(long.record.ttftMs! - short.record.ttftMs!).toBeLessThan(inputDelta + 15);
-    expect(short.record.ttftMs!).toBeGreaterThanOrEqual(60);
-    expect(short.record.tpotMs!).toBeGreaterThan(4);
-    expect(short.record.tpotMs!).toBeLessThan(8);
+    expect(short.record.phases).toMatchObject({ prefillMs: 60 + short.record.inputTokens!, source: 'llama.cpp timings' });
+    expect(long.record.phases).toMatchObject({ prefillMs: 60 + long.record.inputTokens!, source: 'llama.cpp timings' });
+    for (const { record } of [short, long]) {
+      expect(record.server!.ttftMs!).toBeGreaterThanOrEqual(record.phases!.prefillMs);
+      expect(record.ttftMs!).toBeGreaterThanOrEqual(record.server!.ttftMs! - 1);
+      // 19 decode intervals of 5 ms after the first token: E2E − TTFT at least 95 ms, so TPOT at least 5.
+      expect(record.tpotMs!).toBeGreaterThanOrEqual(5 - 0.5);
+    }
     expect(short.record).toMatchObject({ simulated: true, outputTokensSource: 'usage', inputTokensSource: 'usage', finishReason: 'stop' });
-    expect(short.record.server!.ttftMs!).toBeGreaterThanOrEqual(60);
   });
 
   it('multi-token chunks, reasoning deltas first, max_tokens honoured', async () => {
