@@ -1,6 +1,7 @@
 // One build script, four entry points. `--production` minifies and drops source maps; `--watch` rebuilds.
 // Type-checking is separate (`npm run typecheck`), as esbuild only strips types.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { parse as parseToml } from 'smol-toml';
 import * as esbuild from 'esbuild';
 import asc from 'assemblyscript/asc';
 
@@ -64,8 +65,19 @@ async function writeBpeWasm() {
   if (error) throw new Error(`asc: ${error.message}\n${stderr.toString()}`);
 }
 
+// Data kept in its upstream TOML (sample's secret rules: gitleaks' own config file) becomes JSON in the bundle.
+const tomlAsJson = {
+  name: 'toml-as-json',
+  setup(build) {
+    build.onLoad({ filter: /\.toml$/ }, (args) => ({ contents: JSON.stringify(parseToml(readFileSync(args.path, 'utf8'))), loader: 'json' }));
+    // `FILE?raw`: the file's text (its licence beside such data), as Vite reads the same import in tests.
+    build.onResolve({ filter: /\?raw$/ }, (args) => ({ path: new URL(args.path.replace(/\?raw$/, ''), `file://${args.resolveDir}/`).pathname, namespace: 'raw-text' }));
+    build.onLoad({ filter: /.*/, namespace: 'raw-text' }, (args) => ({ contents: readFileSync(args.path, 'utf8'), loader: 'text' }));
+  },
+};
+
 // Bundles run template engines only in dist/renderInterpreted.js and dist/renderHandlebars.js; from source (tests) in-thread.
-const node = { ...shared, platform: 'node', format: 'cjs', target: 'node20', plugins: [sharedRankTables], define: { 'process.env.PROMPT_INSIGHT_BUNDLED': '"1"' } };
+const node = { ...shared, platform: 'node', format: 'cjs', target: 'node20', plugins: [sharedRankTables, tomlAsJson], define: { 'process.env.PROMPT_INSIGHT_BUNDLED': '"1"' } };
 
 const builds = [
   // Banner and footer stamp the bundle's evaluation, so activation can report it beside activate().
