@@ -228,8 +228,10 @@ function groundingOf(rawContext: unknown, rawReference: unknown, promptPath: str
   if (rawContext !== undefined) {
     try {
       const value = read(rawContext, 'context');
-      const list = isPlainRecord(value) && Array.isArray(value.passages) ? value.passages : Array.isArray(value) ? value : [value];
-      const passages = list.map((p) => read(p, 'context')).map((p) => (typeof p === 'string' ? p : isPlainRecord(p) && typeof p.text === 'string' ? p.text : undefined));
+      const listed = isPlainRecord(value) && Array.isArray(value.passages) ? value.passages : Array.isArray(value) ? value : undefined;
+      // Each listed passage may name a file; a single value was read above (read twice, an escaped `$${file:}` would be read as a reference).
+      const list = listed ?? [value];
+      const passages = (listed ? listed.map((p) => read(p, 'context')) : list).map((p) => (typeof p === 'string' ? p : isPlainRecord(p) && typeof p.text === 'string' ? p.text : undefined));
       if (passages.some((p) => p === undefined)) throw new Error('each passage must be text or {text: …}');
       const chars = (passages as string[]).reduce((n, p) => n + p.length, 0);
       if (chars > MAX_CONTEXT_CHARS) throw new Error(`the context is ${chars.toLocaleString('en-US')} characters; above ${MAX_CONTEXT_CHARS.toLocaleString('en-US')} it is not judged`);
