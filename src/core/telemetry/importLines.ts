@@ -16,7 +16,9 @@ export const MAX_JSON_CONTAINERS = 1_000_000;
 
 export type LineEvent = { kind: 'line'; text: string; lineNumber: number } | { kind: 'too-long'; lineNumber: number; bytes: number };
 
-export type JsonLineRefusal = 'line-too-long' | 'malformed-json' | 'nested-too-deep' | 'too-many-values';
+/** Why a whole line was not read. */
+export const JSON_LINE_REFUSALS = ['line-too-long', 'malformed-json', 'nested-too-deep', 'too-many-values'] as const;
+export type JsonLineRefusal = (typeof JSON_LINE_REFUSALS)[number];
 export type JsonLineEvent = { kind: 'value'; value: unknown; lineNumber: number } | { kind: 'refused'; reason: JsonLineRefusal; lineNumber: number };
 
 export interface JsonBounds {
