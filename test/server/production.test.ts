@@ -139,7 +139,7 @@ describe('production in the hover and lens', () => {
     expect(await productionLens(server, uri)).toBe('prod: source unreadable (see hover)');
     const hover = await hoverText(server, uri);
     expect(hover).toContain("'traces/none.jsonl' was not found");
-    expect(hover).toContain("climbs out of the workspace ('..')");
+    expect(hover).toContain("climbs out of the workspace \\('..'\\)");
     expect(hover).toContain("'empty' is a folder, not a regular file");
   });
 
@@ -155,6 +155,20 @@ describe('production in the hover and lens', () => {
     await hoverText(server, uri);
     await lensTitles(server, uri);
     expect(prometheusQueries.length).toBe(asked);
+  });
+
+  it('production strings are text in the hover: Markdown links, HTML and entities, autolinks and control characters in a version or an error type are escaped', async () => {
+    const version = '[x](command:e)<i>&lt;';
+    const hostile = Array.from({ length: 5 }, (_, i) => otlpSpan({ promptName: 'greet', version, startMs: now - HOUR / 4 + i * 1000, ttftMs: 300, e2eMs: 700, ...(i === 0 ? { errorType: '<img src=x onerror=alert(1)>https://evil.example\u202e' } : {}) }));
+    repo.write('hostile/app.jsonl', `${tracesLine(hostile)}\n`);
+    const server = await startServer({ production: { sources: [{ traces: 'hostile/app.jsonl' }] } }, true);
+    const uri = await open(server, TEXT_C);
+    expect(await productionLens(server, uri)).toBe(`prod TTFT p50 300 ms · p99 n/a · 5 req/24 h · v ${version} (latest)`);
+    const hover = await hoverText(server, uri);
+    expect(hover).toContain('· v \\[x\\]\\(command\\:e\\)\\<i\\>\\&lt; — latest in production');
+    expect(hover).toContain('\\<img src=x onerror=alert\\(1\\)\\>https\\://evil.example\uFFFD 1');
+    // Nothing a Markdown or HTML renderer would act on is left unescaped.
+    expect(hover).not.toMatch(/(?<!\\)\[x(?<!\\)\]|(?<!\\)<i|(?<!\\)&lt;|(?<!\\)<img|https(?<!\\):|\u202e/);
   });
 
   it('Restricted Mode: nothing read, the hover says why', async () => {
