@@ -85,6 +85,8 @@ const builds = [
   // Loaded by the extension on first use (language client; runs and comparisons), not at activation.
   { ...node, entryPoints: { 'extension-client': 'src/extension/languageClient.ts', 'extension-features': 'src/extension/features.ts' }, outdir: 'dist', external: ['vscode'] },
   { ...node, entryPoints: { server: 'src/server/main.ts' }, outdir: 'dist', plugins: [...node.plugins, lazyBuiltins(['child_process', 'net', 'crypto'])] },
+  // The language server reads production sources in this worker thread (server/productionReader.ts).
+  { ...node, entryPoints: { productionWorker: 'src/server/productionWorker.ts' }, outdir: 'dist' },
   // The sockets of HTTP runs live in this worker thread (core/endpoint/workerWire.ts); found beside the bundles.
   { ...node, entryPoints: { socketWorker: 'src/core/endpoint/socketWorker.ts' }, outdir: 'dist' },
   // Large answers are counted in this worker, stopped at the run's deadline (core/tokens/boundedCount.ts).

@@ -171,6 +171,28 @@ describe('production in the hover and lens', () => {
     expect(hover).not.toMatch(/(?<!\\)\[x(?<!\\)\]|(?<!\\)<i|(?<!\\)&lt;|(?<!\\)<img|https(?<!\\):|\u202e/);
   });
 
+  it('a large trace file (a 14 MiB line of nested arrays, then some 200 MB of spans) is read off the main thread: hovers are answered while it is read, and the numbers come', async () => {
+    const { createGzip } = await import('node:zlib');
+    const { createWriteStream } = await import('node:fs');
+    mkdirSync(join(repo.root, 'big'), { recursive: true });
+    const gzip = createGzip({ level: 1 });
+    const out = createWriteStream(join(repo.root, 'big', 'traces.jsonl.gz'));
+    gzip.pipe(out);
+    gzip.write(`${'['.repeat(7 * 1024 * 1024)}${']'.repeat(7 * 1024 * 1024)}\n`);
+    const line = `${tracesLine(Array.from({ length: 400 }, (_, i) => otlpSpan({ promptName: 'greet', version: b.slice(0, 7), startMs: now - HOUR / 2 + i, ttftMs: 250, e2eMs: 650 })))}\n`;
+    const lines = Math.ceil((200 * 1024 * 1024) / line.length);
+    for (let i = 0; i < lines; i++) if (!gzip.write(line)) await new Promise<void>((r) => gzip.once('drain', () => r()));
+    gzip.end();
+    await new Promise<void>((r) => out.on('close', () => r()));
+    const server = await startServer({ production: { sources: [{ traces: 'big/traces.jsonl.gz' }] } }, true);
+    const uri = await open(server, TEXT_B);
+    void hoverText(server, uri); // starts the read
+    while (!server.logs.some((l) => l.startsWith('Production: reading 1 source'))) await new Promise((r) => setTimeout(r, 20));
+    // Each hover is answered while the file is still being read.
+    for (let i = 0; i < 5; i++) expect(await hoverText(server, uri)).toContain('**Production**: reading 1 source…');
+    expect(await productionLens(server, uri)).toBe(`prod TTFT p50 250 ms · p99 250 ms · ${(lines * 400 / 1000).toFixed(0)}k req/24 h · v ${b.slice(0, 7)}`);
+  }, 120_000);
+
   it('Restricted Mode: nothing read, the hover says why', async () => {
     const before = prometheusQueries.length;
     const server = await startServer({ production: { sources: [{ prometheus: prometheusUrl }, { traces: 'traces/*.jsonl' }] } }, false);
