@@ -5,14 +5,14 @@
  * with gitleaks' rules, dedupe, choose) and its peak RSS; (2) the attack of issue 30: 60 spans of 10 MiB
  * captured input in one small gzip, which once took 1.2 GB. Peak RSS is GNU time's maximum resident set.
  */
-import { spawnSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { createGzip } from 'node:zlib';
 import { seededRandom } from '../src/core/stats/random';
 import { fmt, table } from './stats';
+import { timedCli } from './timedCli';
 
 const SPANS = Number(process.env.SAMPLE_BENCH_SPANS ?? 100_000);
 const PROMPT = '---\nname: homes\nmodel:\n  api: chat\n---\nsystem:\nYou are a real-estate assistant for {{city}}.\n\nuser:\n{{request}}\n';
@@ -60,13 +60,6 @@ function* huge(): Generator<string> {
   for (let i = 0; i < 60; i++) yield `${JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [span(i, [{ role: 'user', parts: [{ type: 'text', content: big }] }], random)] }] }] })}\n`;
 }
 
-function measure(args: string[], cwd: string): { seconds: number; rssMiB: number; json: { requests: number; added: unknown[] } } {
-  const result = spawnSync('/usr/bin/time', ['-f', '%M %e', process.execPath, resolve('dist/cli.js'), ...args], { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  if (result.status !== 0) throw new Error(`sample failed: ${result.stderr}`);
-  const [rssKiB, seconds] = result.stderr.trim().split('\n').at(-1)!.split(' ').map(Number);
-  return { seconds: seconds!, rssMiB: rssKiB! / 1024, json: JSON.parse(result.stdout) };
-}
-
 export async function benchSample(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'pi-sample-bench-'));
   try {
@@ -75,7 +68,7 @@ export async function benchSample(): Promise<string> {
     await writeGzipLines(join(dir, 'huge.jsonl.gz'), huge());
     const rows: (string | number)[][] = [];
     for (const [label, file, strategy] of [['100k × ~1 KB inputs', 'real.jsonl.gz', 'random'], ['100k × ~1 KB inputs', 'real.jsonl.gz', 'slowest'], ['60 × 10 MiB inputs', 'huge.jsonl.gz', 'random']] as const) {
-      const { seconds, rssMiB, json } = measure(['sample', 'homes.prompty', '--traces', file, '--n', '50', '--strategy', strategy, '--dry-run', '--json'], dir);
+      const { seconds, rssMiB, json } = timedCli<{ requests: number; added: unknown[] }>(['sample', 'homes.prompty', '--traces', file, '--n', '50', '--strategy', strategy, '--dry-run', '--json'], dir);
       rows.push([label, strategy, `${fmt(statSync(join(dir, file)).size / 2 ** 20, 1)} MiB`, json.requests.toLocaleString('en'), json.added.length, fmt(seconds, 1), Math.round(json.requests / seconds).toLocaleString('en'), fmt(rssMiB, 0)]);
     }
     return [
