@@ -1,6 +1,7 @@
 // One build script, four entry points. `--production` minifies and drops source maps; `--watch` rebuilds.
 // Type-checking is separate (`npm run typecheck`), as esbuild only strips types.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { parse as parseToml } from 'smol-toml';
 import * as esbuild from 'esbuild';
 import asc from 'assemblyscript/asc';
 
@@ -64,8 +65,19 @@ async function writeBpeWasm() {
   if (error) throw new Error(`asc: ${error.message}\n${stderr.toString()}`);
 }
 
+// Data kept in its upstream TOML (sample's secret rules: gitleaks' own config file) becomes JSON in the bundle.
+const tomlAsJson = {
+  name: 'toml-as-json',
+  setup(build) {
+    build.onLoad({ filter: /\.toml$/ }, (args) => ({ contents: JSON.stringify(parseToml(readFileSync(args.path, 'utf8'))), loader: 'json' }));
+    // `FILE?raw`: the file's text (its licence beside such data), as Vite reads the same import in tests.
+    build.onResolve({ filter: /\?raw$/ }, (args) => ({ path: new URL(args.path.replace(/\?raw$/, ''), `file://${args.resolveDir}/`).pathname, namespace: 'raw-text' }));
+    build.onLoad({ filter: /.*/, namespace: 'raw-text' }, (args) => ({ contents: readFileSync(args.path, 'utf8'), loader: 'text' }));
+  },
+};
+
 // Bundles run template engines only in dist/renderInterpreted.js and dist/renderHandlebars.js; from source (tests) in-thread.
-const node = { ...shared, platform: 'node', format: 'cjs', target: 'node20', plugins: [sharedRankTables], define: { 'process.env.PROMPT_INSIGHT_BUNDLED': '"1"' } };
+const node = { ...shared, platform: 'node', format: 'cjs', target: 'node20', plugins: [sharedRankTables, tomlAsJson], define: { 'process.env.PROMPT_INSIGHT_BUNDLED': '"1"' } };
 
 const builds = [
   // Banner and footer stamp the bundle's evaluation, so activation can report it beside activate().
@@ -73,6 +85,8 @@ const builds = [
   // Loaded by the extension on first use (language client; runs and comparisons), not at activation.
   { ...node, entryPoints: { 'extension-client': 'src/extension/languageClient.ts', 'extension-features': 'src/extension/features.ts' }, outdir: 'dist', external: ['vscode'] },
   { ...node, entryPoints: { server: 'src/server/main.ts' }, outdir: 'dist', plugins: [...node.plugins, lazyBuiltins(['child_process', 'net', 'crypto'])] },
+  // The language server reads production sources in this worker thread (server/productionReader.ts).
+  { ...node, entryPoints: { productionWorker: 'src/server/productionWorker.ts' }, outdir: 'dist' },
   // The sockets of HTTP runs live in this worker thread (core/endpoint/workerWire.ts); found beside the bundles.
   { ...node, entryPoints: { socketWorker: 'src/core/endpoint/socketWorker.ts' }, outdir: 'dist' },
   // Large answers are counted in this worker, stopped at the run's deadline (core/tokens/boundedCount.ts).

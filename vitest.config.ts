@@ -1,6 +1,8 @@
 import { defineConfig } from 'vitest/config';
+import { tomlAsJson } from './test/fixtures/tomlAsJson';
 
 export default defineConfig({
+  plugins: [tomlAsJson],
   test: {
     include: ['test/unit/**/*.test.ts', 'test/server/**/*.test.ts'],
     testTimeout: 60_000,

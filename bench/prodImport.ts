@@ -5,15 +5,16 @@
  * size shows the file is streamed, not held; spans/s is the whole command (read, parse, aggregate,
  * percentiles with intervals, bootstrap verdicts, git mapping).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { once } from 'node:events';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import { seededRandom } from '../src/core/stats/random';
 import { fmt, table } from './stats';
+import { timedCli } from './timedCli';
 
 const SPANS = Number(process.env.PROD_BENCH_SPANS ?? 1_000_000);
 const PER_LINE = 100;
@@ -66,13 +67,6 @@ async function generate(path: string, versions: [string, string]): Promise<void>
   await once(out, 'finish');
 }
 
-function measure(args: string[], cwd: string): { seconds: number; rssMiB: number; report: { versions: { requests: number }[] } } {
-  const result = spawnSync('/usr/bin/time', ['-f', '%M %e', process.execPath, resolve('dist/cli.js'), ...args], { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  if (result.status !== 0) throw new Error(`prod failed: ${result.stderr}`);
-  const [rssKiB, seconds] = result.stderr.trim().split('\n').at(-1)!.split(' ').map(Number);
-  return { seconds: seconds!, rssMiB: rssKiB! / 1024, report: JSON.parse(result.stdout) };
-}
-
 export async function benchProd(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'pi-prod-bench-'));
   try {
@@ -95,7 +89,7 @@ export async function benchProd(): Promise<string> {
     const gzBytes = statSync(gzFile).size;
     const rows: (string | number)[][] = [];
     for (const [label, path, size] of [['plain', file, bytes], ['gzip', gzFile, gzBytes]] as const) {
-      const { seconds, rssMiB, report } = measure(['prod', 'greet.prompt', '--traces', path, '--json'], dir);
+      const { seconds, rssMiB, json: report } = timedCli<{ versions: { requests: number }[] }>(['prod', 'greet.prompt', '--traces', path, '--json'], dir);
       const spans = report.versions.reduce((a, v) => a + v.requests, 0);
       if (spans !== SPANS) throw new Error(`read ${spans} spans, expected ${SPANS}`);
       rows.push([label, `${fmt(size / 2 ** 20, 0)} MiB`, spans.toLocaleString('en'), fmt(seconds, 1), Math.round(spans / seconds).toLocaleString('en'), fmt(rssMiB, 0)]);

@@ -16,9 +16,12 @@ import { formatMs } from '../core/metrics/format';
 import type { ProdPercentiles, ProdReport } from '../core/telemetry/prodReport';
 import { nowFlag, parseArgs, stringFlag, UsageError } from './args';
 import type { CliIO } from './io';
+import { terminalJson, terminalSafeIO } from './terminalText';
 import { PROD_USAGE } from './usage';
 
-export async function prodCommand(argv: string[], io: CliIO): Promise<number> {
+export async function prodCommand(argv: string[], rawIO: CliIO): Promise<number> {
+  // Versions, prompt names and error types are anyone's text: the terminal shows them, never obeys them.
+  const io = terminalSafeIO(rawIO);
   const args = parseArgs(argv, { valued: ['prometheus', 'since', 'prompt', 'timeout-ms', 'window', 'report', 'now'], boolean: ['json'], repeatable: ['traces'] });
   if (args.positionals.length < 1) throw new UsageError(`give the prompt file\nusage: ${PROD_USAGE}`);
   const [file, ...extra] = args.positionals;
@@ -84,7 +87,7 @@ export async function prodCommand(argv: string[], io: CliIO): Promise<number> {
   }
   if (args.flags.get('json')) {
     const json = byVersion ? { ...report, window: { ...report.window, size: windowArg }, versions: report.versions.map((v) => ({ ...v, windows: byVersion.get(v.version) ?? [] })) } : report;
-    io.stdout(`${JSON.stringify(json, null, 2)}\n`);
+    io.stdout(`${terminalJson(json)}\n`);
   } else io.stdout(formatReport(report, byVersion ?? undefined));
   return 0;
 }

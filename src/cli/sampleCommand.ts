@@ -4,21 +4,26 @@
  * provenance, deduplicated (also against the file's cases), redacted before anything is written, and
  * appended — never overwriting. Prints what was added, how the inputs were mapped and what was redacted.
  */
-import { renameSync, writeFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { sidecarPathFor } from '../core/adherence/testCases';
-import { readTestsFileSync } from '../core/files/workspaceFile';
+import { findWorkspaceRoot, readTestsFileSync, TESTS_FILE_MAX_BYTES } from '../core/files/workspaceFile';
+import { checkWritableTarget, replaceWorkspaceFile } from '../core/files/workspaceWrite';
 import { formatMs } from '../core/metrics/format';
-import { chooseCases, SampleSink, STRATEGIES, type Strategy } from '../core/sampling/productionSample';
+import { MAX_CAPTURED_CHARS } from '../core/sampling/capturedMessages';
+import { SAMPLED_INPUT_BUDGET_CHARS, SampleSink, STRATEGIES, type Strategy } from '../core/sampling/productionSample';
 import { createRedactor } from '../core/sampling/redact';
+import { SECRET_RULES_SOURCE } from '../core/sampling/secretRules';
 import { appendCases, readTestsFile } from '../core/sampling/testsFileAppend';
 import { readTraceFiles } from '../core/telemetry/importOtlp';
 import { parseArgs, stringFlag, UsageError } from './args';
 import type { CliIO } from './io';
+import { terminalJson, terminalSafeIO } from './terminalText';
 import { promptsOf } from './promptFile';
 import { SAMPLE_USAGE } from './usage';
 
-export async function sampleCommand(argv: string[], io: CliIO): Promise<number> {
+export async function sampleCommand(argv: string[], rawIO: CliIO): Promise<number> {
+  // Production text is printed (versions, error types): the terminal shows it, never obeys it.
+  const io = terminalSafeIO(rawIO);
   const args = parseArgs(argv, { valued: ['prompt', 'n', 'strategy', 'seed', 'out'], boolean: ['json', 'dry-run'], repeatable: ['traces', 'redact'] });
   if (args.positionals.length < 1) throw new UsageError(`give the prompt file\nusage: ${SAMPLE_USAGE}`);
   const [file, ...extra] = args.positionals as [string, ...string[]];
@@ -46,16 +51,20 @@ export async function sampleCommand(argv: string[], io: CliIO): Promise<number> 
   if (found.prompts.length > 1) throw new UsageError(`${file} has ${found.prompts.length} prompts: name one with --prompt (${found.prompts.map((p) => p.name).join(', ')})`);
   const prompt = found.prompts[0]!;
   const out = stringFlag(args, 'out') ?? sidecarPathFor(file);
-
+  const dryRun = args.flags.get('dry-run') === true;
+  // The tests file's place is the repository's to name: the workspace-file rules, checked before any work.
+  const writeRules = { root: findWorkspaceRoot(out), what: 'tests files' };
   let testsFile;
   try {
+    if (!dryRun) checkWritableTarget(out, writeRules);
     testsFile = readTestsFile(readTestsFileSync(resolve(out)), out);
   } catch (error) {
     io.stderr(`prompt-insight sample: ${(error as Error).message}\n`);
     return 1;
   }
-  const sink = new SampleSink(new Set([prompt.name]), seed, Date.now());
+  const sink = new SampleSink(prompt, { n, strategy, seed, redactor, existingKeys: testsFile.existingKeys, nowMs: Date.now() });
   const signal = io.interrupted();
+  io.stderr(`Reading ${traces.length} trace file${traces.length === 1 ? '' : 's'} for ${prompt.name}…\n`);
   try {
     await readTraceFiles(traces, sink, { signal });
   } catch (error) {
@@ -63,16 +72,21 @@ export async function sampleCommand(argv: string[], io: CliIO): Promise<number> 
     io.stderr(`prompt-insight sample: ${(error as Error).message}\n`);
     return 1;
   }
-  const result = chooseCases(sink, prompt, { n, strategy, seed, redactor, existingKeys: testsFile.existingKeys });
+  const result = sink.result();
   const redactions: Record<string, number> = {};
   for (const c of result.cases) for (const [kind, count] of c.redactions) redactions[kind] = (redactions[kind] ?? 0) + count;
-  const dryRun = args.flags.get('dry-run') === true;
   if (result.cases.length > 0 && !dryRun) {
     const text = appendCases(testsFile, result.cases, strategy);
-    // Written whole to a temporary file beside it, then renamed: a failed write leaves the old file.
-    const tmp = `${resolve(out)}.${process.pid}.tmp`;
-    writeFileSync(tmp, text);
-    renameSync(tmp, resolve(out));
+    if (Buffer.byteLength(text) > TESTS_FILE_MAX_BYTES) {
+      io.stderr(`prompt-insight sample: ${out} would be ${Buffer.byteLength(text)} bytes, over the ${TESTS_FILE_MAX_BYTES}-byte limit for tests files; nothing is written. Sample fewer cases (--n).\n`);
+      return 1;
+    }
+    try {
+      replaceWorkspaceFile(out, text, writeRules);
+    } catch (error) {
+      io.stderr(`prompt-insight sample: ${(error as Error).message}\n`);
+      return 1;
+    }
   }
   const mapped = result.cases.filter((c) => c.inputs === 'template-variables').length;
   const skipped = Object.fromEntries(sink.skipped);
@@ -87,15 +101,19 @@ export async function sampleCommand(argv: string[], io: CliIO): Promise<number> 
     requests: sink.matched,
     withoutCapturedInput: sink.withoutInput,
     unreadableInput: result.unreadableInput,
+    inputTooLarge: result.inputTooLarge,
+    ...(result.cutForSize ? { cutForSize: true } : {}),
+    ...(result.countsApproximate ? { countsApproximate: true } : {}),
     eligible: result.eligible,
     duplicates: result.duplicates,
     alreadyInFile: result.alreadyInFile,
     redactions,
     skipped,
     existingCases: testsFile.existingCases,
+    redactionRules: `${SECRET_RULES_SOURCE.name} ${SECRET_RULES_SOURCE.version} and personal data`,
   };
   if (args.flags.get('json') === true) {
-    io.stdout(`${JSON.stringify(summary, null, 2)}\n`);
+    io.stdout(`${terminalJson(summary)}\n`);
     return 0;
   }
   const lines = [`${sink.matched} production requests of ${prompt.name}; ${sink.matched - sink.withoutInput} with captured input (gen_ai.input.messages).`];
@@ -103,13 +121,16 @@ export async function sampleCommand(argv: string[], io: CliIO): Promise<number> 
   else lines.push(`${dryRun ? 'Would append' : 'Appended'} ${result.cases.length} case${result.cases.length === 1 ? '' : 's'} (strategy ${strategy}, seed ${seed}) to ${out} after its ${testsFile.existingCases} existing case${testsFile.existingCases === 1 ? '' : 's'}:`);
   for (const c of result.cases) lines.push(`  + ${c.endTime} trace ${c.traceId} span ${c.spanId} · version ${c.version} · ${formatMs(c.e2eMs)}${c.errorType ? ` · failed (${c.errorType})` : ''} · ${c.inputs === 'template-variables' ? `vars ${Object.keys(c.vars).join(', ')}` : 'the captured messages'}`);
   if (result.cases.length > 0) lines.push(`Inputs: ${mapped} mapped to the template's variables, ${result.cases.length - mapped} kept as the captured messages (they did not match the template's text).`);
-  lines.push(Object.keys(redactions).length ? `Redacted before writing: ${Object.entries(redactions).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${v} ${k}`).join(', ')}.` : 'Redacted before writing: nothing matched the patterns.');
+  lines.push(Object.keys(redactions).length ? `Redacted before writing: ${Object.entries(redactions).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${v} ${k}`).join(', ')}.` : 'Redacted before writing: nothing matched the rules.');
   const notes = [
     result.duplicates ? `${result.duplicates} duplicate inputs` : '',
     result.alreadyInFile ? `${result.alreadyInFile} already in the file` : '',
     sink.withoutInput ? `${sink.withoutInput} without captured input` : '',
     result.unreadableInput ? `${result.unreadableInput} with input that is not the conventions' messages` : '',
+    result.inputTooLarge ? `${result.inputTooLarge} with input over ${MAX_CAPTURED_CHARS / 1024} KiB` : '',
+    result.cutForSize ? `more inputs than fit in ${SAMPLED_INPUT_BUDGET_CHARS / (1024 * 1024)} MiB` : '',
     ...Object.entries(skipped).map(([r, k]) => `${k} ${r === 'future-end' ? 'ending in the future (clock skew)' : r}`),
+    result.countsApproximate ? 'counts of distinct inputs are lower bounds (too many to remember)' : '',
   ].filter(Boolean);
   if (notes.length) lines.push(`Not sampled: ${notes.join(', ')}.`);
   if (!testsFile.hasDefaultAssertions && result.cases.length > 0) lines.push('Each case asserts latency ≤ 1.5× production\'s (edit or add assertions; a defaultTest.assert in the file is used instead).');

@@ -13,6 +13,7 @@ import { readTraceFiles } from '../core/telemetry/importOtlp';
 import { DEFAULT_PROMETHEUS_MAX_BYTES, DEFAULT_PROMETHEUS_TIMEOUT_MS, safeUrl } from '../core/telemetry/prodPrometheus';
 import { nowFlag, parseArgs, stringFlag, UsageError, type ParsedArgs } from './args';
 import type { CliIO } from './io';
+import { terminalJson, terminalSafeIO } from './terminalText';
 import { parseSince } from './prodCommand';
 import { promptsOf } from './promptFile';
 import { WATCH_USAGE } from './usage';
@@ -20,7 +21,9 @@ import { WATCH_USAGE } from './usage';
 /** Rates: a change of less than one percentage point is never an anomaly. */
 const RATE_FLOOR = 0.01;
 
-export async function watchCommand(argv: string[], io: CliIO): Promise<number> {
+export async function watchCommand(argv: string[], rawIO: CliIO): Promise<number> {
+  // Versions, prompt names and error types are anyone's text: the terminal shows them, never obeys them.
+  const io = terminalSafeIO(rawIO);
   const args = parseArgs(argv, { valued: ['prompt', 'prometheus', 'since', 'timeout-ms', 'now'], boolean: ['json'], repeatable: ['traces'] });
   if (args.positionals.length < 1) throw new UsageError(`give exactly one prompt file\nusage: ${WATCH_USAGE}`);
   const [file, ...extra] = args.positionals as [string, ...string[]];
@@ -63,7 +66,7 @@ export async function watchCommand(argv: string[], io: CliIO): Promise<number> {
   const drift = metrics.map((m) => m.drift).filter((d): d is Drift => d !== null);
   const ongoing = anomalies.filter((a) => a.end === null);
   if (args.flags.get('json') === true) {
-    io.stdout(`${JSON.stringify({ file, prompts: [...names], source: read.source, ...counts, versions: versions.map((v) => ({ version: v.version, firstSeen: new Date(v.t).toISOString() })), metrics: metrics.map((m) => ({ metric: m.metric, windows: m.windows, current: m.current, ...(m.needsDays > 0 ? { baselineNeedsDays: m.needsDays } : {}) })), anomalies, drift, ongoing: ongoing.length }, null, 2)}\n`);
+    io.stdout(`${terminalJson({ file, prompts: [...names], source: read.source, ...counts, versions: versions.map((v) => ({ version: v.version, firstSeen: new Date(v.t).toISOString() })), metrics: metrics.map((m) => ({ metric: m.metric, windows: m.windows, current: m.current, ...(m.needsDays > 0 ? { baselineNeedsDays: m.needsDays } : {}) })), anomalies, drift, ongoing: ongoing.length })}\n`);
   } else io.stdout(watchText(metrics, anomalies, drift, read.summary));
   return ongoing.length > 0 ? 1 : 0;
 }

@@ -1,6 +1,6 @@
 /**
  * Production numbers as the language server holds them: read per prompt file from the configured
- * sources (core/telemetry/prodForEditor.ts) only in a trusted workspace, cached for a minute so hovers
+ * sources (core/telemetry/prodForEditor.ts, in a worker thread: productionReader.ts) only in a trusted workspace, cached for a minute so hovers
  * and lenses do not hammer a trace folder or a Prometheus server, read in the background (a hover
  * waits a moment, then shows "reading…" and the lenses refresh when the numbers are in), and served
  * stale while a refresh runs.
@@ -8,6 +8,7 @@
 import { findWorkspaceRoot } from '../core/files/workspaceFile';
 import type { FileProduction } from '../core/telemetry/prodForEditor';
 import type { ProductionSettings, ProductionSource } from '../protocol/productionSettings';
+import { readProductionOffThread } from './productionReader';
 import { filePathOfUri } from './uri';
 
 export type ProductionLookup =
@@ -80,8 +81,8 @@ export class ProductionFigures {
     const sources = this.sources;
     const root = findWorkspaceRoot(file, { workspaceFolders: this.folders });
     entry.startedAt = Date.now();
-    entry.pending = import('../core/telemetry/prodForEditor')
-      .then(({ readFileProduction }) => readFileProduction(file, sources, { root }))
+    this.log(`Production: reading ${sources.length} source${sources.length === 1 ? '' : 's'} for ${file} (in a worker thread).`);
+    entry.pending = readProductionOffThread({ file, sources, root })
       .then((value) => {
         if (configKey === this.configKey) {
           entry.value = value;

@@ -77,11 +77,20 @@ export function shortVersion(version: string): string {
   return v.length > 24 ? `${v.slice(0, 23)}…` : v;
 }
 
-/** `prod TTFT p50 420 ms · p99 2.10 s · 12.3k req/24 h · v a1b2c3d` */
-export function productionLine(p: PromptProduction): string {
+/**
+ * Production strings (versions, error types, notes, commit subjects) are anyone's text. In the plain-text
+ * lens, control characters (terminal and bidi controls, line breaks) are shown as U+FFFD; in the
+ * Markdown hover also everything Markdown or HTML would act on mid-line is backslash-escaped: emphasis,
+ * code, links and images, HTML tags and entities, tables, and the `:`/`@`/`www.` of autolinks.
+ */
+const plainText = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, '\uFFFD');
+const markdownText = (text: string) => plainText(text).replace(/[\\`*_~[\]()!<>|&#:@]/g, (c) => `\\${c}`).replace(/(www)\./gi, '$1\\.');
+
+/** `prod TTFT p50 420 ms · p99 2.10 s · 12.3k req/24 h · v a1b2c3d` (`text`: how production strings are written). */
+export function productionLine(p: PromptProduction, text: (s: string) => string = plainText): string {
   const v = p.version;
   const ttft = v.ttftMs.p50 ? `TTFT p50 ${formatMs(v.ttftMs.p50.value)} · p99 ${v.ttftMs.p99 ? formatMs(v.ttftMs.p99.value) : 'n/a'}` : 'TTFT n/a';
-  return `prod ${ttft} · ${formatCount(v.requests)} req/${windowLabel(p.reading.source.since)} · v ${shortVersion(v.version)}`;
+  return `prod ${ttft} · ${formatCount(v.requests)} req/${windowLabel(p.reading.source.since)} · v ${text(shortVersion(v.version))}`;
 }
 
 /** The lens: the first source with numbers; "(latest)" when it is not this text's version. */
@@ -94,7 +103,7 @@ export function productionLensTitle(lookup: ProductionLookup | undefined, prompt
   return `${productionLine(first)}${first.matchesText ? '' : ' (latest)'}`;
 }
 
-const safe = (text: string) => text.replace(/[`*_[\]<>|\\]/g, (c) => `\\${c}`).replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '\uFFFD');
+const safe = markdownText;
 
 export function productionHoverSection(lookup: ProductionLookup | undefined, prompt: PromptAnalysis): string | undefined {
   if (!lookup || lookup.state === 'off') return undefined;
@@ -115,7 +124,7 @@ export function productionHoverSection(lookup: ProductionLookup | undefined, pro
     }
     const v = p.version;
     const which = p.matchesText ? 'this text' : `latest in production; this text was not seen there`;
-    lines.push(`${head}`, '', `${productionLine(p)} — ${which}${v.revision && v.revision !== 'working' ? ` (${v.revision.slice(0, 7)}${v.revisionSubject ? ` "${safe(v.revisionSubject)}"` : ''})` : ''}`);
+    lines.push(`${head}`, '', `${productionLine(p, markdownText)} — ${which}${v.revision && v.revision !== 'working' ? ` (${v.revision.slice(0, 7)}${v.revisionSubject ? ` "${safe(v.revisionSubject)}"` : ''})` : ''}`);
     const e2e = v.e2eMs.p50 ? `E2E p50 ${formatMs(v.e2eMs.p50.value)} · p99 ${v.e2eMs.p99 ? formatMs(v.e2eMs.p99.value) : 'n/a'}` : undefined;
     const errors = `errors ${(v.errorRate * 100).toFixed(1)}%${Object.keys(v.errorsByType).length ? ` (${Object.entries(v.errorsByType).slice(0, 3).map(([t, n]) => `${safe(t)} ${n}`).join(', ')})` : ''}`;
     lines.push('', [e2e, errors, v.ttftMs.p99 === null && v.ttftMs.n > 0 ? `p99 needs 100 requests (has ${v.ttftMs.n})` : undefined].filter(Boolean).join(' · '));

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { prometheusRules } from '../../src/core/baseline/promRules';
 import { seededRandom } from '../../src/core/stats/random';
 
@@ -44,6 +44,23 @@ describe('prompt-insight alerts: rules checked and unit-tested by promtool', () 
     const { stdout } = await run('promtool', ['check', 'rules', join(dir, 'rules.yml')]);
     expect(stdout).toContain('SUCCESS: 7 rules found');
     expect(readFileSync(join(dir, 'rules.yml'), 'utf8')).toContain('gen_ai_prompt_name="homes-assistant"');
+  });
+
+  it('prompt names Prometheus YAML cannot carry raw (U+0085, U+2028, a lone surrogate, quotes, a line break) are escaped: promtool loads the rules and the selector names the prompt exactly', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pi-rules-'));
+    // YAML escapes in the front matter: NEL, line separator, a lone surrogate, a quote, a backslash, a newline, an astral character.
+    writeFileSync(join(dir, 'odd.prompty'), '---\nname: "homes\\N\\Lx\\ud800\\"q\\\\b\\nline 🏠"\nmodel:\n  api: chat\n---\nuser:\nFind homes.\n');
+    const cli = await run(process.execPath, [resolve(process.env.PROMPT_INSIGHT_TEST_DIST ?? 'dist', 'cli.js'), 'alerts', 'odd.prompty', '--prometheus-rules', 'rules.yml'], { cwd: dir });
+    expect(cli.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029]/);
+    const { stdout } = await run('promtool', ['check', 'rules', join(dir, 'rules.yml')]);
+    expect(stdout).toContain('SUCCESS: 7 rules found');
+    const text = readFileSync(join(dir, 'rules.yml'), 'utf8');
+    expect(text).toMatch(/^[\x09\x0a\x20-\x7e]*$/); // printable ASCII only
+    // What the selector's literal says, decoded as PromQL (Go) decodes escapes: the prompt's name, a lone surrogate as U+FFFD.
+    const expr = (parse(text) as { groups: { rules: { expr?: string }[] }[] }).groups[0]!.rules[0]!.expr!;
+    const literal = /gen_ai_prompt_name="((?:[^"\\]|\\.)*)"/.exec(expr)![1]!;
+    const decoded = literal.replace(/\\(U[0-9a-f]{8}|u[0-9a-f]{4}|["\\])/g, (_, e: string) => (e.length === 1 ? e : String.fromCodePoint(parseInt(e.slice(1), 16))));
+    expect(decoded).toBe('homes\u0085\u2028x\ufffd"q\\b\nline 🏠');
   });
 
   it('fires on a night-time regression, stays silent on the daily peak and on a single spike', async () => {

@@ -7,7 +7,8 @@ import {
   StreamMessageReader, StreamMessageWriter, type Diagnostic, type ProtocolConnection,
 } from 'vscode-languageserver-protocol/node';
 
-export const SERVER_PATH = resolve('dist/server.js');
+/** `PROMPT_INSIGHT_TEST_DIST`: another build's server (test/fixtures/cli.ts). */
+export const SERVER_PATH = resolve(process.env.PROMPT_INSIGHT_TEST_DIST ?? 'dist', 'server.js');
 
 /** The real language server in its own process, spoken to over stdio as VS Code would. */
 export class LspHarness {

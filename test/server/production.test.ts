@@ -139,7 +139,7 @@ describe('production in the hover and lens', () => {
     expect(await productionLens(server, uri)).toBe('prod: source unreadable (see hover)');
     const hover = await hoverText(server, uri);
     expect(hover).toContain("'traces/none.jsonl' was not found");
-    expect(hover).toContain("climbs out of the workspace ('..')");
+    expect(hover).toContain("climbs out of the workspace \\('..'\\)");
     expect(hover).toContain("'empty' is a folder, not a regular file");
   });
 
@@ -156,6 +156,42 @@ describe('production in the hover and lens', () => {
     await lensTitles(server, uri);
     expect(prometheusQueries.length).toBe(asked);
   });
+
+  it('production strings are text in the hover: Markdown links, HTML and entities, autolinks and control characters in a version or an error type are escaped', async () => {
+    const version = '[x](command:e)<i>&lt;';
+    const hostile = Array.from({ length: 5 }, (_, i) => otlpSpan({ promptName: 'greet', version, startMs: now - HOUR / 4 + i * 1000, ttftMs: 300, e2eMs: 700, ...(i === 0 ? { errorType: '<img src=x onerror=alert(1)>https://evil.example\u202e' } : {}) }));
+    repo.write('hostile/app.jsonl', `${tracesLine(hostile)}\n`);
+    const server = await startServer({ production: { sources: [{ traces: 'hostile/app.jsonl' }] } }, true);
+    const uri = await open(server, TEXT_C);
+    expect(await productionLens(server, uri)).toBe(`prod TTFT p50 300 ms · p99 n/a · 5 req/24 h · v ${version} (latest)`);
+    const hover = await hoverText(server, uri);
+    expect(hover).toContain('· v \\[x\\]\\(command\\:e\\)\\<i\\>\\&lt; — latest in production');
+    expect(hover).toContain('\\<img src=x onerror=alert\\(1\\)\\>https\\://evil.example\uFFFD 1');
+    // Nothing a Markdown or HTML renderer would act on is left unescaped.
+    expect(hover).not.toMatch(/(?<!\\)\[x(?<!\\)\]|(?<!\\)<i|(?<!\\)&lt;|(?<!\\)<img|https(?<!\\):|\u202e/);
+  });
+
+  it('a large trace file (a 14 MiB line of nested arrays, then some 200 MB of spans) is read off the main thread: hovers are answered while it is read, and the numbers come', async () => {
+    const { createGzip } = await import('node:zlib');
+    const { createWriteStream } = await import('node:fs');
+    mkdirSync(join(repo.root, 'big'), { recursive: true });
+    const gzip = createGzip({ level: 1 });
+    const out = createWriteStream(join(repo.root, 'big', 'traces.jsonl.gz'));
+    gzip.pipe(out);
+    gzip.write(`${'['.repeat(7 * 1024 * 1024)}${']'.repeat(7 * 1024 * 1024)}\n`);
+    const line = `${tracesLine(Array.from({ length: 400 }, (_, i) => otlpSpan({ promptName: 'greet', version: b.slice(0, 7), startMs: now - HOUR / 2 + i, ttftMs: 250, e2eMs: 650 })))}\n`;
+    const lines = Math.ceil((200 * 1024 * 1024) / line.length);
+    for (let i = 0; i < lines; i++) if (!gzip.write(line)) await new Promise<void>((r) => gzip.once('drain', () => r()));
+    gzip.end();
+    await new Promise<void>((r) => out.on('close', () => r()));
+    const server = await startServer({ production: { sources: [{ traces: 'big/traces.jsonl.gz' }] } }, true);
+    const uri = await open(server, TEXT_B);
+    void hoverText(server, uri); // starts the read
+    while (!server.logs.some((l) => l.startsWith('Production: reading 1 source'))) await new Promise((r) => setTimeout(r, 20));
+    // Each hover is answered while the file is still being read.
+    for (let i = 0; i < 5; i++) expect(await hoverText(server, uri)).toContain('**Production**: reading 1 source…');
+    expect(await productionLens(server, uri)).toBe(`prod TTFT p50 250 ms · p99 250 ms · ${(lines * 400 / 1000).toFixed(0)}k req/24 h · v ${b.slice(0, 7)}`);
+  }, 120_000);
 
   it('Restricted Mode: nothing read, the hover says why', async () => {
     const before = prometheusQueries.length;

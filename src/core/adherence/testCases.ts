@@ -5,7 +5,7 @@
  */
 import { basename, dirname, join } from 'node:path';
 import { readTestsFileSync } from '../files/workspaceFile';
-import { resolveFileValues } from '../render/references';
+import { escapedLiteral, literalValues, resolveFileValues } from '../render/references';
 import { GROUNDED_TYPES, MAX_CONTEXT_CHARS } from './groundedChecks';
 import { readFrontMatter } from '../formats/frontMatterDoc';
 import type { Prompt, PromptFormat } from '../formats/model';
@@ -112,7 +112,9 @@ function promptfooCases(root: unknown, where: string, problems: string[], prompt
   const cases: TestCase[] = [];
   doc.tests.forEach((raw, index) => {
     if (!isPlainRecord(raw)) return problems.push(`${where}: tests[${index}] is not a mapping.`);
-    const vars = { ...(isPlainRecord(defaults.vars) ? defaults.vars : {}), ...(isPlainRecord(raw.vars) ? raw.vars : {}) };
+    // As written (a `${file:}` context is read below); the case's inputs are the literal values (`$${…}` → `${…}`).
+    const rawVars = { ...(isPlainRecord(defaults.vars) ? defaults.vars : {}), ...(isPlainRecord(raw.vars) ? raw.vars : {}) };
+    const vars = literalValues(rawVars);
     const assertions: Assertion[] = [];
     [...defaultAsserts, ...(Array.isArray(raw.assert) ? raw.assert : [])].forEach((a, j) => {
       const assertion = readAssertion(a, `${where}: tests[${index}].assert[${j}]`, problems);
@@ -120,7 +122,7 @@ function promptfooCases(root: unknown, where: string, problems: string[], prompt
     });
     const threshold = typeof raw.threshold === 'number' ? raw.threshold : typeof defaults.threshold === 'number' ? defaults.threshold : 1;
     if (assertions.length === 0) problems.push(`${where}: tests[${index}] has no usable assertion; it is skipped.`);
-    else cases.push({ description: typeof raw.description === 'string' && raw.description.trim() ? raw.description : caseName(index, isPlainRecord(raw.vars) ? raw.vars : vars), vars, assertions, threshold, ...groundingOf(raw.context ?? vars.context, raw.reference ?? vars.reference, promptPath, `${where}: tests[${index}]`, problems), ...relevantOf(raw.relevant ?? vars.relevant, `${where}: tests[${index}]`, problems) });
+    else cases.push({ description: typeof raw.description === 'string' && raw.description.trim() ? raw.description : caseName(index, isPlainRecord(raw.vars) ? literalValues(raw.vars) : vars), vars, assertions, threshold, ...groundingOf(raw.context ?? rawVars.context, raw.reference ?? rawVars.reference, promptPath, `${where}: tests[${index}]`, problems), ...relevantOf(raw.relevant ?? vars.relevant, `${where}: tests[${index}]`, problems) });
   });
   return cases;
 }
@@ -215,7 +217,10 @@ function relevantOf(raw: unknown, where: string, problems: string[]): Pick<TestC
 function groundingOf(rawContext: unknown, rawReference: unknown, promptPath: string | undefined, where: string, problems: string[]): Pick<TestCase, 'context' | 'contextProblem' | 'reference' | 'passageIds'> {
   const out: Pick<TestCase, 'context' | 'contextProblem' | 'reference' | 'passageIds'> = {};
   const read = (value: unknown, what: string): unknown => {
-    if (typeof value !== 'string' || !/^\$\{file:[^}]+\}$/.test(value.trim())) return value;
+    if (typeof value !== 'string') return value;
+    const literal = escapedLiteral(value);
+    if (literal !== undefined) return literal;
+    if (!/^\$\{file:[^}]+\}$/.test(value.trim())) return value;
     const resolved = resolveFileValues(promptPath, { [what]: value });
     if (resolved.notes.length > 0) throw new Error(resolved.notes.map((n) => n.message).join('; '));
     return resolved.values[what];
@@ -223,8 +228,10 @@ function groundingOf(rawContext: unknown, rawReference: unknown, promptPath: str
   if (rawContext !== undefined) {
     try {
       const value = read(rawContext, 'context');
-      const list = isPlainRecord(value) && Array.isArray(value.passages) ? value.passages : Array.isArray(value) ? value : [value];
-      const passages = list.map((p) => read(p, 'context')).map((p) => (typeof p === 'string' ? p : isPlainRecord(p) && typeof p.text === 'string' ? p.text : undefined));
+      const listed = isPlainRecord(value) && Array.isArray(value.passages) ? value.passages : Array.isArray(value) ? value : undefined;
+      // Each listed passage may name a file; a single value was read above (read twice, an escaped `$${file:}` would be read as a reference).
+      const list = listed ?? [value];
+      const passages = (listed ? listed.map((p) => read(p, 'context')) : list).map((p) => (typeof p === 'string' ? p : isPlainRecord(p) && typeof p.text === 'string' ? p.text : undefined));
       if (passages.some((p) => p === undefined)) throw new Error('each passage must be text or {text: …}');
       const chars = (passages as string[]).reduce((n, p) => n + p.length, 0);
       if (chars > MAX_CONTEXT_CHARS) throw new Error(`the context is ${chars.toLocaleString('en-US')} characters; above ${MAX_CONTEXT_CHARS.toLocaleString('en-US')} it is not judged`);

@@ -55,9 +55,26 @@ export function ruleNames(metric: RuleMetric, quantile: number): RuleNames {
   };
 }
 
-/** A label value inside a PromQL string literal. */
-function promString(value: string): string {
-  return JSON.stringify(value);
+/**
+ * A label value as a PromQL string literal, in printable ASCII only: quotes and backslashes escaped,
+ * everything else outside ASCII's printable range as a `\u`/`\U` escape (PromQL reads Go's escapes).
+ * A prompt name is anyone's text: raw, U+0085, U+2028 or a quote would break the YAML that carries
+ * it, and a lone surrogate has no UTF-8 form (it is U+FFFD, as the exporter's UTF-8 encoder sends it).
+ */
+export function promString(value: string): string {
+  return `"${asciiEscaped(value)}"`;
+}
+
+function asciiEscaped(value: string): string {
+  let out = '';
+  for (const char of value) {
+    const point = char.codePointAt(0)!;
+    const code = point >= 0xd800 && point <= 0xdfff ? 0xfffd : point; // a lone surrogate
+    if (char === '"' || char === '\\') out += `\\${char}`;
+    else if (code >= 0x20 && code <= 0x7e) out += char;
+    else out += code > 0xffff ? `\\U${code.toString(16).padStart(8, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  }
+  return out;
 }
 
 export function prometheusRules(options: RuleOptions): { groups: object[] } {
@@ -76,14 +93,14 @@ export function prometheusRules(options: RuleOptions): { groups: object[] } {
   return {
     groups: [
       {
-        name: `prompt-insight-signal-${options.prompt}`,
+        name: `prompt-insight-signal-${asciiEscaped(options.prompt)}`,
         rules: [
           { record: names.signal5m, expr: `histogram_quantile(${quantile}, sum by (le, ${byPrompt}) (rate(${histogram}${selector}[5m])))` },
           { record: names.signal1h, expr: `avg_over_time(${names.signal5m}${selector}[1h])` },
         ],
       },
       {
-        name: `prompt-insight-baseline-${options.prompt}`,
+        name: `prompt-insight-baseline-${asciiEscaped(options.prompt)}`,
         rules: [
           { record: names.weeks, expr: weeksExpr },
           { record: names.baseline, expr: `quantile without (weeks_ago) (0.5, ${names.weeks}${selector})` },
@@ -113,5 +130,5 @@ export function prometheusRules(options: RuleOptions): { groups: object[] } {
 }
 
 export function prometheusRulesYaml(options: RuleOptions): string {
-  return `# Prometheus rules written by prompt-insight alerts: a dynamic baseline for prompt ${JSON.stringify(options.prompt)}.\n# Check with: promtool check rules FILE. Route the alert with Alertmanager (labels: severity, metric).\n${stringify(prometheusRules(options), { lineWidth: 0 })}`;
+  return `# Prometheus rules written by prompt-insight alerts: a dynamic baseline for prompt ${promString(options.prompt)}.\n# Check with: promtool check rules FILE. Route the alert with Alertmanager (labels: severity, metric).\n${stringify(prometheusRules(options), { lineWidth: 0 })}`;
 }

@@ -200,7 +200,8 @@ async function readBounded(file: string, rules: ReadRules): Promise<Buffer> {
   }
 }
 
-function realRoot(root: string): string {
+/** The root's real path (links resolved), or the root as given when it cannot be resolved. */
+export function realRoot(root: string): string {
   try {
     return realpathSync(resolve(root));
   } catch {
@@ -255,12 +256,12 @@ function shown(options: ReadRules, file: string): string {
   return `'${options.shownAs ?? file}'`;
 }
 
-function hasGitComponent(path: string): boolean {
+export function hasGitComponent(path: string): boolean {
   return path.split(/[\\/]/).some((part) => part.toLowerCase() === '.git');
 }
 
 /** `inner` is `outer` or below it. */
-function isInside(outer: string, inner: string): boolean {
+export function isInside(outer: string, inner: string): boolean {
   const rel = relative(outer, inner);
   return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
 }

@@ -12,6 +12,31 @@ const MAX_PARTIALS = 32;
 const PARTIAL_USE = /\{\{#?>\s*([A-Za-z0-9_][\w./-]*)/g;
 const HANDLEBARS_COMMENT = /\{\{!--[\s\S]*?--\}\}|\{\{![\s\S]*?\}\}/g;
 const FILE_VALUE = /^\$\{file:([^}]+)\}$/;
+/** `$${…}` (after any leading space): the literal text `${…}`, one `$` less — never a reference. */
+const ESCAPED_REFERENCE = /^(\s*)\$(\$+\{)/;
+const REFERENCE_LIKE = /^(\s*)(\$+\{)/;
+
+/** The literal text a `$${…}` value stands for, or undefined when the value is not escaped. */
+export function escapedLiteral(value: string): string | undefined {
+  return ESCAPED_REFERENCE.test(value) ? value.replace(ESCAPED_REFERENCE, '$1$2') : undefined;
+}
+
+/**
+ * Text written so that no loader interprets it (production inputs `sample` writes): a value that
+ * begins like a reference (`${file:.env}`, `${env:HOME}`, or an already escaped `$${…}`) gets one
+ * more `$`, which escapedLiteral removes again. Other text is returned as it is.
+ */
+export function inertText(text: string): string {
+  return text.replace(REFERENCE_LIKE, '$1$$$2');
+}
+
+/** Every string in a JSON-like value read as escapedLiteral reads it (test-case inputs). */
+export function literalValues<T>(value: T): T {
+  if (typeof value === 'string') return (escapedLiteral(value) ?? value) as T;
+  if (Array.isArray(value)) return value.map(literalValues) as T;
+  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, literalValues(v)])) as T;
+  return value;
+}
 
 export interface ReferenceNote {
   message: string;
@@ -78,6 +103,11 @@ export function resolveFileValues(promptPath: string | undefined, values: Record
   const notes: ReferenceNote[] = [];
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(values)) {
+    const literal = typeof value === 'string' ? escapedLiteral(value) : undefined;
+    if (literal !== undefined) {
+      out[key] = literal;
+      continue;
+    }
     const match = typeof value === 'string' ? FILE_VALUE.exec(value.trim()) : null;
     if (!match) {
       out[key] = value;

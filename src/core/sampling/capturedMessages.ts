@@ -5,6 +5,8 @@
  * the span is counted as "input not readable", never guessed at.
  */
 
+import { parseBoundedJson } from '../telemetry/importLines';
+
 export interface CapturedMessage {
   role: string;
   content: string;
@@ -15,12 +17,9 @@ export const MAX_CAPTURED_CHARS = 256 * 1024;
 
 export function parseCapturedMessages(raw: string): CapturedMessage[] | null {
   if (raw.length > MAX_CAPTURED_CHARS) return null;
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    return null;
-  }
+  const parsed = parseBoundedJson(raw);
+  if (!parsed.ok) return null;
+  const value = parsed.value;
   if (!Array.isArray(value) || value.length === 0) return null;
   const out: CapturedMessage[] = [];
   for (const m of value) {

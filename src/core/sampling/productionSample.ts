@@ -1,75 +1,34 @@
 /**
- * Production requests → test cases: the spans of the prompt whose input was captured
- * (`gen_ai.input.messages`) are collected (bounded), their inputs mapped back to the template's
- * variables where the messages allow or kept as the messages, redacted, and chosen by a strategy —
- * random, slowest, errors, or stratified (an equal share per prompt version) — skipping inputs seen
- * before (in this sample or among the file's cases). Spans that end in the future (beyond a clock
- * tolerance) are counted and not sampled.
+ * Production requests → test cases, streamed: each span of the prompt whose input was captured
+ * (`gen_ai.input.messages`) is read as it arrives — its messages mapped back to the template's
+ * variables where they match or kept as the messages, redacted, made inert (no value a loader would
+ * read as a reference), deduplicated (also against the file's cases) — and only the cases the
+ * strategy may write are kept (keptCases.ts): random, slowest, errors, or stratified (an equal
+ * share per prompt version). Nothing else of a span is held, so memory is bounded by n and the
+ * input budget whatever the files hold. Spans that end in the future (beyond a clock tolerance) are
+ * counted and not sampled.
  */
+import { createHash } from 'node:crypto';
 import type { ImportedSpan, SkipReason, SpanSink } from '../telemetry/importOtlpSpans';
 import { seededRandom } from '../stats/random';
 import type { Prompt } from '../formats/model';
-import { parseCapturedMessages, type CapturedMessage } from './capturedMessages';
-import { redactValue, type Redactor } from './redact';
+import { inertText } from '../render/references';
+import { MAX_CAPTURED_CHARS, parseCapturedMessages, type CapturedMessage } from './capturedMessages';
+import { KeptCases, type Rank } from './keptCases';
+import { mapStrings, type Redactor } from './redact';
 import { varsFromMessages } from './templateVars';
 
 export const STRATEGIES = ['random', 'slowest', 'errors', 'stratified'] as const;
 export type Strategy = (typeof STRATEGIES)[number];
 
-/** Candidates kept in memory; beyond, a seeded reservoir keeps a uniform sample of them (said). */
-export const MAX_CANDIDATES = 20_000;
 /** Clock tolerance: a span may end this far after our own clock before it is called "in the future". */
 export const FUTURE_TOLERANCE_MS = 5 * 60_000;
-
-interface Candidate {
-  span: ImportedSpan & { traceId: string; spanId: string; inputMessages: string };
-  order: number;
-}
-
-export class SampleSink implements SpanSink {
-  readonly candidates: Candidate[] = [];
-  readonly skipped = new Map<SkipReason | 'future-end', number>();
-  matched = 0;
-  withoutInput = 0;
-  others = 0;
-  seen = 0;
-  private readonly random: () => number;
-
-  constructor(
-    private readonly promptNames: ReadonlySet<string>,
-    seed: number,
-    private readonly nowMs: number,
-  ) {
-    this.random = seededRandom(seed ^ 0x5eed);
-  }
-
-  span(span: ImportedSpan): void {
-    if (span.promptName === null || !this.promptNames.has(span.promptName)) {
-      this.others++;
-      return;
-    }
-    if (span.endMs > this.nowMs + FUTURE_TOLERANCE_MS) return this.skip('future-end');
-    this.matched++;
-    if (!span.inputMessages || !span.traceId || !span.spanId) {
-      this.withoutInput++;
-      return;
-    }
-    const candidate = { span: span as Candidate['span'], order: this.seen++ };
-    if (this.candidates.length < MAX_CANDIDATES) this.candidates.push(candidate);
-    else {
-      const slot = Math.floor(this.random() * this.seen);
-      if (slot < MAX_CANDIDATES) this.candidates[slot] = candidate;
-    }
-  }
-
-  skip(reason: SkipReason | 'future-end'): void {
-    this.skipped.set(reason, (this.skipped.get(reason) ?? 0) + 1);
-  }
-
-  other(): void {
-    this.others++;
-  }
-}
+/** Characters of inputs kept for writing: the tests file must stay readable (8 MiB, workspaceFile.ts). */
+export const SAMPLED_INPUT_BUDGET_CHARS = 4 * 1024 * 1024;
+/** Distinct inputs remembered for the duplicate count (a hash each); beyond, the counts are lower bounds. */
+export const MAX_TRACKED_INPUTS = 200_000;
+/** Prompt versions stratified over; requests of further versions are counted and not sampled. */
+export const MAX_STRATA = 1000;
 
 export interface SampledCase {
   inputs: 'template-variables' | 'messages';
@@ -93,85 +52,165 @@ export interface SampleResult {
   duplicates: number;
   alreadyInFile: number;
   unreadableInput: number;
+  /** Captured inputs over MAX_CAPTURED_CHARS: never parsed or kept. */
+  inputTooLarge: number;
+  /** Cases left out because the inputs kept would pass SAMPLED_INPUT_BUDGET_CHARS. */
+  cutForSize: boolean;
+  /** More distinct inputs than MAX_TRACKED_INPUTS: eligible and duplicates are lower bounds. */
+  countsApproximate: boolean;
+}
+
+export interface SampleOptions {
+  n: number;
+  strategy: Strategy;
+  seed: number;
+  redactor: Redactor;
+  existingKeys: ReadonlySet<string>;
+  nowMs: number;
+  budgetChars?: number;
 }
 
 export function stableKey(value: unknown): string {
   return JSON.stringify(value, (_k, v) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v));
 }
 
-/** The strategy's order over the candidates (before dedupe): the first n distinct inputs are taken. */
-function ordered(candidates: readonly Candidate[], strategy: Strategy, seed: number): Candidate[] {
-  const random = seededRandom(seed);
-  const shuffled = (list: readonly Candidate[]) => {
-    const out = [...list].sort((a, b) => a.order - b.order);
-    for (let i = out.length - 1; i > 0; i--) {
-      const j = Math.floor(random() * (i + 1));
-      [out[i], out[j]] = [out[j]!, out[i]!];
-    }
-    return out;
-  };
-  switch (strategy) {
-    case 'random':
-      return shuffled(candidates);
-    case 'slowest':
-      return [...candidates].sort((a, b) => b.span.e2eMs - a.span.e2eMs || a.order - b.order);
-    case 'errors':
-      return candidates.filter((c) => c.span.errorType !== null).sort((a, b) => b.span.endMs - a.span.endMs || a.order - b.order);
-    case 'stratified': {
-      // Versions in the order they first answered; round-robin over them, each version's requests shuffled.
-      const byVersion = new Map<string, Candidate[]>();
-      for (const c of [...candidates].sort((a, b) => a.span.startMs - b.span.startMs)) byVersion.set(c.span.promptVersion, [...(byVersion.get(c.span.promptVersion) ?? []), c]);
-      const queues = [...byVersion.values()].map(shuffled);
-      const out: Candidate[] = [];
-      for (let i = 0; out.length < candidates.length; i++) for (const q of queues) if (q[i]) out.push(q[i]!);
-      return out;
-    }
-  }
-}
+type SkipKind = SkipReason | 'future-end' | 'too-many-versions';
 
-export function chooseCases(sink: SampleSink, prompt: Prompt, options: { n: number; strategy: Strategy; seed: number; redactor: Redactor; existingKeys: ReadonlySet<string> }): SampleResult {
-  const cases: SampledCase[] = [];
-  const keys = new Set<string>();
-  let duplicates = 0;
-  let alreadyInFile = 0;
-  let unreadableInput = 0;
-  let eligible = 0;
-  for (const c of ordered(sink.candidates, options.strategy, options.seed)) {
-    const messages = parseCapturedMessages(c.span.inputMessages);
+export class SampleSink implements SpanSink {
+  readonly skipped = new Map<SkipKind, number>();
+  matched = 0;
+  withoutInput = 0;
+  others = 0;
+  private arrivals = 0;
+  private readonly counts = { eligible: 0, duplicates: 0, alreadyInFile: 0, unreadableInput: 0, inputTooLarge: 0 };
+  private readonly seenInputs = new Set<string>();
+  private countsApproximate = false;
+  private readonly random: () => number;
+  private readonly budget: number;
+  private readonly kept: KeptCases<SampledCase>;
+  /** Stratified: one selection per version, and when each version first answered. */
+  private readonly strata = new Map<string, { kept: KeptCases<SampledCase>; firstStartMs: number }>();
+
+  constructor(
+    private readonly prompt: Prompt,
+    private readonly options: SampleOptions,
+  ) {
+    this.random = seededRandom(options.seed);
+    this.budget = options.budgetChars ?? SAMPLED_INPUT_BUDGET_CHARS;
+    this.kept = new KeptCases(options.n, this.budget);
+  }
+
+  span(span: ImportedSpan): void {
+    if (span.promptName === null || span.promptName !== this.prompt.name) {
+      this.others++;
+      return;
+    }
+    if (span.endMs > this.options.nowMs + FUTURE_TOLERANCE_MS) return this.skip('future-end');
+    this.matched++;
+    if (!span.inputMessages || !span.traceId || !span.spanId) {
+      this.withoutInput++;
+      return;
+    }
+    const order = this.arrivals++;
+    const random = this.random(); // drawn for every request, so the seed decides the same way whatever the strategy
+    const strategy = this.options.strategy;
+    if (strategy === 'errors' && span.errorType === null) return;
+    const rank: Rank = strategy === 'slowest' ? [-span.e2eMs, order] : strategy === 'errors' ? [-span.endMs, order] : [random, order];
+    const selection = strategy === 'stratified' ? this.stratum(span) : this.kept;
+    if (!selection) return this.skip('too-many-versions');
+    if (span.inputMessages.length > MAX_CAPTURED_CHARS) {
+      this.counts.inputTooLarge++;
+      return;
+    }
+    const messages = parseCapturedMessages(span.inputMessages);
     if (!messages) {
-      unreadableInput++;
-      continue;
+      this.counts.unreadableInput++;
+      return;
     }
-    // Redacted first: the key is what would be written, and nothing unredacted goes further.
-    options.redactor.take();
-    const vars = varsFromMessages(prompt, messages);
-    const written = vars ? { vars: redactValue(vars, options.redactor) as Record<string, unknown> } : { messages: redactValue(messages, options.redactor) as CapturedMessage[] };
-    const redactions = options.redactor.take();
-    const key = stableKey(written);
-    if (options.existingKeys.has(key)) {
-      alreadyInFile++;
-      continue;
+    const written = this.writtenInputs(messages);
+    if (this.options.existingKeys.has(written.key)) {
+      this.counts.alreadyInFile++;
+      return;
     }
-    if (keys.has(key)) {
-      duplicates++;
-      continue;
-    }
-    keys.add(key);
-    eligible++;
-    if (cases.length >= options.n) continue;
-    cases.push({
-      inputs: vars ? 'template-variables' : 'messages',
+    this.countInput(written.key);
+    selection.offer(written.key, rank, written.key.length, {
+      inputs: written.vars ? 'template-variables' : 'messages',
       vars: written.vars ?? {},
       ...(written.messages ? { messages: written.messages } : {}),
-      key,
-      traceId: c.span.traceId,
-      spanId: c.span.spanId,
-      endTime: new Date(c.span.endMs).toISOString(),
-      version: c.span.promptVersion,
-      e2eMs: c.span.e2eMs,
-      errorType: c.span.errorType,
-      redactions,
+      key: written.key,
+      traceId: span.traceId,
+      spanId: span.spanId,
+      endTime: new Date(span.endMs).toISOString(),
+      version: span.promptVersion,
+      e2eMs: span.e2eMs,
+      errorType: span.errorType,
+      redactions: written.redactions,
     });
   }
-  return { cases, eligible, duplicates, alreadyInFile, unreadableInput };
+
+  skip(reason: SkipKind): void {
+    this.skipped.set(reason, (this.skipped.get(reason) ?? 0) + 1);
+  }
+
+  other(): void {
+    this.others++;
+  }
+
+  result(): SampleResult {
+    const cases = this.options.strategy === 'stratified' ? this.roundRobin() : this.kept.ordered().map((k) => k.value);
+    const cutForSize = this.kept.cutForSize || [...this.strata.values()].some((s) => s.kept.cutForSize);
+    return { cases, ...this.counts, cutForSize, countsApproximate: this.countsApproximate };
+  }
+
+  /** Redacted first (nothing unredacted goes further), then inert; the key is what would be written. */
+  private writtenInputs(messages: CapturedMessage[]): { vars?: Record<string, string>; messages?: CapturedMessage[]; key: string; redactions: Map<string, number> } {
+    const { redactor } = this.options;
+    redactor.take();
+    const clean = (text: string) => inertText(redactor.redact(text));
+    const vars = varsFromMessages(this.prompt, messages);
+    const written = vars ? { vars: mapStrings(vars, clean) } : { messages: mapStrings(messages, clean) };
+    return { ...written, key: stableKey(written), redactions: redactor.take() };
+  }
+
+  private countInput(key: string): void {
+    const hash = createHash('sha256').update(key).digest('base64');
+    if (this.seenInputs.has(hash)) {
+      this.counts.duplicates++;
+      return;
+    }
+    this.counts.eligible++;
+    if (this.seenInputs.size < MAX_TRACKED_INPUTS) this.seenInputs.add(hash);
+    else this.countsApproximate = true;
+  }
+
+  private stratum(span: ImportedSpan): KeptCases<SampledCase> | undefined {
+    const known = this.strata.get(span.promptVersion);
+    if (known) {
+      known.firstStartMs = Math.min(known.firstStartMs, span.startMs);
+      return known.kept;
+    }
+    if (this.strata.size >= MAX_STRATA) return undefined;
+    // Each version's share of the budget: a new version shrinks every share.
+    const share = Math.floor(this.budget / (this.strata.size + 1));
+    for (const s of this.strata.values()) s.kept.shrinkTo(share);
+    const kept = new KeptCases<SampledCase>(this.options.n, share);
+    this.strata.set(span.promptVersion, { kept, firstStartMs: span.startMs });
+    return kept;
+  }
+
+  /** Versions in the order they first answered; one case of each in turn; an input taken once. */
+  private roundRobin(): SampledCase[] {
+    const queues = [...this.strata.values()].sort((a, b) => a.firstStartMs - b.firstStartMs).map((s) => s.kept.ordered());
+    const out: SampledCase[] = [];
+    const taken = new Set<string>();
+    for (let i = 0; out.length < this.options.n && queues.some((q) => i < q.length); i++) {
+      for (const q of queues) {
+        const next = q[i]?.value;
+        if (!next || taken.has(next.key) || out.length >= this.options.n) continue;
+        taken.add(next.key);
+        out.push(next);
+      }
+    }
+    return out;
+  }
 }

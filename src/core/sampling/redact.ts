@@ -1,16 +1,27 @@
 /**
- * Secrets and personal data out of production inputs before anything is written: e-mail addresses,
- * phone numbers, payment-card numbers (only digit runs that pass the Luhn check, so order numbers
- * stay), API keys and bearer tokens (`sk-…`, `Bearer …`, GitHub, AWS, Slack), IPv4 addresses, and the
- * user's own patterns. Each match becomes `[REDACTED:kind]`; how many per kind is counted. The user's
- * patterns run on RE2 (linear time: a pattern from a config file cannot hang the sampler).
+ * Secrets and personal data out of production inputs before anything is written. Secrets: gitleaks'
+ * rule set (secretRules.ts: cloud, payment and SaaS keys, JWTs, private keys, generic assignments
+ * such as `aws_secret_access_key = …`), then what people paste into a chat that a code scanner does
+ * not look for — HTTP `Authorization:` values of any scheme, `Bearer …`, `sk-…` style keys. Personal
+ * data: e-mail addresses (also `%40`-encoded), payment-card numbers (only digit runs that pass the
+ * Luhn check, so order numbers stay), IPv4 addresses, phone numbers; then the user's own patterns.
+ * Every pattern is RE2, linear in the text. Each finding becomes `[REDACTED:kind]` (the gitleaks rule
+ * id, or the kind here); where findings overlap, the first rule wins; how many per kind is counted.
  */
 import { RE2JS } from 're2js';
+import { findSecrets, type Finding } from './secretRules';
 
 export interface Redactor {
   redact(text: string): string;
   /** Replacements since the last take(), per kind (`custom:1` for the first --redact pattern). */
   take(): Map<string, number>;
+}
+
+interface OwnRule {
+  kind: string;
+  /** RE2; group 1, when there is one, is what is redacted (the rest only places it). */
+  pattern: string;
+  accept?: (found: string) => boolean;
 }
 
 const luhn = (digits: string): boolean => {
@@ -23,20 +34,38 @@ const luhn = (digits: string): boolean => {
   return sum % 10 === 0;
 };
 
-/** In order: tokens before anything that could match part of one; cards before phones (both digit runs). */
-const DEFAULT_PATTERNS: readonly { kind: string; pattern: RegExp; accept?: (match: string) => boolean }[] = [
-  { kind: 'token', pattern: /\bBearer\s+[A-Za-z0-9._~+/-]{16,}=*/gi },
-  { kind: 'token', pattern: /\b(?:sk|pk|rk)-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_-]{16,}/g },
-  { kind: 'token', pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}|AKIA[0-9A-Z]{16}|xox[abprs]-[A-Za-z0-9-]{10,})\b/g },
-  { kind: 'email', pattern: /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g },
-  { kind: 'card', pattern: /(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])/g, accept: (m) => luhn(m.replace(/\D/g, '')) },
-  { kind: 'ipv4', pattern: /(?<![\d.])(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)(?![\d.])/g },
-  { kind: 'phone', pattern: /(?<![\w+])(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,4}\)|\d{2,4})[ .-]?\d{3,4}[ .-]?\d{3,4}(?!\w)/g, accept: (m) => { const n = m.replace(/\D/g, '').length; return n >= 8 && n <= 15; } },
+/** RE2 has no lookaround: a boundary is matched as a character outside group 1. */
+const AUTH_RULES: readonly OwnRule[] = [
+  { kind: 'authorization', pattern: `(?i)\\b(?:proxy-)?authorization["']?\\s*[:=]\\s*["']?(?:basic|bearer|digest|token|negotiate|apikey|sharedkey)\\s+([A-Za-z0-9._~+/=:-]{8,})` },
+  { kind: 'token', pattern: `(?i)\\bbearer\\s+([A-Za-z0-9._~+/-]{16,}=*)` },
+  { kind: 'token', pattern: `\\b((?:sk|pk|rk)-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_-]{16,})` },
 ];
+const PERSONAL_RULES: readonly OwnRule[] = [
+  { kind: 'email', pattern: `([A-Za-z0-9._%+-]+(?:@|%40)[A-Za-z0-9-]+(?:\\.[A-Za-z0-9-]+)*\\.[A-Za-z]{2,})` },
+  { kind: 'card', pattern: `(?:^|[^\\d-])(\\d(?:[ -]?\\d){12,18})(?:[^\\d-]|$)`, accept: (m) => luhn(m.replace(/\D/g, '')) },
+  { kind: 'ipv4', pattern: `(?:^|[^\\d.])((?:(?:25[0-5]|2[0-4]\\d|1?\\d?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1?\\d?\\d))(?:[^\\d.]|$)` },
+  {
+    kind: 'phone',
+    pattern: `(?:^|[^\\w+])((?:\\+\\d{1,3}[ .-]?)?(?:\\(\\d{2,4}\\)|\\d{2,4})[ .-]?\\d{3,4}[ .-]?\\d{3,4})(?:\\W|$)`,
+    accept: (m) => {
+      const n = m.replace(/\D/g, '').length;
+      return n >= 8 && n <= 15;
+    },
+  },
+];
+
+interface Compiled {
+  kind: string;
+  program: RE2JS;
+  accept?: (found: string) => boolean;
+}
+
+let own: { auth: Compiled[]; personal: Compiled[] } | undefined;
+const compile = (rules: readonly OwnRule[]): Compiled[] => rules.map((r) => ({ kind: r.kind, program: RE2JS.compile(r.pattern), ...(r.accept ? { accept: r.accept } : {}) }));
 
 /** Compiles the user's patterns (RE2 syntax); throws with the pattern named when one is not valid RE2. */
 export function createRedactor(custom: readonly string[] = []): Redactor {
-  let counts = new Map<string, number>();
+  own ??= { auth: compile(AUTH_RULES), personal: compile(PERSONAL_RULES) };
   const programs = custom.map((source, i) => {
     try {
       return { kind: `custom:${i + 1}`, program: RE2JS.compile(source) };
@@ -44,7 +73,8 @@ export function createRedactor(custom: readonly string[] = []): Redactor {
       throw new Error(`--redact '${source}' is not a pattern RE2 accepts (no backreferences or lookaround): ${(error as Error).message}`);
     }
   });
-  const count = (kind: string) => counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  let counts = new Map<string, number>();
+  const { auth, personal } = own;
   return {
     take() {
       const taken = counts;
@@ -52,37 +82,48 @@ export function createRedactor(custom: readonly string[] = []): Redactor {
       return taken;
     },
     redact(text: string): string {
-      let out = text;
-      for (const { kind, pattern, accept } of DEFAULT_PATTERNS) {
-        out = out.replace(pattern, (match) => {
-          if (accept && !accept(match)) return match;
-          count(kind);
-          return `[REDACTED:${kind}]`;
-        });
+      const findings = [...findSecrets(text), ...auth.flatMap((r) => findAll(r, text)), ...personal.flatMap((r) => findAll(r, text)), ...programs.flatMap((r) => findAll(r, text))];
+      if (findings.length === 0) return text;
+      // The first finding wins where they overlap (rule order: secrets, then personal data, then the user's).
+      const covered = new Uint8Array(text.length);
+      const taken: Finding[] = [];
+      for (const f of findings) {
+        if (covered.subarray(f.start, f.end).includes(1)) continue;
+        covered.fill(1, f.start, f.end);
+        taken.push(f);
       }
-      for (const { kind, program } of programs) {
-        const matcher = program.matcher(out);
-        let result = '';
-        let last = 0;
-        while (matcher.find()) {
-          const start = matcher.start();
-          const end = matcher.end();
-          if (end === start) continue; // an empty match redacts nothing
-          result += `${out.slice(last, start)}[REDACTED:${kind}]`;
-          last = end;
-          count(kind);
-        }
-        out = result + out.slice(last);
+      taken.sort((a, b) => a.start - b.start);
+      let out = '';
+      let last = 0;
+      for (const f of taken) {
+        out += `${text.slice(last, f.start)}[REDACTED:${f.kind}]`;
+        last = f.end;
+        counts.set(f.kind, (counts.get(f.kind) ?? 0) + 1);
       }
-      return out;
+      return out + text.slice(last);
     },
   };
 }
 
-/** Every string in a JSON-like value redacted (keys kept). */
-export function redactValue(value: unknown, redactor: Redactor): unknown {
-  if (typeof value === 'string') return redactor.redact(value);
-  if (Array.isArray(value)) return value.map((v) => redactValue(v, redactor));
-  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactValue(v, redactor)]));
+/** Every non-empty match (group 1 when the pattern has one) that its rule accepts, searching on after each. */
+function findAll(rule: Compiled, text: string): Finding[] {
+  const out: Finding[] = [];
+  const matcher = rule.program.matcher(text);
+  const group = matcher.groupCount() >= 1 ? 1 : 0;
+  for (let from = 0; from <= text.length && matcher.find(from); ) {
+    const start = matcher.start(group);
+    const end = matcher.end(group);
+    if (start >= 0 && end > start && (!rule.accept || rule.accept(text.slice(start, end)))) out.push({ start, end, kind: rule.kind });
+    // From the end of what was found: a boundary character matched after it may begin the next one.
+    from = Math.max(end > start ? end : matcher.end(), matcher.start() + 1);
+  }
+  return out;
+}
+
+/** Every string in a JSON-like value passed through `f` (keys kept). */
+export function mapStrings<T>(value: T, f: (text: string) => string): T {
+  if (typeof value === 'string') return f(value) as T;
+  if (Array.isArray(value)) return value.map((v) => mapStrings(v, f)) as T;
+  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapStrings(v, f)])) as T;
   return value;
 }

@@ -42,22 +42,56 @@ export function varsFromMessages(prompt: Prompt, messages: readonly CapturedMess
   return Object.keys(vars).length > 0 ? vars : null;
 }
 
-function matchTemplate(template: string, text: string, names: readonly string[]): Record<string, string> | null {
-  const order: string[] = [];
-  let source = '^';
+/**
+ * The template's literal pieces found in the text in linear time, without a regular expression: the
+ * first piece must start the text and the last must end it; each piece between is taken at its first
+ * occurrence after the previous one — the leftmost-shortest reading a lazy pattern would give, and a
+ * match exists exactly when this finds one. A variable used twice is found at its first place and
+ * must then stand, unchanged, at the later ones (no backtracking: otherwise null, and the case keeps
+ * its messages). Work is bounded by the text's length times the number of pieces.
+ */
+export function matchTemplate(template: string, text: string, names: readonly string[]): Record<string, string> | null {
+  const literals: string[] = [];
+  const slots: string[] = [];
   let last = 0;
   for (const m of template.matchAll(SENTINEL)) {
-    source += escape(template.slice(last, m.index));
-    const name = names[Number(m[1])]!;
-    source += order.includes(name) ? `\\k<v${order.indexOf(name)}>` : `(?<v${order.length}>[\\s\\S]*?)`;
-    if (!order.includes(name)) order.push(name);
+    literals.push(template.slice(last, m.index));
+    slots.push(names[Number(m[1])]!);
     last = m.index! + m[0].length;
   }
-  source += `${escape(template.slice(last))}$`;
-  // Templates are the user's own and the pattern is literal text with lazy groups: bounded by the message size.
-  const found = new RegExp(source).exec(text);
-  if (!found) return null;
-  return Object.fromEntries(order.map((name, i) => [name, found.groups![`v${i}`]!]));
+  literals.push(template.slice(last));
+  const head = literals[0]!;
+  const tail = literals[literals.length - 1]!;
+  if (slots.length === 0) return text === head ? {} : null;
+  if (!text.startsWith(head) || text.length < head.length + tail.length || !text.endsWith(tail)) return null;
+  const end = text.length - tail.length;
+  const values: Record<string, string> = {};
+  let at = head.length;
+  for (let i = 0; i < slots.length; i++) {
+    const name = slots[i]!;
+    const next = i + 1 < slots.length ? literals[i + 1]! : null;
+    const known = Object.hasOwn(values, name) ? values[name]! : undefined;
+    if (known !== undefined) {
+      // A repeated variable: its value must stand here, then the next piece right after it.
+      if (!text.startsWith(known, at) || at + known.length > end) return null;
+      at += known.length;
+      if (next === null) {
+        if (at !== end) return null;
+      } else {
+        if (!text.startsWith(next, at) || at + next.length > end) return null;
+        at += next.length;
+      }
+      continue;
+    }
+    if (next === null) {
+      values[name] = text.slice(at, end);
+      at = end;
+      continue;
+    }
+    const found = text.indexOf(next, at);
+    if (found < 0 || found + next.length > end) return null;
+    values[name] = text.slice(at, found);
+    at = found + next.length;
+  }
+  return at === end ? values : null;
 }
-
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

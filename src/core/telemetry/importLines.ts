@@ -1,41 +1,71 @@
 /**
- * Lines of a (possibly gzip-compressed) JSON Lines file, streamed: the file is never held, and a line
- * longer than the cap is skipped while it is read (its bytes are dropped as they arrive), so memory
- * stays at about one chunk plus one line however large the file or its lines are.
+ * Lines of a JSON Lines byte stream, streamed, and each line parsed within bounds — the one place where
+ * trace-file text becomes values. The file is never held, a line longer than the cap is skipped while
+ * it is read (its bytes are dropped as they arrive), and a line is parsed only when its nesting depth
+ * and its number of arrays and objects are within bounds (a 14 MiB line of nested arrays would take
+ * hundreds of MB to parse): memory stays at about one chunk plus one line and its parsed value,
+ * however large or hostile the file or its lines are. What is refused is counted by reason.
  */
-import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
-import { createGunzip } from 'node:zlib';
-import type { Readable } from 'node:stream';
 
 /** 16 MiB: larger than any sane TracesData batch line, small enough to parse without trouble. */
 export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
+/** OTLP's deepest real shape (an attribute holding a list of key-value lists) is some 15 levels. */
+export const MAX_JSON_DEPTH = 64;
+/** Arrays and objects in one line: a full 16 MiB line of real spans holds some 700,000. */
+export const MAX_JSON_CONTAINERS = 1_000_000;
 
 export type LineEvent = { kind: 'line'; text: string; lineNumber: number } | { kind: 'too-long'; lineNumber: number; bytes: number };
 
-const GZIP_MAGIC = [0x1f, 0x8b];
+/** Why a whole line was not read. */
+export const JSON_LINE_REFUSALS = ['line-too-long', 'malformed-json', 'nested-too-deep', 'too-many-values'] as const;
+export type JsonLineRefusal = (typeof JSON_LINE_REFUSALS)[number];
+export type JsonLineEvent = { kind: 'value'; value: unknown; lineNumber: number } | { kind: 'refused'; reason: JsonLineRefusal; lineNumber: number };
 
-/** gzip is recognised by its magic bytes, not by the file name. */
-export async function isGzipFile(path: string): Promise<boolean> {
-  const handle = await open(path, 'r');
+export interface JsonBounds {
+  maxDepth?: number;
+  maxContainers?: number;
+}
+
+/**
+ * JSON text parsed only when its shape is within bounds: a scan (strings skipped) counts depth and
+ * containers and stops at the first bound passed, before JSON.parse allocates anything.
+ */
+export function parseBoundedJson(text: string, bounds: JsonBounds = {}): { ok: true; value: unknown } | { ok: false; reason: Exclude<JsonLineRefusal, 'line-too-long'> } {
+  const maxDepth = bounds.maxDepth ?? MAX_JSON_DEPTH;
+  const maxContainers = bounds.maxContainers ?? MAX_JSON_CONTAINERS;
+  let depth = 0;
+  let containers = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // A string: to its closing quote, escapes skipped (an unterminated one is JSON.parse's to refuse).
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c) i++;
+        else if (d === 0x22) break;
+      }
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > maxDepth) return { ok: false, reason: 'nested-too-deep' };
+      if (++containers > maxContainers) return { ok: false, reason: 'too-many-values' };
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
   try {
-    const head = Buffer.alloc(2);
-    const { bytesRead } = await handle.read(head, 0, 2, 0);
-    return bytesRead === 2 && head[0] === GZIP_MAGIC[0] && head[1] === GZIP_MAGIC[1];
-  } finally {
-    await handle.close();
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false, reason: 'malformed-json' };
   }
 }
 
-export async function openLineSource(path: string): Promise<Readable> {
-  // Opened first: a missing or unreadable file is an error here, before any stream exists.
-  const gzip = await isGzipFile(path);
-  const raw = createReadStream(path, { highWaterMark: 1 << 20 });
-  if (!gzip) return raw;
-  const gunzip = createGunzip();
-  // A read error on the file reaches the reader through the gunzip stream.
-  raw.on('error', (error) => gunzip.destroy(error));
-  return raw.pipe(gunzip);
+/** Each line of a JSON Lines stream as a parsed value, or the reason it was refused. */
+export async function* readJsonLines(source: AsyncIterable<Buffer>, options: { maxLineBytes?: number } & JsonBounds = {}): AsyncGenerator<JsonLineEvent> {
+  for await (const event of readLines(source, options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES)) {
+    if (event.kind === 'too-long') {
+      yield { kind: 'refused', reason: 'line-too-long', lineNumber: event.lineNumber };
+      continue;
+    }
+    const parsed = parseBoundedJson(event.text, options);
+    yield parsed.ok ? { kind: 'value', value: parsed.value, lineNumber: event.lineNumber } : { kind: 'refused', reason: parsed.reason, lineNumber: event.lineNumber };
+  }
 }
 
 /** Splits a byte stream into lines (LF or CRLF); empty lines are not reported. */

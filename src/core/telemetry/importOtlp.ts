@@ -2,10 +2,11 @@
  * OTLP JSON Lines trace files (the OpenTelemetry Collector's file exporter: one `TracesData` per line,
  * optionally gzip-compressed) → production aggregates per prompt version, streamed line by line.
  */
-import { DEFAULT_MAX_LINE_BYTES, openLineSource, readLines } from './importLines';
+import { readJsonLines } from './importLines';
 import type { Readable } from 'node:stream';
 import { collectSpans, type ImportedSpan, type SkipReason, type SpanSink } from './importOtlpSpans';
 import { ProdAggregator } from './prodAggregate';
+import { commandLineTraceOpener } from './workspaceTraces';
 
 export interface ImportOptions {
   /** Unix ms: spans that ended before are left out (`--since 24h`). */
@@ -16,7 +17,7 @@ export interface ImportOptions {
   /** Latency values kept per series before sampling (prodAggregate.ts). */
   maxValues?: number;
   signal?: AbortSignal;
-  /** Opens a file as a byte stream; default openLineSource (whole file). The editor passes a bounded, workspace-confined one. */
+  /** Opens a file as a byte stream; default commandLineTraceOpener (whole file, the workspace rules). The editor passes a bounded one. */
   open?: (path: string) => Promise<Readable>;
   /** A second reader of the same spans in the same pass (the editor's per-hour timeline). */
   alsoTo?: SpanSink;
@@ -45,31 +46,17 @@ function teeSink(a: SpanSink, b: SpanSink): SpanSink {
 /** Streams every file's spans into `sink` (any reader of spans: the production aggregate, the baseline's windows). */
 export async function readTraceFiles(paths: readonly string[], sink: SpanSink, options: Pick<ImportOptions, 'maxLineBytes' | 'signal' | 'open'> = {}): Promise<ImportTotals> {
   const totals: ImportTotals = { files: 0, lines: 0 };
+  const open = options.open ?? commandLineTraceOpener();
   for (const path of paths) {
-    let source;
-    try {
-      source = await (options.open ?? openLineSource)(path);
-    } catch (error) {
-      if (options.open) throw error; // the opener's own message says what was refused and why
-      throw new Error(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-    }
+    // The opener's own message says what was refused and why (outside the workspace, a FIFO, a device).
+    const source = await open(path);
     totals.files++;
     try {
-      for await (const event of readLines(source, options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES)) {
+      for await (const event of readJsonLines(source, options.maxLineBytes !== undefined ? { maxLineBytes: options.maxLineBytes } : {})) {
         if (options.signal?.aborted) throw new Error('interrupted');
         totals.lines++;
-        if (event.kind === 'too-long') {
-          sink.skip('line-too-long');
-          continue;
-        }
-        let data: unknown;
-        try {
-          data = JSON.parse(event.text);
-        } catch {
-          sink.skip('malformed-json');
-          continue;
-        }
-        collectSpans(data, sink);
+        if (event.kind === 'refused') sink.skip(event.reason);
+        else collectSpans(event.value, sink);
       }
     } catch (error) {
       source.destroy();

@@ -7,6 +7,7 @@
  * OTLP JSON mapping: lowerCamelCase keys, trace/span ids as hex (some exporters send base64), int64
  * as decimal strings (numbers accepted), `status.code` 2 = ERROR.
  */
+import type { JsonLineRefusal } from './importLines';
 import { ATTR, PI_ATTR, PROMPT_NAME_ALIASES, PROMPT_VERSION_ALIASES } from './genaiConventions';
 
 /** Inference operations of the GenAI conventions (embeddings, tools and agents are not prompt calls). */
@@ -43,9 +44,8 @@ export interface ImportedSpan {
 }
 
 export type SkipReason =
-  | 'malformed-json'
+  | JsonLineRefusal
   | 'not-traces-data'
-  | 'line-too-long'
   | 'corrupt-gzip'
   | 'bad-span'
   | 'bad-id'

@@ -6,6 +6,7 @@
  */
 import { seededRandom } from '../stats/random';
 import type { ImportedSpan, SkipReason } from './importOtlpSpans';
+import { JSON_LINE_REFUSALS } from './importLines';
 
 export const DEFAULT_MAX_VALUES = 1_000_000;
 
@@ -75,7 +76,7 @@ export interface SkipCounts {
   reasons: Partial<Record<SkipReason, number>>;
 }
 
-const LINE_REASONS: ReadonlySet<SkipReason> = new Set(['malformed-json', 'not-traces-data', 'line-too-long', 'corrupt-gzip']);
+const LINE_REASONS: ReadonlySet<SkipReason> = new Set([...JSON_LINE_REFUSALS, 'not-traces-data', 'corrupt-gzip']);
 
 export class ProdAggregator {
   readonly versions = new Map<string, VersionAggregate>();

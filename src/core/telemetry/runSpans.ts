@@ -127,7 +127,7 @@ export function runSpan(input: TelemetryRun, options: SpanOptions = {}): RunSpan
     ok: record.ok,
     ...(stored.id ? { ids: idsOf(stored.id) } : {}),
     attributes,
-    events: check ? evaluationEvents(check, endMs) : [],
+    events: check ? evaluationEvents(check, endMs, options.captureContent === true) : [],
   };
 }
 
@@ -170,18 +170,26 @@ export function promptVersion(stored: Pick<StoredRun, 'key'> & { revision?: stri
   return `sha256:${stored.key.promptHash.slice(0, 16)}`;
 }
 
-/** One event for the run's verdict on its test cases, and one per assertion that did not pass. */
-function evaluationEvents(check: RunCheck, timeMs: number): EvaluationEvent[] {
+/**
+ * One event for the run's verdict on its test cases, and one per assertion that did not pass. A reason
+ * is written from the answer (`the answer is "…", not "…"`, a judge's quoted reply, a server's error
+ * text), so it is answer text: the explanation carries it only when content capture is on; otherwise it
+ * names what did not pass, by the assertions' labels (the tests file's words), and each event its outcome.
+ */
+function evaluationEvents(check: RunCheck, timeMs: number, captureContent: boolean): EvaluationEvent[] {
   const verdict: Attributes = {
     [ATTR.evaluationName]: check.caseName ? `test case: ${check.caseName}` : 'test cases',
     [ATTR.evaluationScoreLabel]: check.status,
   };
   if (check.status !== 'unscored') verdict[ATTR.evaluationScoreValue] = check.status === 'pass' ? 1 : 0;
-  const why = check.reason ?? (check.failed.length ? check.failed.map((f) => `${f.label}: ${f.reason}`).join('; ') : undefined);
+  const why = captureContent
+    ? check.reason ?? (check.failed.length ? check.failed.map((f) => `${f.label}: ${f.reason}`).join('; ') : undefined)
+    : check.failed.length ? `did not pass: ${check.failed.map((f) => `${f.label} (${f.outcome})`).join('; ')}` : undefined;
   if (why) verdict[ATTR.evaluationExplanation] = boundedText(why);
   const events: EvaluationEvent[] = [{ name: EVENT_EVALUATION_RESULT, timeMs, attributes: verdict }];
   for (const failed of check.failed) {
-    const attributes: Attributes = { [ATTR.evaluationName]: boundedText(failed.label), [ATTR.evaluationScoreLabel]: failed.outcome, [ATTR.evaluationExplanation]: boundedText(failed.reason) };
+    const attributes: Attributes = { [ATTR.evaluationName]: boundedText(failed.label), [ATTR.evaluationScoreLabel]: failed.outcome };
+    if (captureContent) attributes[ATTR.evaluationExplanation] = boundedText(failed.reason);
     if (failed.outcome === 'fail') attributes[ATTR.evaluationScoreValue] = 0;
     events.push({ name: EVENT_EVALUATION_RESULT, timeMs, attributes });
   }

@@ -10,7 +10,7 @@ import { isAbsolute, join, relative } from 'node:path';
 import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import picomatch from 'picomatch';
-import { openWorkspaceFile } from '../files/workspaceFile';
+import { findWorkspaceRoot, openWorkspaceFile } from '../files/workspaceFile';
 
 /** Per file, per refresh: far above a day of one prompt's spans, small enough for a hover's background read. */
 export const EDITOR_TRACE_MAX_BYTES = 256 * 1024 * 1024;
@@ -90,39 +90,56 @@ async function globInside(root: string, pattern: string): Promise<string[]> {
   return found;
 }
 
+/** Opens one trace file for readTraceFiles as a byte stream. */
+export type TraceOpener = (path: string) => Promise<Readable>;
+
 /**
  * An opener for readTraceFiles: the workspace rules, then a bounded byte stream. What was cut is said
  * through `onNote`.
  */
-export function boundedTraceOpener(root: string, maxBytes: number, onNote: (note: string) => void): (path: string) => Promise<Readable> {
-  return async (path) => {
-    const shown = relative(root, path) || path;
-    const { handle, size } = await openWorkspaceFile(path, { root, what: 'production trace files', shownAs: shown });
-    try {
-      const head = Buffer.alloc(2);
-      const { bytesRead } = await handle.read(head, 0, 2, 0);
-      const gzip = bytesRead === 2 && head[0] === 0x1f && head[1] === 0x8b;
-      if (size === 0) {
-        await handle.close();
-        return Readable.from([]);
-      }
-      if (!gzip) {
-        const start = Math.max(0, size - maxBytes);
-        if (start > 0) onNote(`${shown} is ${mib(size)}; its last ${mib(maxBytes)} (the newest spans) were read.`);
-        // Read to the size seen at open: a file still being appended is read to where it was.
-        const stream = handle.createReadStream({ start, end: size - 1, highWaterMark: 1 << 20 });
-        return start > 0 ? Readable.from(fromFirstNewline(stream)) : stream;
-      }
-      const file = handle.createReadStream({ highWaterMark: 1 << 20 });
-      const gunzip = file.pipe(createGunzip());
-      // A read stopped at the bound (or by a corrupt stream) destroys gunzip only: close the file with it.
-      gunzip.once('close', () => file.destroy());
-      return Readable.from(upTo(gunzip, maxBytes, () => onNote(`${shown} holds more than ${mib(maxBytes)} once decompressed; the first ${mib(maxBytes)} were read.`)));
-    } catch (error) {
-      await handle.close().catch(() => undefined);
-      throw error;
+export function boundedTraceOpener(root: string, maxBytes: number, onNote: (note: string) => void): TraceOpener {
+  return (path) => openTraceFile(path, root, relative(root, path) || path, maxBytes, onNote);
+}
+
+/**
+ * The opener for trace files named on the command line (`prod`, `watch`, `sample --traces`): each is
+ * read whole, under the rules prompt files follow — a regular file (a FIFO or a device such as a link
+ * to /dev/zero refused at once) inside its workspace after links are resolved, never under `.git`.
+ */
+export function commandLineTraceOpener(cwd: string = process.cwd()): TraceOpener {
+  return (path) => openTraceFile(path, findWorkspaceRoot(path, { cwd }), path, Number.POSITIVE_INFINITY, () => undefined);
+}
+
+async function openTraceFile(path: string, root: string, shown: string, maxBytes: number, onNote: (note: string) => void): Promise<Readable> {
+  const { handle, size } = await openWorkspaceFile(path, { root, what: 'production trace files', shownAs: shown });
+  try {
+    const head = Buffer.alloc(2);
+    const { bytesRead } = await handle.read(head, 0, 2, 0);
+    // gzip is recognised by its magic bytes, not by the file name.
+    const gzip = bytesRead === 2 && head[0] === 0x1f && head[1] === 0x8b;
+    if (size === 0) {
+      await handle.close();
+      return Readable.from([]);
     }
-  };
+    if (!gzip) {
+      const start = Math.max(0, size - maxBytes);
+      if (start > 0) onNote(`${shown} is ${mib(size)}; its last ${mib(maxBytes)} (the newest spans) were read.`);
+      // Read to the size seen at open: a file still being appended is read to where it was.
+      const stream = handle.createReadStream({ start, end: size - 1, highWaterMark: 1 << 20 });
+      return start > 0 ? Readable.from(fromFirstNewline(stream)) : stream;
+    }
+    const file = handle.createReadStream({ highWaterMark: 1 << 20 });
+    const gunzip = file.pipe(createGunzip());
+    // A read error on the file reaches the reader through the gunzip stream; a read stopped at the
+    // bound (or by a corrupt stream) destroys gunzip only: close the file with it.
+    file.on('error', (error) => gunzip.destroy(error));
+    gunzip.once('close', () => file.destroy());
+    if (!Number.isFinite(maxBytes)) return gunzip;
+    return Readable.from(upTo(gunzip, maxBytes, () => onNote(`${shown} holds more than ${mib(maxBytes)} once decompressed; the first ${mib(maxBytes)} were read.`)));
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    throw error;
+  }
 }
 
 /** Started mid-file: the first (partial) line is dropped. */

@@ -110,8 +110,8 @@ describe('OTLP/HTTP export', () => {
 
     expect(ok.events).toHaveLength(2);
     expect(ok.events.map((e: any) => e.name)).toEqual(['gen_ai.evaluation.result', 'gen_ai.evaluation.result']);
-    expect(attrs(ok.events[0].attributes)).toEqual({ 'gen_ai.evaluation.name': 'test case: lyon', 'gen_ai.evaluation.score.label': 'fail', 'gen_ai.evaluation.score.value': 0, 'gen_ai.evaluation.explanation': 'contains "Lyon": the answer never says Lyon' });
-    expect(attrs(ok.events[1].attributes)).toEqual({ 'gen_ai.evaluation.name': 'contains "Lyon"', 'gen_ai.evaluation.score.label': 'fail', 'gen_ai.evaluation.score.value': 0, 'gen_ai.evaluation.explanation': 'the answer never says Lyon' });
+    expect(attrs(ok.events[0].attributes)).toEqual({ 'gen_ai.evaluation.name': 'test case: lyon', 'gen_ai.evaluation.score.label': 'fail', 'gen_ai.evaluation.score.value': 0, 'gen_ai.evaluation.explanation': 'did not pass: contains "Lyon" (fail)' });
+    expect(attrs(ok.events[1].attributes)).toEqual({ 'gen_ai.evaluation.name': 'contains "Lyon"', 'gen_ai.evaluation.score.label': 'fail', 'gen_ai.evaluation.score.value': 0 }); // the reason is answer text: only with content capture
     expect(ok.events[0].timeUnixNano).toBe(ok.endTimeUnixNano);
 
     expect(bad.traceId).toBe('00000000000040008000000000000002');

@@ -21,7 +21,7 @@ describe('runSpan', () => {
   });
 
   it('says an unscored check without a score value, and bounds a long explanation', () => {
-    const span = runSpan(telemetryRun({}, { status: 'unscored', reason: 'x'.repeat(10_000), failed: [] }));
+    const span = runSpan(telemetryRun({}, { status: 'unscored', reason: 'x'.repeat(10_000), failed: [] }), { captureContent: true });
     expect(span.events).toHaveLength(1);
     expect(span.events[0]!.attributes).not.toHaveProperty('gen_ai.evaluation.score.value');
     expect(span.events[0]!.attributes['gen_ai.evaluation.score.label']).toBe('unscored');
