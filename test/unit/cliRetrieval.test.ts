@@ -16,7 +16,8 @@ import { TestRepo } from '../fixtures/gitRepo';
 import { startScriptedJudge } from './adherence/scriptedJudge';
 import { runCli } from '../fixtures/cli';
 
-const cli = (args: string[], cwd: string) => runCli(args, cwd, { maxBuffer: 64 * 1024 * 1024 });
+// The search service is the user's own: its origin allowed as a user would (cliRetrievalConsent.test.ts has the refusals).
+const cli = (args: string[], cwd: string) => runCli(args, cwd, { maxBuffer: 64 * 1024 * 1024, env: { ...process.env, PROMPT_INSIGHT_ALLOW_RETRIEVAL: searchUrl } });
 
 const DELAY_MS = 150;
 const LISTING = '12 Elm St, Bellevue: 3 bedrooms, listed at $850,000.';

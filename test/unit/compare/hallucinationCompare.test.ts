@@ -67,7 +67,7 @@ describe('compare: hallucination rate with a Wilson interval, and the decision',
     };
     const revisions: RevisionSource[] = [{ rev: 'base', label: 'base', path: 'homes.prompty', text: BASE }, { rev: 'head', label: 'head', path: 'homes.prompty', text: HEAD }];
     const result = await compareRevisions({
-      file: 'homes.prompty', revisions, gate: { policy: resolvePolicy({ cliScenario: 'decision', cliSlo: ['hallucination<=0.02'] }), suite, origin: 'base', changes: [] },
+      file: 'homes.prompty', revisions, gate: { policy: resolvePolicy({ cliScenario: 'decision', cliSlo: ['hallucination<=0.02'] }), suite, retrieval: {}, origin: 'base', changes: [] },
       runsPerCase: 20, transport: httpTransport({ name: 'model', provider: 'openai', baseUrl: modelUrl }, undefined), fresh: true, timeoutMs: 5000, concurrency: 4, judge: judge.judge,
     });
     const [base, head] = result.revisions;
