@@ -6,7 +6,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_RETRIEVAL_RESPONSE_BYTES, passagesText, retrievalStepOf, retrieve, RetrievalError, type RetrievalStep } from '../../../src/core/retrieval/retrievalStep';
+import { MAX_RETRIEVAL_REQUEST_BYTES, MAX_RETRIEVAL_RESPONSE_BYTES, passagesText, retrievalStepOf, retrieve, RetrievalError, type RetrievalStep } from '../../../src/core/retrieval/retrievalStep';
 
 const LISTINGS = [
   { text: '12 Elm St: 3 bedrooms, $850,000', id: 'elm-12', score: 0.91 },
@@ -115,5 +115,19 @@ describe('retrieval step', () => {
     const pending = retrieve(step('/hang'), 'q', { signal: controller.signal });
     setTimeout(() => controller.abort(), 50);
     await expect(pending).rejects.toMatchObject({ kind: 'cancelled' });
+  });
+
+  it("the run's timeout bounds the step: a file's own timeoutMs can shorten it, never lengthen it", async () => {
+    const error = await retrieve(step('/hang', { timeoutMs: 2_000_000_000 }), 'q', { runTimeoutMs: 300 }).catch((e: unknown) => e as RetrievalError);
+    expect(error).toMatchObject({ kind: 'timeout', message: expect.stringContaining("did not answer within 300 ms (the run's timeout)") });
+    const shorter = await retrieve(step('/hang', { timeoutMs: 200 }), 'q', { runTimeoutMs: 60_000 }).catch((e: unknown) => e as RetrievalError);
+    expect(shorter).toMatchObject({ kind: 'timeout', message: expect.stringContaining('did not answer within 200 ms (retrieval.timeoutMs)') });
+  });
+
+  it('a request body above the bound is refused before anything is sent', async () => {
+    const before = received.length;
+    const error = await retrieve(step('/search'), 'x'.repeat(MAX_RETRIEVAL_REQUEST_BYTES)).catch((e: unknown) => e as RetrievalError);
+    expect(error).toMatchObject({ kind: 'too_large', message: expect.stringMatching(/request body of 65,5\d\d bytes; above 65,536 it is not sent/) });
+    expect(received.length).toBe(before);
   });
 });
