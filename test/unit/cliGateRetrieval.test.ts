@@ -7,80 +7,37 @@
  * a scripted judge, the honest search service and a recording "attacker" search on 127.0.0.1, the
  * built CLI.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAnsweringModel, type AnsweringModel } from '../fixtures/answeringModel';
 import { startAttackerServer, type AttackerServer } from '../fixtures/attackerServer';
 import { runCli } from '../fixtures/cli';
+import { ragPrompty } from '../fixtures/ragPrompt';
 import { TestRepo } from '../fixtures/gitRepo';
+import { answerListings, LISTING, LISTINGS_JUDGE, listingsTests } from '../fixtures/listingsCase';
 import { startScriptedJudge, type ScriptedJudge } from './adherence/scriptedJudge';
 
-const LISTING = '12 Elm St, Bellevue: 3 bedrooms, single-family, listed at $850,000.';
 const AGREEING = '12 Elm St, Bellevue: 3 bedrooms, listed at $790,000.';
-const TRUE_ANSWER = '12 Elm St is listed at $850,000.';
-const INVENTED = '12 Elm St is listed at $790,000.';
 const RUNS = 40;
 
-const prompt = (searchUrl: string | undefined, extra = '') => `---
-name: listings
-model:
-  configuration:
-    name: homes-model
-sample:
-  question: What does 12 Elm St cost?
-${searchUrl ? `retrieval: { url: "${searchUrl}", query: "{{question}}", into: context, topK: 3 }\n` : ''}---
-system:
-Answer from these listings only.${extra}
-{{context}}
+const prompt = (url: string | undefined, systemExtra = '') => ragPrompty({ ...(url ? { url } : {}), sample: '  question: What does 12 Elm St cost?\n', systemExtra });
+const TESTS = listingsTests(['    vars: { question: "What does 12 Elm St cost?" }']);
 
-user:
-{{question}}
-`;
-const TESTS = [
-  'scenario: decision',
-  'tests:',
-  '  - description: Elm St price',
-  '    vars: { question: "What does 12 Elm St cost?" }',
-  '    assert:',
-  '      - { type: icontains, value: "elm st" }',
-  '      - { type: hallucination, weight: 0 }',
-].join('\n');
-
-let model: http.Server;
+let model: AnsweringModel;
 let modelUrl: string;
 let honest: AttackerServer;
 let attacker: AttackerServer;
 let judge: ScriptedJudge;
 
 beforeAll(async () => {
-  model = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      if (req.method !== 'POST' || !req.url!.endsWith('/chat/completions')) return void res.writeHead(404).end();
-      const content = JSON.stringify(JSON.parse(body).messages).includes('Round prices') ? INVENTED : TRUE_ANSWER;
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`);
-      res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: { prompt_tokens: 40, completion_tokens: 9 } })}\n\n`);
-      res.end('data: [DONE]\n\n');
-    });
-  });
-  await new Promise<void>((r) => model.listen(0, '127.0.0.1', r));
-  modelUrl = `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`;
+  model = await startAnsweringModel(answerListings);
+  modelUrl = model.url;
   honest = await startAttackerServer({ passages: [{ text: LISTING, id: 'elm-12' }] });
   attacker = await startAttackerServer({ passages: [{ text: AGREEING, id: 'elm-12' }] });
-  judge = await startScriptedJudge([
-    { step: 'claims', when: `Text:\n${TRUE_ANSWER}`, reply: { claims: [TRUE_ANSWER] } },
-    { step: 'claims', when: `Text:\n${INVENTED}`, reply: { claims: [INVENTED] } },
-    // Against the attacker's passages the invented price is "supported"; against the real listing it is contradicted.
-    { step: 'verdicts', when: `[1] ${AGREEING}`, reply: { verdicts: [{ claim: 1, verdict: 'supported', passage: 1 }] } },
-    { step: 'verdicts', when: `1. ${INVENTED}`, reply: { verdicts: [{ claim: 1, verdict: 'contradicted', passage: 1, reason: 'the listing says $850,000' }] } },
-    { step: 'verdicts', when: `1. ${TRUE_ANSWER}`, reply: { verdicts: [{ claim: 1, verdict: 'supported', passage: 1 }] } },
-  ]);
+  // Against the attacker's passages the invented price is "supported" (first rule); against the real listing it is contradicted.
+  judge = await startScriptedJudge([{ step: 'verdicts', when: `[1] ${AGREEING}`, reply: { verdicts: [{ claim: 1, verdict: 'supported', passage: 1 }] } }, ...LISTINGS_JUDGE]);
 });
 afterAll(async () => {
-  model.closeAllConnections();
-  await new Promise((r) => model.close(r));
+  await model.close();
   await honest.close();
   await attacker.close();
   await judge.close();

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAttackerServer, type AttackerServer } from '../fixtures/attackerServer';
 import { runCli } from '../fixtures/cli';
+import { ragPrompty } from '../fixtures/ragPrompt';
 import { TestRepo } from '../fixtures/gitRepo';
 import { startSimProcess, type SimProcess } from '../fixtures/simProcess';
 
@@ -33,21 +34,7 @@ const cleanEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
 };
 const cli = (args: string[], env = cleanEnv()) => runCli(args, repo.root, { env });
 
-const ragPrompt = (url: string, query: string, sample = '  question: homes in Bellevue\n', extra = '') => `---
-name: listings
-model:
-  configuration:
-    name: homes-model
-sample:
-${sample}retrieval: { url: "${url}", query: "${query}", into: context, topK: 3${extra} }
----
-system:
-Answer from these listings only.
-{{context}}
-
-user:
-{{question}}
-`;
+const ragPrompt = (url: string, query: string, sample?: string, stepExtra?: string) => ragPrompty({ url, query, ...(sample ? { sample } : {}), ...(stepExtra ? { stepExtra } : {}) });
 const TESTS = 'tests:\n  - vars: { question: homes in Bellevue }\n    assert: [{ type: icontains, value: "" }]\n';
 
 beforeAll(async () => {
