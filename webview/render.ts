@@ -58,7 +58,7 @@ export function renderComparison(target: HTMLElement, view: ComparisonView): num
     sections.push(
       el('section', { className: `rollout ${view.rollout.decision}`, attrs: { 'aria-label': 'rollout decision' } }, [
         el('h3', { className: 'decision', text: `${words[view.rollout.decision]} (vs ${base.label})` }),
-        el('p', { className: 'meta', text: `Scenario: ${view.policy.scenario} (${view.policy.scenarioSource}) · SLOs: ${view.policy.slo.length > 0 ? view.policy.slo.join(', ') : 'none'} · judged by the ${view.policy.from === 'head' ? 'last' : 'first'} revision's policy` }),
+        el('p', { className: 'meta', text: `Scenario: ${view.policy.scenario} (${view.policy.scenarioSource}) · SLOs: ${view.policy.slo.length > 0 ? view.policy.slo.join(', ') : 'none'} · judged by the ${view.policy.from === 'head' ? 'last' : 'first'} revision's policy${view.policy.retrieval ? ` · retrieval: ${view.policy.retrieval}, its step run for every revision` : ''}` }),
         reasons,
         ...(policyChanges.length > 0 ? [el('p', { className: 'meta', text: 'What the change does to the policy:' }), el('ul', { className: 'policy-changes' }, policyChanges)] : []),
       ]),

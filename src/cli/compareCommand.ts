@@ -20,6 +20,7 @@ import { checkKey, exportToOtlp, otlpTargetFlag, storedRunsSince } from './otlpE
 import { COST_PARAM_BOOLEAN, COST_PARAM_REPEATABLE, endpointTransport, ENDPOINT_FLAGS, refuseUnallowedCostParams } from './endpointArgs';
 import { revisionRequestParams } from '../core/compare/revisionDeclarations';
 import type { CliIO } from './io';
+import { refuseUnallowedRetrieval, RETRIEVAL_REPEATABLE } from './retrievalConsent';
 import { reportAssets } from './reportAssets';
 import { DEFAULT_STORE_PATH } from './runCommand';
 import { COMPARE_USAGE } from './usage';
@@ -30,7 +31,7 @@ export async function compareCommand(argv: string[], io: CliIO): Promise<number>
   const args = parseArgs(argv, {
     valued: ['base', 'head', 'prompt', 'runs', ...ENDPOINT_FLAGS, 'model', ...ENDPOINT_FLAGS.map((f) => `judge-${f}`), 'judge-model', 'concurrency', 'timeout-ms', 'store', 'report', 'cache', 'scenario', 'policy', 'max-age-hours', 'otlp-endpoint', 'capacity-limit', 'capacity-requests', 'attainment'],
     boolean: ['json', 'capacity', 'fresh', 'reuse-stored', 'no-store', 'fail-on-regression', ...COST_PARAM_BOOLEAN],
-    repeatable: ['slo', ...COST_PARAM_REPEATABLE],
+    repeatable: ['slo', ...COST_PARAM_REPEATABLE, ...RETRIEVAL_REPEATABLE],
   });
   if (args.positionals.length !== 1) throw new UsageError(`give exactly one prompt file\nusage: ${COMPARE_USAGE}`);
   const file = args.positionals[0]!;
@@ -86,6 +87,9 @@ export async function compareCommand(argv: string[], io: CliIO): Promise<number>
     if (error instanceof SloError) throw new UsageError(error.message);
     throw error;
   }
+  // The judging revision's retrieval step runs for every revision: its URL is the user's to allow.
+  const judgingLabel = gate.origin === 'head' ? sources[sources.length - 1]!.label : sources[0]!.label;
+  refuseUnallowedRetrieval(args, gate.retrieval.step?.url, `${file} at ${judgingLabel} (whose retrieval step judges the change)`);
   if (capacity && !hasLatencySlo(gate.policy)) throw new UsageError(`--capacity searches the largest concurrency meeting a latency SLO, and the ${gate.policy.scenario} scenario sets none: give one with --slo ttftMs.p90<=1000`);
   const suite = gate.suite;
   for (const problem of suite.problems) io.stderr(`prompt-insight compare: ${problem}\n`);
@@ -120,7 +124,7 @@ export async function compareCommand(argv: string[], io: CliIO): Promise<number>
   let capacityResult: CapacityComparison | undefined;
   if (capacity && !result.cancelled) {
     // The same endpoint, under the judging policy's SLOs; the batch scenario's decision gates on it.
-    ({ result, capacity: capacityResult } = await withCapacity(result, { file, ...(promptName ? { promptName } : {}), ...(model ? { modelOverride: model } : {}), revisions: sources, transport, ...capacity, timeoutMs, cache: cache as CacheMode, signal,
+    ({ result, capacity: capacityResult } = await withCapacity(result, { file, ...(promptName ? { promptName } : {}), ...(model ? { modelOverride: model } : {}), revisions: sources, transport, retrieval: gate.retrieval, ...capacity, timeoutMs, cache: cache as CacheMode, signal,
       // Each side's levels kept as load points beside the run store, as `load` keeps them.
       ...(store ? { store: new LoadResultsStore(loadResultsPath(store.path)) } : {}),
       onLevel: (label, c) => !json && io.stderr(`  capacity ${label}: concurrency ${c}, ${capacity.requests} requests…\n`) }));
@@ -185,6 +189,7 @@ function renderText(result: ComparisonResult, capacity?: CapacityComparison): st
   }
   for (const v of result.verdicts) lines.push(`  ${v.verdict.toUpperCase().padEnd(13)} ${v.summary}`);
   lines.push(`Scenario: ${policyText(result.policy)} — the ${result.policyOrigin} revision's policy judges the change`);
+  if (result.policyRetrieval) lines.push(`  retrieval: ${result.policyRetrieval} — the ${result.policyOrigin} revision's step, run for every revision`);
   for (const change of result.policyChanges) lines.push(`  policy change: ${change.text} (${change.why})`);
   const reused = result.revisions.filter((r) => r.runsReused > 0);
   if (reused.length > 0) lines.push(`Reused stored runs: ${reused.map((r) => `${r.label} ${r.runsReused} (since ${r.reusedSince})`).join(', ')}`);

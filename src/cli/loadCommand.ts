@@ -24,10 +24,12 @@ import { standaloneReportHtml } from '../core/compare/report';
 import { capacityView, type CapacityConclusions } from '../core/load/capacityView';
 import { reportAssets } from './reportAssets';
 import { planPromptRun, PlanError, type PromptRunPlan } from '../core/run/promptRun';
+import { declaredRetrievalIn } from '../core/retrieval/retrievalStep';
 import { seededRandom } from '../core/stats/random';
 import { numberFlag, parseArgs, stringFlag, UsageError } from './args';
 import { COST_PARAM_BOOLEAN, COST_PARAM_REPEATABLE, endpointTransport, ENDPOINT_FLAGS, refuseUnallowedCostParams } from './endpointArgs';
 import type { CliIO } from './io';
+import { refuseUnallowedRetrieval, RETRIEVAL_REPEATABLE } from './retrievalConsent';
 import type { RunOutcome } from '../core/endpoint/runOnce';
 import type { TelemetryRun } from '../core/telemetry/runSpans';
 import { exportToOtlp, otlpTargetFlag, RunClock, telemetryRunsOf } from './otlpExportFlag';
@@ -44,7 +46,7 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, {
     valued: ['prompt', ...ENDPOINT_FLAGS, 'model', 'inputs', 'report', 'concurrency', 'rate', 'max-concurrency', 'search', 'sweep', 'limit', 'requests', 'duration', 'arrival', 'burstiness', 'attainment', 'timeout-ms', 'cache', 'scenario', 'seed', 'otlp-endpoint', 'server-metrics', 'prometheus', 'prometheus-selector', 'store'],
     boolean: ['json', 'no-store', ...COST_PARAM_BOOLEAN],
-    repeatable: ['slo', ...COST_PARAM_REPEATABLE],
+    repeatable: ['slo', ...COST_PARAM_REPEATABLE, ...RETRIEVAL_REPEATABLE],
   });
   if (args.positionals.length !== 1) throw new UsageError(`give exactly one prompt file\nusage: ${LOAD_USAGE}`);
   const file = args.positionals[0]!;
@@ -77,6 +79,8 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
     if (!decoded.ok) throw new PlanError(`${file}: ${decoded.reason}`);
     const promptName = stringFlag(args, 'prompt');
     const model = stringFlag(args, 'model');
+    // Before the query is even rendered: the URL the file names is the user's to allow.
+    refuseUnallowedRetrieval(args, declaredRetrievalIn(file, decoded.text).step?.url, file);
     const planWith = (vars?: Record<string, unknown>) => planPromptRun(file, decoded.text, { ...(promptName !== undefined ? { promptName } : {}), ...(model ? { modelOverride: model } : {}), references: { filePath: resolve(file) }, ...(vars ? { vars } : {}) });
     plan = await planWith();
     const inputs = stringFlag(args, 'inputs');
@@ -91,6 +95,7 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
       inputsText = `${rows.length} inputs from ${inputs}, cycled`;
     } else plans = [plan];
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     io.stderr(`prompt-insight load: ${error instanceof PlanError || error instanceof LoadInputsError ? error.message : `${file}: ${describeReadError(error)}`}\n`);
     return 1;
   }

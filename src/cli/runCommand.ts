@@ -14,12 +14,14 @@ import { transportJudge } from '../core/compare/judge';
 import { detectFormat } from '../core/formats/detect';
 import { executePromptRuns, planPromptRun, PlanError } from '../core/run/promptRun';
 import { scoredRunOf } from '../core/run/retrievalRun';
+import { declaredRetrievalIn } from '../core/retrieval/retrievalStep';
 import type { RunOutcome } from '../core/endpoint/runOnce';
 import { ResultsStore } from '../core/store/resultsStore';
 import { safeUrl } from '../core/store/runKey';
 import { numberFlag, parseArgs, stringFlag, UsageError, type ParsedArgs } from './args';
 import { COST_PARAM_BOOLEAN, COST_PARAM_REPEATABLE, endpointTransport, ENDPOINT_FLAGS, refuseUnallowedCostParams } from './endpointArgs';
 import type { CliIO } from './io';
+import { refuseUnallowedRetrieval, RETRIEVAL_REPEATABLE } from './retrievalConsent';
 import { runChecksText, summarizeRunChecks } from './runChecksText';
 import { committedRevisionOf } from '../core/telemetry/promptRevision';
 import { exportToOtlp, otlpTargetFlag, RunClock, telemetryRunsOf } from './otlpExportFlag';
@@ -36,7 +38,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, {
     valued: ['prompt', ...ENDPOINT_FLAGS, ...ENDPOINT_FLAGS.map((f) => `judge-${f}`), 'judge-model', 'model', 'runs', 'concurrency', 'warmup', 'rate', 'timeout-ms', 'store', 'cache', 'server-metrics', 'prometheus', 'prometheus-selector', 'otlp-endpoint'],
     boolean: ['json', 'no-store', ...COST_PARAM_BOOLEAN],
-    repeatable: [...COST_PARAM_REPEATABLE],
+    repeatable: [...COST_PARAM_REPEATABLE, ...RETRIEVAL_REPEATABLE],
   });
   if (args.positionals.length !== 1) throw new UsageError(`give exactly one prompt file\nusage: ${RUN_USAGE}`);
   const cache = stringFlag(args, 'cache') ?? 'cold';
@@ -75,6 +77,8 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   }
   const model = stringFlag(args, 'model');
   const promptName = stringFlag(args, 'prompt');
+  // Before the query is even rendered: the URL the file names is the user's to allow.
+  refuseUnallowedRetrieval(args, declaredRetrievalIn(file, text).step?.url, `${file}`);
   let plan;
   try {
     plan = await planPromptRun(file, text, { ...(promptName !== undefined ? { promptName } : {}), ...(model ? { modelOverride: model } : {}), references: { filePath: resolve(file) } });

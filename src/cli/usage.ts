@@ -3,10 +3,10 @@ import { version } from '../../package.json';
 
 export const VERSION = version;
 export const COMPARE_USAGE =
-  'prompt-insight compare FILE --base REV --head REV [--prompt NAME] [--runs N] --endpoint URL [--model ID] [--provider openai|azure|anthropic|ollama] [--api-key-env VAR] [--judge-endpoint URL --judge-model ID] [--concurrency C] [--timeout-ms T] [--cache cold|warm|as-is] [--scenario interactive|batch|decision] [--slo ttftMs.p90<=1000]... [--policy base|head] [--allow-param NAME]... [--allow-cost-params] [--fresh | --reuse-stored] [--max-age-hours H] [--store PATH | --no-store] [--json] [--report out.html] [--fail-on-regression] [--otlp-endpoint URL] [--capacity [--capacity-limit 64] [--capacity-requests N] [--attainment 0.95]]';
+  'prompt-insight compare FILE --base REV --head REV [--prompt NAME] [--runs N] --endpoint URL [--model ID] [--provider openai|azure|anthropic|ollama] [--api-key-env VAR] [--judge-endpoint URL --judge-model ID] [--concurrency C] [--timeout-ms T] [--cache cold|warm|as-is] [--scenario interactive|batch|decision] [--slo ttftMs.p90<=1000]... [--policy base|head] [--allow-param NAME]... [--allow-cost-params] [--allow-retrieval ORIGIN]... [--fresh | --reuse-stored] [--max-age-hours H] [--store PATH | --no-store] [--json] [--report out.html] [--fail-on-regression] [--otlp-endpoint URL] [--capacity [--capacity-limit 64] [--capacity-requests N] [--attainment 0.95]]';
 
 export const LOAD_USAGE =
-  'prompt-insight load FILE --endpoint URL (--concurrency 1,2,4,8 | --rate 0.5,1,2 [--max-concurrency C] [--arrival constant|poisson|gamma] [--burstiness B] [--seed N] | --sweep N [--limit 64] | --search max-concurrency [--limit 64]) [--requests N] [--duration S] [--inputs tests|FILE.jsonl] [--attainment 0.95] [--scenario S] [--slo ttftMs.p90<=1000]... [--prompt NAME] [--model ID] [--provider P] [--api-key-env VAR] [--timeout-ms T] [--cache cold|warm|as-is] [--server-metrics URL | --prometheus URL [--prometheus-selector SELECTOR]] [--store PATH | --no-store] [--allow-param NAME]... [--allow-cost-params] [--otlp-endpoint URL] [--report out.html] [--json]';
+  'prompt-insight load FILE --endpoint URL (--concurrency 1,2,4,8 | --rate 0.5,1,2 [--max-concurrency C] [--arrival constant|poisson|gamma] [--burstiness B] [--seed N] | --sweep N [--limit 64] | --search max-concurrency [--limit 64]) [--requests N] [--duration S] [--inputs tests|FILE.jsonl] [--attainment 0.95] [--scenario S] [--slo ttftMs.p90<=1000]... [--prompt NAME] [--model ID] [--provider P] [--api-key-env VAR] [--timeout-ms T] [--cache cold|warm|as-is] [--server-metrics URL | --prometheus URL [--prometheus-selector SELECTOR]] [--store PATH | --no-store] [--allow-param NAME]... [--allow-cost-params] [--allow-retrieval ORIGIN]... [--otlp-endpoint URL] [--report out.html] [--json]';
 
 export const ALERTS_USAGE =
   'prompt-insight alerts FILE --prometheus-rules out.yml [--prompt NAME] [--metric ttft|e2e] [--quantile 0.99] [--weeks 4] [--margin 0.2] [--for 2h]';
@@ -27,7 +27,7 @@ export const HISTORY_USAGE =
   'prompt-insight history FILE [--json]';
 
 export const RUN_USAGE =
-  'prompt-insight run FILE [--prompt NAME] --endpoint URL [--model ID] [--provider openai|azure|anthropic|ollama] [--api-key-env VAR] [--api-version V] [--judge-endpoint URL --judge-model ID] [--runs N] [--concurrency C] [--warmup W] [--rate R] [--timeout-ms T] [--cache cold|warm|as-is] [--server-metrics URL | --prometheus URL [--prometheus-selector SELECTOR]] [--store PATH | --no-store] [--allow-param NAME]... [--allow-cost-params] [--otlp-endpoint URL] [--json]';
+  'prompt-insight run FILE [--prompt NAME] --endpoint URL [--model ID] [--provider openai|azure|anthropic|ollama] [--api-key-env VAR] [--api-version V] [--judge-endpoint URL --judge-model ID] [--runs N] [--concurrency C] [--warmup W] [--rate R] [--timeout-ms T] [--cache cold|warm|as-is] [--server-metrics URL | --prometheus URL [--prometheus-selector SELECTOR]] [--store PATH | --no-store] [--allow-param NAME]... [--allow-cost-params] [--allow-retrieval ORIGIN]... [--otlp-endpoint URL] [--json]';
 
 export const SIM_USAGE =
   'prompt-insight sim [--port P] [--ttft-ms N] [--prefill-ms-per-token X] [--decode-ms-per-token X] [--jitter-ms X] [--tokens-per-chunk N] [--reasoning-tokens N] [--output-tokens N] [--fault none|429|500|reset|stall|malformed|non-streaming] [--fault-rate 0..1] [--seed N] [--scenario FILE] [--slots N] [--prefix-cache-hit-rate 0..1]';
@@ -40,6 +40,9 @@ export const PROVIDERS =
 
 export const EXIT_CODES =
   'Exit codes: 0 ok (compare --fail-on-regression: ship or no change) · 1 a file could not be read or has errors, a prompt is over --budget (tokens), a run failed, or compare --fail-on-regression decided hold or insufficient evidence · 2 usage error · 130 interrupted';
+
+const ALLOW_RETRIEVAL_NOTE =
+  '--allow-retrieval ORIGIN  send the retrieval query of a prompt\'s retrieval step to this origin (repeatable); also PROMPT_INSIGHT_ALLOW_RETRIEVAL or "allowRetrieval" in ~/.config/prompt-insight/config.json. Without it a prompt with a retrieval step is refused (exit 2)';
 
 /** `prompt-insight COMMAND --help`: what the command does, its usage line and what its flags mean where the line cannot say. */
 const COMMAND_HELP: Record<string, { summary: string; usage: string; notes?: string[] }> = {
@@ -55,7 +58,7 @@ const COMMAND_HELP: Record<string, { summary: string; usage: string; notes?: str
       'Tests files (NAME.tests.yaml) and simulator scenarios (NAME.sim.yaml) among the FILEs are skipped, with a note.',
     ],
   },
-  run: { summary: 'Runs a prompt against an endpoint N times: TTFT, E2E, TPOT and throughput percentiles, and its test cases.', usage: RUN_USAGE },
+  run: { summary: 'Runs a prompt against an endpoint N times: TTFT, E2E, TPOT and throughput percentiles, and its test cases.', usage: RUN_USAGE, notes: [ALLOW_RETRIEVAL_NOTE] },
   sim: { summary: 'A simulated OpenAI-compatible endpoint on 127.0.0.1, until Ctrl-C.', usage: SIM_USAGE },
   export: { summary: 'The stored runs (the results store) as JSON, CSV or OTLP JSON Lines (OpenTelemetry GenAI spans, docs/telemetry.md); --kind load: the stored load points as JSON or CSV.', usage: EXPORT_USAGE },
   history: { summary: "The prompt file's revisions in git history.", usage: HISTORY_USAGE },
@@ -72,7 +75,7 @@ const COMMAND_HELP: Record<string, { summary: string; usage: string; notes?: str
       '--now ISO         read as of this moment (e.g. 2026-12-05T08:55:00Z): replays what prod said then; spans that ended later are left out',
     ],
   },
-  load: { summary: 'How much load a prompt takes within its SLOs: load levels or a search for the largest concurrency whose SLO attainment reaches the target.', usage: LOAD_USAGE },
+  load: { summary: 'How much load a prompt takes within its SLOs: load levels or a search for the largest concurrency whose SLO attainment reaches the target.', usage: LOAD_USAGE, notes: [ALLOW_RETRIEVAL_NOTE] },
   watch: {
     summary: "The prompt's production TTFT, E2E and error rate per hour against their dynamic baselines: anomalies with the version live then; exit 1 while one is ongoing.",
     usage: WATCH_USAGE,
@@ -80,7 +83,14 @@ const COMMAND_HELP: Record<string, { summary: string; usage: string; notes?: str
   },
   sample: { summary: 'Production requests with captured input become test cases in the prompt\'s tests file: provenance, deduplicated, secrets and personal data redacted first, appended.', usage: SAMPLE_USAGE },
   alerts: { summary: 'Prometheus recording and alerting rules for the prompt: a dynamic baseline (the same hour over the last weeks) instead of a static threshold.', usage: ALERTS_USAGE },
-  compare: { summary: 'Two revisions of a prompt side by side: adherence and latency, whether a difference is real, and the rollout decision (ship, hold, insufficient evidence).', usage: COMPARE_USAGE },
+  compare: {
+    summary: 'Two revisions of a prompt side by side: adherence and latency, whether a difference is real, and the rollout decision (ship, hold, insufficient evidence).',
+    usage: COMPARE_USAGE,
+    notes: [
+      "--policy base    the base revision's scenario, SLOs, test cases and retrieval step judge both revisions (default); the head's changes are listed, not applied",
+      ALLOW_RETRIEVAL_NOTE,
+    ],
+  },
 };
 
 export function commandHelp(command: string): string | undefined {

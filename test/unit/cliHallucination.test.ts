@@ -4,64 +4,34 @@
  * invents a listing's price: the CLI shows each revision's hallucination rate with its Wilson interval,
  * the claim and the passage, and --fail-on-regression holds the change on hallucination.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAnsweringModel, type AnsweringModel } from '../fixtures/answeringModel';
 import { TestRepo } from '../fixtures/gitRepo';
+import { answerListings, LISTING, LISTINGS_JUDGE, listingsTests } from '../fixtures/listingsCase';
 import { startScriptedJudge, type ScriptedJudge } from './adherence/scriptedJudge';
 import { runCli } from '../fixtures/cli';
 
 const cli = (args: string[], cwd: string) => runCli(args, cwd, { maxBuffer: 64 * 1024 * 1024 });
 
-const LISTING = '12 Elm St, Bellevue: 3 bedrooms, single-family, listed at $850,000.';
-const TRUE_ANSWER = '12 Elm St is listed at $850,000.';
-const INVENTED = '12 Elm St is listed at $790,000.';
 const prompt = (extra: string) => `---\nname: listings\nmodel:\n  configuration:\n    name: homes-model\n---\nsystem:\nAnswer from these listings only.${extra}\n{{context}}\n\nuser:\n{{query}}\n`;
-const TESTS = [
-  'scenario: decision',
-  'tests:',
-  '  - description: Elm St price',
-  '    vars: { query: "What does 12 Elm St cost?" }',
-  '    context: "${file:listings.json}"',
-  '    assert:',
-  '      - { type: icontains, value: "elm st" }',
-  '      - { type: hallucination, weight: 0 }',
-].join('\n');
+const TESTS = listingsTests(['    vars: { query: "What does 12 Elm St cost?" }', '    context: "${file:listings.json}"']);
 
-let model: http.Server;
+let model: AnsweringModel;
 let modelUrl: string;
 let judge: ScriptedJudge;
 let repo: TestRepo;
 let base: string;
 beforeAll(async () => {
-  model = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      // Only chat completions: the CLI's probes of the server (its kind, its metrics) get a 404.
-      if (req.method !== 'POST' || !req.url!.endsWith('/chat/completions')) return void res.writeHead(404).end();
-      const content = JSON.stringify(JSON.parse(body).messages).includes('Round prices') ? INVENTED : TRUE_ANSWER;
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`);
-      res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: { prompt_tokens: 40, completion_tokens: 9 } })}\n\n`);
-      res.end('data: [DONE]\n\n');
-    });
-  });
-  await new Promise<void>((r) => model.listen(0, '127.0.0.1', r));
-  modelUrl = `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`;
-  judge = await startScriptedJudge([
-    { step: 'claims', when: `Text:\n${TRUE_ANSWER}`, reply: { claims: [TRUE_ANSWER] } },
-    { step: 'claims', when: `Text:\n${INVENTED}`, reply: { claims: [INVENTED] } },
-    { step: 'verdicts', when: `1. ${TRUE_ANSWER}`, reply: { verdicts: [{ claim: 1, verdict: 'supported', passage: 1 }] } },
-    { step: 'verdicts', when: `1. ${INVENTED}`, reply: { verdicts: [{ claim: 1, verdict: 'contradicted', passage: 1, reason: 'the listing says $850,000' }] } },
-  ]);
+  model = await startAnsweringModel(answerListings);
+  modelUrl = model.url;
+  judge = await startScriptedJudge(LISTINGS_JUDGE);
   repo = new TestRepo();
   base = repo.commit('Listings assistant', { 'listings.prompty': prompt(''), 'listings.tests.yaml': TESTS, 'listings.json': JSON.stringify({ passages: [{ text: LISTING, id: 'elm-12' }] }) });
   repo.commit('Make prices attractive', { 'listings.prompty': prompt(' Round prices to sound attractive.') });
 });
 afterAll(async () => {
-  await new Promise((r) => model.close(r));
+  await model.close();
   await judge.close();
 });
 

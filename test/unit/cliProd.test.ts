@@ -102,7 +102,7 @@ describe('prompt-insight prod --traces', () => {
     expect(since.stderr).toContain('--since takes a duration');
     const missing = await cli(['prod', 'greet.prompt', '--traces', 'nope.jsonl'], repo.root);
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain('cannot read nope.jsonl: ENOENT');
+    expect(missing.stderr).toContain("'nope.jsonl' was not found");
   });
 
   it('states an unreachable Prometheus instead of crashing', async () => {

@@ -15,8 +15,10 @@ import { startSimProcess, type SimProcess } from '../fixtures/simProcess';
 import { TestRepo } from '../fixtures/gitRepo';
 import { startScriptedJudge } from './adherence/scriptedJudge';
 import { runCli } from '../fixtures/cli';
+import { ragPrompty } from '../fixtures/ragPrompt';
 
-const cli = (args: string[], cwd: string) => runCli(args, cwd, { maxBuffer: 64 * 1024 * 1024 });
+// The search service is the user's own: its origin allowed as a user would (cliRetrievalConsent.test.ts has the refusals).
+const cli = (args: string[], cwd: string) => runCli(args, cwd, { maxBuffer: 64 * 1024 * 1024, env: { ...process.env, PROMPT_INSIGHT_ALLOW_RETRIEVAL: searchUrl } });
 
 const DELAY_MS = 150;
 const LISTING = '12 Elm St, Bellevue: 3 bedrooms, listed at $850,000.';
@@ -27,22 +29,7 @@ const hanging = new Set<http.ServerResponse>();
 let sim: SimProcess;
 let dir: string;
 
-const prompty = (path: string, extra = '') => `---
-name: listings
-model:
-  configuration:
-    name: homes-model
-sample:
-  question: homes in Bellevue
-retrieval: { url: "${searchUrl}${path}", query: "{{question}}", into: context, topK: 3${extra} }
----
-system:
-Answer from these listings only.
-{{context}}
-
-user:
-{{question}}
-`;
+const prompty = (path: string, stepExtra = '') => ragPrompty({ url: `${searchUrl}${path}`, stepExtra });
 
 beforeAll(async () => {
   search = http.createServer((req, res) => {

@@ -99,7 +99,7 @@ describe('prompt-insight watch', () => {
 
   it('clear errors: no traces, a missing file, a file with no such prompt', async () => {
     expect(await cli(['watch', 'homes.prompty'], dir)).toMatchObject({ code: 2, stderr: expect.stringContaining('give production traces') });
-    expect(await cli(['watch', 'homes.prompty', '--traces', 'nope.jsonl'], dir)).toMatchObject({ code: 1, stderr: expect.stringContaining('cannot read nope.jsonl') });
+    expect(await cli(['watch', 'homes.prompty', '--traces', 'nope.jsonl'], dir)).toMatchObject({ code: 1, stderr: expect.stringContaining("'nope.jsonl' was not found") });
     expect(await cli(['watch', 'homes.prompty', '--traces', 'normal.jsonl', '--prompt', 'other'], dir)).toMatchObject({ code: 1, stderr: expect.stringContaining("has no prompt named 'other'") });
   });
 });

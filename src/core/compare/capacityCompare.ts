@@ -13,6 +13,7 @@ import { withCriterion } from '../rollout/decision';
 import { SCENARIO_RULES, type RolloutPolicy } from '../rollout/scenario';
 import { objectiveText } from '../rollout/slo';
 import { planPromptRun } from '../run/promptRun';
+import type { DeclaredRetrieval } from '../retrieval/retrievalStep';
 import type { LoadResultsStore } from '../store/loadResults';
 import { runKeyOf } from '../store/runKey';
 import type { ComparisonResult, RevisionSource } from './compare';
@@ -57,6 +58,8 @@ export interface CapacityCompareInput {
   revisions: readonly [RevisionSource, RevisionSource];
   transport: ChatTransport;
   policy: RolloutPolicy;
+  /** The judging revision's retrieval step (gatePolicy.ts), run for both sides. */
+  retrieval: DeclaredRetrieval;
   target: number;
   limit: number;
   requests: number;
@@ -108,6 +111,7 @@ async function searchRevision(input: CapacityCompareInput, revision: RevisionSou
       ...(input.promptName !== undefined ? { promptName: input.promptName } : {}),
       ...(input.modelOverride ? { modelOverride: input.modelOverride } : {}),
       ...(input.transport.endpoint.model ? { endpointModel: input.transport.endpoint.model } : {}),
+      retrieval: input.retrieval,
     });
   } catch (error) {
     return { ...side, maxConcurrencyMeetingSlo: null, atLimit: false, resolved: false, levels: [], error: `${revision.label}: ${(error as Error).message}` };

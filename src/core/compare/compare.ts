@@ -17,6 +17,7 @@ import type { TestCase } from '../adherence/testCases';
 import type { RunOutcome } from '../endpoint/runOnce';
 import type { RunGrounded } from '../metrics/runRecord';
 import { scoredRunOf } from '../run/retrievalRun';
+import { retrievalDestination } from '../retrieval/retrievalStep';
 import { onceEach, type Judge } from '../adherence/score';
 import type { ChatTransport } from '../endpoint/transport';
 import type { MetricsSample } from '../endpoint/serverMetrics';
@@ -166,6 +167,8 @@ export interface ComparisonResult {
   /** Which revision's policy judged the change, and what the other one changes (applied or not). */
   policyOrigin: GatePolicy['origin'];
   policyChanges: PolicyChange[];
+  /** Where the judging revision's retrieval step sends its queries (origin and path), for every revision; null without one. */
+  policyRetrieval: string | null;
   /** The decision for the last revision against the first; null with one revision. */
   rollout: RolloutDecision | null;
   /** The fresh runs on one clock (ms from the batch's start) with the server's metrics over the same time; null when every run was reused. */
@@ -192,7 +195,7 @@ export async function compareRevisions(options: CompareOptions): Promise<Compari
 
   // 1. Plan every revision × case, and take what the store already has.
   const revisions = options.revisions.map(emptyResult);
-  const plan = await planComparison({ file: options.file, ...(options.promptName !== undefined ? { promptName: options.promptName } : {}), ...(options.modelOverride ? { modelOverride: options.modelOverride } : {}), transport: options.transport, suite, runsPerCase, stored }, options.revisions, revisions);
+  const plan = await planComparison({ file: options.file, ...(options.promptName !== undefined ? { promptName: options.promptName } : {}), ...(options.modelOverride ? { modelOverride: options.modelOverride } : {}), transport: options.transport, suite, retrieval: options.gate.retrieval, runsPerCase, stored }, options.revisions, revisions);
 
   // A reused answer scored twice asks the judge once (a fresh run is scored for its stored verdict, then again in 3).
   const judge = options.judge ? onceEach(options.judge) : undefined;
@@ -232,6 +235,7 @@ export async function compareRevisions(options: CompareOptions): Promise<Compari
     policy,
     policyOrigin: options.gate.origin,
     policyChanges: options.gate.changes,
+    policyRetrieval: options.gate.retrieval.step ? retrievalDestination(options.gate.retrieval.step.url) : null,
     rollout,
     ...(first && last && first !== last ? { diff: { base: first.label, head: last.label, lines: lineDiff(first.text, last.text) ?? null } } : {}),
     cancelled: options.signal?.aborted === true,

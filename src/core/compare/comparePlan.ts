@@ -6,6 +6,7 @@ import type { TestSuite } from '../adherence/testCases';
 import type { RunOutcome } from '../endpoint/runOnce';
 import type { ChatTransport } from '../endpoint/transport';
 import { planPromptRun, type PromptRunPlan } from '../run/promptRun';
+import type { DeclaredRetrieval } from '../retrieval/retrievalStep';
 import type { StoredRun } from '../store/resultsStore';
 import { runKeyOf, runKeyString } from '../store/runKey';
 import type { RevisionResult, RevisionSource } from './compare';
@@ -27,6 +28,8 @@ export interface PlanInput {
   modelOverride?: string;
   transport: ChatTransport;
   suite: TestSuite;
+  /** The judging revision's retrieval step (gatePolicy.ts): every revision runs it, not its own. */
+  retrieval: DeclaredRetrieval;
   runsPerCase: number;
   /** Stored runs that may be reused, by run key. */
   stored: ReadonlyMap<string, StoredRun[]>;
@@ -46,6 +49,7 @@ export async function planComparison(input: PlanInput, sources: readonly Revisio
     ...(input.promptName !== undefined ? { promptName: input.promptName } : {}),
     ...(input.modelOverride ? { modelOverride: input.modelOverride } : {}),
     ...(input.transport.endpoint.model ? { endpointModel: input.transport.endpoint.model } : {}),
+    retrieval: input.retrieval,
   };
   for (const [revisionIndex, revision] of sources.entries()) {
     const result = results[revisionIndex]!;
@@ -61,7 +65,7 @@ export async function planComparison(input: PlanInput, sources: readonly Revisio
       model = plan.request.model;
       if (caseIndex === 0) {
         // The prompt's size with its own sample inputs, as the editor counts it.
-        const sample = await planPromptRun(input.file, revision.text, { ...(input.promptName !== undefined ? { promptName: input.promptName } : {}), endpointModel: plan.request.model }).catch(() => undefined);
+        const sample = await planPromptRun(input.file, revision.text, { ...(input.promptName !== undefined ? { promptName: input.promptName } : {}), endpointModel: plan.request.model, retrieval: input.retrieval }).catch(() => undefined);
         result.tokens = sample?.inputTokensEstimate ?? plan.inputTokensEstimate;
       }
       const key = runKeyString(runKeyOf(input.transport.endpoint, plan.request));

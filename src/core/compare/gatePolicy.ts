@@ -1,15 +1,17 @@
 /**
- * The policy a change is judged by — scenario, SLOs, test cases and their thresholds — comes from
- * the BASE revision (or the command line), never from the revision being judged: in CI the working
- * copy is the pull request, and a change that sets `scenario: decision` or `threshold: 0` must not
- * wave itself through. What the head changes is reported; a change that only makes the gate
+ * The policy a change is judged by — scenario, SLOs, test cases and their thresholds, and the
+ * retrieval step that gathers the evidence (retrievalPolicy.ts) — comes from the BASE revision (or
+ * the command line), never from the revision being judged: in CI the working copy is the pull
+ * request, and a change that sets `scenario: decision` or `threshold: 0` must not wave itself through. What the head changes is reported; a change that only makes the gate
  * stricter (a new SLO, a tighter limit) is applied, anything that relaxes it is applied only when
  * asked for explicitly (`--policy head`).
  */
 import type { TestCase, TestSuite } from '../adherence/testCases';
 import { objectiveKey, resolvePolicy, type RolloutPolicy } from '../rollout/scenario';
 import { objectiveFromText, objectivesFromBlock, objectiveText, SloError, type Objective } from '../rollout/slo';
+import type { DeclaredRetrieval } from '../retrieval/retrievalStep';
 import type { Declaration, RevisionDeclarations } from './revisionDeclarations';
+import { resolveRetrievalPolicy } from './retrievalPolicy';
 
 export type PolicyOrigin = 'base' | 'head';
 export const POLICY_ORIGINS: readonly PolicyOrigin[] = ['base', 'head'];
@@ -26,6 +28,8 @@ export interface PolicyChange {
 export interface GatePolicy {
   policy: RolloutPolicy;
   suite: TestSuite;
+  /** The retrieval step every revision runs: the judging revision's. */
+  retrieval: DeclaredRetrieval;
   /** Which revision's declarations judge the change. */
   origin: PolicyOrigin;
   changes: PolicyChange[];
@@ -69,7 +73,9 @@ export function resolveGatePolicy(input: GatePolicyInput): GatePolicy {
   else for (const line of objectiveDifferences(input.base, input.head)) changes.push({ text: line, applied: true, why: viaHead });
 
   const suite = chooseSuite(input, changes, notApplied, viaHead);
-  return { policy, suite, origin: input.from, changes };
+  const retrieval = resolveRetrievalPolicy(input.base.retrieval, input.head.retrieval, { from: input.from, headLabel: input.head.label, notApplied, viaHead });
+  changes.push(...retrieval.changes);
+  return { policy, suite, retrieval: retrieval.judging, origin: input.from, changes };
 }
 
 /** Objectives a declaration sets itself (not its scenario's defaults), by metric and percentile. */

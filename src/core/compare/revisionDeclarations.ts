@@ -12,6 +12,7 @@ import { detectFormat, parsePromptFile } from '../formats/detect';
 import type { Prompt } from '../formats/model';
 import { BUFFER_REVISION, regularFileAt, WORKING_REVISION } from '../history/fileHistory';
 import { normalizeParams } from '../endpoint/params';
+import { declaredRetrieval, type DeclaredRetrieval } from '../retrieval/retrievalStep';
 import type { RevisionSource } from './compare';
 import { resolveGatePolicy, type GatePolicy, type GatePolicyInput } from './gatePolicy';
 
@@ -26,6 +27,8 @@ export interface RevisionDeclarations {
   prompt?: Declaration;
   tests?: Declaration;
   suite: TestSuite;
+  /** The retrieval step the revision's prompt file declares (or why it cannot be read). */
+  retrieval: DeclaredRetrieval;
 }
 
 export interface DeclarationContext {
@@ -43,7 +46,8 @@ export async function declarationsAt(source: RevisionSource, context: Declaratio
   const doc = parsePromptFile(context.file, source.text, format);
   const prompt: Prompt | undefined = context.promptName ? doc.prompts.find((p) => p.name === context.promptName) : doc.prompts[0];
   const where = `${basename(context.file)} at ${source.label}`;
-  if (!prompt) return { label: source.label, suite: { cases: [], source: where, problems: [`${where} has no prompt${context.promptName ? ` named '${context.promptName}'` : ''}.`] } };
+  const retrieval = declaredRetrieval(source.text, format === 'github-prompt-yaml');
+  if (!prompt) return { label: source.label, retrieval, suite: { cases: [], source: where, problems: [`${where} has no prompt${context.promptName ? ` named '${context.promptName}'` : ''}.`] } };
   const sidecarText = await sidecarAt(source, context);
   const suite = loadTestSuite(context.file, source.text, format, prompt, () => {
     if (sidecarText instanceof Error) throw sidecarText;
@@ -51,6 +55,7 @@ export async function declarationsAt(source: RevisionSource, context: Declaratio
   });
   return {
     label: source.label,
+    retrieval,
     ...(prompt.rollout ? { prompt: { where, ...prompt.rollout } } : {}),
     ...(suite.rollout ? { tests: { where: `${suite.source} at ${source.label}`, ...suite.rollout } } : {}),
     suite,

@@ -24,7 +24,7 @@ export function comparisonView(result: ComparisonResult, extras: { capacityLines
     verdicts: result.verdicts.map((v) => ({ metric: v.metric, base: v.base, head: v.head, verdict: v.verdict, pValue: v.pValue, difference: v.difference, ci95: v.ci95, test: v.test, summary: v.summary })),
     noRegression: result.noRegression,
     evidence: result.evidence,
-    policy: { scenario: result.policy.scenario, scenarioSource: result.policy.scenarioSource, slo: result.policy.objectives.map(objectiveText), from: result.policyOrigin, changes: result.policyChanges },
+    policy: { scenario: result.policy.scenario, scenarioSource: result.policy.scenarioSource, slo: result.policy.objectives.map(objectiveText), from: result.policyOrigin, retrieval: result.policyRetrieval, changes: result.policyChanges },
     rollout: result.rollout,
     timeline: result.timeline
       ? {

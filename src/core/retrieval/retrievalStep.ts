@@ -4,15 +4,17 @@
  *
  *   retrieval: { url: http://localhost:8000/search, query: "{{question}}", into: context, topK: 5 }
  *
- * Before the prompt is rendered, the rendered query is POSTed as `{"query": "…", "topK": 5}` and the
- * answer `{"passages": [{"text": "…", "id"?: "…", "score"?: 0.8}]}` fills the input named by `into`
- * (the passages' texts joined by blank lines; the passages themselves are kept for the grounded
- * evaluators). The step is timed (`retrievalMs`) like the model call, bounded in time and size, and
- * every failure has a kind — a hanging search service is a failed run (`timeout`), never a hang.
- * Credentials in the URL are never sent or shown. Only http(s) URLs: a command is not run.
+ * Before the prompt is rendered, the query (rendered from literal inputs only, retrievalQuery.ts) is
+ * POSTed as `{"query": "…", "topK": 5}` and the answer `{"passages": [{"text": "…", "id"?: "…",
+ * "score"?: 0.8}]}` fills the input named by `into` (the passages' texts joined by blank lines; the
+ * passages themselves are kept for the grounded evaluators). The step is timed (`retrievalMs`) like
+ * the model call, bounded in time (its own timeout or the run's, whichever is shorter) and in size
+ * both ways, and every failure has a kind — a hanging search service is a failed run (`timeout`),
+ * never a hang. Credentials in the URL are never sent or shown. Only http(s) URLs: a command is not
+ * run. The URL is a file's say: every face asks the user before the first query goes there.
  */
+import { detectFormat } from '../formats/detect';
 import { readFrontMatter } from '../formats/frontMatterDoc';
-import { renderTemplate } from '../formats/template';
 import { isPlainRecord, parseYaml } from '../formats/yaml';
 import { registerUrlSecrets } from '../endpoint/secrets';
 
@@ -43,8 +45,12 @@ export class RetrievalError extends Error {
 export interface Retrieved {
   passages: Passage[];
   retrievalMs: number;
-  /** The inputs with `into` filled. */
-  vars: Record<string, unknown>;
+}
+
+/** The step a file declares, or why it cannot be read (a gate reports the base's as it is). */
+export interface DeclaredRetrieval {
+  step?: RetrievalStep;
+  error?: string;
 }
 
 export const DEFAULT_RETRIEVAL_TIMEOUT_MS = 10_000;
@@ -53,6 +59,44 @@ const MAX_TOP_K = 100;
 export const MAX_RETRIEVAL_RESPONSE_BYTES = 2 * 1024 * 1024;
 /** Passages together above this many characters are refused (the grounded evaluators' context cap). */
 export const MAX_RETRIEVED_CHARS = 100_000;
+/**
+ * A request body above this is refused, not sent: far above any search query (embedding models take
+ * at most ~8,000 tokens, about 32 KB of text), far below what a hostile template can build.
+ */
+export const MAX_RETRIEVAL_REQUEST_BYTES = 64 * 1024;
+/** Longest timer Node keeps (a longer one fires at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Where the query goes, as shown, asked about and remembered: origin and path, never credentials or the query string. */
+export function retrievalDestination(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.origin}${parsed.pathname}`;
+}
+
+/** The body POSTed for a query; a RetrievalError (`too_large`) when it is above the bound. */
+export function retrievalRequestBody(query: string, topK: number): string {
+  const body = JSON.stringify({ query, topK });
+  const bytes = Buffer.byteLength(body);
+  if (bytes > MAX_RETRIEVAL_REQUEST_BYTES) {
+    throw new RetrievalError('too_large', `the rendered retrieval query makes a request body of ${bytes.toLocaleString('en-US')} bytes; above ${MAX_RETRIEVAL_REQUEST_BYTES.toLocaleString('en-US')} it is not sent`);
+  }
+  return body;
+}
+
+/** The step a prompt file declares (its format detected from its name and text), or why it cannot be read. */
+export function declaredRetrievalIn(file: string, text: string): DeclaredRetrieval {
+  return declaredRetrieval(text, detectFormat(file, text) === 'github-prompt-yaml');
+}
+
+/** The step a file declares, or why it cannot be read. */
+export function declaredRetrieval(text: string, isPromptYaml: boolean): DeclaredRetrieval {
+  try {
+    const step = retrievalStepOf(text, isPromptYaml);
+    return step ? { step } : {};
+  } catch (error) {
+    return { error: (error as Error).message };
+  }
+}
 
 /** The step a prompt file declares, undefined when none; a malformed one is an Error saying how to write it. */
 export function retrievalStepOf(text: string, isPromptYaml: boolean): RetrievalStep | undefined {
@@ -85,22 +129,28 @@ export function retrievalStepOf(text: string, isPromptYaml: boolean): RetrievalS
   return { url: raw.url, query: raw.query, into, topK, timeoutMs };
 }
 
-/** Runs the step for these inputs: the passages, how long it took, the inputs with `into` filled. */
-export async function retrieve(step: RetrievalStep, vars: Record<string, unknown>, signal?: AbortSignal): Promise<Retrieved> {
+/**
+ * Sends the rendered query and reads the passages, within the step's own timeout or the run's
+ * (`runTimeoutMs`), whichever is shorter: a file can shorten the run's bound, never lengthen it.
+ */
+export async function retrieve(step: RetrievalStep, query: string, options: { signal?: AbortSignal; runTimeoutMs?: number } = {}): Promise<Retrieved> {
   const target = new URL(step.url);
   if (target.username || target.password) {
     registerUrlSecrets(step.url);
     target.username = '';
     target.password = '';
   }
-  const shown = `${target.origin}${target.pathname}`;
-  const query = renderTemplate(step.query, 'mustache', vars).text;
+  const shown = retrievalDestination(target.href);
+  const body = retrievalRequestBody(query, step.topK);
+  const byRun = options.runTimeoutMs !== undefined && options.runTimeoutMs < step.timeoutMs;
+  const timeoutMs = Math.min(step.timeoutMs, options.runTimeoutMs ?? Infinity, MAX_TIMER_MS);
+  const { signal } = options;
   const started = performance.now();
-  const timeout = AbortSignal.timeout(step.timeoutMs);
+  const timeout = AbortSignal.timeout(timeoutMs);
   const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
   let text: string;
   try {
-    const response = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ query, topK: step.topK }), signal: combined, redirect: 'manual' });
+    const response = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body, signal: combined, redirect: 'manual' });
     if (!response.ok) {
       await response.body?.cancel();
       throw new RetrievalError('http_error', `the search service ${shown} answered HTTP ${response.status}`);
@@ -109,7 +159,7 @@ export async function retrieve(step: RetrievalStep, vars: Record<string, unknown
   } catch (error) {
     if (error instanceof RetrievalError) throw error;
     if (signal?.aborted) throw new RetrievalError('cancelled', 'retrieval cancelled');
-    if (timeout.aborted) throw new RetrievalError('timeout', `the search service ${shown} did not answer within ${step.timeoutMs} ms (retrieval.timeoutMs)`);
+    if (timeout.aborted) throw new RetrievalError('timeout', `the search service ${shown} did not answer within ${timeoutMs} ms (${byRun ? "the run's timeout" : 'retrieval.timeoutMs'})`);
     const cause = (error as { cause?: { code?: unknown } }).cause;
     throw new RetrievalError('connection_failed', `cannot reach the search service ${shown}${typeof cause?.code === 'string' ? ` (${cause.code})` : ''}`);
   }
@@ -117,7 +167,12 @@ export async function retrieve(step: RetrievalStep, vars: Record<string, unknown
   const passages = passagesOf(text, shown).slice(0, step.topK);
   const chars = passages.reduce((n, p) => n + p.text.length, 0);
   if (chars > MAX_RETRIEVED_CHARS) throw new RetrievalError('too_large', `the search service returned ${chars.toLocaleString('en-US')} characters of passages; above ${MAX_RETRIEVED_CHARS.toLocaleString('en-US')} they are not used`);
-  return { passages, retrievalMs, vars: { ...vars, [step.into]: passages.map((p) => p.text).join('\n\n') } };
+  return { passages, retrievalMs };
+}
+
+/** The passages' texts as the input `into` receives them. */
+export function passagesText(passages: readonly Passage[]): string {
+  return passages.map((p) => p.text).join('\n\n');
 }
 
 async function readBounded(response: Response, shown: string): Promise<string> {

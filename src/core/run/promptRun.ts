@@ -21,9 +21,8 @@ import { loadEncoder, type TokenEncoder } from '../tokens/engine';
 import { modelTokenInfo } from '../tokens/models';
 import type { PromptReferences } from '../render/renderWithReferences';
 import { renderPromptRequest } from './promptRequest';
-import { retrievalStepOf } from '../retrieval/retrievalStep';
-import { findWorkspaceRoot } from '../files/workspaceFile';
-import { promptValues } from '../render/promptValues';
+import { declaredRetrieval, type DeclaredRetrieval } from '../retrieval/retrievalStep';
+import { literalQueryInputs, renderRetrievalQuery } from '../retrieval/retrievalQuery';
 import { retrieveForRun, withRetrieval, type PlannedRetrieval } from './retrievalRun';
 
 export interface PromptRunPlan {
@@ -44,7 +43,11 @@ export class PlanError extends Error {}
 export async function planPromptRun(
   file: string,
   text: string,
-  options: { promptName?: string; promptIndex?: number; modelOverride?: string; endpointModel?: string; vars?: Record<string, unknown>; references?: PromptReferences },
+  options: {
+    promptName?: string; promptIndex?: number; modelOverride?: string; endpointModel?: string; vars?: Record<string, unknown>; references?: PromptReferences;
+    /** The retrieval step to run instead of the one this text declares (compare: the judging revision's, gatePolicy.ts); `{}` for none. */
+    retrieval?: DeclaredRetrieval;
+  },
 ): Promise<PromptRunPlan> {
   const doc = parsePromptFile(file, text);
   const errors = doc.diagnostics.filter((d) => d.severity === 'error');
@@ -58,12 +61,9 @@ export async function planPromptRun(
     if (!prompt) throw new PlanError(`${file} has no prompt #${options.promptIndex}.`);
   }
   if (prompt.messages.length === 0) throw new PlanError(`Prompt '${prompt.name}' has no messages to send.`);
-  let step;
-  try {
-    step = retrievalStepOf(text, doc.format === 'github-prompt-yaml');
-  } catch (error) {
-    throw new PlanError(`${file}: ${(error as Error).message}`);
-  }
+  const declared = options.retrieval ?? declaredRetrieval(text, doc.format === 'github-prompt-yaml');
+  if (declared.error) throw new PlanError(`${file}: ${declared.error}`);
+  const step = declared.step;
   const model = { ...(options.modelOverride ? { override: options.modelOverride } : {}), ...(options.endpointModel ? { endpointDefault: options.endpointModel } : {}) };
   const render = async (vars: Record<string, unknown>) => renderPromptRequest(text, prompt, vars, model, options.references);
   let rendered;
@@ -78,15 +78,17 @@ export async function planPromptRun(
   const inputTokensEstimate = chatTokenTotal(
     rendered.request.messages.map((m) => ({ contentTokens: encoder.count(m.content), roleTokens: encoder.count(m.role), ...(m.name ? { nameTokens: encoder.count(m.name) } : {}) })),
   ).total;
-  const retrieval: PlannedRetrieval | undefined = step ? { step, vars: inputValues(prompt, options.vars ?? {}, options.references), render: async (vars) => (await render(vars)).request } : undefined;
+  let retrieval: PlannedRetrieval | undefined;
+  if (step) {
+    let query: string;
+    try {
+      query = await renderRetrievalQuery(step, literalQueryInputs(prompt, options.vars ?? {}));
+    } catch (error) {
+      throw new PlanError(`${file}: ${(error as Error).message}`);
+    }
+    retrieval = { step, query, vars: options.vars ?? {}, render: async (vars) => (await render(vars)).request };
+  }
   return { file, prompt, request: rendered.request, unresolved: rendered.unresolved, inputTokensEstimate, encoder, ...(retrieval ? { retrieval } : {}) };
-}
-
-/** The inputs a run renders with (its sample values, `${file:}` read), for the retrieval query. */
-function inputValues(prompt: Prompt, vars: Record<string, unknown>, references: PromptReferences | undefined): Record<string, unknown> {
-  const filePath = references?.filePath;
-  const root = filePath ? findWorkspaceRoot(filePath, references?.workspaceFolders ? { workspaceFolders: references.workspaceFolders } : {}) : undefined;
-  return promptValues(prompt, filePath, vars, root).values;
 }
 
 export interface ExecuteOptions extends BatchOptions {
@@ -200,7 +202,7 @@ export async function executeRunJobs(transport: ChatTransport, jobs: readonly Ru
       if (!warmup) startedAt[index] = performance.now() - batchStart;
       const first = index === 0 && !warmup;
       // RAG: the retrieval step runs before each run, timed apart; its passages are rendered in.
-      const retrieved = plan.retrieval ? await retrieveForRun(plan.retrieval, plan.encoder, options.signal) : undefined;
+      const retrieved = plan.retrieval ? await retrieveForRun(plan.retrieval, plan.encoder, { ...(options.signal ? { signal: options.signal } : {}), runTimeoutMs: options.timeoutMs }) : undefined;
       if (retrieved && !retrieved.ok) return retrieved.outcome;
       if (first) options.onFirstRunStage?.('sending');
       let outcome = await runOnce(transport, withServerFields(retrieved?.request ?? plan.request, cacheFields(serverKind, mode)), {

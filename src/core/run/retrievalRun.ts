@@ -1,20 +1,22 @@
 /**
- * A run of a prompt that declares a retrieval step (core/retrieval/retrievalStep.ts): before each run
- * the query is rendered with the run's inputs, the step runs, its passages fill the named input and
- * the prompt is rendered again with them. Each run keeps `retrievalMs` and the passage count; a step
+ * A run of a prompt that declares a retrieval step (core/retrieval/retrievalStep.ts): the query is
+ * rendered once when the run is planned (retrievalQuery.ts); before each run the step sends it, its
+ * passages fill the named input and the prompt is rendered again with them. Each run keeps `retrievalMs` and the passage count; a step
  * that fails is a failed run with kind `retrieval-…`, and the model is not called.
  */
 import type { ScoredRun } from '../adherence/score';
 import type { RunOutcome } from '../endpoint/runOnce';
 import type { ChatRequest, ErrorKind } from '../endpoint/types';
 import type { RunRecord } from '../metrics/runRecord';
-import { retrieve, RetrievalError, type Passage, type RetrievalStep } from '../retrieval/retrievalStep';
+import { passagesText, retrieve, RetrievalError, type Passage, type RetrievalStep } from '../retrieval/retrievalStep';
 import { chatTokenTotal } from '../tokens/chatOverhead';
 import type { TokenEncoder } from '../tokens/engine';
 
 /** What a plan needs to run its retrieval step per run. */
 export interface PlannedRetrieval {
   step: RetrievalStep;
+  /** The query as sent, rendered from the run's literal inputs when the run was planned. */
+  query: string;
   /** The run's inputs, before the step fills `step.into`. */
   vars: Record<string, unknown>;
   /** Renders the prompt with inputs (the passages filled in). */
@@ -25,11 +27,12 @@ export type RetrievedRequest =
   | { ok: true; request: ChatRequest; inputTokensEstimate: number; retrievalMs: number; passages: Passage[] }
   | { ok: false; outcome: RunOutcome };
 
-export async function retrieveForRun(retrieval: PlannedRetrieval, encoder: TokenEncoder, signal?: AbortSignal): Promise<RetrievedRequest> {
+/** `runTimeoutMs`: the run's own timeout, which bounds the step too. */
+export async function retrieveForRun(retrieval: PlannedRetrieval, encoder: TokenEncoder, options: { signal?: AbortSignal; runTimeoutMs: number }): Promise<RetrievedRequest> {
   const started = performance.now();
   try {
-    const retrieved = await retrieve(retrieval.step, retrieval.vars, signal);
-    const request = await retrieval.render(retrieved.vars);
+    const retrieved = await retrieve(retrieval.step, retrieval.query, options);
+    const request = await retrieval.render({ ...retrieval.vars, [retrieval.step.into]: passagesText(retrieved.passages) });
     const inputTokensEstimate = chatTokenTotal(
       request.messages.map((m) => ({ contentTokens: encoder.count(m.content), roleTokens: encoder.count(m.role), ...(m.name ? { nameTokens: encoder.count(m.name) } : {}) })),
     ).total;

@@ -21,7 +21,8 @@ import { LoadResultsStore, loadResultsPath } from '../../core/store/loadResults'
 import { runKeyOf } from '../../core/store/runKey';
 import { isPromptCommandArgs } from '../../protocol/commands';
 import { chooseEndpoint } from '../runs/endpoints';
-import { confirmCostParams } from '../runs/confirmOrigin';
+import { confirmCostParams, confirmRetrievalUrl } from '../runs/confirmOrigin';
+import { RetrievalConsent } from '../runs/retrievalConsent';
 import { CostParamConsent } from '../runs/costParamConsent';
 import type { RunController } from '../runs/runController';
 import { runCacheMode } from '../runs/runController';
@@ -73,6 +74,8 @@ export async function findCapacity(context: vscode.ExtensionContext, runs: RunCo
     });
     const costly = choice.bundledSim ? [] : costAffectingParams(plan.request.params);
     if (!(await new CostParamConsent(context.workspaceState).check(file, costly, (text) => confirmCostParams(plan.prompt.name, file, choice.config.name, text)))) return undefined;
+    // A retrieval step's URL is shown before the first query goes there, as ▶ Run asks (retrievalConsent.ts).
+    if (plan.retrieval && !(await new RetrievalConsent(context.workspaceState).check(file, plan.retrieval.step.url, (to) => confirmRetrievalUrl(plan.prompt.name, file, to)))) return undefined;
     const policy = resolvePolicy({ settingScenario: settings.get<string>('compare.scenario', '').trim(), cliSlo: options.slo, ...(plan.prompt.rollout ? { prompt: { where: path.basename(file), ...plan.prompt.rollout } } : {}) });
     if (!policy.objectives.some((o) => o.metric !== 'adherence')) throw new Error(`the ${policy.scenario} scenario sets no latency SLO to attain; declare one in the prompt (slo: { ttftMs: { p90: 1000 } })`);
     const transport = await runs.transportFor(choice);

@@ -13,7 +13,9 @@ import { transportJudge } from '../../core/compare/judge';
 import { loadRevisionSources } from '../../core/compare/revisionSources';
 import { loadGatePolicy, revisionRequestParams } from '../../core/compare/revisionDeclarations';
 import { costAffectingParams } from '../../core/endpoint/costParams';
-import { confirmCostParams } from '../runs/confirmOrigin';
+import { parsePromptFile } from '../../core/formats/detect';
+import { confirmCostParams, confirmRetrievalUrl } from '../runs/confirmOrigin';
+import { RetrievalConsent, retrievalDestination } from '../runs/retrievalConsent';
 import { CostParamConsent } from '../runs/costParamConsent';
 import { comparisonView } from '../../core/compare/view';
 import { BUFFER_REVISION, fileHistory, WORKING_REVISION, type FileHistory } from '../../core/history/fileHistory';
@@ -119,6 +121,12 @@ export class ComparePanel {
           if (!(await consent.check(file, costly, (text) => confirmCostParams(found.name, file, choice.config.name, text)))) throw new Error(`Not run: ${found.name} at ${source.label} sets request parameters that change cost or retention, and they were not confirmed.`);
         }
       }
+      // The first chosen revision's retrieval step runs for every revision: its URL is shown before the first query goes there, as ▶ Run asks.
+      const retrievalUrl = gate.retrieval.step?.url;
+      const shownFile = vscode.workspace.asRelativePath(this.document.uri, false);
+      if (retrievalUrl && !(await new RetrievalConsent(this.context.workspaceState).check(shownFile, retrievalUrl, (to) => confirmRetrievalUrl(this.promptName ?? parsePromptFile(file, sources[0]!.text).prompts[0]?.name ?? shownFile, `${shownFile} at ${sources[0]!.label}`, to)))) {
+        throw new Error(`Not run: the retrieval URL ${retrievalDestination(retrievalUrl)} was not confirmed.`);
+      }
       const transport = await this.runs.transportFor(choice);
       const judgeName = settings.get<string>('judge.endpoint')?.trim();
       const judgeChoice = judgeName ? configuredEndpoints((m) => this.log.warn(m)).find((c) => c.config.name === judgeName) : undefined;
@@ -155,7 +163,7 @@ export class ComparePanel {
           const shape = capacitySettings();
           // The same endpoint, under the judging policy's SLOs; the batch scenario's decision gates on it.
           const searched = await withCapacity(result, {
-            file: relativeFile, ...(this.promptName ? { promptName: this.promptName } : {}), revisions: sources, transport,
+            file: relativeFile, ...(this.promptName ? { promptName: this.promptName } : {}), revisions: sources, transport, retrieval: gate.retrieval,
             target: shape.attainment, limit: shape.limit, requests: shape.requests, timeoutMs, cache, signal: controller.signal,
             onLevel: (label, concurrency) => this.post({ type: 'progress', done: 0, total: 0, message: `capacity of ${label}: concurrency ${concurrency}, ${shape.requests} requests…` }),
             store: new LoadResultsStore(loadResultsPath(store.path)),

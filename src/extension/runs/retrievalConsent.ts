@@ -6,15 +6,12 @@
  * untrusted workspaces (runController.ts). No runtime vscode import: unit-tested with an in-memory Memento.
  */
 import type * as vscode from 'vscode';
+import { retrievalDestination } from '../../core/retrieval/retrievalStep';
+
+export { retrievalDestination };
 
 type StateKey = `promptInsight.retrieval/${string}`;
 const MAX_REMEMBERED = 20;
-
-/** Where the query goes, as shown and remembered: origin and path, never credentials or the query string. */
-export function retrievalDestination(url: string): string {
-  const parsed = new URL(url);
-  return `${parsed.origin}${parsed.pathname}`;
-}
 
 export class RetrievalConsent {
   constructor(private readonly state: Pick<vscode.Memento, 'get' | 'update'>) {}

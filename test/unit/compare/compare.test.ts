@@ -31,7 +31,7 @@ function suiteFor(file: string) {
 
 /** The default policy with these test cases (the gate's own resolution is tested in gatePolicy.test.ts). */
 function gateOf(suite: TestSuite): GatePolicy {
-  return { policy: resolvePolicy({}), suite, origin: 'base', changes: [] };
+  return { policy: resolvePolicy({}), suite, retrieval: {}, origin: 'base', changes: [] };
 }
 
 describe('compareRevisions', () => {

@@ -3,14 +3,13 @@
  * whose answers follow the prompt (the head revision invents a listing's price), a scripted judge
  * replaying claims and verdicts, and the rollout decision holding the change on hallucination alone.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestSuite } from '../../../src/core/adherence/testCases';
 import { compareRevisions, type RevisionSource } from '../../../src/core/compare/compare';
 import { comparisonView } from '../../../src/core/compare/view';
 import { httpTransport } from '../../../src/core/endpoint/transport';
 import { resolvePolicy } from '../../../src/core/rollout/scenario';
+import { startAnsweringModel, type AnsweringModel } from '../../fixtures/answeringModel';
 import { startScriptedJudge, type ScriptedJudge } from '../adherence/scriptedJudge';
 
 const LISTING = '12 Elm St, Bellevue: 3 bedrooms, single-family, listed at $850,000.';
@@ -20,28 +19,14 @@ const prompt = (extra: string) => `---\nname: homes-knowledge\nmodel:\n  configu
 const BASE = prompt('');
 const HEAD = prompt(' Round prices to sound attractive.');
 
-let model: http.Server;
+let model: AnsweringModel;
 let modelUrl: string;
 let judge: ScriptedJudge;
 let judgeDown = 0;
 beforeAll(async () => {
-  model = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      // Only chat completions: the CLI's probes of the server (its kind, its metrics) get a 404.
-      if (req.method !== 'POST' || !req.url!.endsWith('/chat/completions')) return void res.writeHead(404).end();
-      const sent = JSON.stringify(JSON.parse(body).messages);
-      // Every fifth base run, an answer the judge cannot handle: undetermined, counted apart.
-      const content = sent.includes('Round prices') ? INVENTED : judgeDown++ % 5 === 4 ? 'Elm St — JUDGE DOWN' : TRUE_ANSWER;
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`);
-      res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: { prompt_tokens: 40, completion_tokens: 9 } })}\n\n`);
-      res.end('data: [DONE]\n\n');
-    });
-  });
-  await new Promise<void>((r) => model.listen(0, '127.0.0.1', r));
-  modelUrl = `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`;
+  // Every fifth base run, an answer the judge cannot handle: undetermined, counted apart.
+  model = await startAnsweringModel((sent) => (sent.includes('Round prices') ? INVENTED : judgeDown++ % 5 === 4 ? 'Elm St — JUDGE DOWN' : TRUE_ANSWER));
+  modelUrl = model.url;
   judge = await startScriptedJudge([
     { step: 'claims', when: `Text:\n${TRUE_ANSWER}`, reply: { claims: ['12 Elm St is listed at $850,000.'] } },
     { step: 'claims', when: `Text:\n${INVENTED}`, reply: { claims: ['12 Elm St is listed at $790,000.'] } },
@@ -51,7 +36,7 @@ beforeAll(async () => {
   ]);
 });
 afterAll(async () => {
-  await new Promise((r) => model.close(r));
+  await model.close();
   await judge.close();
 });
 
@@ -67,7 +52,7 @@ describe('compare: hallucination rate with a Wilson interval, and the decision',
     };
     const revisions: RevisionSource[] = [{ rev: 'base', label: 'base', path: 'homes.prompty', text: BASE }, { rev: 'head', label: 'head', path: 'homes.prompty', text: HEAD }];
     const result = await compareRevisions({
-      file: 'homes.prompty', revisions, gate: { policy: resolvePolicy({ cliScenario: 'decision', cliSlo: ['hallucination<=0.02'] }), suite, origin: 'base', changes: [] },
+      file: 'homes.prompty', revisions, gate: { policy: resolvePolicy({ cliScenario: 'decision', cliSlo: ['hallucination<=0.02'] }), suite, retrieval: {}, origin: 'base', changes: [] },
       runsPerCase: 20, transport: httpTransport({ name: 'model', provider: 'openai', baseUrl: modelUrl }, undefined), fresh: true, timeoutMs: 5000, concurrency: 4, judge: judge.judge,
     });
     const [base, head] = result.revisions;

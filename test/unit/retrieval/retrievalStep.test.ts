@@ -6,7 +6,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_RETRIEVAL_RESPONSE_BYTES, retrievalStepOf, retrieve, RetrievalError, type RetrievalStep } from '../../../src/core/retrieval/retrievalStep';
+import { MAX_RETRIEVAL_REQUEST_BYTES, MAX_RETRIEVAL_RESPONSE_BYTES, passagesText, retrievalStepOf, retrieve, RetrievalError, type RetrievalStep } from '../../../src/core/retrieval/retrievalStep';
 
 const LISTINGS = [
   { text: '12 Elm St: 3 bedrooms, $850,000', id: 'elm-12', score: 0.91 },
@@ -70,11 +70,11 @@ describe('retrieval step', () => {
     expect(() => retrievalStepOf('---\nretrieval: { url: "http://x/s", query: q, topK: 0 }\n---\n', false)).toThrow(/topK must be a whole number from 1 to 100/);
   });
 
-  it('POSTs {query, topK} and fills the input with the top passages; timed', async () => {
-    const got = await retrieve(step('/search'), { city: 'Bellevue' });
+  it('POSTs {query, topK} and reads the top passages; timed', async () => {
+    const got = await retrieve(step('/search'), 'homes in Bellevue');
     expect(JSON.parse(received.at(-1)!.body)).toEqual({ query: 'homes in Bellevue', topK: 2 });
     expect(got.passages).toEqual([LISTINGS[0], LISTINGS[1]]);
-    expect(got.vars).toEqual({ city: 'Bellevue', context: '12 Elm St: 3 bedrooms, $850,000\n\n4 Oak Ave: 2 bedrooms, $620,000' });
+    expect(passagesText(got.passages)).toBe('12 Elm St: 3 bedrooms, $850,000\n\n4 Oak Ave: 2 bedrooms, $620,000');
     expect(got.retrievalMs).toBeGreaterThan(0);
     expect(got.retrievalMs).toBeLessThan(2000);
   });
@@ -83,7 +83,7 @@ describe('retrieval step', () => {
     const url = new URL(`${base}/500`);
     url.username = 'alice';
     url.password = 's3cret-pw';
-    const error = await retrieve(step('', { url: url.href }), {}).then(() => new RetrievalError('cancelled', 'no error'), (e: unknown) => e as RetrievalError);
+    const error = await retrieve(step('', { url: url.href }), 'q').then(() => new RetrievalError('cancelled', 'no error'), (e: unknown) => e as RetrievalError);
     expect(error).toBeInstanceOf(RetrievalError);
     expect(error.message).not.toContain('s3cret-pw');
     expect(received.at(-1)!.authorization).toBeUndefined();
@@ -98,7 +98,7 @@ describe('retrieval step', () => {
     ['answers more than 2 MB', '/huge', 'too_large', /more than 2097152 bytes/],
   ])('a search service that %s: %s, within the timeout', async (_, path, kind, message) => {
     const started = Date.now();
-    const error = await retrieve(step(path, { timeoutMs: 300 }), {}).then(() => new RetrievalError('cancelled', 'no error'), (e: unknown) => e as RetrievalError);
+    const error = await retrieve(step(path, { timeoutMs: 300 }), 'q').then(() => new RetrievalError('cancelled', 'no error'), (e: unknown) => e as RetrievalError);
     expect(error).toBeInstanceOf(RetrievalError);
     expect(error).toMatchObject({ kind });
     expect(error.message).toMatch(message);
@@ -110,10 +110,24 @@ describe('retrieval step', () => {
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
     const port = (closed.address() as AddressInfo).port;
     await new Promise((r) => closed.close(r));
-    await expect(retrieve(step('', { url: `http://127.0.0.1:${port}/search` }), {})).rejects.toMatchObject({ kind: 'connection_failed', message: expect.stringContaining('ECONNREFUSED') });
+    await expect(retrieve(step('', { url: `http://127.0.0.1:${port}/search` }), 'q')).rejects.toMatchObject({ kind: 'connection_failed', message: expect.stringContaining('ECONNREFUSED') });
     const controller = new AbortController();
-    const pending = retrieve(step('/hang'), {}, controller.signal);
+    const pending = retrieve(step('/hang'), 'q', { signal: controller.signal });
     setTimeout(() => controller.abort(), 50);
     await expect(pending).rejects.toMatchObject({ kind: 'cancelled' });
+  });
+
+  it("the run's timeout bounds the step: a file's own timeoutMs can shorten it, never lengthen it", async () => {
+    const error = await retrieve(step('/hang', { timeoutMs: 2_000_000_000 }), 'q', { runTimeoutMs: 300 }).catch((e: unknown) => e as RetrievalError);
+    expect(error).toMatchObject({ kind: 'timeout', message: expect.stringContaining("did not answer within 300 ms (the run's timeout)") });
+    const shorter = await retrieve(step('/hang', { timeoutMs: 200 }), 'q', { runTimeoutMs: 60_000 }).catch((e: unknown) => e as RetrievalError);
+    expect(shorter).toMatchObject({ kind: 'timeout', message: expect.stringContaining('did not answer within 200 ms (retrieval.timeoutMs)') });
+  });
+
+  it('a request body above the bound is refused before anything is sent', async () => {
+    const before = received.length;
+    const error = await retrieve(step('/search'), 'x'.repeat(MAX_RETRIEVAL_REQUEST_BYTES)).catch((e: unknown) => e as RetrievalError);
+    expect(error).toMatchObject({ kind: 'too_large', message: expect.stringMatching(/request body of 65,5\d\d bytes; above 65,536 it is not sent/) });
+    expect(received.length).toBe(before);
   });
 });
