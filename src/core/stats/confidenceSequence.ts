@@ -69,11 +69,19 @@ export function anytimeShareSide(events: number, trials: number, p0: number, alp
 
 /** One-sided: the events' share is above p0 once the mixture reaches 1/α. */
 function anytimeExceeds(events: number, trials: number, p0: number, alpha: number, options: MixtureOptions): boolean {
+  return anytimeAbovePValue(events, trials, p0, { alphaOpt: alpha, ...options }) <= alpha;
+}
+
+/**
+ * The anytime-valid p-value of "the share is at most p0" (one-sided, against a larger share): 1/M,
+ * capped at 1. Reading it as significant when ≤ α, at any moment, errs with probability ≤ α.
+ */
+export function anytimeAbovePValue(events: number, trials: number, p0: number, options: MixtureOptions = {}): number {
   const s = events - trials * p0;
-  if (s <= 0) return false;
+  if (trials <= 0 || s <= 0 || p0 <= 0 || p0 >= 1) return 1;
   const perTrial = p0 * (1 - p0);
-  const logM = betaBinomialLogMixture(s, trials * perTrial, (options.tOpt ?? DEFAULT_T_OPT) * perTrial, p0, 1 - p0, options.alphaOpt ?? alpha, true);
-  return logM >= Math.log(1 / alpha);
+  const logM = betaBinomialLogMixture(s, trials * perTrial, (options.tOpt ?? DEFAULT_T_OPT) * perTrial, p0, 1 - p0, options.alphaOpt ?? 0.05, true);
+  return Math.min(1, Math.exp(-logM));
 }
 
 /**
