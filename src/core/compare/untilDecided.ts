@@ -8,30 +8,16 @@
 import { concludeComparison, startComparison, type CompareOptions, type ComparisonResult } from './compare';
 import { runMissing } from './compareExecute';
 import type { RolloutDecisionKind } from '../rollout/decision';
+import type { UntilDecidedProgress, UntilDecidedSummary } from './untilDecidedText';
+
+export type { UntilDecidedProgress, UntilDecidedSummary } from './untilDecidedText';
+export { batchLine, untilDecidedLine } from './untilDecidedText';
 
 export interface UntilDecidedOptions {
   /** At most this many runs per test case and revision (the cap). */
   maxRunsPerCase: number;
   /** After every batch: the decision so far and the runs spent. */
   onBatch?: (progress: UntilDecidedProgress) => void;
-}
-
-export interface UntilDecidedProgress {
-  batch: number;
-  runsPerCase: number;
-  /** Runs made so far, over every revision and test case (stored runs reused are not spent). */
-  runsSpent: number;
-  decision: RolloutDecisionKind | null;
-  /** The first reason of the decision. */
-  reason: string;
-}
-
-export interface UntilDecidedSummary {
-  batches: number;
-  runsPerCase: number;
-  runsSpent: number;
-  maxRunsPerCase: number;
-  stoppedBy: 'decided' | 'cap' | 'cancelled' | 'failing';
 }
 
 /** The default cap, per test case and revision. */
@@ -84,22 +70,4 @@ function mergeTimelines(parts: readonly { offset: number; timeline: NonNullable<
     serverMetrics: parts.flatMap(({ offset, timeline }) => timeline.serverMetrics.map((m) => ({ ...m, t: m.t + offset }))),
     metricsGaps: parts.reduce((sum, p) => sum + p.timeline.metricsGaps, 0),
   };
-}
-
-const HEADLINES: Record<RolloutDecisionKind, string> = { ship: 'ship', hold: 'hold', insufficient: 'insufficient evidence', 'no-change': 'no change' };
-
-/** `batch 3: 23 runs per test case (92 runs spent) — insufficient evidence: SLO …`: the running decision. */
-export function batchLine(p: UntilDecidedProgress): string {
-  return `  batch ${p.batch}: ${p.runsPerCase} runs per test case (${p.runsSpent} runs spent) — ${p.decision ? HEADLINES[p.decision] : 'no decision'}${p.reason ? `: ${p.reason}` : ''}`;
-}
-
-/** What run-until-decided did, in one line: the runs it took and why it stopped. */
-export function untilDecidedLine(s: UntilDecidedSummary, decision: RolloutDecisionKind): string {
-  const spent = `${s.runsPerCase} runs per test case, ${s.runsSpent} runs spent in ${s.batches} batch${s.batches === 1 ? '' : 'es'}`;
-  const why =
-    s.stoppedBy === 'decided' ? `decided (${HEADLINES[decision]})`
-    : s.stoppedBy === 'cap' ? `not decided within the cap of ${s.maxRunsPerCase} runs per test case (--max-runs)`
-    : s.stoppedBy === 'failing' ? 'stopped: every run of a revision failed, more runs would not decide it'
-    : 'cancelled: the decision is the one the runs measured so far support';
-  return `Run until decided: ${why} after ${spent}; anytime-valid statistics (confidence sequences), so looking after every batch does not inflate the error rates.`;
 }
