@@ -174,10 +174,10 @@ function untilDecidedFlags(args: ReturnType<typeof parseArgs>, runsPerCase: numb
 }
 
 /** --capacity [--capacity-limit 64] [--capacity-requests 40] [--attainment 0.95], as `load --search max-concurrency` takes them. */
-function capacityFlags(args: ReturnType<typeof parseArgs>): { limit: number; requests: number; target: number } | undefined {
+function capacityFlags(args: ReturnType<typeof parseArgs>): { limit: number; requests: number; target: number | null } | undefined {
   const limit = numberFlag(args, 'capacity-limit', { min: 1, max: 4096, integer: true }, 64);
   const requests = numberFlag(args, 'capacity-requests', { min: 1, max: 100_000, integer: true }, 40);
-  const target = numberFlag(args, 'attainment', { min: 0.01, max: 1 }, 0.95);
+  const target = numberFlag(args, 'attainment', { min: 0.01, max: 1 }) ?? null;
   if (args.flags.get('capacity') === true) return { limit, requests, target };
   const stray = ['capacity-limit', 'capacity-requests', 'attainment'].find((f) => args.flags.has(f));
   if (stray) throw new UsageError(`--${stray} shapes the capacity search: give it with --capacity`);

@@ -33,6 +33,7 @@ import type { TelemetryRun } from '../core/telemetry/runSpans';
 import { exportToOtlp, otlpTargetFlag, RunClock, telemetryRunsOf } from './otlpExportFlag';
 import { LOAD_USAGE } from './usage';
 import { capacityConclusionLines } from '../core/load/conclusions';
+import { targetText } from '../core/load/attainment';
 import { ARRIVALS, type Arrival, type ArrivalKind } from '../core/load/arrivals';
 import { prefixCacheSource } from '../core/load/prefixCacheCounters';
 import { LoadResultsStore, loadResultsPath } from '../core/store/loadResults';
@@ -59,7 +60,8 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
   // --duration alone bounds a point by time only (100,000 requests at most); with --requests, whichever comes first.
   const requests = numberFlag(args, 'requests', { min: 1, max: 100_000, integer: true }, durationS !== undefined ? 100_000 : 40);
   const arrival = arrivalFlags(args, levels.some((l) => l.kind === 'rate') || sweepLevels !== undefined);
-  const target = numberFlag(args, 'attainment', { min: 0.01, max: 1 }, 0.95);
+  // Each SLO's percentile is its target unless --attainment overrides them all.
+  const target = numberFlag(args, 'attainment', { min: 0.01, max: 1 }) ?? null;
   const limit = numberFlag(args, 'limit', { min: 1, max: 4096, integer: true }, 64);
   const timeoutMs = numberFlag(args, 'timeout-ms', { min: 1 }, 60_000);
   const cache = stringFlag(args, 'cache') ?? 'cold';
@@ -132,7 +134,7 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
         exported.push(...telemetryRunsOf(transport, runClock, [{ outcome, plan: runPlan }]));
       } } : {}) });
   };
-  if (!json) io.stderr(`Load on ${transport.endpoint.name}: ${plan.prompt.name} · ${policyText(policy)} · attainment target ${Math.round(target * 100)}% · sending ${inputsText}\n`);
+  if (!json) io.stderr(`Load on ${transport.endpoint.name}: ${plan.prompt.name} · ${policyText(policy)} · attainment target ${targetText(target)} · sending ${inputsText}\n`);
   let points: LoadPoint[] = [];
   let capacity: CapacityResult | undefined;
   let stoppedEarly: string | undefined;
@@ -141,7 +143,7 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
     points = swept.points;
     stoppedEarly = swept.stoppedEarly;
   } else if (search) {
-    capacity = await searchMaxConcurrency((c) => measure({ kind: 'concurrency', concurrency: c }), { limit, signal });
+    capacity = await searchMaxConcurrency((c) => measure({ kind: 'concurrency', concurrency: c }), { limit, requests, signal });
     points = capacity.points;
   } else {
     for (const level of levels) {
@@ -156,7 +158,7 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
   }
   const simulated = transport.endpoint.simulated === true || points.some((p) => p.simulated);
   const conclusions = {
-    ...(capacity ? { maxConcurrencyMeetingSlo: capacity.maxConcurrency, atLimit: capacity.atLimit, resolved: capacity.resolved } : {}),
+    ...(capacity ? { maxConcurrencyMeetingSlo: capacity.maxConcurrency, atLimit: capacity.atLimit, resolved: capacity.resolved, requestsToResolve: capacity.requestsToResolve } : {}),
     knee: throughputKnee(points),
     saturation: saturation(points),
     ...(stoppedEarly ? { stoppedEarly } : {}),
@@ -222,7 +224,7 @@ function loadText(points: readonly LoadPoint[], conclusions: CapacityConclusions
     lines.push(`${p.label.padEnd(17)} ${(p.requestsPerSec?.toFixed(2) ?? 'n/a').padStart(6)}  ${(p.outputTokensPerSec?.toFixed(1) ?? 'n/a').padStart(9)}  ${`${ms(p.ttftMs.p50)} / ${ms(p.ttftMs.p90)}`.padEnd(18)} ${ms(p.e2eMs.p90).padEnd(11)} ${attain.padEnd(22)} ${`${p.inputTokens ?? '?'}/${p.outputTokens ?? '?'}`.padEnd(9)} ${p.failed}/${p.sent}${p.cache.warm > 0 || p.cache.counters.warm ? ' · WARM (prefix cache hits)' : ''}`);
   }
   const first = points[0];
-  if (first) lines.push(`Attainment: share of requests meeting ${first.attainment.limits.join(' and ')} (failed requests count as missing); ✓/✗ when the 95% interval is wholly above/below ${pct(first.attainment.target)}, ? when more requests are needed. Steady window: ${first.window.how}.`);
+  if (first) lines.push(`Attainment: share of requests meeting ${first.attainment.limits.join(' and ')} (failed requests count as missing); target: ${targetText(first.attainment.target)}; ✓/✗ when the one-sided 95% bound of each share settles it, ? when more requests are needed. Steady window: ${first.window.how}.`);
   lines.push(...capacityConclusionLines(conclusions));
   lines.push(...prefixCacheLines(points));
   lines.push(...serverViewLines(points));

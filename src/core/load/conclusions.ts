@@ -11,7 +11,7 @@ export function capacityConclusionLines(c: CapacityConclusions): string[] {
     lines.push(
       c.maxConcurrencyMeetingSlo === 0
         ? 'Capacity: even one request at a time does not reach the attainment target.'
-        : `Capacity: up to ${c.atLimit ? 'at least ' : ''}${c.maxConcurrencyMeetingSlo} concurrent requests within the SLOs${c.resolved ? '' : ' — not resolved: the intervals around it straddle the target; give more --requests'}.`,
+        : `Capacity: up to ${c.atLimit ? 'at least ' : ''}${c.maxConcurrencyMeetingSlo} concurrent requests within the SLOs${c.resolved ? '' : ` — not resolved: the levels around it are too close to their targets to settle${c.requestsToResolve ? `; about ${c.requestsToResolve} requests per level would resolve it` : ''}`}.`,
     );
   }
   if (c.stoppedEarly) lines.push(`Stopped early: ${c.stoppedEarly}.`);

@@ -42,7 +42,7 @@ function searchArgs(args: unknown): CapacitySearchShape & { slo: string[] } {
   return {
     requests: Math.round(within(v.requests, 3, 10_000, fallback.requests)),
     limit: Math.round(within(v.limit, 1, 1024, fallback.limit)),
-    attainment: within(v.attainment, 0.01, 1, fallback.attainment),
+    attainment: typeof v.attainment === 'number' ? within(v.attainment, 0.01, 1, 0.95) : fallback.attainment,
     slo: Array.isArray(v.slo) ? v.slo.filter((s): s is string => typeof s === 'string').slice(0, 20) : [],
   };
 }
@@ -86,7 +86,7 @@ export async function findCapacity(context: vscode.ExtensionContext, runs: RunCo
           progress.report({ message: `concurrency ${concurrency}: ${options.requests} requests…` });
           return runLoadPoint({ kind: 'concurrency', concurrency }, { transport, plans: [plan], requests: options.requests, timeoutMs, cache, objectives: policy.objectives, target: options.attainment, signal: controller.signal });
         },
-        { limit: options.limit, signal: controller.signal },
+        { limit: options.limit, requests: options.requests, signal: controller.signal },
       );
     });
     const view = capacityView(
@@ -94,7 +94,7 @@ export async function findCapacity(context: vscode.ExtensionContext, runs: RunCo
         file, prompt: plan.prompt.name, endpoint: choice.config.name,
         policy: { scenario: policy.scenario, scenarioSource: policy.scenarioSource, slo: policy.objectives.map(objectiveText) },
         target: options.attainment, requestsPerLevel: options.requests, inputs: 'the sample inputs', points: result.points,
-        capacity: { maxConcurrencyMeetingSlo: result.maxConcurrency, atLimit: result.atLimit, resolved: result.resolved, knee: throughputKnee(result.points), saturation: saturation(result.points) },
+        capacity: { maxConcurrencyMeetingSlo: result.maxConcurrency, atLimit: result.atLimit, resolved: result.resolved, requestsToResolve: result.requestsToResolve, knee: throughputKnee(result.points), saturation: saturation(result.points) },
         cancelled: controller.signal.aborted, simulated: choice.config.simulated === true || transport.endpoint.simulated === true,
       },
       { withRequests: false },
