@@ -87,6 +87,8 @@ export interface Spread {
 
 export interface LoadRequest {
   startedAtMs: number;
+  /** Open loop: when the arrival schedule put it, on the same clock. */
+  scheduledAtMs?: number;
   ttftMs: number | null;
   tpotMs: number | null;
   e2eMs: number | null;
@@ -129,12 +131,13 @@ export async function runLoadPoint(level: LoadLevel, options: LoadPointOptions):
   const jobs = Array.from({ length: options.requests }, (_, i) => ({ plan: options.plans[i % options.plans.length]!, testCase: i % options.plans.length }));
   const concurrency = level.kind === 'concurrency' ? level.concurrency : Math.min(level.maxConcurrency, 100_000);
   const dispatchDelays: number[] = [];
+  const delayOf = new Map<number, number>();
   const arrival: Arrival = options.arrival ?? { kind: 'poisson', burstiness: 1 };
   // Through Prometheus both readings wait for a scrape after the moment they stand for (nothing of the previous point, all of this one).
   const countersBefore = options.prefixCacheSource ? await readPrefixCacheCounters(options.prefixCacheSource, { notBeforeMs: Date.now(), ...(options.signal ? { signal: options.signal } : {}) }) : undefined;
   const executed = await executeRunJobs(options.transport, jobs, {
     concurrency, warmup: 0, ...(options.metricsSource ? { metricsSource: options.metricsSource } : {}), timeoutMs: options.timeoutMs, cache: options.cache,
-    ...(level.kind === 'rate' ? { onDispatchDelay: (_i: number, delay: number) => dispatchDelays.push(delay) } : {}),
+    ...(level.kind === 'rate' ? { onDispatchDelay: (i: number, delay: number) => (dispatchDelays.push(delay), delayOf.set(i, delay)) } : {}),
     ...(level.kind === 'rate' ? { ratePerSec: level.ratePerSec, interArrivalMs: interArrivalSampler(arrival, level.ratePerSec, options.random ?? Math.random) } : {}),
     ...(options.durationMs !== undefined ? { durationMs: options.durationMs } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
@@ -147,7 +150,7 @@ export async function runLoadPoint(level: LoadLevel, options: LoadPointOptions):
     ? pointCacheCounters(countersBefore, await readPrefixCacheCounters(options.prefixCacheSource, { notBeforeMs: endedAt, ...(options.signal ? { signal: options.signal } : {}) }))
     : noPrefixCacheCounters(countersBefore && 'reason' in countersBefore ? `before the point: ${countersBefore.reason}` : NO_METRICS_URL);
   const runs = executed.outcomes
-    .map((outcome, i) => ({ record: outcome.record, start: executed.startedAt[i]! }))
+    .map((outcome, i) => ({ record: outcome.record, start: executed.startedAt[i]!, delay: delayOf.get(executed.jobOf[i]!) }))
     .filter((r) => r.record.error?.kind !== 'cancelled')
     .sort((a, b) => a.start - b.start);
   const inFlight = level.kind === 'concurrency' ? level.concurrency : maxInFlight(runs);
@@ -182,6 +185,8 @@ export async function runLoadPoint(level: LoadLevel, options: LoadPointOptions):
     server: serverView(executed.serverMetrics?.samples ?? [], windowStart, windowEnd),
     requests: runs.map((r) => ({
       startedAtMs: Math.round(r.start * 10) / 10,
+      // Open loop: when the arrival process scheduled it (sent late by dispatchDelay when the client lagged).
+      ...(r.delay !== undefined ? { scheduledAtMs: Math.round((r.start - r.delay) * 10) / 10 } : {}),
       ttftMs: r.record.ttftMs,
       tpotMs: r.record.tpotMs,
       e2eMs: r.record.e2eMs,
