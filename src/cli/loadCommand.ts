@@ -17,7 +17,8 @@ import { LoadInputsError, readInputsFile } from '../core/load/loadInputs';
 import { loadTestSuite } from '../core/adherence/testCases';
 import { detectFormat } from '../core/formats/detect';
 import { formatMs } from '../core/metrics/format';
-import { resolvePolicy, policyText, type RolloutPolicy } from '../core/rollout/scenario';
+import { policyText, type RolloutPolicy } from '../core/rollout/scenario';
+import { promptPolicy } from '../core/load/promptPolicy';
 import { objectiveText, SloError } from '../core/rollout/slo';
 import { writeFile } from 'node:fs/promises';
 import { standaloneReportHtml } from '../core/compare/report';
@@ -73,10 +74,12 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
 
   let plan: PromptRunPlan;
   let plans: PromptRunPlan[];
+  let promptText = '';
   let inputsText = 'the sample inputs';
   try {
     const decoded = decodePromptBytes(await readPromptFile(file));
     if (!decoded.ok) throw new PlanError(`${file}: ${decoded.reason}`);
+    promptText = decoded.text;
     const promptName = stringFlag(args, 'prompt');
     const model = stringFlag(args, 'model');
     const planWith = (vars?: Record<string, unknown>) => planPromptRun(file, decoded.text, { ...(promptName !== undefined ? { promptName } : {}), ...(model ? { modelOverride: model } : {}), references: { filePath: resolve(file) }, ...(vars ? { vars } : {}) });
@@ -100,7 +103,8 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
   let policy: RolloutPolicy;
   try {
     const scenario = stringFlag(args, 'scenario');
-    policy = resolvePolicy({ ...(scenario !== undefined ? { cliScenario: scenario } : {}), cliSlo: args.lists.get('slo') ?? [], ...(plan.prompt.rollout ? { prompt: { where: file, ...plan.prompt.rollout } } : {}) });
+    // The prompt's own policy, as compare reads it: front matter, then its tests file's scenario and SLOs.
+    policy = promptPolicy(resolve(file), promptText, plan, { ...(scenario !== undefined ? { cliScenario: scenario } : {}), cliSlo: args.lists.get('slo') ?? [] }, file);
   } catch (error) {
     if (error instanceof SloError) throw new UsageError(error.message);
     throw error;

@@ -83,6 +83,15 @@ describe('prompt-insight load', () => {
     expect(JSON.parse(stdout).capacity.knee.reason).toMatch(/2 had too few requests for a steady rate/);
   });
 
+  it("one policy per prompt: load holds it to its tests file's scenario and SLOs, as compare does; an SLO's percentile is its target", async () => {
+    writeFileSync(join(dir, 'policy.prompty'), '---\nname: policy\nmodel:\n  api: chat\n  configuration: { type: openai, name: gpt-4o-mini }\n---\nuser:\nSay something short.\n');
+    writeFileSync(join(dir, 'policy.tests.yaml'), 'scenario: decision\nslo:\n  ttftMs: { p50: 100 }\ntests:\n  - vars: {}\n    assert:\n      - type: icontains\n        value: simulated\n');
+    const { code, stdout, stderr } = await cli(['load', 'policy.prompty', '--endpoint', sim.url, '--concurrency', '1', '--requests', '12'], dir);
+    expect(code).toBe(0);
+    expect(stderr).toMatch(/policy · decision \(policy\.tests\.yaml\) · SLOs: e2eMs\.p90 ≤ 30000, adherence ≥ 0\.8, ttftMs\.p50 ≤ 100 · attainment target each SLO at its percentile/);
+    expect(stdout).toMatch(/target: each SLO at its percentile/);
+  });
+
   it('the knee of throughput against concurrency sits at the slots', async () => {
     // 24 requests a level: at 6 in flight, 12 complete between the ramp and the drain (10 needed for a steady rate).
     const { stdout } = await cli(['load', 'ask.prompty', '--endpoint', sim.url, '--concurrency', '1,2,3,4,6', '--requests', '24', ...slo, '--json'], dir);

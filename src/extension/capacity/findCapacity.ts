@@ -14,7 +14,7 @@ import { searchMaxConcurrency } from '../../core/load/capacitySearch';
 import { capacityView, type CapacityView } from '../../core/load/capacityView';
 import { saturation, throughputKnee } from '../../core/load/knee';
 import { runLoadPoint } from '../../core/load/loadPoint';
-import { resolvePolicy } from '../../core/rollout/scenario';
+import { promptPolicy } from '../../core/load/promptPolicy';
 import { objectiveText } from '../../core/rollout/slo';
 import { planPromptRun } from '../../core/run/promptRun';
 import { LoadResultsStore, loadResultsPath } from '../../core/store/loadResults';
@@ -73,7 +73,8 @@ export async function findCapacity(context: vscode.ExtensionContext, runs: RunCo
     });
     const costly = choice.bundledSim ? [] : costAffectingParams(plan.request.params);
     if (!(await new CostParamConsent(context.workspaceState).check(file, costly, (text) => confirmCostParams(plan.prompt.name, file, choice.config.name, text)))) return undefined;
-    const policy = resolvePolicy({ settingScenario: settings.get<string>('compare.scenario', '').trim(), cliSlo: options.slo, ...(plan.prompt.rollout ? { prompt: { where: path.basename(file), ...plan.prompt.rollout } } : {}) });
+    // The prompt's own policy, as Compare reads it: front matter, then its tests file's scenario and SLOs.
+    const policy = promptPolicy(document.uri.scheme === 'file' ? document.uri.fsPath : file, document.getText(), plan, { settingScenario: settings.get<string>('compare.scenario', '').trim(), cliSlo: options.slo }, path.basename(file));
     if (!policy.objectives.some((o) => o.metric !== 'adherence')) throw new Error(`the ${policy.scenario} scenario sets no latency SLO to attain; declare one in the prompt (slo: { ttftMs: { p90: 1000 } })`);
     const transport = await runs.transportFor(choice);
     const timeoutMs = settings.get<number>('run.timeoutMs', 60_000);
