@@ -35,7 +35,8 @@ import { exportToOtlp, otlpTargetFlag, RunClock, telemetryRunsOf } from './otlpE
 import { LOAD_USAGE } from './usage';
 import { capacityConclusionLines } from '../core/load/conclusions';
 import { targetText } from '../core/load/attainment';
-import { ARRIVALS, type Arrival, type ArrivalKind } from '../core/load/arrivals';
+import { ARRIVALS, arrivalText, type Arrival, type ArrivalKind } from '../core/load/arrivals';
+import { searchMaxRate, type RateCapacity } from '../core/load/rateSearch';
 import { prefixCacheSource } from '../core/load/prefixCacheCounters';
 import { LoadResultsStore, loadResultsPath } from '../core/store/loadResults';
 import { runKeyOf } from '../core/store/runKey';
@@ -53,14 +54,14 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
   const transport = endpointTransport(args, '', LOAD_USAGE)!;
   const levels = loadLevels(args);
   const search = stringFlag(args, 'search');
-  if (search !== undefined && search !== 'max-concurrency') throw new UsageError('--search takes max-concurrency');
+  if (search !== undefined && search !== 'max-concurrency' && search !== 'max-rate') throw new UsageError('--search takes max-concurrency or max-rate (which also finds max-concurrency, to start from and to show beside)');
   const sweepLevels = numberFlag(args, 'sweep', { min: 3, max: 50, integer: true });
   if ([search !== undefined, sweepLevels !== undefined, levels.length > 0].filter(Boolean).length > 1) throw new UsageError('give one of: load levels (--concurrency, --rate), --sweep N, or --search max-concurrency');
   if (!search && sweepLevels === undefined && levels.length === 0) throw new UsageError(`give load levels (--concurrency 1,2,4 or --rate 0.5,1), --sweep N or --search max-concurrency\nusage: ${LOAD_USAGE}`);
   const durationS = numberFlag(args, 'duration', { min: 0.1, max: 86_400 });
   // --duration alone bounds a point by time only (100,000 requests at most); with --requests, whichever comes first.
   const requests = numberFlag(args, 'requests', { min: 1, max: 100_000, integer: true }, durationS !== undefined ? 100_000 : 40);
-  const arrival = arrivalFlags(args, levels.some((l) => l.kind === 'rate') || sweepLevels !== undefined);
+  const arrival = arrivalFlags(args, levels.some((l) => l.kind === 'rate') || sweepLevels !== undefined || search === 'max-rate');
   // Each SLO's percentile is its target unless --attainment overrides them all.
   const target = numberFlag(args, 'attainment', { min: 0.01, max: 1 }) ?? null;
   const limit = numberFlag(args, 'limit', { min: 1, max: 4096, integer: true }, 64);
@@ -141,6 +142,7 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
   if (!json) io.stderr(`Load on ${transport.endpoint.name}: ${plan.prompt.name} · ${policyText(policy)} · attainment target ${targetText(target)} · sending ${inputsText}\n`);
   let points: LoadPoint[] = [];
   let capacity: CapacityResult | undefined;
+  let rateCapacity: RateCapacity | undefined;
   let stoppedEarly: string | undefined;
   if (sweepLevels !== undefined) {
     const swept = await sweep(sweepLevels, limit, requests, measure, signal);
@@ -149,6 +151,12 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
   } else if (search) {
     capacity = await searchMaxConcurrency((c) => measure({ kind: 'concurrency', concurrency: c }), { limit, requests, signal });
     points = capacity.points;
+    if (search === 'max-rate' && !signal.aborted) {
+      // From what the closed loop sustained within the SLOs (else one request at a time), in the chosen arrivals.
+      const sustained = points.find((p) => p.level.kind === 'concurrency' && p.level.concurrency === Math.max(1, capacity!.maxConcurrency))?.requestsPerSec ?? 1;
+      rateCapacity = await searchMaxRate((ratePerSec) => measure({ kind: 'rate', ratePerSec, maxConcurrency: limit }), { startRatePerSec: sustained, signal });
+      points = [...points, ...rateCapacity.points];
+    }
   } else {
     for (const level of levels) {
       if (signal.aborted) break;
@@ -163,6 +171,7 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
   const simulated = transport.endpoint.simulated === true || points.some((p) => p.simulated);
   const conclusions = {
     ...(capacity ? { maxConcurrencyMeetingSlo: capacity.maxConcurrency, atLimit: capacity.atLimit, resolved: capacity.resolved, requestsToResolve: capacity.requestsToResolve } : {}),
+    ...(rateCapacity ? { maxRate: { ratePerSec: rateCapacity.maxRatePerSec, arrival: arrivalText(arrival), resolved: rateCapacity.resolved, requestsToResolve: rateCapacity.requestsToResolve } } : {}),
     knee: throughputKnee(points),
     saturation: saturation(points),
     ...(stoppedEarly ? { stoppedEarly } : {}),

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSim, type RunningSim } from '../../src/core/sim/simServer';
 import { runCli } from '../fixtures/cli';
+import { capacityConclusionLines } from '../../src/core/load/conclusions';
 
 const cli = (args: string[], cwd: string) => runCli(args, cwd);
 
@@ -90,6 +91,31 @@ describe('prompt-insight load', () => {
     expect(code).toBe(0);
     expect(stderr).toMatch(/policy · decision \(policy\.tests\.yaml\) · SLOs: e2eMs\.p90 ≤ 30000, adherence ≥ 0\.8, ttftMs\.p50 ≤ 100 · attainment target each SLO at its percentile/);
     expect(stdout).toMatch(/target: each SLO at its percentile/);
+  });
+
+  it('--search max-rate: the highest Poisson arrival rate within the SLOs, beside max concurrency, with why they differ', async () => {
+    // Two slots of ~25 ms: a request that waits for a slot misses 20 ms to the first token.
+    const quick = await startSim({ slots: 2, ttftBaseMs: 8, prefillMsPerInputToken: 0, decodeMsPerToken: 1, outputTokens: 15, jitterMs: 1 });
+    try {
+      const { code, stdout } = await cli(['load', 'ask.prompty', '--endpoint', quick.url, '--search', 'max-rate', '--limit', '8', '--requests', '30', '--seed', '7', '--slo', 'ttftMs.p90<=20', '--json'], dir);
+      expect(code).toBe(0);
+      const json = JSON.parse(stdout);
+      const { maxConcurrencyMeetingSlo, maxRate } = json.capacity;
+      expect(maxConcurrencyMeetingSlo).toBeGreaterThanOrEqual(2);
+      expect(maxRate).toMatchObject({ arrival: 'poisson arrivals' });
+      const rates = json.points.filter((p: { level: { kind: string } }) => p.level.kind === 'rate');
+      expect(rates.length).toBeGreaterThanOrEqual(2);
+      // The answer is a rate that was measured and attained; the next rate tried above it did not.
+      const at = rates.find((p: { level: { ratePerSec: number } }) => p.level.ratePerSec === maxRate.ratePerSec);
+      expect(at.attainment.attains).toBe(true);
+      expect(rates.some((p: { level: { ratePerSec: number }; attainment: { attains: boolean } }) => p.level.ratePerSec > maxRate.ratePerSec && !p.attainment.attains)).toBe(true);
+      // The conclusions as the text output, the report and the editor word them (one function for all three).
+      const lines = capacityConclusionLines(json.capacity).join('\n');
+      expect(lines).toMatch(/Capacity, open loop: up to [\d.]+ requests\/s \(poisson arrivals\) within the SLOs/);
+      expect(lines).toMatch(/Why the two differ: a closed loop sends the next request only when one returns/);
+    } finally {
+      await quick.close();
+    }
   });
 
   it('the knee of throughput against concurrency sits at the slots', async () => {

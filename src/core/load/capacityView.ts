@@ -11,6 +11,8 @@ export interface CapacityConclusions {
   resolved?: boolean;
   /** When not resolved: about how many requests per level would resolve it. */
   requestsToResolve?: number | null;
+  /** Open loop (--search max-rate): the highest arrival rate within the SLOs, by which arrival process. */
+  maxRate?: { ratePerSec: number; arrival: string; resolved: boolean; requestsToResolve: number | null };
   knee: Knee;
   saturation: Saturation;
   stoppedEarly?: string;
