@@ -5,37 +5,15 @@
  *   batch up to the cap — a false "hold" for a regression stays under 5% (plus its sampling error);
  * - the homes demo's fix reaches "ship" by itself within a stated median number of runs.
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loadTestSuite, type TestSuite } from '../../../src/core/adherence/testCases';
-import type { RevisionSource } from '../../../src/core/compare/compare';
-import type { GatePolicy } from '../../../src/core/compare/gatePolicy';
-import { compareUntilDecided } from '../../../src/core/compare/untilDecided';
-import { parsePromptFile } from '../../../src/core/formats/detect';
 import { resolvePolicy } from '../../../src/core/rollout/scenario';
 import { parseScenario } from '../../../src/core/sim/scenario';
-import { simTransport } from '../../../src/core/sim/simTransport';
-import { seededRandom } from '../../../src/core/stats/random';
+import { HOMES_AA, HOMES_FIX, homesGate, homesSuite, untilDecidedOnSim } from '../../fixtures/homesComparison';
 import { HOMES_WITH_RULE, HOMES_WITHOUT_RULE } from '../../fixtures/homesRepo';
 
-const HOMES_TESTS = readFileSync('examples/homes/homes.tests.yaml', 'utf8');
-
-function suiteOf(promptText: string, testsText: string): TestSuite {
-  const doc = parsePromptFile('homes.prompty', promptText);
-  return loadTestSuite('homes.prompty', promptText, doc.format, doc.prompts[0]!, () => testsText);
-}
-
-function source(rev: string, text: string): RevisionSource {
-  return { rev, label: rev, path: 'homes.prompty', text };
-}
-
-async function untilDecided(revisions: RevisionSource[], gate: GatePolicy, seed: number, sim: Parameters<typeof simTransport>[0], maxRunsPerCase: number) {
-  const transport = await simTransport({ seed, ...sim });
+async function untilDecided(revisions: Parameters<typeof untilDecidedOnSim>[0], gate: Parameters<typeof untilDecidedOnSim>[1], seed: number, sim: Parameters<typeof untilDecidedOnSim>[3], maxRunsPerCase: number) {
   const batches: { runsPerCase: number; decision: string | null }[] = [];
-  const result = await compareUntilDecided(
-    { file: 'homes.prompty', revisions, gate, runsPerCase: 10, transport, fresh: true, timeoutMs: 60_000, concurrency: 8, random: seededRandom(seed) },
-    { maxRunsPerCase, onBatch: (p) => batches.push({ runsPerCase: p.runsPerCase, decision: p.decision }) },
-  );
+  const result = await untilDecidedOnSim(revisions, gate, seed, sim, maxRunsPerCase, (p) => batches.push({ runsPerCase: p.runsPerCase, decision: p.decision }));
   return { result, batches };
 }
 
@@ -45,15 +23,14 @@ describe('run until decided', () => {
     // so most comparisons peek batch after batch up to the cap — the hardest case for a false alarm.
     // The head adds a sentence the simulator ignores: the requests differ, the behaviour does not.
     const scenario = parseScenario(`rules: []\nanswers:\n  - { weight: 3, text: "1. Single-family house · $985,000 · 12021 SE 60th St" }\n  - { weight: 1, text: "1. Townhouse · $845,000 · 2207 140th Ave NE" }\n`);
-    const head = HOMES_WITH_RULE.replace('Answer with a short list', 'Be brief. Answer with a short list');
-    const gate: GatePolicy = { policy: resolvePolicy({ cliScenario: 'interactive' }), suite: suiteOf(HOMES_WITH_RULE, HOMES_TESTS), origin: 'base', changes: [] };
+    const gate = { policy: resolvePolicy({ cliScenario: 'interactive' }), suite: homesSuite(HOMES_WITH_RULE), origin: 'base' as const, changes: [] };
     const comparisons = 200;
     let regressionHolds = 0;
     let holds = 0;
     let peeks = 0;
     const failures: string[] = [];
     for (let seed = 1; seed <= comparisons; seed++) {
-      const { result, batches } = await untilDecided([source('A', HOMES_WITH_RULE), source('B', head)], gate, seed, { scenario, prefillMsPerInputToken: 0, jitterMs: 40 }, 100);
+      const { result, batches } = await untilDecided(HOMES_AA, gate, seed, { scenario, prefillMsPerInputToken: 0, jitterMs: 40 }, 100);
       peeks += batches.length;
       if (result.rollout?.decision === 'hold') {
         holds++;
@@ -72,12 +49,11 @@ describe('run until decided', () => {
   }, 600_000);
 
   it('the homes demo fix (A: no rule → B: "homes" means single-family houses) reaches "ship" by itself: median ≤ 40 runs per revision over 25 seeds', async () => {
-    const gate: GatePolicy = { policy: resolvePolicy({ tests: { where: 'homes.tests.yaml', scenario: 'decision' } }), suite: suiteOf(HOMES_WITHOUT_RULE, HOMES_TESTS), origin: 'base', changes: [] };
-    const scenario = parseScenario(readFileSync('examples/homes/homes.sim.yaml', 'utf8'));
+    const gate = homesGate(HOMES_WITHOUT_RULE);
     const runs: number[] = [];
     const decisions: string[] = [];
     for (let seed = 1; seed <= 25; seed++) {
-      const { result } = await untilDecided([source('A', HOMES_WITHOUT_RULE), source('B', HOMES_WITH_RULE)], gate, seed, { scenario }, 200);
+      const { result } = await untilDecided(HOMES_FIX, gate, seed, {}, 200);
       decisions.push(result.rollout!.decision);
       runs.push(result.untilDecided!.runsPerCase);
     }
