@@ -18,9 +18,9 @@
  *   met (our definition; vLLM's goodput share over the sent requests).
  *
  * Then the same set goes through our own code — buildRunRecord (the per-request figures), attainment
- * and requestAttains (SLO), steadyWindow (throughput, goodput) — and must agree. With every request
- * in the window (fewer than 3 × in-flight requests), our window is vLLM's duration and every figure is
- * equal; with the ramp and drain left out, the documented difference is asserted exactly.
+ * and requestAttains (SLO), steadyWindow (throughput, goodput) — and must agree. With too few
+ * requests for a steady rate, our window is vLLM's duration and every figure is equal; with a steady
+ * window (from the C-th completion to the last send), the documented rule is asserted exactly.
  *
  * Meaningful (checked by mutating runRecord.ts): if TPOT were E2E / tokens (GuideLLM's TPOT), the TPOT
  * equality fails on the first request (46 ms vs 27.5 ms), the per-request SLO verdicts no longer equal
