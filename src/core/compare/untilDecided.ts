@@ -34,6 +34,8 @@ export async function compareUntilDecided(options: CompareOptions, until: UntilD
   let target = Math.min(options.runsPerCase, until.maxRunsPerCase);
   for (let batch = 1; ; batch++) {
     const offset = performance.now() - clockStart;
+    // Runs this batch should add (none when stored runs already reach the target: the decision is taken on them).
+    const wanted = cells.reduce((sum, c) => sum + Math.max(0, target - c.reused.length - c.fresh.length), 0);
     const timeline = await runMissing(options, cells, session.judge, target);
     if (timeline) timelines.push({ offset, timeline });
     const result = await concludeComparison(options, session, mergeTimelines(timelines), 'anytime');
@@ -44,7 +46,7 @@ export async function compareUntilDecided(options: CompareOptions, until: UntilD
       decision === null || DECIDED.has(decision) ? 'decided'
       : options.signal?.aborted ? 'cancelled'
       : result.revisions.some((r) => r.runsNew > 0 && r.failedRuns === r.runsNew + r.runsReused) ? 'failing'
-      : target >= until.maxRunsPerCase || !timeline ? 'cap'
+      : target >= until.maxRunsPerCase || cells.length === 0 || (wanted > 0 && !timeline) ? 'cap'
       : undefined;
     if (stoppedBy) return { ...result, untilDecided: { batches: batch, runsPerCase: result.runsPerCase, runsSpent, maxRunsPerCase: until.maxRunsPerCase, stoppedBy } };
     target = nextTarget(result, target, cases, until.maxRunsPerCase);

@@ -8,7 +8,11 @@
 import { describe, expect, it } from 'vitest';
 import { resolvePolicy } from '../../../src/core/rollout/scenario';
 import { parseScenario } from '../../../src/core/sim/scenario';
-import { HOMES_AA, HOMES_FIX, homesGate, homesSuite, untilDecidedOnSim } from '../../fixtures/homesComparison';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ResultsStore } from '../../../src/core/store/resultsStore';
+import { fixedNOnSim, HOMES_AA, HOMES_FIX, homesGate, homesSuite, untilDecidedOnSim } from '../../fixtures/homesComparison';
 import { HOMES_WITH_RULE, HOMES_WITHOUT_RULE } from '../../fixtures/homesRepo';
 
 async function untilDecided(revisions: Parameters<typeof untilDecidedOnSim>[0], gate: Parameters<typeof untilDecidedOnSim>[1], seed: number, sim: Parameters<typeof untilDecidedOnSim>[3], maxRunsPerCase: number) {
@@ -47,6 +51,20 @@ describe('run until decided', () => {
     expect(peeks / comparisons).toBeGreaterThan(4);
     expect(rate, failures.join('\n')).toBeLessThanOrEqual(0.05 + 2 * samplingError);
   }, 600_000);
+
+  it('starts from stored runs (as the panel does after a comparison): 24 reused runs a side are the first batch, then it adds runs until decided', async () => {
+    const store = new ResultsStore(join(mkdtempSync(join(tmpdir(), 'pi-until-')), 'runs.jsonl'));
+    const gate = homesGate(HOMES_WITHOUT_RULE);
+    const first = await fixedNOnSim(HOMES_FIX, gate, 3, {}, 24, { store, fresh: false });
+    expect(first.rollout!.decision).toBe('insufficient'); // 0 of 24 above 30 s does not yet bound p90
+    const batches: { runsPerCase: number; runsSpent: number }[] = [];
+    const result = await untilDecidedOnSim(HOMES_FIX, gate, 4, {}, 200, (p) => batches.push({ runsPerCase: p.runsPerCase, runsSpent: p.runsSpent }), { store, fresh: false, runsPerCase: 24 });
+    expect(batches[0]).toEqual({ runsPerCase: 24, runsSpent: 0 });
+    expect(batches.length).toBeGreaterThan(1);
+    expect(result.rollout!.decision).toBe('ship');
+    expect(result.untilDecided).toMatchObject({ stoppedBy: 'decided' });
+    expect(result.revisions.every((r) => r.runsReused === 24)).toBe(true);
+  });
 
   it('the homes demo fix (A: no rule → B: "homes" means single-family houses) reaches "ship" by itself: median ≤ 40 runs per revision over 25 seeds', async () => {
     const gate = homesGate(HOMES_WITHOUT_RULE);
