@@ -16,12 +16,12 @@ export interface ShownState {
   untilDecided: string | null;
 }
 
-/** Revision ids → REV, numbers (with sign, decimals, units kept) → N, `p = N`/`p < N` → p N. */
+/** Revision ids → REV, numbers (with sign and decimals; not inside names such as e2eMs or p90) → N, `p = N`/`p < N` → p N. */
 export function masked(text: string): string {
   return text
     .replace(/\b[0-9a-f]{7,40}\b/g, 'REV')
     .replace(/p [<=] /g, 'p ')
-    .replace(/[+-]?\d[\d,]*(\.\d+)?/g, 'N')
+    .replace(/(?<![A-Za-z\d.])[+-]?\d[\d,]*(\.\d+)?(?![A-Za-z\d])/g, 'N')
     .replace(/\s+/g, ' ')
     .trim();
 }
