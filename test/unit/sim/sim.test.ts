@@ -26,8 +26,10 @@ describe('simulated endpoint', () => {
     expect(short.record.ok && long.record.ok).toBe(true);
     const inputDelta = long.record.inputTokens! - short.record.inputTokens!;
     expect(inputDelta).toBeGreaterThan(190);
-    expect(long.record.ttftMs! - short.record.ttftMs!).toBeGreaterThan(inputDelta - 15);
-    expect(long.record.ttftMs! - short.record.ttftMs!).toBeLessThan(inputDelta + 15);
+    // The simulator's own clock (its report of when it wrote the first token after the request arrived),
+    // so a busy machine's connection set-up for the first request does not enter the difference.
+    expect(long.record.server!.ttftMs! - short.record.server!.ttftMs!).toBeGreaterThan(inputDelta - 15);
+    expect(long.record.server!.ttftMs! - short.record.server!.ttftMs!).toBeLessThan(inputDelta + 15);
     expect(short.record.ttftMs!).toBeGreaterThanOrEqual(60);
     expect(short.record.tpotMs!).toBeGreaterThan(4);
     expect(short.record.tpotMs!).toBeLessThan(8);
