@@ -13,6 +13,7 @@ import { benchFuzz, benchUnicodeScan } from './fuzz';
 import { benchLoad } from './load';
 import { benchProd } from './prodImport';
 import { benchSample } from './sample';
+import { benchDecide } from './decide';
 
 async function main(): Promise<void> {
   const which = process.argv.slice(2);
@@ -30,6 +31,7 @@ async function main(): Promise<void> {
   if (want('load')) console.log(`${await benchLoad()}\n`);
   if (want('prod')) console.log(`${await benchProd()}\n`);
   if (want('sample')) console.log(`${await benchSample()}\n`);
+  if (want('decide')) console.log(`${await benchDecide()}\n`);
   if (want('fuzz')) console.log(`${await benchFuzz()}\n`);
   // Every code point against tiktoken: about 2 minutes, only when named.
   if (which.includes('unicode-scan')) console.log(`${await benchUnicodeScan()}\n`);

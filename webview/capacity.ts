@@ -4,6 +4,7 @@
  * requests/s), and SLO attainment per level with its 95% interval and the target. No HTML strings
  * from data; chart colours from the theme palette as in the comparison.
  */
+import { targetText } from '../src/core/load/attainment';
 import { CategoryScale, Chart, Legend, LinearScale, LineController, LineElement, PointElement, ScatterController, Title, Tooltip, BarController, BarElement, type ChartConfiguration } from 'chart.js';
 import type { CapacityView } from '../src/core/load/capacityView';
 import { capacityConclusionLines } from '../src/core/load/conclusions';
@@ -25,7 +26,7 @@ export function renderCapacity(target: HTMLElement, view: CapacityView): number 
   const started = performance.now();
   const header = el('header', {}, [
     el('h2', { text: `Capacity of ${view.prompt} — ${view.file}` }),
-    el('p', { className: 'meta', text: `${view.endpoint} · ${view.requestsPerLevel} requests per level · sending ${view.inputs} · scenario ${view.policy.scenario} (${view.policy.scenarioSource}), SLOs ${view.policy.slo.join(', ') || 'none'} · attainment target ${pct(view.target)}${view.cancelled ? ' · CANCELLED: partial results' : ''}` }),
+    el('p', { className: 'meta', text: `${view.endpoint} · ${view.requestsPerLevel} requests per level · sending ${view.inputs} · scenario ${view.policy.scenario} (${view.policy.scenarioSource}), SLOs ${view.policy.slo.join(', ') || 'none'} · attainment target ${targetText(view.target)}${view.cancelled ? ' · CANCELLED: partial results' : ''}` }),
   ]);
   if (view.simulated) header.append(el('p', { className: 'simulated', text: 'SIMULATED endpoint: timings are scripted rehearsals, not a real model.' }));
   const conclusions = el('section', { className: 'rollout capacity', attrs: { 'aria-label': 'capacity conclusions' } }, [el('ul', { className: 'reasons' }, conclusionLines(view).map((line) => el('li', { text: line })))]);
@@ -95,7 +96,7 @@ export function capacityChartConfigurations(view: CapacityView, foreground: stri
       type: 'bar',
       data: { labels, datasets: [
         { type: 'bar' as const, label: 'attainment %', data: view.points.map((p) => (p.attainment.share === null ? null : p.attainment.share * 100)) as number[], backgroundColor: palette.adherence },
-        { type: 'line' as const, label: `target ${pct(view.target)}`, data: view.points.map(() => view.target * 100), borderColor: palette.serverWaiting, borderDash: [6, 3], pointRadius: 0 },
+        ...(view.target !== null ? [{ type: 'line' as const, label: `target ${pct(view.target)}`, data: view.points.map(() => view.target! * 100), borderColor: palette.serverWaiting, borderDash: [6, 3], pointRadius: 0 }] : []),
       ] as never },
       options: { responsive: true, maintainAspectRatio: false, animation: false, plugins: plugins('SLO attainment per load level'), scales: axes(undefined, 'requests meeting every SLO %', 100) as never },
     },

@@ -35,6 +35,9 @@ function startPanel(): void {
   const fresh = el('input', { attrs: { type: 'checkbox', id: 'fresh' } });
   const capacity = el('input', { attrs: { type: 'checkbox', id: 'capacity' } });
   const compare = el('button', { text: 'Compare selected', attrs: { type: 'button' } });
+  // Run until decided: starts with the runs above and adds batches until ship, hold or no change, or the cap.
+  const untilDecided = el('button', { text: 'Run until decided', attrs: { type: 'button', title: 'Add runs in batches until the decision is ship, hold or no change (anytime-valid statistics: looking after every batch does not inflate the error rates), at most the cap per test case. Cancel keeps what was measured.' } });
+  const maxRuns = el('input', { attrs: { type: 'number', min: '1', max: String(MAX_PANEL_RUNS), value: '200', id: 'max-runs' } });
   const cancel = el('button', { text: 'Cancel', attrs: { type: 'button', disabled: '' } });
   const progress = el('progress', { attrs: { max: '1', value: '0', 'aria-label': 'progress' } });
   const status = el('p', { className: 'status', attrs: { role: 'status' } });
@@ -43,23 +46,30 @@ function startPanel(): void {
     el('label', { text: 'runs per test case ', attrs: { for: 'runs' } }), runs,
     el('label', { attrs: { for: 'fresh' } }, [fresh, document.createTextNode(' fresh runs (ignore stored runs)')]),
     el('label', { attrs: { for: 'capacity', title: 'After the runs: the largest concurrency at which base and head meet the latency SLOs. The batch scenario gates on it.' } }, [capacity, document.createTextNode(' capacity under SLO (base vs head)')]),
-    compare, cancel, progress,
+    compare,
+    el('label', { text: 'until decided, at most ', attrs: { for: 'max-runs' } }), maxRuns, untilDecided,
+    cancel, progress,
   ]);
   app.replaceChildren(el('h2', { text: 'Compare prompt revisions' }), picker, controls, status, results);
 
-  compare.addEventListener('click', () => {
+  const start = (until: boolean): void => {
     const revs = [...picker.querySelectorAll<HTMLInputElement>('input[type=checkbox]:checked')].map((c) => c.value);
     // Oldest first, so the verdicts read "newer vs older".
     const order = [...picker.querySelectorAll<HTMLInputElement>('input[type=checkbox]')].map((c) => c.value);
     revs.sort((a, b) => order.indexOf(b) - order.indexOf(a));
     const count = Number(runs.value);
+    const cap = Number(maxRuns.value);
     if (revs.length < 2) return void (status.textContent = 'Pick at least two revisions.');
     if (!Number.isInteger(count) || count < 1 || count > MAX_PANEL_RUNS) return void (status.textContent = `Runs must be 1–${MAX_PANEL_RUNS}.`);
+    if (until && (!Number.isInteger(cap) || cap < count || cap > MAX_PANEL_RUNS)) return void (status.textContent = `The cap must be ${count}–${MAX_PANEL_RUNS} runs per test case.`);
     compare.disabled = true;
+    untilDecided.disabled = true;
     cancel.disabled = false;
     status.textContent = 'Running…';
-    vscode.postMessage({ type: 'compare', revs, runs: count, fresh: fresh.checked, capacity: capacity.checked });
-  });
+    vscode.postMessage({ type: 'compare', revs, runs: count, fresh: fresh.checked, capacity: capacity.checked, ...(until ? { untilDecided: { maxRuns: cap } } : {}) });
+  };
+  compare.addEventListener('click', () => start(false));
+  untilDecided.addEventListener('click', () => start(true));
   cancel.addEventListener('click', () => vscode.postMessage({ type: 'cancel' }));
 
   window.addEventListener('message', (event: MessageEvent) => {
@@ -80,6 +90,7 @@ function startPanel(): void {
         break;
       case 'result':
         compare.disabled = false;
+        untilDecided.disabled = false;
         cancel.disabled = true;
         progress.value = progress.max; // determinate again after an indeterminate capacity search
         status.textContent = message.result.cancelled ? 'Cancelled: partial results below.' : 'Done.';
@@ -87,6 +98,7 @@ function startPanel(): void {
         break;
       case 'error':
         compare.disabled = false;
+        untilDecided.disabled = false;
         cancel.disabled = true;
         progress.value = 0;
         status.textContent = visibleControls(message.message);

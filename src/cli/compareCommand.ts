@@ -1,7 +1,8 @@
 import { CACHE_MODES, type CacheMode } from '../core/endpoint/serverKind';
 import { writeFile } from 'node:fs/promises';
 import type { RunCheck } from '../core/adherence/runChecks';
-import { compareRevisions, type ComparisonResult } from '../core/compare/compare';
+import { compareRevisions, type CompareOptions, type ComparisonResult } from '../core/compare/compare';
+import { batchLine, compareUntilDecided, DEFAULT_MAX_RUNS_PER_CASE, untilDecidedLine, type UntilDecidedProgress } from '../core/compare/untilDecided';
 import { transportJudge } from '../core/compare/judge';
 import { renderReportHtml } from '../core/compare/report';
 import { comparisonView } from '../core/compare/view';
@@ -29,8 +30,8 @@ import { capacityComparisonLines, hasLatencySlo, withCapacity, type CapacityComp
 /** `prompt-insight compare`: base vs head on the file's test cases; exit 1 on a significant worsening with --fail-on-regression. */
 export async function compareCommand(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, {
-    valued: ['base', 'head', 'prompt', 'runs', ...ENDPOINT_FLAGS, 'model', ...ENDPOINT_FLAGS.map((f) => `judge-${f}`), 'judge-model', 'concurrency', 'timeout-ms', 'store', 'report', 'cache', 'scenario', 'policy', 'max-age-hours', 'otlp-endpoint', 'capacity-limit', 'capacity-requests', 'attainment'],
-    boolean: ['json', 'capacity', 'fresh', 'reuse-stored', 'no-store', 'fail-on-regression', ...COST_PARAM_BOOLEAN],
+    valued: ['base', 'head', 'prompt', 'runs', ...ENDPOINT_FLAGS, 'model', ...ENDPOINT_FLAGS.map((f) => `judge-${f}`), 'judge-model', 'concurrency', 'timeout-ms', 'store', 'report', 'cache', 'scenario', 'policy', 'max-age-hours', 'otlp-endpoint', 'capacity-limit', 'capacity-requests', 'attainment', 'max-runs'],
+    boolean: ['json', 'capacity', 'fresh', 'until-decided', 'reuse-stored', 'no-store', 'fail-on-regression', ...COST_PARAM_BOOLEAN],
     repeatable: ['slo', ...COST_PARAM_REPEATABLE, ...RETRIEVAL_REPEATABLE],
   });
   if (args.positionals.length !== 1) throw new UsageError(`give exactly one prompt file\nusage: ${COMPARE_USAGE}`);
@@ -43,6 +44,7 @@ export async function compareCommand(argv: string[], io: CliIO): Promise<number>
   const judgeModel = stringFlag(args, 'judge-model');
   if (judgeTransport && !judgeModel) throw new UsageError('--judge-endpoint needs --judge-model');
   const runsPerCase = numberFlag(args, 'runs', { min: 1, max: 10_000, integer: true }, 10);
+  const untilDecided = untilDecidedFlags(args, runsPerCase);
   const concurrency = numberFlag(args, 'concurrency', { min: 1, max: 256, integer: true }, 4);
   const timeoutMs = numberFlag(args, 'timeout-ms', { min: 1 }, 60_000);
   const cache = stringFlag(args, 'cache') ?? 'cold';
@@ -102,20 +104,23 @@ export async function compareCommand(argv: string[], io: CliIO): Promise<number>
   for (const source of sources) {
     for (const found of revisionRequestParams(file, source.text, promptName)) refuseUnallowedCostParams(args, found.params, `Prompt '${found.name}' at ${source.label}`);
   }
-  if (!json) io.stderr(`Comparing ${sources[0]!.label} → ${sources[1]!.label}: ${suite.cases.length} test case(s) × ${runsPerCase} runs each on ${transport.endpoint.name}\n`);
+  if (!json) io.stderr(`Comparing ${sources[0]!.label} → ${sources[1]!.label}: ${suite.cases.length} test case(s) × ${untilDecided ? `${runsPerCase} runs each, then more until decided (at most ${untilDecided.maxRunsPerCase})` : `${runsPerCase} runs each`} on ${transport.endpoint.name}\n`);
   let result: ComparisonResult;
   const comparisonStartMs = Date.now();
   // Each run's check, for its span's evaluation events (--otlp-endpoint).
   const checks = new Map<string, RunCheck>();
   try {
-    result = await compareRevisions({
+    const compareOptions: CompareOptions = {
     file, ...(promptName ? { promptName } : {}), revisions: sources, gate, runsPerCase, transport, ...(model ? { modelOverride: model } : {}),
     ...(store ? { store } : {}), fresh, timeoutMs, concurrency, signal, cache: cache as CacheMode,
     freshnessMs: maxAgeHours * 3_600_000,
     ...(judgeTransport && judgeModel ? { judge: transportJudge(judgeTransport, judgeModel, timeoutMs, signal) } : {}),
     onProgress: (done, total) => !json && process.stderr.isTTY && io.stderr(`\r  ${done}/${total} runs`),
     ...(otlpTarget ? { onScored: (record, check) => checks.set(checkKey(record), check) } : {}),
-    });
+    };
+    // Each batch's decision and the runs spent, as it goes (stderr; the JSON carries the summary).
+    const onBatch = (p: UntilDecidedProgress) => !json && io.stderr(`${process.stderr.isTTY ? '\n' : ''}${batchLine(p)}\n`);
+    result = untilDecided ? await compareUntilDecided(compareOptions, { maxRunsPerCase: untilDecided.maxRunsPerCase, onBatch }) : await compareRevisions(compareOptions);
   } catch (error) {
     if (error instanceof SloError) throw new UsageError(error.message);
     throw error;
@@ -161,11 +166,22 @@ function hallucinationText(h: NonNullable<ComparisonResult['revisions'][number][
 
 const DECISION_HEADLINES = { ship: 'SHIP', hold: 'HOLD', insufficient: 'INSUFFICIENT EVIDENCE', 'no-change': 'NO CHANGE' } as const;
 
+/** --until-decided [--max-runs N]: runs per test case start at --runs and grow in batches up to N (default 200). */
+function untilDecidedFlags(args: ReturnType<typeof parseArgs>, runsPerCase: number): { maxRunsPerCase: number } | undefined {
+  const maxRunsPerCase = numberFlag(args, 'max-runs', { min: 1, max: 10_000, integer: true }, Math.max(DEFAULT_MAX_RUNS_PER_CASE, runsPerCase));
+  if (args.flags.get('until-decided') !== true) {
+    if (args.flags.has('max-runs')) throw new UsageError('--max-runs caps run-until-decided: give it with --until-decided');
+    return undefined;
+  }
+  if (maxRunsPerCase < runsPerCase) throw new UsageError(`--max-runs (${maxRunsPerCase}) is below --runs (${runsPerCase}): the first batch already makes --runs runs per test case`);
+  return { maxRunsPerCase };
+}
+
 /** --capacity [--capacity-limit 64] [--capacity-requests 40] [--attainment 0.95], as `load --search max-concurrency` takes them. */
-function capacityFlags(args: ReturnType<typeof parseArgs>): { limit: number; requests: number; target: number } | undefined {
+function capacityFlags(args: ReturnType<typeof parseArgs>): { limit: number; requests: number; target: number | null } | undefined {
   const limit = numberFlag(args, 'capacity-limit', { min: 1, max: 4096, integer: true }, 64);
   const requests = numberFlag(args, 'capacity-requests', { min: 1, max: 100_000, integer: true }, 40);
-  const target = numberFlag(args, 'attainment', { min: 0.01, max: 1 }, 0.95);
+  const target = numberFlag(args, 'attainment', { min: 0.01, max: 1 }) ?? null;
   if (args.flags.get('capacity') === true) return { limit, requests, target };
   const stray = ['capacity-limit', 'capacity-requests', 'attainment'].find((f) => args.flags.has(f));
   if (stray) throw new UsageError(`--${stray} shapes the capacity search: give it with --capacity`);
@@ -194,6 +210,7 @@ function renderText(result: ComparisonResult, capacity?: CapacityComparison): st
   const reused = result.revisions.filter((r) => r.runsReused > 0);
   if (reused.length > 0) lines.push(`Reused stored runs: ${reused.map((r) => `${r.label} ${r.runsReused} (since ${r.reusedSince})`).join(', ')}`);
   if (capacity) lines.push(...capacityComparisonLines(capacity));
+  if (result.untilDecided && result.rollout) lines.push(untilDecidedLine(result.untilDecided, result.rollout.decision));
   const rollout = result.rollout;
   if (rollout) {
     const headline = DECISION_HEADLINES[rollout.decision];

@@ -17,7 +17,8 @@ import { LoadInputsError, readInputsFile } from '../core/load/loadInputs';
 import { loadTestSuite } from '../core/adherence/testCases';
 import { detectFormat } from '../core/formats/detect';
 import { formatMs } from '../core/metrics/format';
-import { resolvePolicy, policyText, type RolloutPolicy } from '../core/rollout/scenario';
+import { policyText, type RolloutPolicy } from '../core/rollout/scenario';
+import { promptPolicy } from '../core/load/promptPolicy';
 import { objectiveText, SloError } from '../core/rollout/slo';
 import { writeFile } from 'node:fs/promises';
 import { standaloneReportHtml } from '../core/compare/report';
@@ -35,7 +36,9 @@ import type { TelemetryRun } from '../core/telemetry/runSpans';
 import { exportToOtlp, otlpTargetFlag, RunClock, telemetryRunsOf } from './otlpExportFlag';
 import { LOAD_USAGE } from './usage';
 import { capacityConclusionLines } from '../core/load/conclusions';
-import { ARRIVALS, type Arrival, type ArrivalKind } from '../core/load/arrivals';
+import { targetText } from '../core/load/attainment';
+import { ARRIVALS, arrivalText, type Arrival, type ArrivalKind } from '../core/load/arrivals';
+import { searchMaxRate, type RateCapacity } from '../core/load/rateSearch';
 import { prefixCacheSource } from '../core/load/prefixCacheCounters';
 import { LoadResultsStore, loadResultsPath } from '../core/store/loadResults';
 import { runKeyOf } from '../core/store/runKey';
@@ -53,15 +56,16 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
   const transport = endpointTransport(args, '', LOAD_USAGE)!;
   const levels = loadLevels(args);
   const search = stringFlag(args, 'search');
-  if (search !== undefined && search !== 'max-concurrency') throw new UsageError('--search takes max-concurrency');
+  if (search !== undefined && search !== 'max-concurrency' && search !== 'max-rate') throw new UsageError('--search takes max-concurrency or max-rate (which also finds max-concurrency, to start from and to show beside)');
   const sweepLevels = numberFlag(args, 'sweep', { min: 3, max: 50, integer: true });
   if ([search !== undefined, sweepLevels !== undefined, levels.length > 0].filter(Boolean).length > 1) throw new UsageError('give one of: load levels (--concurrency, --rate), --sweep N, or --search max-concurrency');
   if (!search && sweepLevels === undefined && levels.length === 0) throw new UsageError(`give load levels (--concurrency 1,2,4 or --rate 0.5,1), --sweep N or --search max-concurrency\nusage: ${LOAD_USAGE}`);
   const durationS = numberFlag(args, 'duration', { min: 0.1, max: 86_400 });
   // --duration alone bounds a point by time only (100,000 requests at most); with --requests, whichever comes first.
   const requests = numberFlag(args, 'requests', { min: 1, max: 100_000, integer: true }, durationS !== undefined ? 100_000 : 40);
-  const arrival = arrivalFlags(args, levels.some((l) => l.kind === 'rate') || sweepLevels !== undefined);
-  const target = numberFlag(args, 'attainment', { min: 0.01, max: 1 }, 0.95);
+  const arrival = arrivalFlags(args, levels.some((l) => l.kind === 'rate') || sweepLevels !== undefined || search === 'max-rate');
+  // Each SLO's percentile is its target unless --attainment overrides them all.
+  const target = numberFlag(args, 'attainment', { min: 0.01, max: 1 }) ?? null;
   const limit = numberFlag(args, 'limit', { min: 1, max: 4096, integer: true }, 64);
   const timeoutMs = numberFlag(args, 'timeout-ms', { min: 1 }, 60_000);
   const cache = stringFlag(args, 'cache') ?? 'cold';
@@ -73,10 +77,12 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
 
   let plan: PromptRunPlan;
   let plans: PromptRunPlan[];
+  let promptText = '';
   let inputsText = 'the sample inputs';
   try {
     const decoded = decodePromptBytes(await readPromptFile(file));
     if (!decoded.ok) throw new PlanError(`${file}: ${decoded.reason}`);
+    promptText = decoded.text;
     const promptName = stringFlag(args, 'prompt');
     const model = stringFlag(args, 'model');
     // Before the query is even rendered: the URL the file names is the user's to allow.
@@ -103,7 +109,8 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
   let policy: RolloutPolicy;
   try {
     const scenario = stringFlag(args, 'scenario');
-    policy = resolvePolicy({ ...(scenario !== undefined ? { cliScenario: scenario } : {}), cliSlo: args.lists.get('slo') ?? [], ...(plan.prompt.rollout ? { prompt: { where: file, ...plan.prompt.rollout } } : {}) });
+    // The prompt's own policy, as compare reads it: front matter, then its tests file's scenario and SLOs.
+    policy = promptPolicy(resolve(file), promptText, plan, { ...(scenario !== undefined ? { cliScenario: scenario } : {}), cliSlo: args.lists.get('slo') ?? [] }, file);
   } catch (error) {
     if (error instanceof SloError) throw new UsageError(error.message);
     throw error;
@@ -137,17 +144,24 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
         exported.push(...telemetryRunsOf(transport, runClock, [{ outcome, plan: runPlan }]));
       } } : {}) });
   };
-  if (!json) io.stderr(`Load on ${transport.endpoint.name}: ${plan.prompt.name} · ${policyText(policy)} · attainment target ${Math.round(target * 100)}% · sending ${inputsText}\n`);
+  if (!json) io.stderr(`Load on ${transport.endpoint.name}: ${plan.prompt.name} · ${policyText(policy)} · attainment target ${targetText(target)} · sending ${inputsText}\n`);
   let points: LoadPoint[] = [];
   let capacity: CapacityResult | undefined;
+  let rateCapacity: RateCapacity | undefined;
   let stoppedEarly: string | undefined;
   if (sweepLevels !== undefined) {
     const swept = await sweep(sweepLevels, limit, requests, measure, signal);
     points = swept.points;
     stoppedEarly = swept.stoppedEarly;
   } else if (search) {
-    capacity = await searchMaxConcurrency((c) => measure({ kind: 'concurrency', concurrency: c }), { limit, signal });
+    capacity = await searchMaxConcurrency((c) => measure({ kind: 'concurrency', concurrency: c }), { limit, requests, signal });
     points = capacity.points;
+    if (search === 'max-rate' && !signal.aborted) {
+      // From what the closed loop sustained within the SLOs (else one request at a time), in the chosen arrivals.
+      const sustained = points.find((p) => p.level.kind === 'concurrency' && p.level.concurrency === Math.max(1, capacity!.maxConcurrency))?.requestsPerSec ?? 1;
+      rateCapacity = await searchMaxRate((ratePerSec) => measure({ kind: 'rate', ratePerSec, maxConcurrency: limit }), { startRatePerSec: sustained, signal });
+      points = [...points, ...rateCapacity.points];
+    }
   } else {
     for (const level of levels) {
       if (signal.aborted) break;
@@ -161,7 +175,8 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
   }
   const simulated = transport.endpoint.simulated === true || points.some((p) => p.simulated);
   const conclusions = {
-    ...(capacity ? { maxConcurrencyMeetingSlo: capacity.maxConcurrency, atLimit: capacity.atLimit, resolved: capacity.resolved } : {}),
+    ...(capacity ? { maxConcurrencyMeetingSlo: capacity.maxConcurrency, atLimit: capacity.atLimit, resolved: capacity.resolved, requestsToResolve: capacity.requestsToResolve } : {}),
+    ...(rateCapacity ? { maxRate: { ratePerSec: rateCapacity.maxRatePerSec, arrival: arrivalText(arrival), resolved: rateCapacity.resolved, requestsToResolve: rateCapacity.requestsToResolve } } : {}),
     knee: throughputKnee(points),
     saturation: saturation(points),
     ...(stoppedEarly ? { stoppedEarly } : {}),
@@ -227,7 +242,7 @@ function loadText(points: readonly LoadPoint[], conclusions: CapacityConclusions
     lines.push(`${p.label.padEnd(17)} ${(p.requestsPerSec?.toFixed(2) ?? 'n/a').padStart(6)}  ${(p.outputTokensPerSec?.toFixed(1) ?? 'n/a').padStart(9)}  ${`${ms(p.ttftMs.p50)} / ${ms(p.ttftMs.p90)}`.padEnd(18)} ${ms(p.e2eMs.p90).padEnd(11)} ${attain.padEnd(22)} ${`${p.inputTokens ?? '?'}/${p.outputTokens ?? '?'}`.padEnd(9)} ${p.failed}/${p.sent}${p.cache.warm > 0 || p.cache.counters.warm ? ' · WARM (prefix cache hits)' : ''}`);
   }
   const first = points[0];
-  if (first) lines.push(`Attainment: share of requests meeting ${first.attainment.limits.join(' and ')} (failed requests count as missing); ✓/✗ when the 95% interval is wholly above/below ${pct(first.attainment.target)}, ? when more requests are needed. Steady window: ${first.window.how}.`);
+  if (first) lines.push(`Attainment: share of requests meeting ${first.attainment.limits.join(' and ')} (failed requests count as missing); target: ${targetText(first.attainment.target)}; ✓/✗ when the one-sided 95% bound of each share settles it, ? when more requests are needed. Steady window: ${first.window.how}.`);
   lines.push(...capacityConclusionLines(conclusions));
   lines.push(...prefixCacheLines(points));
   lines.push(...serverViewLines(points));

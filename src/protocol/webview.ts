@@ -15,21 +15,25 @@ export interface RevisionChoice {
 
 export type HostToWebview =
   | { type: 'history'; file: string; prompt: string; revisions: RevisionChoice[]; notice?: string }
-  | { type: 'progress'; done: number; total: number; message: string }
+  /** `running`: run until decided — the decision so far after the last batch, and the runs spent. */
+  | { type: 'progress'; done: number; total: number; message: string; running?: { batch: number; runsPerCase: number; runsSpent: number; decision: string | null; reason: string } }
   | { type: 'result'; result: ComparisonView }
   | { type: 'error'; message: string };
 
 export type WebviewToHost =
   | { type: 'ready' }
-  /** `capacity`: also search base's and head's capacity under the SLOs (the batch scenario gates on it). */
-  | { type: 'compare'; revs: string[]; runs: number; fresh: boolean; capacity?: boolean }
+  /**
+   * `capacity`: also search base's and head's capacity under the SLOs (the batch scenario gates on it).
+   * `untilDecided`: start with `runs` per test case and add runs in batches until decided, at most `maxRuns`.
+   */
+  | { type: 'compare'; revs: string[]; runs: number; fresh: boolean; capacity?: boolean; untilDecided?: { maxRuns: number } }
   | { type: 'cancel' };
 
 export const MAX_PANEL_RUNS = 1000;
 const REV = /^(working|buffer|[0-9a-f]{7,64})$/;
 
 export function isWebviewToHost(value: unknown): value is WebviewToHost {
-  const v = value as { type?: unknown; revs?: unknown; runs?: unknown; fresh?: unknown; capacity?: unknown } | null;
+  const v = value as { type?: unknown; revs?: unknown; runs?: unknown; fresh?: unknown; capacity?: unknown; untilDecided?: { maxRuns?: unknown } } | null;
   if (typeof v !== 'object' || v === null) return false;
   if (v.type === 'ready' || v.type === 'cancel') return true;
   return (
@@ -37,18 +41,19 @@ export function isWebviewToHost(value: unknown): value is WebviewToHost {
     Array.isArray(v.revs) && v.revs.length >= 2 && v.revs.length <= 100 && v.revs.every((r) => typeof r === 'string' && REV.test(r)) &&
     Number.isInteger(v.runs) && (v.runs as number) >= 1 && (v.runs as number) <= MAX_PANEL_RUNS &&
     typeof v.fresh === 'boolean' &&
-    (v.capacity === undefined || typeof v.capacity === 'boolean')
+    (v.capacity === undefined || typeof v.capacity === 'boolean') &&
+    (v.untilDecided === undefined || (typeof v.untilDecided === 'object' && v.untilDecided !== null && Number.isInteger(v.untilDecided.maxRuns) && (v.untilDecided.maxRuns as number) >= 1 && (v.untilDecided.maxRuns as number) <= MAX_PANEL_RUNS))
   );
 }
 
 export function isHostToWebview(value: unknown): value is HostToWebview {
-  const v = value as { type?: unknown; revisions?: unknown; done?: unknown; total?: unknown; message?: unknown; result?: unknown } | null;
+  const v = value as { type?: unknown; revisions?: unknown; done?: unknown; total?: unknown; message?: unknown; result?: unknown; running?: { runsSpent?: unknown; runsPerCase?: unknown; batch?: unknown; reason?: unknown } } | null;
   if (typeof v !== 'object' || v === null) return false;
   switch (v.type) {
     case 'history':
       return Array.isArray(v.revisions) && v.revisions.every((r) => typeof (r as RevisionChoice)?.rev === 'string' && typeof (r as RevisionChoice)?.label === 'string');
     case 'progress':
-      return typeof v.done === 'number' && typeof v.total === 'number' && typeof v.message === 'string';
+      return typeof v.done === 'number' && typeof v.total === 'number' && typeof v.message === 'string' && (v.running === undefined || (typeof v.running === 'object' && v.running !== null && typeof v.running.runsSpent === 'number' && typeof v.running.runsPerCase === 'number' && typeof v.running.batch === 'number' && typeof v.running.reason === 'string'));
     case 'result':
       return isComparisonView(v.result);
     case 'error':

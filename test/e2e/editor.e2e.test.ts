@@ -6,6 +6,7 @@ import { parseScenario } from '../../src/core/sim/scenario';
 import { startSim, type RunningSim } from '../../src/core/sim/simServer';
 import { TestRepo } from '../fixtures/gitRepo';
 import { HOMES_WITHOUT_RULE, HOMES_WITH_RULE } from '../fixtures/homesRepo';
+import { checkReadmeScreenshot } from './readmeScreenshot';
 import { ARTIFACTS, startWorkbench, type Workbench } from './workbench';
 
 const example = (name: string) => readFileSync(`examples/homes/${name}`, 'utf8');
@@ -106,7 +107,7 @@ describe('Prompt Insight in a real VS Code (code-server 1.139 + Chromium)', () =
     await page.screenshot({ path: `${ARTIFACTS}/run-lens.png` });
   });
 
-  it('"Compare revisions" opens the panel: 24 runs cannot establish the SLOs, and it says how many would; a cell shows its answers; AA contrast and charts re-coloured in dark and light themes', async () => {
+  it('"Compare revisions" opens the panel: 24 runs cannot establish the SLOs, and it says how many would; "Run until decided" ships the fix (the README hero, from this build); a cell shows its answers; AA contrast and charts re-coloured in dark and light themes', async () => {
     await openFile('homes.prompty');
     await page.locator('.codelens-decoration a', { hasText: 'Compare revisions' }).first().click();
     const panel = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
@@ -136,7 +137,19 @@ describe('Prompt Insight in a real VS Code (code-server 1.139 + Chromium)', () =
     expect(await panel.locator('canvas').count()).toBe(5); // adherence, TTFT, E2E, tokens, and the runs over time
     expect(await panel.locator('.simulated').count()).toBe(1);
     expect(await panel.locator('.diff .added').count()).toBeGreaterThan(0);
-    await page.screenshot({ path: `${ARTIFACTS}/compare-panel-light.png` });
+
+    // Run until decided: from the 24 stored runs a side, batches until the fix ships by itself.
+    await panel.locator('button', { hasText: 'Run until decided' }).click();
+    await expect.poll(async () => (await decision.textContent()) ?? '', { timeout: 180_000 }).toMatch(/^✓ Ship [0-9a-f]{7,} \(vs [0-9a-f]{7,}\)$/);
+    const untilLine = (await panel.locator('.rollout .until-decided').textContent()) ?? '';
+    expect(untilLine).toMatch(/^Run until decided: decided \(ship\) after \d+ runs per test case/);
+    expect(await panel.locator('.rollout .reasons').textContent()).toMatch(/0 of \d+ runs above 30\.00 s: E2E p90 ≤ 30\.00 s holds with 95% confidence \(anytime-valid\)/);
+    // The README's hero is this panel, from this build: a test fails when the two drift apart.
+    await checkReadmeScreenshot('screenshot-compare-light', {
+      decision: (await decision.textContent()) ?? '',
+      reasons: await panel.locator('.rollout .reasons li').allTextContents(),
+      untilDecided: untilLine,
+    }, (path) => page.screenshot({ path }));
 
     const contrast = () => panel.locator('body').evaluate(() => {
       const rgb = (c: string) => (c.match(/[\d.]+/g) ?? []).slice(0, 3).map(Number);
@@ -168,10 +181,14 @@ describe('Prompt Insight in a real VS Code (code-server 1.139 + Chromium)', () =
     await expect.poll(async () => (await contrast()).kind, { timeout: 15_000 }).toContain('vscode-dark');
     await expect.poll(async () => (await contrast()).drawn, { timeout: 15_000 }).toBeGreaterThan(light.drawn);
     const dark = await contrast();
-    expect(await decision.textContent()).toMatch(/^\? Insufficient evidence for /);
+    expect(await decision.textContent()).toMatch(/^✓ Ship /);
     for (const value of [dark.decision, dark.better, dark.simulated, ...dark.cells]) expect(value).toBeGreaterThanOrEqual(4.5);
     const axisColour = await panel.locator('body').evaluate(() => getComputedStyle(document.body).getPropertyValue('--vscode-foreground').trim());
     expect(axisColour).not.toBe('');
-    await page.screenshot({ path: `${ARTIFACTS}/compare-panel-dark.png` });
-  });
+    await checkReadmeScreenshot('screenshot-compare-dark', {
+      decision: (await decision.textContent()) ?? '',
+      reasons: await panel.locator('.rollout .reasons li').allTextContents(),
+      untilDecided: await panel.locator('.rollout .until-decided').textContent(),
+    }, (path) => page.screenshot({ path }));
+  }, 400_000);
 });

@@ -58,7 +58,7 @@ describe('compare --capacity', () => {
       expect(level.attainment.share).toBeCloseTo(level.attainment.met / level.attainment.total, 10);
     }
     expect(json.rollout.decision).toBe('hold');
-    expect(json.rollout.reasons[0]).toBe("head's max concurrency under SLO 2 is below base's ≥ 4 (ttftMs ≤ 160 ms for ≥ 80% of requests) — the batch scenario gates on capacity");
+    expect(json.rollout.reasons[0]).toBe("head's max concurrency under SLO 2 is below base's ≥ 4 (ttftMs ≤ 160 ms, ≥ 80% of requests meeting every SLO (--attainment)) — the batch scenario gates on capacity");
     // The text says the same, side by side before the decision (capacityComparisonLines, one wording).
   }, 120_000);
 
@@ -78,7 +78,7 @@ describe('compare --capacity', () => {
     expect(loadPoints[0]).toMatchObject({ file: 'ask.prompty', simulated: true, target: 0.8 });
     expect(loadPoints[0].slo).toContain('ttftMs.p90 ≤ 160'); // the judging policy's SLOs, as load stores them
     expect(loadPoints[0].point.attainment.limits).toEqual(['ttftMs ≤ 160 ms']); // what each request was held to
-    expect(stdout).toContain('capacity under SLO: base ≥ 4 → head ≥ 4 (resolved both)\n  largest concurrency with ≥ 80% of requests meeting ttftMs ≤ 160 ms; 24 requests per level, limit 4\n');
+    expect(stdout).toContain('capacity under SLO: base ≥ 4 → head ≥ 4 (resolved both)\n  largest concurrency meeting ttftMs ≤ 160 ms, ≥ 80% of requests meeting every SLO (--attainment); 24 requests per level, limit 4\n');
     expect(stdout).toMatch(/\n {2}base [0-9a-f]{7}: 1: 100% ✓, 2: 100% ✓, 4: 100% ✓\n {2}head working copy: 1: 100% ✓, 2: 100% ✓, 4: 100% ✓\nSHIP: working copy/);
     expect(stdout).toContain('  - capacity under SLO: base ≥ 4 → head ≥ 4 (resolved both) — not lower\n');
     expect(stderr).toContain('capacity working copy: concurrency 4, 24 requests…');

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSim, type RunningSim } from '../../src/core/sim/simServer';
 import { runCli } from '../fixtures/cli';
+import { capacityConclusionLines } from '../../src/core/load/conclusions';
 
 const cli = (args: string[], cwd: string) => runCli(args, cwd);
 
@@ -33,7 +34,7 @@ describe('prompt-insight load', () => {
     const json = JSON.parse(stdout);
     const [one, four] = json.points;
     expect(one).toMatchObject({ label: 'concurrency 1', sent: 24, failed: 0, counted: 22, attainment: { met: 22, total: 22, resolved: 'meets' } });
-    expect(one.window.how).toBe('the first and last 1 requests (ramp and drain at 1 in flight) left out');
+    expect(one.window).toMatchObject({ steady: true, how: 'the 22 requests that completed between the 1st completion (ramp over at 1 in flight) and the last send (drain begins)' });
     expect(one.ttftMs.p90).toBeLessThan(150);
     // Four in flight on two slots: about half the requests wait a whole service time (~190 ms) first.
     expect(four.counted).toBe(16);
@@ -52,15 +53,74 @@ describe('prompt-insight load', () => {
       const seconds = (point.window.endMs - point.window.startMs) / 1000;
       const goodInWindow = point.requests.filter((r: { ok: boolean; meetsSlo: boolean; startedAtMs: number; e2eMs: number }) => r.ok && r.meetsSlo && r.startedAtMs + r.e2eMs >= point.window.startMs - 0.1 && r.startedAtMs + r.e2eMs <= point.window.endMs + 0.1);
       expect(point.goodput.requestsPerSec).toBeCloseTo(goodInWindow.length / seconds, 0);
-      expect(point.perSlo).toEqual([{ objective: 'ttftMs ≤ 100 ms', met: point.attainment.met, total: point.counted, share: point.attainment.share }]);
+      expect(point.attainment.perSlo).toEqual([expect.objectContaining({ objective: 'ttftMs ≤ 100 ms', met: point.attainment.met, total: point.counted, share: point.attainment.share, target: 0.8 })]);
     }
     expect(four.goodput.requestsPerSec).toBeLessThan(four.requestsPerSec);
-    expect(json.capacity.knee).toEqual({ concurrency: null, reason: 'a knee needs at least 5 concurrency levels with throughput (2 measured)' });
+    expect(json.capacity.knee).toEqual({ concurrency: null, reason: 'a knee needs at least 5 concurrency levels with a steady throughput (2 measured)' });
     expect(json.capacity.saturation.level).toBeNull(); // the simulator exports no /metrics: said, not guessed
   });
 
+  it("throughput obeys Little's law (≤ in flight ÷ mean E2E) at 8 in flight on two slots, with few requests (the whole-run rate) and many (the steady window)", async () => {
+    const { stdout } = await cli(['load', 'ask.prompty', '--endpoint', sim.url, '--concurrency', '8,8', '--requests', '12', ...slo, '--json'], dir);
+    const few = JSON.parse(stdout).points[0];
+    const { stdout: manyOut } = await cli(['load', 'ask.prompty', '--endpoint', sim.url, '--concurrency', '8', '--requests', '120', ...slo, '--json'], dir);
+    const many = JSON.parse(manyOut).points[0];
+    type Req = { ok: boolean; counted: boolean; e2eMs: number; startedAtMs: number };
+    for (const point of [few, many]) {
+      const counted = point.requests.filter((r: Req) => r.counted && r.ok);
+      const meanE2eS = counted.reduce((s: number, r: Req) => s + r.e2eMs, 0) / counted.length / 1000;
+      expect(point.requestsPerSec).toBeLessThanOrEqual((8 / meanE2eS) * 1.1);
+    }
+    // 12 requests at 8 in flight: too few for a steady rate; vLLM's whole-run rate (completed / first send to last completion), exactly within Little's bound.
+    expect(few.window.steady).toBe(false);
+    expect(few.window.how).toMatch(/^too few requests for a steady rate \(\d+ completed between the ramp and the drain; 10 needed, so give --requests 26 or more\)/);
+    const ends = few.requests.map((r: Req) => r.startedAtMs + r.e2eMs);
+    expect(few.requestsPerSec).toBeCloseTo(12 / ((Math.max(...ends) - Math.min(...few.requests.map((r: Req) => r.startedAtMs))) / 1000), 0);
+    expect(many.window.steady).toBe(true);
+    expect(many.counted).toBe(120 - 2 * 8);
+    // Two slots of ~190 ms: at most ~10.5 completions a second, whatever the window.
+    expect(many.requestsPerSec).toBeLessThan(2 / 0.18);
+    // A knee only from points with a steady rate: two unsteady levels give none, and say why.
+    expect(JSON.parse(stdout).capacity.knee.reason).toMatch(/2 had too few requests for a steady rate/);
+  });
+
+  it("one policy per prompt: load holds it to its tests file's scenario and SLOs, as compare does; an SLO's percentile is its target", async () => {
+    writeFileSync(join(dir, 'policy.prompty'), '---\nname: policy\nmodel:\n  api: chat\n  configuration: { type: openai, name: gpt-4o-mini }\n---\nuser:\nSay something short.\n');
+    writeFileSync(join(dir, 'policy.tests.yaml'), 'scenario: decision\nslo:\n  ttftMs: { p50: 100 }\ntests:\n  - vars: {}\n    assert:\n      - type: icontains\n        value: simulated\n');
+    const { code, stdout, stderr } = await cli(['load', 'policy.prompty', '--endpoint', sim.url, '--concurrency', '1', '--requests', '12'], dir);
+    expect(code).toBe(0);
+    expect(stderr).toMatch(/policy · decision \(policy\.tests\.yaml\) · SLOs: e2eMs\.p90 ≤ 30000, adherence ≥ 0\.8, ttftMs\.p50 ≤ 100 · attainment target each SLO at its percentile/);
+    expect(stdout).toMatch(/target: each SLO at its percentile/);
+  });
+
+  it('--search max-rate: the highest Poisson arrival rate within the SLOs, beside max concurrency, with why they differ', async () => {
+    // Two slots of ~25 ms: a request that waits for a slot misses 20 ms to the first token.
+    const quick = await startSim({ slots: 2, ttftBaseMs: 8, prefillMsPerInputToken: 0, decodeMsPerToken: 1, outputTokens: 15, jitterMs: 1 });
+    try {
+      const { code, stdout } = await cli(['load', 'ask.prompty', '--endpoint', quick.url, '--search', 'max-rate', '--limit', '8', '--requests', '30', '--seed', '7', '--slo', 'ttftMs.p90<=20', '--json'], dir);
+      expect(code).toBe(0);
+      const json = JSON.parse(stdout);
+      const { maxConcurrencyMeetingSlo, maxRate } = json.capacity;
+      expect(maxConcurrencyMeetingSlo).toBeGreaterThanOrEqual(2);
+      expect(maxRate).toMatchObject({ arrival: 'poisson arrivals' });
+      const rates = json.points.filter((p: { level: { kind: string } }) => p.level.kind === 'rate');
+      expect(rates.length).toBeGreaterThanOrEqual(2);
+      // The answer is a rate that was measured and attained; the next rate tried above it did not.
+      const at = rates.find((p: { level: { ratePerSec: number } }) => p.level.ratePerSec === maxRate.ratePerSec);
+      expect(at.attainment.attains).toBe(true);
+      expect(rates.some((p: { level: { ratePerSec: number }; attainment: { attains: boolean } }) => p.level.ratePerSec > maxRate.ratePerSec && !p.attainment.attains)).toBe(true);
+      // The conclusions as the text output, the report and the editor word them (one function for all three).
+      const lines = capacityConclusionLines(json.capacity).join('\n');
+      expect(lines).toMatch(/Capacity, open loop: up to [\d.]+ requests\/s \(poisson arrivals\) within the SLOs/);
+      expect(lines).toMatch(/Why the two differ: a closed loop sends the next request only when one returns/);
+    } finally {
+      await quick.close();
+    }
+  });
+
   it('the knee of throughput against concurrency sits at the slots', async () => {
-    const { stdout } = await cli(['load', 'ask.prompty', '--endpoint', sim.url, '--concurrency', '1,2,3,4,6', '--requests', '18', ...slo, '--json'], dir);
+    // 24 requests a level: at 6 in flight, 12 complete between the ramp and the drain (10 needed for a steady rate).
+    const { stdout } = await cli(['load', 'ask.prompty', '--endpoint', sim.url, '--concurrency', '1,2,3,4,6', '--requests', '24', ...slo, '--json'], dir);
     const knee = JSON.parse(stdout).capacity.knee;
     expect(knee.concurrency).toBe(2);
     expect(knee.slopeAfter).toBeLessThan(knee.slopeBefore / 2);

@@ -18,9 +18,9 @@
  *   met (our definition; vLLM's goodput share over the sent requests).
  *
  * Then the same set goes through our own code — buildRunRecord (the per-request figures), attainment
- * and requestAttains (SLO), steadyWindow (throughput, goodput) — and must agree. With every request
- * in the window (fewer than 3 × in-flight requests), our window is vLLM's duration and every figure is
- * equal; with the ramp and drain left out, the documented difference is asserted exactly.
+ * and requestAttains (SLO), steadyWindow (throughput, goodput) — and must agree. With too few
+ * requests for a steady rate, our window is vLLM's duration and every figure is equal; with a steady
+ * window (from the C-th completion to the last send), the documented rule is asserted exactly.
  *
  * Meaningful (checked by mutating runRecord.ts): if TPOT were E2E / tokens (GuideLLM's TPOT), the TPOT
  * equality fails on the first request (46 ms vs 27.5 ms), the per-request SLO verdicts no longer equal
@@ -32,7 +32,7 @@ import { buildRunRecord, type RunRecord } from '../../src/core/metrics/runRecord
 import type { ExchangeResult } from '../../src/core/endpoint/httpExchange';
 import { EndpointError, type TimedEvent } from '../../src/core/endpoint/types';
 import { attainment, latencyObjectives, requestAttains } from '../../src/core/load/attainment';
-import { steadyWindow } from '../../src/core/load/loadPoint';
+import { steadyWindow } from '../../src/core/load/steadyWindow';
 import type { Objective } from '../../src/core/rollout/slo';
 
 /** One recorded request: send time, the times chunks arrived (ms on the benchmark's clock), usage's output tokens. */
@@ -129,10 +129,11 @@ describe('load formulas = vLLM bench serve / GuideLLM definitions, on a recorded
     expect(attainment(records, [...OBJECTIVES, { metric: 'adherence', min: 0.9 }, { metric: 'hallucination', max: 0.1 }], 0.5).met).toBe(7);
   });
 
-  it('throughput and goodput over the whole set equal vLLM\'s (our window holds every request when there are fewer than 3 × in flight)', () => {
+  it("throughput and goodput over the whole set equal vLLM's (too few requests for a steady rate: the whole run, vLLM's duration)", () => {
     expect(durationS).toBe(0.98);
     const w = steadyWindow(runs, 5, limits);
-    expect([w.trim, w.windowStart, w.windowEnd]).toEqual([0, 0, 980]);
+    expect([w.steady, w.windowStart, w.windowEnd]).toEqual([false, 0, 980]);
+    expect(w.how).toMatch(/^too few requests for a steady rate \(\d+ completed between the ramp and the drain; 10 needed, so give --requests 20 or more\)/);
     expect(w.requestsPerSec).toBeCloseTo(completed.length / durationS, 9);
     expect(w.outputTokensPerSec).toBeCloseTo(completed.reduce((s, r) => s + r.outputTokens, 0) / durationS, 9);
     expect(w.goodput.requestsPerSec).toBeCloseTo(RECORDED.filter(vllmGood).length / durationS, 9);
@@ -141,15 +142,18 @@ describe('load formulas = vLLM bench serve / GuideLLM definitions, on a recorded
     expect(w.goodput.requestsPerSec! * durationS).toBeCloseTo(7, 9);
   });
 
-  it('with the ramp and drain left out (12 ≥ 3 × 3 in flight), the known difference: completions inside [4th start, 10th start]', () => {
-    const w = steadyWindow(runs, 3, limits);
-    expect([w.trim, w.counted.length, w.windowStart, w.windowEnd]).toEqual([3, 6, 40, 300]);
-    // Re-implemented from loadPoint.ts's documented rule: ok requests that ended inside the window.
-    const inside = RECORDED.filter((r) => ok(r) && r.start + e2el(r) >= 40 && r.start + e2el(r) <= 300);
-    expect(inside.map((r) => RECORDED.indexOf(r) + 1)).toEqual([1, 2, 4]);
-    expect(w.requestsPerSec).toBeCloseTo(3 / 0.26, 9);
-    expect(w.goodput.requestsPerSec).toBeCloseTo(inside.filter(vllmGood).length / 0.26, 9);
-    // vLLM's whole-run figure (11 / 0.98 s = 11.22/s) differs from the steady window's (3 / 0.26 s = 11.54/s): the window is ours, not theirs.
-    expect(w.requestsPerSec).not.toBeCloseTo(completed.length / durationS, 2);
+  it('the steady window is a time window: completions after the 3rd completion (ramp over at 3 in flight) up to the last send', () => {
+    const w = steadyWindow(runs, 3, limits, 2);
+    // Re-implemented from the documented rule: the 3rd completion ends the ramp, the last send starts the drain.
+    const ends = RECORDED.filter(ok).map((r) => r.start + e2el(r)).sort((a, b) => a - b);
+    const [from, to] = [ends[2]!, Math.max(...RECORDED.map((r) => r.start))];
+    expect([from, to]).toEqual([250, 400]);
+    const inside = RECORDED.filter((r) => ok(r) && r.start + e2el(r) > from && r.start + e2el(r) <= to);
+    expect(inside.map((r) => RECORDED.indexOf(r) + 1)).toEqual([3, 6]);
+    expect([w.steady, w.counted.length, w.windowStart, w.windowEnd]).toEqual([true, 2, 250, 400]);
+    expect(w.requestsPerSec).toBeCloseTo(2 / 0.15, 9);
+    expect(w.goodput.requestsPerSec).toBeCloseTo(inside.filter(vllmGood).length / 0.15, 9);
+    // Below the stated minimum the same set has no steady rate.
+    expect(steadyWindow(runs, 3, limits).steady).toBe(false);
   });
 });

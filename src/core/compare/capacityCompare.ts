@@ -5,6 +5,7 @@
  * requests within the SLOs holds the rollout — but only when both searches resolved; an unresolved
  * one is said to be insufficient evidence rather than read as a number.
  */
+import { targetText } from '../load/attainment';
 import type { CacheMode } from '../endpoint/serverKind';
 import type { ChatTransport } from '../endpoint/transport';
 import { searchMaxConcurrency } from '../load/capacitySearch';
@@ -43,7 +44,7 @@ export interface CapacitySide {
 
 export interface CapacityComparison {
   slo: string[];
-  target: number;
+  target: number | null;
   requestsPerLevel: number;
   limit: number;
   base: CapacitySide;
@@ -60,7 +61,7 @@ export interface CapacityCompareInput {
   policy: RolloutPolicy;
   /** The judging revision's retrieval step (gatePolicy.ts), run for both sides. */
   retrieval: DeclaredRetrieval;
-  target: number;
+  target: number | null;
   limit: number;
   requests: number;
   timeoutMs: number;
@@ -119,7 +120,7 @@ async function searchRevision(input: CapacityCompareInput, revision: RevisionSou
   const result = await searchMaxConcurrency((concurrency) => {
     input.onLevel?.(revision.label, concurrency);
     return runLoadPoint({ kind: 'concurrency', concurrency }, { transport: input.transport, plans: [plan], requests: input.requests, timeoutMs: input.timeoutMs, cache: input.cache, objectives: input.policy.objectives, target: input.target, ...(input.signal ? { signal: input.signal } : {}) });
-  }, { limit: input.limit, ...(input.signal ? { signal: input.signal } : {}) });
+  }, { limit: input.limit, requests: input.requests, ...(input.signal ? { signal: input.signal } : {}) });
   const kept = input.store?.keepPoints(result.points, {
     key: runKeyOf(input.transport.endpoint, plan.request), file: input.file, prompt: plan.prompt.name, endpointName: input.transport.endpoint.name,
     simulated: input.transport.endpoint.simulated === true || result.points.some((p) => p.simulated),
@@ -151,7 +152,7 @@ function resolvedText(c: CapacityComparison): string {
 export function capacityComparisonLines(c: CapacityComparison): string[] {
   const pct = (v: number | null) => (v === null ? 'n/a' : `${Math.round(v * 100)}%`);
   const lines = [`capacity under SLO: base ${capacityNumber(c.base)} → head ${capacityNumber(c.head)} (${resolvedText(c)})`];
-  lines.push(`  largest concurrency with ≥ ${pct(c.target)} of requests meeting ${c.slo.join(' and ')}; ${c.requestsPerLevel} requests per level, limit ${c.limit}${c.cancelled ? ' · CANCELLED: levels so far' : ''}`);
+  lines.push(`  largest concurrency meeting ${c.slo.join(' and ')}, ${targetText(c.target)}; ${c.requestsPerLevel} requests per level, limit ${c.limit}${c.cancelled ? ' · CANCELLED: levels so far' : ''}`);
   for (const [name, s] of [['base', c.base], ['head', c.head]] as const) {
     if (s.error) {
       lines.push(`  ${name} ${s.label}: ${s.error}`);
@@ -181,7 +182,7 @@ export function capacityCriterion(c: CapacityComparison, scenario: RolloutPolicy
     return { kind: 'unclear', text: `${numbers}: insufficient evidence — ${which} did not resolve (the attainment intervals around the capacity straddle the target; give more --capacity-requests)` };
   }
   if (head.maxConcurrencyMeetingSlo! < base.maxConcurrencyMeetingSlo!) {
-    return { kind: 'holds', text: `head's max concurrency under SLO ${head.maxConcurrencyMeetingSlo} is below base's ${capacityNumber(base)} (${c.slo.join(' and ')} for ≥ ${Math.round(c.target * 100)}% of requests) — the batch scenario gates on capacity` };
+    return { kind: 'holds', text: `head's max concurrency under SLO ${head.maxConcurrencyMeetingSlo} is below base's ${capacityNumber(base)} (${c.slo.join(' and ')}, ${targetText(c.target)}) — the batch scenario gates on capacity` };
   }
   return { kind: 'seen', text: `${numbers} — not lower` };
 }

@@ -3,8 +3,9 @@
  * in the store under the same key (prompt content with the case's variables, endpoint, model,
  * parameters) are reused unless `fresh`; answers are scored with the judging test cases (the gate
  * policy's: the base revision's unless asked otherwise), so every revision is judged by the same
- * rules. Stages: plan (comparePlan.ts) → run the missing runs interleaved → assess
- * (compareAssess.ts) → decide (rollout/decision.ts). Result: adherence with Wilson intervals,
+ * rules. Stages: plan (comparePlan.ts) → run the missing runs interleaved (compareExecute.ts) → assess
+ * (compareAssess.ts) → decide (rollout/decision.ts); run until decided (untilDecided.ts) repeats the
+ * last three in batches. Result: adherence with Wilson intervals,
  * latency percentiles, per-case matrix with each run's outcome, verdicts of each revision against
  * the first, the rollout decision and the prompt diff.
  */
@@ -12,24 +13,23 @@ import type { ChainSummary } from '../metrics/chain';
 import type { CacheMode } from '../endpoint/serverKind';
 import { decideRollout, type RolloutDecision, type RolloutSide } from '../rollout/decision';
 import type { RolloutPolicy } from '../rollout/scenario';
-import { checkRun, hasClaimsChecks, type RunCheck } from '../adherence/runChecks';
-import type { TestCase } from '../adherence/testCases';
-import type { RunOutcome } from '../endpoint/runOnce';
-import type { RunGrounded } from '../metrics/runRecord';
-import { scoredRunOf } from '../run/retrievalRun';
+import type { Statistics } from '../rollout/sloJudgement';
+import type { RunCheck } from '../adherence/runChecks';
 import { retrievalDestination } from '../retrieval/retrievalStep';
 import { onceEach, type Judge } from '../adherence/score';
 import type { ChatTransport } from '../endpoint/transport';
 import type { MetricsSample } from '../endpoint/serverMetrics';
 import type { RunRecord } from '../metrics/runRecord';
 import type { PercentileTriple } from '../metrics/summary';
-import { executeRunJobs, type RunJob } from '../run/promptRun';
 import { storeNotice, type ResultsStore, type StoredRun } from '../store/resultsStore';
 import { runKeyString, safeUrl } from '../store/runKey';
-import { assessRevision, comparisonVerdicts, judgeEvidence, type Evidence } from './compareAssess';
-import { planComparison, sendSameRequests, type Cell } from './comparePlan';
+import { assessRevision, comparisonVerdicts, judgeEvidence, type CaseSeries, type Evidence } from './compareAssess';
+import { runMissing } from './compareExecute';
+import { planComparison, sendSameRequests, type ComparisonPlan } from './comparePlan';
 import type { GatePolicy, PolicyChange } from './gatePolicy';
 import { lineDiff, type DiffLine } from './lineDiff';
+import { sequentialComparison } from './sequentialVerdicts';
+import type { UntilDecidedSummary } from './untilDecided';
 import { noRegression, type Verdict } from './verdicts';
 
 export type { Evidence } from './compareAssess';
@@ -139,6 +139,8 @@ export interface RevisionResult {
   tpotValues: number[];
   /** Output tokens / E2E per run. */
   tokensPerSecValues: number[];
+  /** Each test case's runs in order, for paired anytime-valid tests (not part of the CLI JSON). */
+  series: CaseSeries[];
 }
 
 export interface ComparisonResult {
@@ -171,6 +173,10 @@ export interface ComparisonResult {
   policyRetrieval: string | null;
   /** The decision for the last revision against the first; null with one revision. */
   rollout: RolloutDecision | null;
+  /** Fixed-n (the runs decided in advance) or anytime-valid (runs added until decided). */
+  statistics: Statistics;
+  /** Run until decided: the runs it took, the batches, and what stopped it. */
+  untilDecided?: UntilDecidedSummary;
   /** The fresh runs on one clock (ms from the batch's start) with the server's metrics over the same time; null when every run was reused. */
   timeline: { serverKind: string; runs: { t: number; revision: string; ttftMs: number | null; ok: boolean }[]; serverMetrics: MetricsSample[]; metricsGaps: number } | null;
 }
@@ -179,8 +185,23 @@ export interface ComparisonResult {
 export const DEFAULT_FRESHNESS_MS = 24 * 60 * 60 * 1000;
 
 export async function compareRevisions(options: CompareOptions): Promise<ComparisonResult> {
-  const { runsPerCase } = options;
-  const { suite, policy } = options.gate;
+  const session = await startComparison(options);
+  // 2. The missing runs of every revision, interleaved in random order: one time window, one load.
+  const timeline = await runMissing(options, session.plan.cells, session.judge, options.runsPerCase);
+  return concludeComparison(options, session, timeline);
+}
+
+/** What a comparison keeps between its stages (and between the batches of run-until-decided). */
+export interface ComparisonSession {
+  plan: ComparisonPlan;
+  judge: Judge | undefined;
+  /** What planning found per revision (its size in tokens, why it could not be planned). */
+  planned: Pick<RevisionResult, 'tokens' | 'error'>[];
+  storeProblem: string | undefined;
+}
+
+/** Stage 1: the store's reusable runs, and every revision × case planned. */
+export async function startComparison(options: CompareOptions): Promise<ComparisonSession> {
   const now = options.now?.() ?? Date.now();
   const freshnessMs = options.freshnessMs ?? DEFAULT_FRESHNESS_MS;
   const cacheMode = options.cache ?? 'cold';
@@ -192,30 +213,34 @@ export async function compareRevisions(options: CompareOptions): Promise<Compari
       : undefined;
   const stored = storeContents ? indexStore(storeContents.records) : new Map<string, StoredRun[]>();
   const storeProblem = storeContents && options.store ? storeNotice(options.store.path, storeContents) : undefined;
-
-  // 1. Plan every revision × case, and take what the store already has.
-  const revisions = options.revisions.map(emptyResult);
-  const plan = await planComparison({ file: options.file, ...(options.promptName !== undefined ? { promptName: options.promptName } : {}), ...(options.modelOverride ? { modelOverride: options.modelOverride } : {}), transport: options.transport, suite, retrieval: options.gate.retrieval, runsPerCase, stored }, options.revisions, revisions);
-
+  const results = options.revisions.map(emptyResult);
+  const plan = await planComparison({ file: options.file, ...(options.promptName !== undefined ? { promptName: options.promptName } : {}), ...(options.modelOverride ? { modelOverride: options.modelOverride } : {}), transport: options.transport, suite: options.gate.suite, retrieval: options.gate.retrieval, runsPerCase: options.runsPerCase, stored }, options.revisions, results);
   // A reused answer scored twice asks the judge once (a fresh run is scored for its stored verdict, then again in 3).
   const judge = options.judge ? onceEach(options.judge) : undefined;
+  return { plan, judge, planned: results.map((r) => ({ tokens: r.tokens, ...(r.error ? { error: r.error } : {}) })), storeProblem };
+}
 
-  // 2. The missing runs of every revision, interleaved in random order: one time window, one load.
-  const timeline = await runMissing(options, plan.cells, judge);
-
-  // 3. Score every run with the judging test cases; figures per revision.
+/** Stages 3 and 4: every run scored, the verdicts, and the decision for the last revision against the first. */
+export async function concludeComparison(options: CompareOptions, session: ComparisonSession, timeline: ComparisonResult['timeline'], statistics: Statistics = 'fixed-n'): Promise<ComparisonResult> {
+  const { suite, policy } = options.gate;
+  const { plan } = session;
+  const revisions = options.revisions.map((source, i) => ({ ...emptyResult(source), ...session.planned[i] }));
   let simulated = options.transport.endpoint.simulated === true;
   for (const [index, result] of revisions.entries()) {
-    if (await assessRevision(result, plan.cells.filter((c) => c.revision === index), suite, judge, options.onScored)) simulated = true;
+    if (await assessRevision(result, plan.cells.filter((c) => c.revision === index), suite, session.judge, options.onScored)) simulated = true;
   }
-  const verdicts = comparisonVerdicts(revisions);
-  const evidence = judgeEvidence(revisions, verdicts, options.signal?.aborted === true);
-
-  // 4. The decision for the last revision against the first.
   const base = revisions[0];
   const head = revisions[revisions.length - 1];
+  const sequential = statistics === 'anytime' && base && head && head !== base ? sequentialComparison(base, head, policy.scenario) : undefined;
+  const verdicts = sequential ? sequential.verdicts : comparisonVerdicts(revisions);
+  // Anytime-valid statistics hold whenever the runs stop — a cancel too: what was measured counts.
+  const cancelled = options.signal?.aborted === true;
+  const evidence = judgeEvidence(revisions, verdicts, cancelled && statistics === 'fixed-n');
   const identical = revisions.length > 1 && sendSameRequests(plan.cells, 0, revisions.length - 1, suite.cases.length);
-  const rollout = base && head && head !== base ? decideRollout({ policy, base: rolloutSide(base), head: rolloutSide(head), verdicts, evidence, identical, cases: suite.cases.length }) : null;
+  const rollout =
+    base && head && head !== base
+      ? decideRollout({ policy, base: rolloutSide(base), head: rolloutSide(head), verdicts, evidence, identical, cases: suite.cases.length, statistics, ...(sequential ? { changes: sequential.changes } : {}) })
+      : null;
   const first = options.revisions[0];
   const last = options.revisions[options.revisions.length - 1];
   return {
@@ -224,10 +249,10 @@ export async function compareRevisions(options: CompareOptions): Promise<Compari
     endpoint: safeUrl(options.transport.endpoint.baseUrl),
     model: plan.model,
     simulated,
-    runsPerCase,
+    runsPerCase: Math.max(0, ...plan.cells.map((c) => c.reused.length + c.fresh.length)),
     cases: suite.cases.map((c) => c.description),
     suiteSource: suite.source,
-    problems: storeProblem ? [...suite.problems, storeProblem] : suite.problems,
+    problems: session.storeProblem ? [...suite.problems, session.storeProblem] : suite.problems,
     revisions,
     verdicts,
     noRegression: noRegression(verdicts),
@@ -237,8 +262,9 @@ export async function compareRevisions(options: CompareOptions): Promise<Compari
     policyChanges: options.gate.changes,
     policyRetrieval: options.gate.retrieval.step ? retrievalDestination(options.gate.retrieval.step.url) : null,
     rollout,
+    statistics,
     ...(first && last && first !== last ? { diff: { base: first.label, head: last.label, lines: lineDiff(first.text, last.text) ?? null } } : {}),
-    cancelled: options.signal?.aborted === true,
+    cancelled,
     timeline,
   };
 }
@@ -249,50 +275,7 @@ function emptyResult(revision: RevisionSource): RevisionResult {
     ...(revision.date ? { date: revision.date } : {}), ...(revision.author ? { author: revision.author } : {}), ...(revision.subject ? { subject: revision.subject } : {}),
     tokens: null, adherence: { passed: 0, total: 0, unscored: 0, rate: null, ci95: null }, unscoredReasons: Object.create(null) as Record<string, number>,
     ttftMs: { p50: null, p90: null, p99: null, n: 0 }, e2eMs: { p50: null, p90: null, p99: null, n: 0 },
-    perCase: [], runsReused: 0, runsNew: 0, failedRuns: 0, ttftValues: [], e2eValues: [], tpotValues: [], tokensPerSecValues: [],
-  };
-}
-
-/** A fresh run's hallucination verdict on its case (undefined when the case has no such check or the run failed). */
-async function groundedVerdictOf(testCase: TestCase, outcome: RunOutcome, judge: Judge | undefined): Promise<RunGrounded | undefined> {
-  if (!hasClaimsChecks([testCase])) return undefined;
-  const check = await checkRun({ cases: [testCase] }, scoredRunOf(outcome), judge);
-  return check?.grounded;
-}
-
-/** Stage 2: the runs the store did not have, shuffled across revisions and cases; their timeline. */
-async function runMissing(options: CompareOptions, cells: readonly Cell[], judge: Judge | undefined): Promise<ComparisonResult['timeline']> {
-  const jobs: { cell: Cell; job: RunJob }[] = [];
-  for (const cell of cells) {
-    for (let i = cell.reused.length; i < options.runsPerCase; i++) jobs.push({ cell, job: { plan: cell.plan, revision: options.revisions[cell.revision]!.rev, testCase: cell.caseIndex } });
-  }
-  shuffle(jobs, options.random ?? Math.random);
-  if (jobs.length === 0 || options.signal?.aborted) return null;
-  const cases = options.gate.suite.cases;
-  const executed = await executeRunJobs(options.transport, jobs.map((j) => j.job), {
-    concurrency: options.concurrency, warmup: 0, timeoutMs: options.timeoutMs,
-    cache: options.cache ?? 'cold',
-    ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.store ? { store: options.store } : {}),
-    onRun: (_outcome, finished, jobIndex) => {
-      const { cell } = jobs[jobIndex]!;
-      options.onProgress?.(finished, jobs.length, `${options.revisions[cell.revision]!.label} · ${cases[cell.caseIndex]!.description}`);
-    },
-    // Runs of a case judged for hallucination are stored with their verdict.
-    ...(options.store && hasClaimsChecks(cases) ? { groundedOf: (outcome: RunOutcome, jobIndex: number) => groundedVerdictOf(cases[jobs[jobIndex]!.cell.caseIndex]!, outcome, judge) } : {}),
-  });
-  executed.outcomes.forEach((outcome, i) => {
-    if (outcome.record.error?.kind === 'cancelled') return;
-    jobs[executed.jobOf[i]!]!.cell.fresh.push(outcome);
-  });
-  return {
-    serverKind: executed.serverKind,
-    runs: executed.outcomes.map((outcome, i) => {
-      const cell = jobs[executed.jobOf[i]!]!.cell;
-      return { t: executed.startedAt[i]!, revision: options.revisions[cell.revision]!.rev, ttftMs: outcome.record.ttftMs, ok: outcome.record.ok };
-    }),
-    serverMetrics: executed.serverMetrics ? executed.serverMetrics.samples : [],
-    metricsGaps: executed.serverMetrics?.gaps.length ?? 0,
+    perCase: [], runsReused: 0, runsNew: 0, failedRuns: 0, ttftValues: [], e2eValues: [], tpotValues: [], tokensPerSecValues: [], series: [],
   };
 }
 
@@ -306,14 +289,6 @@ function cacheStateFits(state: RunRecord['cache'], mode: CacheMode): boolean {
   if (mode === 'cold') return state !== 'warm';
   if (mode === 'warm') return state === 'warm';
   return true;
-}
-
-/** Fisher–Yates, in place. */
-function shuffle<T>(items: T[], random: () => number): void {
-  for (let i = items.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [items[i], items[j]] = [items[j]!, items[i]!];
-  }
 }
 
 function indexStore(records: readonly StoredRun[]): Map<string, StoredRun[]> {

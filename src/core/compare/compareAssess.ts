@@ -17,6 +17,19 @@ import type { Cell } from './comparePlan';
 import type { CaseRuns, RevisionResult, RunDetail } from './compare';
 import { adherenceVerdict, latencyVerdict, MIN_RUNS_FOR_CLAIM, type Verdict } from './verdicts';
 
+/**
+ * One test case's runs on one revision, run by run in the order they were made (null where a run has
+ * no such figure: unscored, failed). Runs are only ever appended, so the i-th run of a case on base
+ * and on head form a pair that later batches do not change (compare/sequentialVerdicts.ts).
+ */
+export interface CaseSeries {
+  passed: (boolean | null)[];
+  ttftMs: (number | null)[];
+  e2eMs: (number | null)[];
+  tokensPerSec: (number | null)[];
+  hallucinated: (boolean | null)[];
+}
+
 /** Runs per test case and revision whose answer and assertion outcomes are kept for the panel, CLI and report. */
 export const RUN_DETAILS_PER_CASE = 20;
 /** Characters of each answer kept in those details. */
@@ -34,11 +47,20 @@ export async function assessRevision(result: RevisionResult, cells: readonly Cel
     for (const r of cell.reused) if (!result.reusedSince || r.at < result.reusedSince) result.reusedSince = r.at;
     const runs: { record: RunRecord; answer: string; retrieved?: Passage[] }[] = [...cell.reused.map((r) => ({ record: r.run, answer: r.answer })), ...cell.fresh.map((o) => ({ record: o.record, answer: o.text.answer, ...(retrievedOf(o) ? { retrieved: retrievedOf(o)! } : {}) }))];
     const caseRuns: CaseRuns = { description: testCase.description, passed: 0, total: 0, unscored: 0, runs: [] };
+    const series: CaseSeries = { passed: [], ttftMs: [], e2eMs: [], tokensPerSec: [], hallucinated: [] };
+    result.series.push(series);
     for (const run of runs) {
       if (run.record.simulated) simulated = true;
       records.push(run.record);
       const detail = await scoreOne(testCase, run.record, run.answer, judge, run.retrieved);
       onScored?.(run.record, checkOf(testCase, detail));
+      series.passed.push(detail.status === 'unscored' ? null : detail.status === 'pass');
+      series.hallucinated.push(detail.hallucinated ?? null);
+      const ok = run.record.ok;
+      series.ttftMs.push(ok && isNumber(run.record.ttftMs) ? run.record.ttftMs : null);
+      series.e2eMs.push(ok && isNumber(run.record.e2eMs) ? run.record.e2eMs : null);
+      const tokensPerSec = ok ? outputTokensPerSec(run.record) : null;
+      series.tokensPerSec.push(isNumber(tokensPerSec) ? tokensPerSec : null);
       if (detail.status === 'unscored') {
         caseRuns.unscored++;
         result.unscoredReasons[detail.reason!] = (result.unscoredReasons[detail.reason!] ?? 0) + 1;

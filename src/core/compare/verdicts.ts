@@ -23,7 +23,7 @@ export interface Verdict {
   /** head − base: percentage points for adherence (0..1 scale), ms for latency. */
   difference: number | null;
   ci95: [number, number] | null;
-  test: 'fisher-exact' | 'two-proportion-z' | 'bootstrap-median' | null;
+  test: 'fisher-exact' | 'two-proportion-z' | 'bootstrap-median' | 'sequential-pairs' | null;
   /** One sentence for the verdict card. */
   summary: string;
 }

@@ -26,6 +26,8 @@ export function comparisonView(result: ComparisonResult, extras: { capacityLines
     evidence: result.evidence,
     policy: { scenario: result.policy.scenario, scenarioSource: result.policy.scenarioSource, slo: result.policy.objectives.map(objectiveText), from: result.policyOrigin, retrieval: result.policyRetrieval, changes: result.policyChanges },
     rollout: result.rollout,
+    statistics: result.statistics,
+    ...(result.untilDecided ? { untilDecided: result.untilDecided } : {}),
     timeline: result.timeline
       ? {
           serverKind: result.timeline.serverKind,

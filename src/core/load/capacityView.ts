@@ -9,6 +9,10 @@ export interface CapacityConclusions {
   maxConcurrencyMeetingSlo?: number;
   atLimit?: boolean;
   resolved?: boolean;
+  /** When not resolved: about how many requests per level would resolve it. */
+  requestsToResolve?: number | null;
+  /** Open loop (--search max-rate): the highest arrival rate within the SLOs, by which arrival process. */
+  maxRate?: { ratePerSec: number; arrival: string; resolved: boolean; requestsToResolve: number | null };
   knee: Knee;
   saturation: Saturation;
   stoppedEarly?: string;
@@ -19,7 +23,8 @@ export interface CapacityInput {
   prompt: string;
   endpoint: string;
   policy: { scenario: string; scenarioSource: string; slo: string[] };
-  target: number;
+  /** The --attainment override; null: each SLO's percentile is its target. */
+  target: number | null;
   requestsPerLevel: number;
   inputs: string;
   points: LoadPoint[];

@@ -20,10 +20,11 @@ function concurrencyOf(p: LoadPoint): number {
 
 export function throughputKnee(points: readonly LoadPoint[]): Knee {
   const xy = points
-    .filter((p) => p.level.kind === 'concurrency' && p.requestsPerSec !== null)
+    // Only points with a steady rate: a whole-run rate over a few requests is mostly ramp and drain.
+    .filter((p) => p.level.kind === 'concurrency' && p.requestsPerSec !== null && p.window.steady !== false)
     .map((p) => ({ x: concurrencyOf(p), y: p.requestsPerSec! }))
     .sort((a, b) => a.x - b.x);
-  if (xy.length < MIN_LEVELS) return { concurrency: null, reason: `a knee needs at least ${MIN_LEVELS} concurrency levels with throughput (${xy.length} measured)` };
+  if (xy.length < MIN_LEVELS) return { concurrency: null, reason: `a knee needs at least ${MIN_LEVELS} concurrency levels with a steady throughput (${xy.length} measured${points.length > xy.length ? `; ${points.length - xy.length} had too few requests for a steady rate` : ''})` };
   let best: { k: number; sse: number; before: number; after: number } | undefined;
   for (let k = 1; k < xy.length - 1; k++) {
     const left = fitLine(xy.slice(0, k + 1));

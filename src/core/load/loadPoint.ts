@@ -3,11 +3,9 @@
  * (a new request starts the moment one finishes) or open loop at a rate (Poisson arrivals,
  * optionally capped by a concurrency) — and its figures over the steady window only.
  *
- * Warm-up and cool-down: requests are ordered by start; the first C (the ramp, while the server
- * fills) and the last C (the drain, while fewer than C are in flight) are left out, C being the
- * concurrency (for a rate: the most in flight seen). Throughput is the completions inside the window
- * [start of the first counted request, start of the first drain request] over its length. With
- * fewer than 3·C requests nothing is left out, and the point says so.
+ * Warm-up and cool-down: the figures are taken over a time window from the moment the first C
+ * requests have completed (the ramp) to the last send (the drain begins), C being the concurrency
+ * (for a rate: the most in flight seen); see steadyWindow for the rule and its minimum.
  */
 import type { RunOutcome } from '../endpoint/runOnce';
 import type { ChatTransport } from '../endpoint/transport';
@@ -21,6 +19,7 @@ import { serverEvidenceHints, type AttributionHint } from '../metrics/attributio
 import { medianOf, summarizeRuns } from '../metrics/summary';
 import { interArrivalSampler, arrivalText, type Arrival } from './arrivals';
 import { attainment, latencyObjectives, requestAttains, type Attainment } from './attainment';
+import { steadyWindow } from './steadyWindow';
 import { NO_METRICS_URL, noPrefixCacheCounters, pointCacheCounters, readPrefixCacheCounters, type PointCacheCounters } from './prefixCacheCounters';
 import type { MetricsSource } from '../endpoint/serverMetrics';
 
@@ -34,9 +33,9 @@ export interface LoadPoint {
   /** Requests sent, and how many failed. */
   sent: number;
   failed: number;
-  /** Requests inside the steady window, and how the window was chosen. */
+  /** Requests inside the steady window, and how the window was chosen; `steady` false: too few requests for a steady rate, the whole run counted. */
   counted: number;
-  window: { startMs: number; endMs: number; how: string };
+  window: { startMs: number; endMs: number; steady: boolean; how: string };
   requestsPerSec: number | null;
   outputTokensPerSec: number | null;
   ttftMs: Percentiles;
@@ -52,8 +51,6 @@ export interface LoadPoint {
    */
   cache: { cold: number; warm: number; unknown: number; warm_share: number; counters: PointCacheCounters };
   attainment: Attainment;
-  /** Each latency SLO alone: which one the load breaks first. */
-  perSlo: { objective: string; met: number; total: number; share: number | null }[];
   /** Requests/s and output tokens/s of the requests in the window that met every SLO (vLLM's and DistServe's goodput). */
   goodput: { requestsPerSec: number | null; outputTokensPerSec: number | null };
   /** Failed requests by error kind (429, 5xx, timeout…), never averaged into latency. */
@@ -90,6 +87,8 @@ export interface Spread {
 
 export interface LoadRequest {
   startedAtMs: number;
+  /** Open loop: when the arrival schedule put it, on the same clock. */
+  scheduledAtMs?: number;
   ttftMs: number | null;
   tpotMs: number | null;
   e2eMs: number | null;
@@ -108,7 +107,8 @@ export interface LoadPointOptions {
   timeoutMs: number;
   cache: CacheMode;
   objectives: readonly Objective[];
-  target: number;
+  /** The --attainment override; null: each SLO's percentile is its target. */
+  target: number | null;
   signal?: AbortSignal;
   random?: () => number;
   /** Open loop: how arrivals are spaced (default Poisson). */
@@ -131,12 +131,13 @@ export async function runLoadPoint(level: LoadLevel, options: LoadPointOptions):
   const jobs = Array.from({ length: options.requests }, (_, i) => ({ plan: options.plans[i % options.plans.length]!, testCase: i % options.plans.length }));
   const concurrency = level.kind === 'concurrency' ? level.concurrency : Math.min(level.maxConcurrency, 100_000);
   const dispatchDelays: number[] = [];
+  const delayOf = new Map<number, number>();
   const arrival: Arrival = options.arrival ?? { kind: 'poisson', burstiness: 1 };
   // Through Prometheus both readings wait for a scrape after the moment they stand for (nothing of the previous point, all of this one).
   const countersBefore = options.prefixCacheSource ? await readPrefixCacheCounters(options.prefixCacheSource, { notBeforeMs: Date.now(), ...(options.signal ? { signal: options.signal } : {}) }) : undefined;
   const executed = await executeRunJobs(options.transport, jobs, {
     concurrency, warmup: 0, ...(options.metricsSource ? { metricsSource: options.metricsSource } : {}), timeoutMs: options.timeoutMs, cache: options.cache,
-    ...(level.kind === 'rate' ? { onDispatchDelay: (_i: number, delay: number) => dispatchDelays.push(delay) } : {}),
+    ...(level.kind === 'rate' ? { onDispatchDelay: (i: number, delay: number) => (dispatchDelays.push(delay), delayOf.set(i, delay)) } : {}),
     ...(level.kind === 'rate' ? { ratePerSec: level.ratePerSec, interArrivalMs: interArrivalSampler(arrival, level.ratePerSec, options.random ?? Math.random) } : {}),
     ...(options.durationMs !== undefined ? { durationMs: options.durationMs } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
@@ -149,12 +150,12 @@ export async function runLoadPoint(level: LoadLevel, options: LoadPointOptions):
     ? pointCacheCounters(countersBefore, await readPrefixCacheCounters(options.prefixCacheSource, { notBeforeMs: endedAt, ...(options.signal ? { signal: options.signal } : {}) }))
     : noPrefixCacheCounters(countersBefore && 'reason' in countersBefore ? `before the point: ${countersBefore.reason}` : NO_METRICS_URL);
   const runs = executed.outcomes
-    .map((outcome, i) => ({ record: outcome.record, start: executed.startedAt[i]! }))
+    .map((outcome, i) => ({ record: outcome.record, start: executed.startedAt[i]!, delay: delayOf.get(executed.jobOf[i]!) }))
     .filter((r) => r.record.error?.kind !== 'cancelled')
     .sort((a, b) => a.start - b.start);
   const inFlight = level.kind === 'concurrency' ? level.concurrency : maxInFlight(runs);
   const limits = latencyObjectives(options.objectives);
-  const { trim, counted, windowStart, windowEnd, requestsPerSec, outputTokensPerSec, goodput } = steadyWindow(runs, inFlight, limits);
+  const { steady, counted, windowStart, windowEnd, how, requestsPerSec, outputTokensPerSec, goodput } = steadyWindow(runs, inFlight, limits);
   const records = counted.map((r) => r.record);
   const ok = records.filter((r) => r.ok);
   const cache = { cold: 0, warm: 0, unknown: 0 };
@@ -168,11 +169,7 @@ export async function runLoadPoint(level: LoadLevel, options: LoadPointOptions):
     sent: runs.length,
     failed: runs.filter((r) => !r.record.ok).length,
     counted: counted.length,
-    window: {
-      startMs: windowStart,
-      endMs: windowEnd,
-      how: trim > 0 ? `the first and last ${trim} requests (ramp and drain at ${inFlight} in flight) left out` : `all requests counted: fewer than ${3 * inFlight} requests, too few to leave out the ramp and drain`,
-    },
+    window: { startMs: windowStart, endMs: windowEnd, steady, how },
     requestsPerSec,
     outputTokensPerSec,
     ttftMs: percentileTriple(ok.map((r) => r.ttftMs)),
@@ -182,16 +179,14 @@ export async function runLoadPoint(level: LoadLevel, options: LoadPointOptions):
     outputTokens: summarize(ok.map((r) => r.outputTokens).filter(isNumber)).p50,
     cache: { ...cache, warm_share: records.length > 0 ? cache.warm / records.length : 0, counters },
     attainment: attainment(records, options.objectives, options.target),
-    perSlo: limits.map((o) => {
-      const met = records.filter((r) => requestAttains(r, [o])).length;
-      return { objective: `${o.metric} ≤ ${o.maxMs} ms`, met, total: records.length, share: records.length > 0 ? met / records.length : null };
-    }),
     goodput,
     errors,
     dispatchDelayMs: level.kind === 'rate' ? percentileTriple(dispatchDelays) : null,
     server: serverView(executed.serverMetrics?.samples ?? [], windowStart, windowEnd),
     requests: runs.map((r) => ({
       startedAtMs: Math.round(r.start * 10) / 10,
+      // Open loop: when the arrival process scheduled it (sent late by dispatchDelay when the client lagged).
+      ...(r.delay !== undefined ? { scheduledAtMs: Math.round((r.start - r.delay) * 10) / 10 } : {}),
       ttftMs: r.record.ttftMs,
       tpotMs: r.record.tpotMs,
       e2eMs: r.record.e2eMs,
@@ -212,37 +207,6 @@ export async function runLoadPoint(level: LoadLevel, options: LoadPointOptions):
     simulated: runs.some((r) => r.record.simulated === true),
     phases: phaseMedians(records),
     hints: serverEvidenceHints(summarizeRuns(records), { records, samples: (executed.serverMetrics?.samples ?? []).filter((m) => m.t >= windowStart && m.t <= windowEnd) }),
-  };
-}
-
-export interface TimedRun {
-  record: RunRecord;
-  /** When the request was sent (ms on the point's clock). */
-  start: number;
-}
-
-/**
- * The steady window of a point's runs (sorted by start) and its throughput and goodput: the first and
- * last `inFlight` requests are left out when there are at least 3·inFlight; throughput counts the ok
- * completions inside [start of the first counted, start of the first drain request] over its length
- * (with nothing left out: first start to last end, vLLM's benchmark duration). Goodput counts the
- * ones among them that met every latency limit.
- */
-export function steadyWindow(runs: readonly TimedRun[], inFlight: number, limits: ReturnType<typeof latencyObjectives>) {
-  const trim = runs.length >= 3 * inFlight ? inFlight : 0;
-  const counted = runs.slice(trim, runs.length - trim);
-  const windowStart = counted[0]?.start ?? 0;
-  const windowEnd = trim > 0 ? runs[runs.length - trim]!.start : Math.max(...runs.map((r) => r.start + (r.record.e2eMs ?? 0)), windowStart);
-  const seconds = (windowEnd - windowStart) / 1000;
-  const completedInWindow = runs.filter((r) => r.record.ok && r.record.e2eMs !== null && r.start + r.record.e2eMs >= windowStart && r.start + r.record.e2eMs <= windowEnd);
-  const good = completedInWindow.filter((r) => requestAttains(r.record, limits));
-  const perSec = (n: number): number | null => (seconds > 0 ? n / seconds : null);
-  const tokens = (rs: readonly TimedRun[]): number => rs.reduce((s, r) => s + (r.record.outputTokens ?? 0), 0);
-  return {
-    trim, counted, windowStart, windowEnd, seconds, completedInWindow, good,
-    requestsPerSec: perSec(completedInWindow.length),
-    outputTokensPerSec: perSec(tokens(completedInWindow)),
-    goodput: { requestsPerSec: perSec(good.length), outputTokensPerSec: perSec(tokens(good)) },
   };
 }
 

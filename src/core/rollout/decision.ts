@@ -16,7 +16,8 @@ import { formatMs } from '../metrics/format';
 import { ALPHA, formatP, medianShift, MIN_RUNS_FOR_CLAIM, type Verdict } from '../compare/verdicts';
 import { SCENARIO_RULES, type RolloutPolicy } from './scenario';
 import { proportionTest } from '../stats/proportions';
-import { judgeObjective, objectiveText, runsToSettle, type ObjectiveJudgement, type SloEvidence } from './slo';
+import { objectiveText } from './slo';
+import { judgeObjective, pct, runsToSettle, type ObjectiveJudgement, type SloEvidence, type Statistics } from './sloJudgement';
 
 export type RolloutDecisionKind = 'ship' | 'hold' | 'insufficient' | 'no-change';
 
@@ -55,31 +56,28 @@ export interface RolloutInput {
   identical?: boolean;
   /** Test cases each revision runs, to say how many runs per case a suggestion means. */
   cases?: number;
+  /** Fixed-n (default) or anytime-valid (run until decided): how SLOs are judged and settled. */
+  statistics?: Statistics;
+  /** Anytime: throughput and hallucination changes from the sequential tests (compare/sequentialVerdicts.ts), in place of the fixed-n ones. */
+  changes?: { throughput?: Change; hallucination?: Change };
+}
+
+/** A change of a gating figure, head against base, as the decision reads it. */
+export interface Change {
+  worse: boolean;
+  text: string;
 }
 
 const THROUGHPUT_MARGIN_SHARE = 0.05;
 
-/** `p90 190 ms, 95% CI 150 ms–230 ms (n = 40)`; an open side is said in words, not as `?`. */
+/** The claim in plain words: `0 of 30 runs above 30.00 s: E2E p90 ≤ 30.00 s holds with 95% confidence (p90 1.40 s)`. */
 export function judgementText(j: ObjectiveJudgement): string {
-  if (j.estimate === null) return 'no runs';
-  const o = j.objective;
-  const value = (v: number) => (o.metric === 'adherence' ? `${Math.round(v * 100)}%` : o.metric === 'hallucination' ? ratePct(v) : formatMs(v));
-  const stat = o.metric === 'adherence' || o.metric === 'hallucination' ? o.metric : o.percentile;
-  const [lo, hi] = j.ci95;
-  if (lo !== null && hi !== null) return `${stat} ${value(j.estimate)}, 95% CI ${value(lo)}–${value(hi)} (n = ${j.n})`;
-  const open = lo === null && hi === null ? 'too few runs to bound it either way' : hi === null ? `too few runs to bound it from above; at least ${value(lo!)}` : `too few runs to bound it from below; at most ${value(hi)}`;
-  return `${stat} ${value(j.estimate)} so far (n = ${j.n}: ${open})`;
-}
-
-/** Small rates keep a decimal: a 2% ceiling is read against 0.5%, not 1%. */
-function ratePct(v: number): string {
-  const p = v * 100;
-  return `${p >= 10 || Number.isInteger(p) ? Math.round(p) : p.toFixed(1)}%`;
+  return j.text;
 }
 
 function limitText(j: ObjectiveJudgement): string {
   const o = j.objective;
-  return o.metric === 'adherence' ? `adherence above ${Math.round(o.min * 100)}%` : o.metric === 'hallucination' ? `hallucination under ${ratePct(o.max)}` : `${o.percentile} under ${formatMs(o.maxMs)}`;
+  return o.metric === 'adherence' ? `adherence above ${pct(o.min)}` : o.metric === 'hallucination' ? `hallucination under ${pct(o.max)}` : `${o.percentile} under ${formatMs(o.maxMs)}`;
 }
 
 function settleText(s: SloOutcome, cases: number): string {
@@ -87,7 +85,7 @@ function settleText(s: SloOutcome, cases: number): string {
   if (!needed) return 'more runs would not settle it: the estimate sits on the limit';
   const perCase = cases > 1 ? ` (${Math.ceil(needed.runs / cases)} per test case)` : '';
   const o = s.head.objective;
-  const what = needed.side === 'met' ? `bound ${limitText(s.head)}` : o.metric === 'adherence' ? `show adherence below ${Math.round(o.min * 100)}%` : o.metric === 'hallucination' ? `show hallucination above ${ratePct(o.max)}` : `show ${o.percentile} over ${formatMs(o.maxMs)}`;
+  const what = needed.side === 'met' ? `bound ${limitText(s.head)}` : o.metric === 'adherence' ? `show adherence below ${pct(o.min)}` : o.metric === 'hallucination' ? `show hallucination above ${pct(o.max)}` : `show ${o.percentile} over ${formatMs(o.maxMs)}`;
   return `about ${needed.runs} runs${perCase} would ${what}, if the runs so far are typical`;
 }
 
@@ -96,10 +94,11 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
   const rules = SCENARIO_RULES[policy.scenario];
   const cases = Math.max(1, input.cases ?? 1);
   const common = { scenario: policy.scenario, scenarioSource: policy.scenarioSource, base: base.rev, head: head.rev };
+  const statistics = input.statistics ?? 'fixed-n';
   const slo: SloOutcome[] = policy.objectives.map((objective) => {
-    const outcome: SloOutcome = { objective: objectiveText(objective), base: judgeObjective(objective, base), head: judgeObjective(objective, head) };
+    const outcome: SloOutcome = { objective: objectiveText(objective), base: judgeObjective(objective, base, statistics), head: judgeObjective(objective, head, statistics) };
     if (outcome.head.status === 'unclear') {
-      const needed = runsToSettle(objective, head);
+      const needed = runsToSettle(objective, head, statistics);
       if (needed) outcome.runsNeeded = needed;
     }
     return outcome;
@@ -136,7 +135,7 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
   if (adherence.verdict === 'worse') holds.push(`${adherence.summary} — significantly worse`);
   else seen.push(adherence.summary + (adherence.verdict === 'better' ? ' — better' : ''));
   for (const line of sloLines) (line.kind === 'broken' ? holds : line.kind === 'unclear' ? unclear : seen).push(line.text);
-  const hallucination = hallucinationChange(base, head);
+  const hallucination = statistics === 'anytime' ? input.changes?.hallucination : hallucinationChange(base, head);
   if (hallucination) (hallucination.worse ? holds : seen).push(hallucination.text);
 
   for (const metric of ['ttftMs', 'e2eMs'] as const) {
@@ -147,7 +146,7 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
     else seen.push(v.summary);
   }
 
-  const throughput = throughputChange(base.tokensPerSec, head.tokensPerSec);
+  const throughput = statistics === 'anytime' ? input.changes?.throughput : throughputChange(base.tokensPerSec, head.tokensPerSec);
   if (throughput) {
     if (throughput.worse && rules.throughputBlocks) holds.push(`${throughput.text} — significantly worse beyond the margin; ${rules.why}`);
     else seen.push(throughput.text);

@@ -9,10 +9,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SIMULATED_HEADER } from '../endpoint/httpExchange';
-import { chatTokenTotal } from '../tokens/chatOverhead';
 import { loadEncoder, type TokenEncoder } from '../tokens/engine';
 import { seededRandom } from '../stats/random';
-import { chooseAnswer, type SimScenario } from './scenario';
+import type { SimScenario } from './scenario';
+import { chunkLine, simResponse, type ChatBody } from './simResponse';
 
 export const SIM_FAULTS = ['none', '429', '500', 'reset', 'stall', 'malformed', 'non-streaming'] as const;
 export type SimFault = (typeof SIM_FAULTS)[number];
@@ -72,14 +72,6 @@ export interface RunningSim {
   close(): Promise<void>;
 }
 
-interface ChatBody {
-  model?: unknown;
-  messages?: unknown;
-  max_tokens?: unknown;
-  stream?: unknown;
-}
-
-const FILLER = 'the a model answer of this prompt is simulated for timing and has no meaning beyond its length so counts stay honest'.split(' ');
 
 export async function startSim(partial: Partial<SimOptions> = {}): Promise<RunningSim> {
   const options = { ...DEFAULT_SIM_OPTIONS, ...partial };
@@ -165,18 +157,12 @@ export async function startSim(partial: Partial<SimOptions> = {}): Promise<Runni
 }
 
 function serveChat(res: http.ServerResponse, body: ChatBody, arrivedAt: number, options: SimOptions, encoder: TokenEncoder, random: () => number, prefixCache: { queries: number; hits: number }): void {
-  const messages = (body.messages as unknown[]).map((m) => {
-    const message = (m ?? {}) as { role?: unknown; content?: unknown };
-    return { role: String(message.role ?? 'user'), content: typeof message.content === 'string' ? message.content : JSON.stringify(message.content ?? '') };
-  });
-  const inputTokens = chatTokenTotal(messages.map((m) => ({ contentTokens: encoder.count(m.content), roleTokens: encoder.count(m.role) }))).total;
+  const { model, inputTokens, fault, maxTokens, pieces, reasoning, ttftMs, jitter } = simResponse(body, options, encoder, random);
   // Counted when the request is scheduled (has a slot), as vLLM counts a prefix-cache lookup.
   if (options.prefixCacheHitRate !== undefined) {
     prefixCache.queries += inputTokens;
     prefixCache.hits += Math.round(inputTokens * options.prefixCacheHitRate);
   }
-  const model = `${typeof body.model === 'string' ? body.model : 'sim-1'} (simulated)`;
-  const fault = options.fault !== 'none' && random() < options.faultRate ? options.fault : 'none';
   if (fault === '429') {
     json(res, 429, { error: { type: 'rate_limit_exceeded', message: 'Simulated rate limit: slow down.' } }, { 'retry-after': '1' });
     return;
@@ -185,16 +171,9 @@ function serveChat(res: http.ServerResponse, body: ChatBody, arrivedAt: number, 
     json(res, 500, { error: { type: 'server_error', message: 'Simulated internal error.' } });
     return;
   }
-  const maxTokens = typeof body.max_tokens === 'number' && body.max_tokens > 0 ? Math.floor(body.max_tokens) : undefined;
-  const promptText = messages.map((m) => m.content).join('\n');
-  const pieces = answerPieces(options, promptText, random, encoder, maxTokens);
-  const reasoning = Array.from({ length: options.reasoningTokens }, (_, i) => (i === 0 ? 'Thinking' : ' step'));
-  const jitter = (): number => (random() * 2 - 1) * options.jitterMs;
-  const ttftMs = Math.max(1, options.ttftBaseMs + options.prefillMsPerInputToken * inputTokens + jitter());
   const id = `chatcmpl-sim-${Math.floor(random() * 1e9)}`;
   const created = Math.floor(Date.now() / 1000);
-  const chunk = (delta: Record<string, unknown>, finish: string | null = null): string =>
-    `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null): string => chunkLine(id, created, model, delta, finish);
   const outputTokens = reasoning.length + pieces.length;
 
   if (fault === 'non-streaming') {
@@ -258,29 +237,6 @@ function serveChat(res: http.ServerResponse, body: ChatBody, arrivedAt: number, 
   };
   if (groups.length === 0) groups.push([{ text: '.', reasoning: false }]);
   setTimeout(step, Math.max(0, due - performance.now()));
-}
-
-/** The answer as pieces of about one token each: a scenario answer, else filler of the configured length. */
-function answerPieces(options: SimOptions, promptText: string, random: () => number, encoder: TokenEncoder, maxTokens: number | undefined): string[] {
-  let pieces: string[];
-  if (options.scenario) {
-    const text = chooseAnswer(options.scenario, promptText, random);
-    pieces = text.match(/\s*[^\s]+/g) ?? [text];
-    pieces = pieces.flatMap((p) => (encoder.count(p) > 1 ? splitPiece(p, encoder.count(p)) : [p]));
-  } else {
-    const n = Math.max(1, Math.round(options.outputTokens * (0.8 + 0.4 * random())));
-    pieces = Array.from({ length: n }, (_, i) => `${i === 0 ? 'Simulated' : ' ' + FILLER[Math.floor(random() * FILLER.length)]}`);
-  }
-  return maxTokens !== undefined ? pieces.slice(0, maxTokens) : pieces;
-}
-
-/** Splits a word into `count` nearly equal parts so one piece stands for about one token. */
-function splitPiece(piece: string, count: number): string[] {
-  const chars = [...piece];
-  const size = Math.ceil(chars.length / count);
-  const out: string[] = [];
-  for (let i = 0; i < chars.length; i += size) out.push(chars.slice(i, i + size).join(''));
-  return out;
 }
 
 function json(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

@@ -30,7 +30,7 @@ const CSV_COLUMNS: [string, (r: StoredLoadPoint) => unknown][] = [
   ['attainment', (r) => r.point.attainment.share ?? ''],
   ['attainmentLow', (r) => r.point.attainment.ci95?.[0] ?? ''],
   ['attainmentHigh', (r) => r.point.attainment.ci95?.[1] ?? ''],
-  ['attainmentTarget', (r) => r.point.attainment.target],
+  ['attainmentTarget', (r) => r.point.attainment.target ?? 'per SLO percentile'],
   ['resolved', (r) => r.point.attainment.resolved ?? ''],
   ['ttftP50Ms', (r) => r.point.ttftMs.p50 ?? ''],
   ['ttftP90Ms', (r) => r.point.ttftMs.p90 ?? ''],

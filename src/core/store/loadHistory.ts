@@ -22,7 +22,7 @@ export function loadHistoryMarkdown(points: readonly StoredLoadPoint[], max = MA
     const interval = a.ci95 ? ` (${pct(a.ci95[0])}–${pct(a.ci95[1])})` : '';
     const verdict = a.resolved === 'meets' ? ' ✓' : a.resolved === 'misses' ? ' ✗' : '';
     const warm = p.cache.counters?.warm === true || p.cache.warm > 0 ? 'warm' : 'cold';
-    return `| ${r.at.replace('T', ' ').slice(0, 19)} | ${cell(r.loadId.slice(0, 8))} | ${cell(r.endpointName)}${r.simulated ? ' (sim)' : ''} | ${r.key.promptHash.slice(0, 8)} | ${cell(p.label)} | ${p.sent} / ${p.failed} | ${rate(p.requestsPerSec)} | ${rate(p.goodput.requestsPerSec)} | ${pct(a.share)}${interval}${verdict} vs ${pct(a.target)} | ${ms(p.ttftMs.p90)} | ${ms(p.e2eMs.p90)} | ${warm}${p.cancelled ? ', cancelled' : ''} |`;
+    return `| ${r.at.replace('T', ' ').slice(0, 19)} | ${cell(r.loadId.slice(0, 8))} | ${cell(r.endpointName)}${r.simulated ? ' (sim)' : ''} | ${r.key.promptHash.slice(0, 8)} | ${cell(p.label)} | ${p.sent} / ${p.failed} | ${rate(p.requestsPerSec)} | ${rate(p.goodput.requestsPerSec)} | ${pct(a.share)}${interval}${verdict} vs ${a.target === null ? 'each SLO p' : pct(a.target)} | ${ms(p.ttftMs.p90)} | ${ms(p.e2eMs.p90)} | ${warm}${p.cancelled ? ', cancelled' : ''} |`;
   });
   return [
     `## Load points (latest ${newest.length} of ${points.length})`,

@@ -35,7 +35,7 @@ export interface StoredLoadPoint {
   simulated: boolean;
   /** The SLOs the attainment was judged against, in words, and the attainment target. */
   slo: string[];
-  target: number;
+  target: number | null;
   inputs: string;
   point: LoadPoint;
   /** Requests not kept (beyond MAX_STORED_REQUESTS); the figures still cover them. */
@@ -71,7 +71,7 @@ export const STORED_LOAD_POINT_SCHEMA: Schema = {
     endpointName: text,
     simulated: { type: 'boolean' },
     slo: { type: 'array', items: text, maxItems: 100 },
-    target: { type: 'number', minimum: 0, maximum: 1 },
+    target: { type: ['number', 'null'], minimum: 0, maximum: 1 },
     inputs: text,
     requestsDropped: { type: 'integer', minimum: 0 },
     point: {

@@ -7,10 +7,11 @@ import * as vscode from 'vscode';
 export interface CapacitySearchShape {
   requests: number;
   limit: number;
-  attainment: number;
+  /** The override; null: each SLO's percentile is its target. */
+  attainment: number | null;
 }
 
-export const CAPACITY_DEFAULTS: CapacitySearchShape = { requests: 30, limit: 32, attainment: 0.95 };
+export const CAPACITY_DEFAULTS: CapacitySearchShape = { requests: 30, limit: 32, attainment: null };
 
 /** `value` when it is a finite number within [min, max], else `fallback`. */
 export function within(value: unknown, min: number, max: number, fallback: number): number {
@@ -22,6 +23,6 @@ export function capacitySettings(): CapacitySearchShape {
   return {
     requests: Math.round(within(settings.get('requestsPerLevel'), 3, 10_000, CAPACITY_DEFAULTS.requests)),
     limit: Math.round(within(settings.get('limit'), 1, 1024, CAPACITY_DEFAULTS.limit)),
-    attainment: within(settings.get('attainment'), 0.01, 1, CAPACITY_DEFAULTS.attainment),
+    attainment: typeof settings.get('attainment') === 'number' ? within(settings.get('attainment'), 0.01, 1, 0.95) : null,
   };
 }

@@ -14,7 +14,7 @@ import { searchMaxConcurrency } from '../../core/load/capacitySearch';
 import { capacityView, type CapacityView } from '../../core/load/capacityView';
 import { saturation, throughputKnee } from '../../core/load/knee';
 import { runLoadPoint } from '../../core/load/loadPoint';
-import { resolvePolicy } from '../../core/rollout/scenario';
+import { promptPolicy } from '../../core/load/promptPolicy';
 import { objectiveText } from '../../core/rollout/slo';
 import { planPromptRun } from '../../core/run/promptRun';
 import { LoadResultsStore, loadResultsPath } from '../../core/store/loadResults';
@@ -43,7 +43,7 @@ function searchArgs(args: unknown): CapacitySearchShape & { slo: string[] } {
   return {
     requests: Math.round(within(v.requests, 3, 10_000, fallback.requests)),
     limit: Math.round(within(v.limit, 1, 1024, fallback.limit)),
-    attainment: within(v.attainment, 0.01, 1, fallback.attainment),
+    attainment: typeof v.attainment === 'number' ? within(v.attainment, 0.01, 1, 0.95) : fallback.attainment,
     slo: Array.isArray(v.slo) ? v.slo.filter((s): s is string => typeof s === 'string').slice(0, 20) : [],
   };
 }
@@ -76,7 +76,8 @@ export async function findCapacity(context: vscode.ExtensionContext, runs: RunCo
     if (!(await new CostParamConsent(context.workspaceState).check(file, costly, (text) => confirmCostParams(plan.prompt.name, file, choice.config.name, text)))) return undefined;
     // A retrieval step's URL is shown before the first query goes there, as ▶ Run asks (retrievalConsent.ts).
     if (plan.retrieval && !(await new RetrievalConsent(context.workspaceState).check(file, plan.retrieval.step.url, (to) => confirmRetrievalUrl(plan.prompt.name, file, to)))) return undefined;
-    const policy = resolvePolicy({ settingScenario: settings.get<string>('compare.scenario', '').trim(), cliSlo: options.slo, ...(plan.prompt.rollout ? { prompt: { where: path.basename(file), ...plan.prompt.rollout } } : {}) });
+    // The prompt's own policy, as Compare reads it: front matter, then its tests file's scenario and SLOs.
+    const policy = promptPolicy(document.uri.scheme === 'file' ? document.uri.fsPath : file, document.getText(), plan, { settingScenario: settings.get<string>('compare.scenario', '').trim(), cliSlo: options.slo }, path.basename(file));
     if (!policy.objectives.some((o) => o.metric !== 'adherence')) throw new Error(`the ${policy.scenario} scenario sets no latency SLO to attain; declare one in the prompt (slo: { ttftMs: { p90: 1000 } })`);
     const transport = await runs.transportFor(choice);
     const timeoutMs = settings.get<number>('run.timeoutMs', 60_000);
@@ -89,7 +90,7 @@ export async function findCapacity(context: vscode.ExtensionContext, runs: RunCo
           progress.report({ message: `concurrency ${concurrency}: ${options.requests} requests…` });
           return runLoadPoint({ kind: 'concurrency', concurrency }, { transport, plans: [plan], requests: options.requests, timeoutMs, cache, objectives: policy.objectives, target: options.attainment, signal: controller.signal });
         },
-        { limit: options.limit, signal: controller.signal },
+        { limit: options.limit, requests: options.requests, signal: controller.signal },
       );
     });
     const view = capacityView(
@@ -97,7 +98,7 @@ export async function findCapacity(context: vscode.ExtensionContext, runs: RunCo
         file, prompt: plan.prompt.name, endpoint: choice.config.name,
         policy: { scenario: policy.scenario, scenarioSource: policy.scenarioSource, slo: policy.objectives.map(objectiveText) },
         target: options.attainment, requestsPerLevel: options.requests, inputs: 'the sample inputs', points: result.points,
-        capacity: { maxConcurrencyMeetingSlo: result.maxConcurrency, atLimit: result.atLimit, resolved: result.resolved, knee: throughputKnee(result.points), saturation: saturation(result.points) },
+        capacity: { maxConcurrencyMeetingSlo: result.maxConcurrency, atLimit: result.atLimit, resolved: result.resolved, requestsToResolve: result.requestsToResolve, knee: throughputKnee(result.points), saturation: saturation(result.points) },
         cancelled: controller.signal.aborted, simulated: choice.config.simulated === true || transport.endpoint.simulated === true,
       },
       { withRequests: false },

@@ -8,7 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { capacityComparisonLines, hasLatencySlo, withCapacity } from '../../core/compare/capacityCompare';
-import { compareRevisions } from '../../core/compare/compare';
+import { compareRevisions, type CompareOptions } from '../../core/compare/compare';
+import { batchLine, compareUntilDecided, type UntilDecidedProgress } from '../../core/compare/untilDecided';
 import { transportJudge } from '../../core/compare/judge';
 import { loadRevisionSources } from '../../core/compare/revisionSources';
 import { loadGatePolicy, revisionRequestParams } from '../../core/compare/revisionDeclarations';
@@ -76,7 +77,7 @@ export class ComparePanel {
     }
     if (message.type === 'ready') await this.sendHistory();
     else if (message.type === 'cancel') this.running?.abort();
-    else if (message.type === 'compare') await this.compare(message.revs, message.runs, message.fresh, message.capacity === true);
+    else if (message.type === 'compare') await this.compare(message.revs, message.runs, message.fresh, message.capacity === true, message.untilDecided?.maxRuns);
   }
 
   private async sendHistory(): Promise<void> {
@@ -95,7 +96,8 @@ export class ComparePanel {
     this.post({ type: 'history', file: vscode.workspace.asRelativePath(this.document.uri), prompt: this.promptName ?? '', revisions: choices, ...(notice ? { notice } : {}) });
   }
 
-  private async compare(revs: string[], runsPerCase: number, fresh: boolean, withCapacitySearch: boolean): Promise<void> {
+  /** `maxRuns`: run until decided, at most this many runs per test case. */
+  private async compare(revs: string[], runsPerCase: number, fresh: boolean, withCapacitySearch: boolean, maxRuns?: number): Promise<void> {
     if (this.running) return this.post({ type: 'error', message: 'A comparison is already running.' });
     const choice = await chooseEndpoint((m) => this.log.warn(m));
     if (!choice) return this.post({ type: 'error', message: 'No endpoint chosen.' });
@@ -137,7 +139,9 @@ export class ComparePanel {
       const timeoutMs = settings.get<number>('run.timeoutMs', 60_000);
       const cache = runCacheMode(settings.get<string>('run.cache', 'cold'));
       const relativeFile = vscode.workspace.asRelativePath(this.document.uri, false);
-      let result = await compareRevisions({
+      // Run until decided: the decision after each batch and the runs spent stay in view; Cancel keeps what was measured.
+      let running: UntilDecidedProgress | undefined;
+      const compareOptions: CompareOptions = {
         file: relativeFile,
         ...(this.promptName ? { promptName: this.promptName } : {}),
         revisions: sources,
@@ -152,8 +156,12 @@ export class ComparePanel {
         freshnessMs: Math.max(0, settings.get<number>('compare.maxAgeHours', 24)) * 3_600_000,
         signal: controller.signal,
         ...(judge ? { judge } : {}),
-        onProgress: (done, total, message) => this.post({ type: 'progress', done, total, message }),
-      });
+        onProgress: (done, total, message) => this.post({ type: 'progress', done, total, message: running ? `${message} · so far: ${batchLine(running).trim()}` : message, ...(running ? { running } : {}) }),
+      };
+      let result =
+        maxRuns !== undefined
+          ? await compareUntilDecided(compareOptions, { maxRunsPerCase: Math.max(maxRuns, runsPerCase), onBatch: (p) => ((running = p), this.post({ type: 'progress', done: 0, total: 0, message: batchLine(p).trim(), running: p })) })
+          : await compareRevisions(compareOptions);
       this.onRunsStored(store.path);
       let capacityLines: string[] | undefined;
       if (withCapacitySearch && !result.cancelled) {

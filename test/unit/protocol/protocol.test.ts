@@ -19,6 +19,10 @@ describe('webview → host', () => {
     [{ type: 'compare', revs: ['working', 'buffer'], runs: 2, fresh: 'yes' }, false],
     [{ type: 'compare', revs: ['working', 'buffer'], runs: 2, fresh: false, capacity: true }, true],
     [{ type: 'compare', revs: ['working', 'buffer'], runs: 2, fresh: false, capacity: 1 }, false],
+    [{ type: 'compare', revs: ['working', 'buffer'], runs: 10, fresh: false, untilDecided: { maxRuns: 200 } }, true],
+    [{ type: 'compare', revs: ['working', 'buffer'], runs: 10, fresh: false, untilDecided: { maxRuns: 0 } }, false],
+    [{ type: 'compare', revs: ['working', 'buffer'], runs: 10, fresh: false, untilDecided: { maxRuns: 1e9 } }, false],
+    [{ type: 'compare', revs: ['working', 'buffer'], runs: 10, fresh: false, untilDecided: true }, false],
     [{ type: 'run-shell', command: 'x' }, false],
     [null, false],
     ['ready', false],
@@ -32,6 +36,9 @@ describe('host → webview', () => {
     expect(isHostToWebview({ type: 'history', file: 'f', prompt: 'p', revisions: [{ rev: 'working', label: 'working copy', path: 'f' }] })).toBe(true);
     expect(isHostToWebview({ type: 'result', result: { revisions: 'no' } })).toBe(false);
     expect(isHostToWebview({ type: 'progress', done: '1', total: 4, message: 'x' })).toBe(false);
+    const running = { batch: 2, runsPerCase: 15, runsSpent: 30, decision: 'insufficient', reason: 'SLO … not established' };
+    expect(isHostToWebview({ type: 'progress', done: 0, total: 0, message: 'x', running })).toBe(true);
+    expect(isHostToWebview({ type: 'progress', done: 0, total: 0, message: 'x', running: { ...running, runsSpent: '30' } })).toBe(false);
     expect(isHostToWebview({ type: 'eval', code: 'alert(1)' })).toBe(false);
   });
 });

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { adherenceVerdict, latencyVerdict } from '../../../src/core/compare/verdicts';
 import { decideRollout, type RolloutSide } from '../../../src/core/rollout/decision';
 import { resolvePolicy } from '../../../src/core/rollout/scenario';
-import { judgeObjective, objectiveFromText, objectivesFromBlock, objectiveText, runsToSettle, SloError } from '../../../src/core/rollout/slo';
+import { objectiveFromText, objectivesFromBlock, objectiveText, SloError } from '../../../src/core/rollout/slo';
+import { judgeObjective, runsToSettle } from '../../../src/core/rollout/sloJudgement';
 import { wilsonInterval } from '../../../src/core/stats/proportions';
 
 const evidence = (hallucinated: number, total: number) => ({ ttftMs: [], e2eMs: [], tpotMs: [], adherence: { passed: 0, total: 0 }, hallucination: { hallucinated, total } });
@@ -24,15 +25,14 @@ describe('slo: hallucination', () => {
     expect(resolvePolicy({ tests: { where: 't', slo: { hallucination: { max: 0.02 } } }, cliSlo: ['hallucination<=0.01'] }).objectives.filter((o) => o.metric === 'hallucination')).toEqual([{ metric: 'hallucination', max: 0.01 }]);
   });
 
-  it('met only when the whole Wilson interval is under the ceiling; broken when wholly above; unclear between, with runs to settle', () => {
+  it('met only when the one-sided upper bound is under the ceiling; broken when the lower bound is above; unclear between, with runs to settle', () => {
     const o = objectiveFromText('hallucination<=0.02');
-    // 0 of 200: upper bound 3.84/(200+3.84) = 0.0188 ≤ 0.02 → met.
-    expect(judgeObjective(o, evidence(0, 200))).toMatchObject({ status: 'met', estimate: 0, n: 200, ci95: wilsonInterval(0, 200) });
-    expect(wilsonInterval(0, 200)[1]).toBeCloseTo(0.01884, 4);
-    // 0 of 40: upper 0.0876 — not yet established; about 189 runs would bound it.
+    // 0 of 200: one-sided upper bound 1 − 0.05^(1/200) = 0.0149 < 0.02 → met (the interval shown stays Wilson's).
+    expect(judgeObjective(o, evidence(0, 200))).toMatchObject({ status: 'met', estimate: 0, n: 200, ci95: wilsonInterval(0, 200), text: '0 of 200 judged runs hallucinate: hallucination ≤ 2% holds with 95% confidence' });
+    // 0 of 40: upper 0.072 — not yet established; 0 of 149 bounds it (1 − 0.05^(1/149) = 0.0199).
     const early = judgeObjective(o, evidence(0, 40));
     expect(early.status).toBe('unclear');
-    expect(runsToSettle(o, evidence(0, 40))).toEqual({ runs: 189, side: 'met' });
+    expect(runsToSettle(o, evidence(0, 40))).toEqual({ runs: 149, side: 'met' });
     expect(judgeObjective(o, evidence(10, 100))).toMatchObject({ status: 'broken', estimate: 0.1 });
     expect(judgeObjective(o, { ...evidence(0, 0), hallucination: undefined })).toMatchObject({ status: 'unclear', estimate: null, n: 0 });
   });
@@ -63,12 +63,12 @@ describe('the decision holds a change that raises hallucination significantly', 
     expect(decision.decision).toBe('ship');
     const withSlo = decide(side('A', 0), side('B', 1), ['hallucination<=0.02']);
     expect(withSlo.decision).toBe('insufficient');
-    expect(withSlo.reasons[0]).toMatch(/^SLO hallucination ≤ 0\.02 not established for B: hallucination 2\.5%, 95% CI 0\.4%–13% \(n = 40\) — about \d+ runs would show hallucination above 2%/);
+    expect(withSlo.reasons[0]).toMatch(/^SLO hallucination ≤ 0\.02 not established for B: 1 of 40 judged runs hallucinate: not yet enough to tell whether hallucination ≤ 2% holds — about \d+ runs would show hallucination above 2%/);
   });
 
   it('a head that breaks hallucination<=0.02 is held by the SLO', () => {
     const decision = decide(side('A', 0, 200), side('B', 12, 200), ['hallucination<=0.02']);
     expect(decision.decision).toBe('hold');
-    expect(decision.reasons.join('\n')).toMatch(/B breaks SLO hallucination ≤ 0\.02: hallucination 6%, 95% CI 3\.5%–10% \(n = 200\); A: hallucination 0%/);
+    expect(decision.reasons.join('\n')).toMatch(/B breaks SLO hallucination ≤ 0\.02: 12 of 200 judged runs hallucinate: hallucination ≤ 2% is broken with 95% confidence; A: 0 of 200 judged runs hallucinate/);
   });
 });

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { adherenceVerdict, latencyVerdict } from '../../../src/core/compare/verdicts';
 import { decideRollout, type RolloutSide } from '../../../src/core/rollout/decision';
 import { resolvePolicy } from '../../../src/core/rollout/scenario';
-import { judgeObjective, objectiveFromText, objectivesFromBlock, runsToSettle, SloError } from '../../../src/core/rollout/slo';
+import { objectiveFromText, objectivesFromBlock, SloError } from '../../../src/core/rollout/slo';
+import { judgeObjective, runsToSettle } from '../../../src/core/rollout/sloJudgement';
 import { quantileInterval } from '../../../src/core/stats/quantileInterval';
 import { seededRandom } from '../../../src/core/stats/random';
 
@@ -120,7 +121,7 @@ describe('the rollout decision', () => {
     const head = side('B', 38, latencies(700));
     const held = decide('decision', base, head, ['ttftMs.p50<=500']);
     expect(held.decision).toBe('hold');
-    expect(held.reasons[0]).toMatch(/^B breaks SLO ttftMs\.p50 ≤ 500: p50 \d+ ms, 95% CI \d+ ms–\d+ ms \(n = 40\); A: p50 \d+ ms/);
+    expect(held.reasons[0]).toMatch(/^B breaks SLO ttftMs\.p50 ≤ 500: \d+ of 40 runs above 500 ms: TTFT p50 ≤ 500 ms is broken with 95% confidence \(p50 \d+ ms\); A: \d+ of 40 runs above 500 ms/);
     const both = decide('decision', side('A', 38, latencies(800)), side('B', 38, latencies(790)), ['ttftMs.p50<=500']);
     expect(both.decision).toBe('hold');
     expect(both.reasons[0]).toMatch(/^both break SLO ttftMs\.p50 ≤ 500 — B does not fix it/);
@@ -130,26 +131,41 @@ describe('the rollout decision', () => {
     for (const scenario of ['interactive', 'batch', 'decision'] as const) {
       const result = decide(scenario, side('A', 0, latencies(300, 30), latencies(50), 30), side('B', 0, latencies(300, 30), latencies(50), 30));
       expect(result.decision, scenario).toBe('hold');
-      expect(result.reasons[0], scenario).toMatch(/^both break SLO adherence ≥ 0\.[78] — B does not fix it \(A: adherence 0%, 95% CI 0%–11% \(n = 30\)/);
+      expect(result.reasons[0], scenario).toMatch(/^both break SLO adherence ≥ 0\.[78] — B does not fix it \(A: 0 of 30 runs pass: adherence ≥ [78]0% is broken with 95% confidence/);
     }
   });
 
   it('an SLO not yet established is insufficient evidence, with about how many runs would settle it — never "?"', () => {
-    // 10 runs at ~200 ms cannot bound a p90 from above: that takes at least 35 runs.
+    // 0 of 10 runs above 2 s cannot bound a p90 (at most 10% above): 0 of 29 would.
     const base = side('A', 10, latencies(200, 10), latencies(50, 10), 10);
     const head = side('B', 10, latencies(190, 10), latencies(50, 10), 10);
     const result = decide('interactive', base, head, ['adherence>=0.5'], { cases: 2 });
     expect(result.decision).toBe('insufficient');
     const text = result.reasons.join('\n');
     expect(text).not.toContain('?');
-    expect(text).toMatch(/SLO ttftMs\.p90 ≤ 2000 not established for B: p90 \d+ ms so far \(n = 10: too few runs to bound it from above; at least \d+ ms\) — about (\d+) runs \((\d+) per test case\) would bound p90 under 2\.00 s/);
+    expect(text).toMatch(/SLO ttftMs\.p90 ≤ 2000 not established for B: 0 of 10 runs above 2\.00 s: not yet enough to tell whether TTFT p90 ≤ 2\.00 s holds \(p90 \d+ ms\) — about 29 runs \(15 per test case\) would bound p90 under 2\.00 s/);
     const needed = result.slo.find((s) => s.objective.startsWith('ttftMs'))!.runsNeeded!;
-    expect(needed.side).toBe('met');
+    expect(needed).toEqual({ runs: 29, side: 'met' });
     // The suggestion is the smallest number of such runs that settles it.
     const repeat = (n: number) => Array.from({ length: n }, (_, i) => head.ttftMs[i % head.ttftMs.length]!);
     const judge = (n: number) => judgeObjective({ metric: 'ttftMs', percentile: 'p90', maxMs: 2000 }, { ...head, ttftMs: repeat(n) }).status;
     expect(judge(needed.runs)).toBe('met');
     expect(judge(needed.runs - 1)).toBe('unclear');
+  });
+
+  it('one-sided, as the issue reads them: 0 of 30 runs above 30 s holds p90 ≤ 30 s; 30/30 passing holds adherence ≥ 80%; anytime-valid asks a few runs more', () => {
+    const e2e = (above: number, n: number) => ({ ttftMs: [], e2eMs: Array.from({ length: n }, (_, i) => (i < above ? 31_000 : 1400)), tpotMs: [], adherence: { passed: 30, total: 30 } });
+    const p90 = { metric: 'e2eMs', percentile: 'p90', maxMs: 30_000 } as const;
+    expect(judgeObjective(p90, e2e(0, 30))).toMatchObject({ status: 'met', count: { events: 0, trials: 30 }, text: '0 of 30 runs above 30.00 s: E2E p90 ≤ 30.00 s holds with 95% confidence (p90 1.40 s)' });
+    expect(judgeObjective(p90, e2e(0, 28)).status).toBe('unclear');
+    expect(judgeObjective(p90, e2e(0, 29)).status).toBe('met');
+    // Two-sided order statistics needed 36 runs for the same claim; one exceedance in 30 is not enough yet.
+    expect(judgeObjective(p90, e2e(1, 30)).status).toBe('unclear');
+    expect(judgeObjective({ metric: 'adherence', min: 0.8 }, e2e(0, 30))).toMatchObject({ status: 'met', text: '30 of 30 runs pass: adherence ≥ 80% holds with 95% confidence' });
+    expect(judgeObjective(p90, e2e(0, 30), 'anytime').status).toBe('unclear');
+    expect(judgeObjective(p90, e2e(0, 40), 'anytime')).toMatchObject({ status: 'met', text: '0 of 40 runs above 30.00 s: E2E p90 ≤ 30.00 s holds with 95% confidence (anytime-valid) (p90 1.40 s)' });
+    expect(runsToSettle(p90, e2e(0, 10))).toEqual({ runs: 29, side: 'met' });
+    expect(runsToSettle(p90, e2e(0, 10), 'anytime')!.runs).toBeGreaterThan(29);
   });
 
   it('runsToSettle: adherence 27/30 against a 0.8 floor needs more runs to show it is met; 18/30 to show it is broken', () => {

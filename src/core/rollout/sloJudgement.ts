@@ -1,0 +1,140 @@
+/**
+ * How an SLO is judged: as the one-sided claim it is. "p90 ≤ L" holds when at most 10% of runs take
+ * longer than L — so it is judged by how many runs exceed L (all of the revision's runs, across its
+ * test cases: a latency SLO is about the prompt), with a one-sided bound on that share; an adherence
+ * floor by a one-sided lower bound of the pass rate; a hallucination ceiling by a one-sided upper
+ * bound. *Met* when the bound is on the right side of the limit, *broken* when the opposite one-sided
+ * bound is on the wrong side, *unclear* otherwise. Fixed-n comparisons use exact Clopper–Pearson
+ * bounds; run-until-decided uses anytime-valid confidence sequences (stats/confidenceSequence.ts),
+ * which stay valid however often the runs are looked at.
+ */
+import { formatMs } from '../metrics/format';
+import { anytimeShareSide } from '../stats/confidenceSequence';
+import { shareSide } from '../stats/oneSided';
+import { wilsonInterval } from '../stats/proportions';
+import { quantileInterval } from '../stats/quantileInterval';
+import { PERCENTILES, type Objective, type LatencyMetric } from './slo';
+
+export type ObjectiveStatus = 'met' | 'broken' | 'unclear';
+/** Fixed-n: the runs were decided on in advance. Anytime: runs are added until decided (confidence sequences). */
+export type Statistics = 'fixed-n' | 'anytime';
+
+export interface ObjectiveJudgement {
+  objective: Objective;
+  status: ObjectiveStatus;
+  /** Point estimate (ms or rate) and its two-sided 95% interval for display (a side is null when the runs cannot bound it). */
+  estimate: number | null;
+  ci95: [number | null, number | null];
+  n: number;
+  /** What the claim rests on: runs above the limit (latency), runs passing (adherence), runs hallucinating. */
+  count: { events: number; trials: number };
+  statistics: Statistics;
+  /** The claim in plain words: "0 of 30 runs above 30.00 s: p90 ≤ 30.00 s holds with 95% confidence". */
+  text: string;
+}
+
+export interface SloEvidence {
+  ttftMs: readonly number[];
+  e2eMs: readonly number[];
+  tpotMs: readonly number[];
+  adherence: { passed: number; total: number };
+  /** Runs that hallucinated among the judged ones; absent when no test case judges hallucination. */
+  hallucination?: { hallucinated: number; total: number };
+}
+
+/** The trials, the events and the share limit a claim is about; `metWhen` is the side of the limit the share must be on. */
+interface Claim {
+  events: number;
+  trials: number;
+  limit: number;
+  metWhen: 'below' | 'above';
+  estimate: number | null;
+  ci95: [number | null, number | null];
+}
+
+function claimOf(objective: Objective, evidence: SloEvidence): Claim {
+  if (objective.metric === 'adherence') {
+    const { passed, total } = evidence.adherence;
+    return { events: passed, trials: total, limit: objective.min, metWhen: 'above', estimate: total > 0 ? passed / total : null, ci95: total > 0 ? wilsonInterval(passed, total) : [null, null] };
+  }
+  if (objective.metric === 'hallucination') {
+    const { hallucinated, total } = evidence.hallucination ?? { hallucinated: 0, total: 0 };
+    return { events: hallucinated, trials: total, limit: objective.max, metWhen: 'below', estimate: total > 0 ? hallucinated / total : null, ci95: total > 0 ? wilsonInterval(hallucinated, total) : [null, null] };
+  }
+  const values = evidence[objective.metric].filter(Number.isFinite);
+  const p = PERCENTILES[objective.percentile];
+  const sorted = [...values].sort((a, b) => a - b);
+  const estimate = sorted.length > 0 ? sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]! : null;
+  // "p90 ≤ L" ⟺ the share of runs above L is at most 10%.
+  return { events: values.filter((v) => v > objective.maxMs).length, trials: values.length, limit: 1 - p, metWhen: 'below', estimate, ci95: quantileInterval(values, p) };
+}
+
+/** The anytime mixture is tuned to be tightest near this many runs: the run counts people use. */
+export const ANYTIME_T_OPT = 30;
+
+function sideOf(events: number, trials: number, limit: number, statistics: Statistics): 'below' | 'above' | null {
+  return statistics === 'anytime' ? anytimeShareSide(events, trials, limit, 0.05, { tOpt: ANYTIME_T_OPT }) : shareSide(events, trials, limit);
+}
+
+export function judgeObjective(objective: Objective, evidence: SloEvidence, statistics: Statistics = 'fixed-n'): ObjectiveJudgement {
+  const claim = claimOf(objective, evidence);
+  const side = sideOf(claim.events, claim.trials, claim.limit, statistics);
+  const status: ObjectiveStatus = side === null ? 'unclear' : side === claim.metWhen ? 'met' : 'broken';
+  return { objective, status, estimate: claim.estimate, ci95: claim.ci95, n: claim.trials, count: { events: claim.events, trials: claim.trials }, statistics, text: claimText(objective, claim, status, statistics) };
+}
+
+/** `p90 ≤ 30.00 s`, `adherence ≥ 80%`, `hallucination ≤ 2%`. */
+export function claimName(o: Objective): string {
+  return o.metric === 'adherence' ? `adherence ≥ ${pct(o.min)}` : o.metric === 'hallucination' ? `hallucination ≤ ${pct(o.max)}` : `${latencyName(o.metric)} ${o.percentile} ≤ ${formatMs(o.maxMs)}`;
+}
+
+function latencyName(metric: LatencyMetric): string {
+  return metric === 'ttftMs' ? 'TTFT' : metric === 'e2eMs' ? 'E2E' : 'TPOT';
+}
+
+/** Small rates keep a decimal: a 2% ceiling is read against 0.5%, not 1%. */
+export function pct(v: number): string {
+  const p = v * 100;
+  return `${p >= 10 || Number.isInteger(p) ? Math.round(p) : p.toFixed(1)}%`;
+}
+
+function claimText(o: Objective, claim: Claim, status: ObjectiveStatus, statistics: Statistics): string {
+  if (claim.trials === 0) return `no runs to judge ${claimName(o)} on`;
+  const counted =
+    o.metric === 'adherence' ? `${claim.events} of ${claim.trials} runs pass` : o.metric === 'hallucination' ? `${claim.events} of ${claim.trials} judged runs hallucinate` : `${claim.events} of ${claim.trials} runs above ${formatMs(o.maxMs)}`;
+  const confidence = statistics === 'anytime' ? '95% confidence (anytime-valid)' : '95% confidence';
+  const verdict = status === 'met' ? `${claimName(o)} holds with ${confidence}` : status === 'broken' ? `${claimName(o)} is broken with ${confidence}` : `not yet enough to tell whether ${claimName(o)} holds`;
+  const estimate = 'maxMs' in o && claim.estimate !== null ? ` (${o.percentile} ${formatMs(claim.estimate)})` : '';
+  return `${counted}: ${verdict}${estimate}`;
+}
+
+/** More runs than this are not suggested: a question that needs them is not settled by running more. */
+const MAX_SUGGESTED_RUNS = 100_000;
+
+/**
+ * About how many runs (in all, for this revision) would settle an unclear objective by the same
+ * one-sided rule, if the share seen so far is typical. Null when the share sits on the limit (more
+ * runs would not tell) or it would take more than 100,000 runs.
+ */
+export function runsToSettle(objective: Objective, evidence: SloEvidence, statistics: Statistics = 'fixed-n'): { runs: number; side: 'met' | 'broken' } | null {
+  const claim = claimOf(objective, evidence);
+  if (claim.trials === 0) return null;
+  const share = claim.events / claim.trials;
+  if (share === claim.limit) return null;
+  const shareSideNow = share < claim.limit ? 'below' : 'above';
+  const side = shareSideNow === claim.metWhen ? 'met' : 'broken';
+  const settles = (n: number) => sideOf(share * n, n, claim.limit, statistics) === shareSideNow;
+  let low = Math.max(1, claim.trials);
+  let high = low * 2;
+  while (!settles(high)) {
+    if (high >= MAX_SUGGESTED_RUNS) return null;
+    low = high;
+    high = Math.min(MAX_SUGGESTED_RUNS, high * 2);
+  }
+  while (high - low > 1) {
+    const mid = Math.floor((low + high) / 2);
+    if (settles(mid)) high = mid;
+    else low = mid;
+  }
+  return { runs: high, side };
+}
