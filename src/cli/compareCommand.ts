@@ -53,6 +53,7 @@ export async function compareCommand(argv: string[], io: CliIO): Promise<number>
   const otlpTarget = otlpTargetFlag(args);
   if (otlpTarget && !store) throw new UsageError('--otlp-endpoint sends the runs compare stores: it needs the results store (drop --no-store)');
   const outputs = ciOutputFlags(args);
+  const fetchMissing = revisionFetchFlags(args);
   const json = outputs.format === 'json';
   const scenario = stringFlag(args, 'scenario');
   const slo = args.lists.get('slo') ?? [];
@@ -74,7 +75,7 @@ export async function compareCommand(argv: string[], io: CliIO): Promise<number>
   let sources;
   let history;
   try {
-    ({ sources, history } = await loadRevisionSources(file, [base, head], { signal, ...revisionFetchFlags(args) }));
+    ({ sources, history } = await loadRevisionSources(file, [base, head], { signal, ...fetchMissing }));
   } catch (error) {
     io.stderr(`prompt-insight compare: ${error instanceof GitError ? error.message : (error as Error).message}\n`);
     return 1;

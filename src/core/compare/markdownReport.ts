@@ -87,10 +87,13 @@ function signed(v: number, digits: number): string {
   return `${v > 0 ? '+' : v < 0 ? '−' : '±'}${Math.abs(v).toFixed(digits)}`;
 }
 
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+
 /** Inline text from outside: one line, HTML and Markdown syntax escaped (`|` too, for table cells), no @mention. */
 export function text(value: string): string {
   return value
     .replace(/[\r\n\t]+/g, ' ')
+    .replace(CONTROL, '\ufffd')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
@@ -101,7 +104,7 @@ export function text(value: string): string {
 
 /** A name shown as code: backticks long enough that none inside can close it, and `|` escaped for tables. */
 function code(value: string): string {
-  const clean = value.replace(/[\r\n\t]+/g, ' ');
+  const clean = value.replace(/[\r\n\t]+/g, ' ').replace(CONTROL, '\ufffd');
   const longest = Math.max(0, ...[...clean.matchAll(/`+/g)].map((m) => m[0].length));
   const fence = '`'.repeat(longest + 1);
   const pad = clean.startsWith('`') || clean.endsWith('`') ? ' ' : '';
