@@ -1,4 +1,7 @@
 /** `prompt-insight`: the engine as a command line tool for CI and scripts. */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { STORE_FOLDER } from '../core/store/storeFile';
 import { UsageError } from './args';
 import { processIO, type CliIO } from './io';
 import { commandHelpText, overviewHelp } from './help/helpText';
@@ -43,6 +46,7 @@ export async function runCli(argv: string[], io: CliIO = processIO): Promise<num
     io.stderr(`prompt-insight: unknown command '${command}'\n\n${overviewHelp()}`);
     return 2;
   }
+  const storeFolderExisted = existsSync(STORE_FOLDER);
   try {
     return await (await load())(rest, io);
   } catch (error) {
@@ -52,6 +56,8 @@ export async function runCli(argv: string[], io: CliIO = processIO): Promise<num
     }
     io.stderr(`prompt-insight ${command}: ${(error as Error)?.message ?? String(error)}\n`);
     return 1;
+  } finally {
+    if (!storeFolderExisted && existsSync(join(STORE_FOLDER, '.gitignore'))) io.stderr(`prompt-insight: created ${STORE_FOLDER}/ for the results store, with a .gitignore inside that keeps it out of git\n`);
   }
 }
 
