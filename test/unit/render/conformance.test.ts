@@ -12,7 +12,7 @@
  *  - Dotprompt's own spec cases (spec/**.yaml): the expected messages written in the spec.
  * The table is written to test-artifacts/conformance.md (README quotes it); the goals are asserted.
  */
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { Dotprompt } from 'dotprompt';
 import Mustache from 'mustache';
@@ -24,21 +24,13 @@ import { analyzePromptText } from '../../../src/core/analysis';
 import { parseDotprompt } from '../../../src/core/formats/dotprompt';
 import { renderPrompt } from '../../../src/core/render/renderPrompt';
 import { TokenCounter } from '../../../src/core/tokens/counter';
-import { REALWORLD } from '../../fixtures/realworld';
+import { filesUnder, REALWORLD } from '../../fixtures/realworld';
 
 const o200k = get_encoding('o200k_base');
 const tokens = (text: string) => o200k.encode_ordinary(text).length;
 type Msg = { role: string; content: string };
 
-function walk(dir: string, out: string[] = []): string[] {
-  for (const name of readdirSync(dir)) {
-    const full = join(dir, name);
-    if (statSync(full).isDirectory()) walk(full, out);
-    else out.push(full);
-  }
-  return out;
-}
-const ALL = walk(REALWORLD);
+const ALL = filesUnder(REALWORLD);
 
 // ---- references -------------------------------------------------------------------------------
 

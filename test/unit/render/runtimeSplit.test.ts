@@ -7,27 +7,17 @@
  *    sees no front matter and renders the whole file as one message; the repository's own parser
  *    reads it as front matter, and so does the product, which now hands the library the same.
  */
-import { readdirSync, statSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { analyzePromptText } from '../../../src/core/analysis';
 import { parseDotprompt } from '../../../src/core/formats/dotprompt';
 import { parsePrompty } from '../../../src/core/formats/prompty';
 import { renderWithEngine } from '../../../src/core/render/renderer';
 import { TokenCounter } from '../../../src/core/tokens/counter';
-import { REALWORLD, realworldFile } from '../../fixtures/realworld';
+import { REALWORLD, realworldFile, filesUnder } from '../../fixtures/realworld';
 
 const options = { defaultModel: 'gpt-4o', encoding: 'o200k_base' as const };
 const counter = new TokenCounter();
-
-function walk(dir: string, out: string[] = []): string[] {
-  for (const name of readdirSync(dir)) {
-    const full = join(dir, name);
-    if (statSync(full).isDirectory()) walk(full, out);
-    else out.push(full);
-  }
-  return out;
-}
 
 describe('Prompty: a role line followed by a blank line is sent, empty', () => {
   it("Prompty's spec fixture summarize.prompty without a text: [system, user \"\"], the user message costing its overhead", async () => {
@@ -40,7 +30,7 @@ describe('Prompty: a role line followed by a blank line is sent, empty', () => {
   });
 
   it('16 of the 110 real Prompty files send an empty message', async () => {
-    const files = walk(REALWORLD).filter((f) => f.endsWith('.prompty'));
+    const files = filesUnder(REALWORLD).filter((f) => f.endsWith('.prompty'));
     expect(files).toHaveLength(110);
     const withEmpty: string[] = [];
     for (const file of files) {
