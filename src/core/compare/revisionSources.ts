@@ -77,10 +77,25 @@ async function resolveCommitted(history: FileHistory, rev: string, options: Revi
     const plan = fetchPlanFor(rev, remote, history.shallow);
     const clone = history.shallow ? 'this shallow clone' : 'this repository';
     if (!plan) throw history.shallow ? new GitError('bad-revision', `'${rev}' is not in ${clone} (its older history was not fetched). Give the revision as a full commit id or a branch of ${remote}, which compare can fetch (--fetch), or fetch more history: \`git fetch --deepen=50 ${remote}\`.`) : error;
-    if (!options.fetchMissing) throw new GitError('bad-revision', `'${rev}' is not in ${clone}. Fetch it with \`${plan.command}\`, or let compare fetch it (--fetch).`);
+    if (!options.fetchMissing) {
+      if (history.shallow) throw new GitError('bad-revision', `'${rev}' is not in ${clone}. Fetch it with \`${plan.command}\`, or let compare fetch it (--fetch).`);
+      // A full clone lacks it: most often a typo, unless the remote has it.
+      if (!(await hasRemote(history.repoRoot, remote, call))) throw error;
+      throw new GitError('bad-revision', `'${rev}' is not a commit in ${clone}. If ${remote} has it, fetch it with \`${plan.command}\`, or let compare fetch it (--fetch).`);
+    }
     await fetchRevision(history.repoRoot, plan, { shallow: history.shallow, ...call });
     return resolveRevision(history.repoRoot, plan.resolvesAs, call);
   }
+}
+
+async function hasRemote(repoRoot: string, remote: string, call: { signal?: AbortSignal }): Promise<boolean> {
+  return git(repoRoot, ['config', '--get', `remote.${remote}.url`], call).then(
+    (url) => url.trim() !== '',
+    (error: unknown) => {
+      if (isGitStop(error)) throw error;
+      return false;
+    },
+  );
 }
 
 /**
