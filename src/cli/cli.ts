@@ -1,26 +1,11 @@
 /** `prompt-insight`: the engine as a command line tool for CI and scripts. */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { STORE_FOLDER } from '../core/store/storeFile';
 import { UsageError } from './args';
 import { processIO, type CliIO } from './io';
-import { asksForHelp, commandHelp, COMPARE_USAGE, EXIT_CODES, EXPORT_USAGE, HISTORY_USAGE, LOAD_USAGE, ALERTS_USAGE, WATCH_USAGE, PROD_USAGE, PROVIDERS, RUN_USAGE, SIM_USAGE, TOKENS_USAGE, VERSION } from './usage';
-
-const USAGE = `Prompt Insight — token counts, measured runs (TTFT, E2E, throughput), revision comparison and a simulated endpoint
-
-usage:
-  ${TOKENS_USAGE}
-  ${RUN_USAGE}
-  ${SIM_USAGE}
-  ${EXPORT_USAGE}
-  ${HISTORY_USAGE}
-  ${COMPARE_USAGE}
-  ${LOAD_USAGE}
-  ${ALERTS_USAGE}
-  ${WATCH_USAGE}
-  ${PROD_USAGE}
-  prompt-insight COMMAND --help · prompt-insight --version
-
-${PROVIDERS}
-API keys come from an environment variable named with --api-key-env, never from a flag.
-${EXIT_CODES}`;
+import { commandHelpText, overviewHelp } from './help/helpText';
+import { asksForHelp, VERSION } from './usage';
 
 type Command = (argv: string[], io: CliIO) => Promise<number>;
 
@@ -28,7 +13,7 @@ type Command = (argv: string[], io: CliIO) => Promise<number>;
  * Each command's code is loaded when that command runs (esbuild turns these imports into lazy
  * module starts), so `tokens` in CI does not start the HTTP, git, store and statistics code.
  */
-const COMMANDS: Record<string, () => Promise<Command>> = {
+export const COMMANDS: Record<string, () => Promise<Command>> = {
   tokens: async () => (await import('./tokensCommand')).tokensCommand,
   run: async () => (await import('./runCommand')).runCommand,
   sim: async () => (await import('./simCommand')).simCommand,
@@ -45,7 +30,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
 export async function runCli(argv: string[], io: CliIO = processIO): Promise<number> {
   const [command, ...rest] = argv;
   if (!command || command === '--help' || command === '-h' || command === 'help') {
-    io.stdout(`${USAGE}\n`);
+    io.stdout(overviewHelp());
     return command ? 0 : 2;
   }
   if (command === '--version' || command === '-V') {
@@ -54,13 +39,14 @@ export async function runCli(argv: string[], io: CliIO = processIO): Promise<num
   }
   const load = COMMANDS[command];
   if (load && asksForHelp(rest)) {
-    io.stdout(commandHelp(command) ?? `${USAGE}\n`);
+    io.stdout(commandHelpText(command) ?? overviewHelp());
     return 0;
   }
   if (!load) {
-    io.stderr(`prompt-insight: unknown command '${command}'\n\n${USAGE}\n`);
+    io.stderr(`prompt-insight: unknown command '${command}'\n\n${overviewHelp()}`);
     return 2;
   }
+  const storeFolderExisted = existsSync(STORE_FOLDER);
   try {
     return await (await load())(rest, io);
   } catch (error) {
@@ -70,6 +56,8 @@ export async function runCli(argv: string[], io: CliIO = processIO): Promise<num
     }
     io.stderr(`prompt-insight ${command}: ${(error as Error)?.message ?? String(error)}\n`);
     return 1;
+  } finally {
+    if (!storeFolderExisted && existsSync(join(STORE_FOLDER, '.gitignore'))) io.stderr(`prompt-insight: created ${STORE_FOLDER}/ for the results store, with a .gitignore inside that keeps it out of git\n`);
   }
 }
 

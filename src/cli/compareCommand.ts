@@ -25,13 +25,15 @@ import { refuseUnallowedRetrieval, RETRIEVAL_REPEATABLE } from './retrievalConse
 import { reportAssets } from './reportAssets';
 import { DEFAULT_STORE_PATH } from './runCommand';
 import { COMPARE_USAGE } from './usage';
+import { CI_BOOLEAN_FLAGS, CI_VALUED_FLAGS, ciOutputFlags, revisionFetchFlags, writeCiOutputs } from './compareOutputs';
+import { DECISION_HEADLINES } from '../core/compare/markdownReport';
 import { capacityComparisonLines, hasLatencySlo, withCapacity, type CapacityComparison } from '../core/compare/capacityCompare';
 
 /** `prompt-insight compare`: base vs head on the file's test cases; exit 1 on a significant worsening with --fail-on-regression. */
 export async function compareCommand(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, {
-    valued: ['base', 'head', 'prompt', 'runs', ...ENDPOINT_FLAGS, 'model', ...ENDPOINT_FLAGS.map((f) => `judge-${f}`), 'judge-model', 'concurrency', 'timeout-ms', 'store', 'report', 'cache', 'scenario', 'policy', 'max-age-hours', 'otlp-endpoint', 'capacity-limit', 'capacity-requests', 'attainment', 'max-runs'],
-    boolean: ['json', 'capacity', 'fresh', 'until-decided', 'reuse-stored', 'no-store', 'fail-on-regression', ...COST_PARAM_BOOLEAN],
+    valued: ['base', 'head', 'prompt', 'runs', ...ENDPOINT_FLAGS, 'model', ...ENDPOINT_FLAGS.map((f) => `judge-${f}`), 'judge-model', 'concurrency', 'timeout-ms', 'store', 'report', 'cache', 'scenario', 'policy', 'max-age-hours', 'otlp-endpoint', 'capacity-limit', 'capacity-requests', 'attainment', 'max-runs', ...CI_VALUED_FLAGS],
+    boolean: ['json', 'capacity', 'fresh', 'until-decided', 'reuse-stored', 'no-store', 'fail-on-regression', ...COST_PARAM_BOOLEAN, ...CI_BOOLEAN_FLAGS],
     repeatable: ['slo', ...COST_PARAM_REPEATABLE, ...RETRIEVAL_REPEATABLE],
   });
   if (args.positionals.length !== 1) throw new UsageError(`give exactly one prompt file\nusage: ${COMPARE_USAGE}`);
@@ -53,7 +55,9 @@ export async function compareCommand(argv: string[], io: CliIO): Promise<number>
   const store = args.flags.has('no-store') ? undefined : new ResultsStore(stringFlag(args, 'store') ?? DEFAULT_STORE_PATH);
   const otlpTarget = otlpTargetFlag(args);
   if (otlpTarget && !store) throw new UsageError('--otlp-endpoint sends the runs compare stores: it needs the results store (drop --no-store)');
-  const json = args.flags.get('json') === true;
+  const outputs = ciOutputFlags(args);
+  const fetchMissing = revisionFetchFlags(args);
+  const json = outputs.format === 'json';
   const scenario = stringFlag(args, 'scenario');
   const slo = args.lists.get('slo') ?? [];
   const policyFrom = stringFlag(args, 'policy') ?? 'base';
@@ -74,7 +78,7 @@ export async function compareCommand(argv: string[], io: CliIO): Promise<number>
   let sources;
   let history;
   try {
-    ({ sources, history } = await loadRevisionSources(file, [base, head], { signal }));
+    ({ sources, history } = await loadRevisionSources(file, [base, head], { signal, ...fetchMissing }));
   } catch (error) {
     io.stderr(`prompt-insight compare: ${error instanceof GitError ? error.message : (error as Error).message}\n`);
     return 1;
@@ -139,7 +143,8 @@ export async function compareCommand(argv: string[], io: CliIO): Promise<number>
     }
   }
   if (json) io.stdout(`${JSON.stringify({ ...comparisonView(result), ...(capacityResult ? { capacity: capacityResult } : {}) }, null, 2)}\n`);
-  else io.stdout(renderText(result, capacityResult));
+  else if (outputs.format === 'text') io.stdout(renderText(result, capacityResult));
+  await writeCiOutputs(result, outputs, { startedAt: new Date(comparisonStartMs), elapsedMs: Date.now() - comparisonStartMs, ...(capacityResult ? { extraLines: capacityComparisonLines(capacityResult) } : {}) }, io);
   const report = stringFlag(args, 'report');
   if (report) {
     await writeFile(report, renderReportHtml(result, reportAssets(), capacityResult ? { capacityLines: capacityComparisonLines(capacityResult) } : {}));
@@ -164,7 +169,6 @@ function hallucinationText(h: NonNullable<ComparisonResult['revisions'][number][
   return `hallucination ${h.hallucinated}/${h.judged} runs ${rate}${ci}${h.undetermined ? ` (+${h.undetermined} undetermined)` : ''}`;
 }
 
-const DECISION_HEADLINES = { ship: 'SHIP', hold: 'HOLD', insufficient: 'INSUFFICIENT EVIDENCE', 'no-change': 'NO CHANGE' } as const;
 
 /** --until-decided [--max-runs N]: runs per test case start at --runs and grow in batches up to N (default 200). */
 function untilDecidedFlags(args: ReturnType<typeof parseArgs>, runsPerCase: number): { maxRunsPerCase: number } | undefined {

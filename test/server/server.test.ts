@@ -119,8 +119,8 @@ describe('language server over stdio', () => {
     const diagnostics = await published;
     expect(diagnostics.map((d) => d.code)).toEqual(['unresolved-variable']);
     const hover = await server.connection.sendRequest(HoverRequest.type, { textDocument: { uri }, position: { line: 4, character: 1 } });
-    // Prompty's Jinja renders a variable without a value empty, and strips the message.
-    expect((hover!.contents as MarkupContent).value).toContain(`| this message (user) | ${oracle('Hello')} |`);
+    // Prompty's Jinja renders a variable without a value empty; its parser drops only the line breaks at a message's ends.
+    expect((hover!.contents as MarkupContent).value).toContain(`| this message (user) | ${oracle('Hello ')} |`);
   });
 
   it('survives hostile documents and bad requests and keeps answering', async () => {

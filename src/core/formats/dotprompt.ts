@@ -23,6 +23,14 @@ export function parseDotprompt(text: string, fileName: string): PromptDoc {
   const { fields, diagnostics } = front;
   const input = fields.map('input');
   const defaults = input?.raw('default');
+  if (front.bodyStart >= text.length && /^---[ \t]*\r?\n/.test(text.slice(sourceStart)) && /\n---[ \t]*$/.test(text)) {
+    diagnostics.push({
+      range: { start: text.lastIndexOf('---'), end: text.length },
+      severity: 'warning',
+      code: 'front-matter-end',
+      message: "The closing --- has no line break after it. Dotprompt's JavaScript library (Genkit for Node) then reads no front matter and sends the whole file, front matter included, as the prompt; its Python library and Prompt Insight read it as front matter. End the line.",
+    });
+  }
   const markers = findRoleTags(text, front.bodyStart, diagnostics);
   const messages = splitAtMarkers(text, front.bodyStart, text.length, markers, { defaultRole: 'user', diagnostics });
   const output = fields.map('output');

@@ -17,6 +17,7 @@ export type DiagnosticCode =
   | 'parse-error'
   | 'invalid-field'
   | 'unterminated-front-matter'
+  | 'front-matter-end'
   | 'unknown-role'
   | 'empty-message'
   | 'unresolved-variable'

@@ -5,7 +5,9 @@ import { readFrontMatter } from './frontMatterDoc';
 import { checkParameterTypes } from './paramTypes';
 import type { Prompt, PromptDiagnostic, PromptDoc } from './model';
 import { promptNameFromFile } from './names';
-import { KNOWN_ROLES, nearMissRole, splitAtMarkers, type RoleMarker } from './roleMarkers';
+import { KNOWN_ROLES, nearMissRole, type RoleMarker } from './roleMarkers';
+import { promptySpans, trimmedBody } from './promptyMessages';
+import type { PromptMessage } from './model';
 import { isPlainRecord } from './yaml';
 
 // Prompty's role lines: `system:`, `# user:`, `assistant[name="bot"]:` alone on a line.
@@ -29,7 +31,7 @@ export function parsePrompty(text: string, fileName: string): PromptDoc {
   const params = { ...(parameters?.data ?? {}), ...(options?.data ?? {}) };
 
   const markers = findRoleMarkers(text, front.bodyStart, diagnostics);
-  const messages = splitAtMarkers(text, front.bodyStart, text.length, markers, { defaultRole: 'system', diagnostics });
+  const messages = promptyMessages(text, front.bodyStart, markers, diagnostics);
   const templateFormat = fields.map('template')?.string('format') ?? (typeof fields.raw('template') === 'string' ? fields.string('template') : undefined);
 
   const prompt: Prompt = {
@@ -104,6 +106,24 @@ export function fileSettings(fields: FieldReader): { tokenBudget?: number; rollo
     ...(value !== undefined && value > 0 ? { tokenBudget: value } : {}),
     ...(scenario !== undefined || slo !== undefined ? { rollout: { ...(scenario !== undefined ? { scenario } : {}), ...(slo !== undefined ? { slo } : {}) } } : {}),
   };
+}
+
+/** The body's messages by Prompty's rule (promptyMessages.ts); a role line whose message is sent empty is flagged. */
+function promptyMessages(text: string, bodyStart: number, markers: RoleMarker[], diagnostics: PromptDiagnostic[]): PromptMessage[] {
+  const body = trimmedBody(text, bodyStart);
+  return promptySpans(text, body.start, body.end, markers, 'system').map((span) => {
+    if (span.marker && span.content.start === span.content.end) {
+      diagnostics.push({ range: span.marker, severity: 'warning', code: 'empty-message', message: `The ${span.role} message is empty; Prompty sends it with empty content. Add content or remove the role line.` });
+    }
+    return {
+      role: span.role,
+      ...(span.name ? { name: span.name } : {}),
+      template: text.slice(span.content.start, span.content.end),
+      range: { start: span.marker?.start ?? span.content.start, end: Math.max(span.content.end, span.marker?.end ?? 0) },
+      contentRange: span.content,
+      contentIsVerbatim: true,
+    };
+  });
 }
 
 /** Role lines as Prompty's runtime splits a rendered body at them (known roles only). */

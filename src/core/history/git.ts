@@ -46,8 +46,16 @@ export const SAFE_CONFIG_ARGS: readonly string[] = [
   '-c', 'safe.bareRepository=explicit',
 ];
 
+/**
+ * No transport at all, whatever the repository's configuration says: `protocol.allow=never` above is
+ * beaten by a repository's own `protocol.ext.allow=always`, and a partial clone whose promisor remote
+ * is `ext::sh -c …` would run it on the first missing object. This variable overrides every
+ * `protocol.*` setting. A fetch the user allowed names its transports (fetchRevision.ts).
+ */
+const NO_TRANSPORTS = '';
+
 /** The environment git runs in: the caller's, less every GIT_* variable, plus our fixed ones. */
-export function gitEnvironment(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+export function gitEnvironment(base: NodeJS.ProcessEnv = process.env, transports: readonly string[] = []): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(base)) {
     if (/^GIT_/i.test(name) || name === 'PAGER' || name === 'SSH_ASKPASS' || name === 'EDITOR' || name === 'VISUAL') continue;
@@ -61,6 +69,9 @@ export function gitEnvironment(base: NodeJS.ProcessEnv = process.env): NodeJS.Pr
     GIT_PAGER: 'cat',
     GIT_ASKPASS: 'false',
     GIT_NO_REPLACE_OBJECTS: '1',
+    GIT_ALLOW_PROTOCOL: transports.length ? transports.join(':') : NO_TRANSPORTS,
+    // The user's own ssh command (their environment, not the repository's) for an allowed ssh fetch.
+    ...(transports.includes('ssh') && base.GIT_SSH_COMMAND ? { GIT_SSH_COMMAND: base.GIT_SSH_COMMAND } : {}),
     LC_ALL: 'C',
   };
 }
@@ -70,6 +81,10 @@ export interface GitOptions {
   input?: string;
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** Transports git may use (a fetch the user allowed); none otherwise. */
+  transports?: readonly string[];
+  /** More `-c` overrides, after (so over) the safe ones. */
+  configArgs?: readonly string[];
 }
 
 export async function git(cwd: string, args: string[], options: GitOptions = {}): Promise<string> {
@@ -82,7 +97,7 @@ export function gitBytes(cwd: string, args: string[], options: GitOptions = {}):
     if (options.signal?.aborted) return reject(new GitError('cancelled', 'Cancelled.'));
     // Its own process group, so that a stop also ends whatever git started (a hook that hangs
     // would otherwise keep the pipes, and this promise, open).
-    const child = spawn('git', [...SAFE_CONFIG_ARGS, ...args], { cwd, stdio: ['pipe', 'pipe', 'pipe'], env: gitEnvironment(), windowsHide: true, detached: process.platform !== 'win32' });
+    const child = spawn('git', [...SAFE_CONFIG_ARGS, ...(options.configArgs ?? []), ...args], { cwd, stdio: ['pipe', 'pipe', 'pipe'], env: gitEnvironment(process.env, options.transports), windowsHide: true, detached: process.platform !== 'win32' });
     const chunks: Buffer[] = [];
     let size = 0;
     let stderr = '';

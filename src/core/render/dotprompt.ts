@@ -47,7 +47,8 @@ const NO_VALUE = '\uE000';
 
 const DOTPROMPT_HELPERS = new Set(['json', 'role', 'history', 'section', 'media', 'ifEquals', 'unlessEquals', 'if', 'unless', 'each', 'with', 'lookup', 'log']);
 
-export async function renderDotprompt(source: string, input: Record<string, unknown>, partials: Record<string, string>, runtimeData: RuntimeData = {}): Promise<DotpromptResult> {
+export async function renderDotprompt(fileSource: string, input: Record<string, unknown>, partials: Record<string, string>, runtimeData: RuntimeData = {}): Promise<DotpromptResult> {
+  const source = withClosedFrontMatter(fileSource);
   try {
     // A named schema is the application's (Genkit defineSchema): rendering does not need it, so any name resolves to an open schema, recorded.
     const uncheckedSchemas = new Set<string>();
@@ -90,6 +91,16 @@ export async function renderDotprompt(source: string, input: Record<string, unkn
     if (error instanceof RangeError && /string length/i.test(error.message)) return { error: renderedSizeError() };
     return { error: error instanceof Error ? error.message : String(error) };
   }
+}
+
+/**
+ * The library (1.1.2) finds front matter only when its closing `---` ends with a line break, so a file
+ * that ends at that `---` is read as one user message holding the whole file, front matter included.
+ * The Dotprompt repository's own parser (dotpromptz: `identify_frontmatter`) takes a closing `---` at
+ * the end of the file as the delimiter it is; so does ours, and the library gets the line break.
+ */
+export function withClosedFrontMatter(source: string): string {
+  return /^---[ \t]*\r?\n/.test(source) && /(?:^|\n)---[ \t]*$/.test(source) ? `${source}\n` : source;
 }
 
 /** Top-level `{{name}}` / `{{a.b}}` lookups outside blocks that change the context, with no value in `data`. */

@@ -8,6 +8,7 @@
  */
 import type { OffsetRange, Prompt, PromptBody } from '../formats/model';
 import { promptyRoleLines } from '../formats/prompty';
+import { promptySpans, trimmedBody } from '../formats/promptyMessages';
 import { trimmedRange as trimmed } from '../formats/roleMarkers';
 import { renderTemplate } from '../formats/template';
 import type { DotpromptResult } from './dotprompt';
@@ -118,33 +119,28 @@ function sectionsOf(text: string, body: PromptBody): Section[] {
 }
 
 /** The engine input with a mark at each section start, so rendered text can be traced back. */
-function markedSource(text: string, from: number, sections: Section[]): string | undefined {
+function markedSource(text: string, from: number, sections: Section[], to = text.length): string | undefined {
   if (!canMark(text)) return undefined;
   let out = '';
   let cursor = from;
   sections.forEach((section, i) => {
-    if (section.markAt < from) return;
+    if (section.markAt < from || section.markAt > to) return;
     out += text.slice(cursor, section.markAt) + sourceMark(i);
     cursor = section.markAt;
   });
-  return out + text.slice(cursor);
+  return out + text.slice(cursor, to);
 }
 
 async function renderPromptyBody(text: string, body: PromptBody, sections: Section[], values: Record<string, unknown>, prompt: Prompt): Promise<PromptRendering> {
-  const template = markedSource(text, body.sourceStart, sections) ?? text.slice(body.sourceStart);
+  // Prompty's loader keeps the body trimmed, and renders that.
+  const trimmed = trimmedBody(text, body.sourceStart);
+  const template = markedSource(text, trimmed.start, sections, trimmed.end) ?? text.slice(trimmed.start, trimmed.end);
   const answer = (await renderWithEngine({ engine: body.engine as 'jinja2' | 'mustache', template, data: values })) as EngineResult;
   if ('error' in answer) return asWritten(prompt, answer.error);
   const { text: rendered, marks } = stripMarks(answer.text);
-  const roleLines = promptyRoleLines(rendered);
-  const pieces = [{ role: body.defaultRole, name: undefined as string | undefined, lineStart: 0, contentStart: 0 }];
-  for (const line of roleLines) pieces.push({ role: line.role, name: line.name, lineStart: line.range.start, contentStart: line.range.end });
-  const messages: RenderedMessage[] = [];
-  pieces.forEach((piece, i) => {
-    const end = pieces[i + 1]?.lineStart ?? rendered.length;
-    const content = rendered.slice(piece.contentStart, end).trim(); // Prompty strips each message
-    if (!content) return;
-    const source = sections[sectionAt(marks, piece.contentStart, i === 0)] ?? sections[0]!;
-    messages.push({ role: piece.role, ...(piece.name ? { name: piece.name } : {}), content, range: source.range, contentRange: source.contentRange, mediaParts: 0 });
+  const messages: RenderedMessage[] = promptySpans(rendered, 0, rendered.length, promptyRoleLines(rendered), body.defaultRole).map((span) => {
+    const section = sections[sectionAt(marks, span.marker?.end ?? span.content.start, !span.marker)] ?? sections[0]!;
+    return { role: span.role, ...(span.name ? { name: span.name } : {}), content: rendered.slice(span.content.start, span.content.end), range: section.range, contentRange: section.contentRange, mediaParts: 0 };
   });
   return { messages, unresolved: unresolvedIn(text, body.bodyStart, answer.missing), engineRendered: true, unevaluatedLogic: false };
 }

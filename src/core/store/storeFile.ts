@@ -4,8 +4,8 @@
  * only a regular file, read in bounded chunks line by line (a store larger than the biggest string
  * V8 can make stays readable).
  */
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 
 export class StoreError extends Error {}
 
@@ -37,9 +37,31 @@ function lstatOrUndefined(path: string): ReturnType<typeof lstatSync> | undefine
 /** Opens the store for appending (created when missing) without following a link at its name. */
 export function openStoreForAppend(path: string): number {
   checkStorePath(path);
-  mkdirSync(dirname(path), { recursive: true });
+  const folder = dirname(path);
+  if (mkdirSync(folder, { recursive: true }) !== undefined && basename(folder) === STORE_FOLDER) ignoreInGit(folder);
   checkStorePath(path);
   return openChecked(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT);
+}
+
+/** The default store's folder in a workspace. */
+export const STORE_FOLDER = '.prompt-insight';
+
+/**
+ * A `.prompt-insight/` made here gets a `.gitignore` of its own that ignores everything in it: the
+ * runs of one machine (sealed with its key) are no use in a repository, and nobody has to edit the
+ * project's own .gitignore. Written only into a folder just created, never through a link.
+ */
+function ignoreInGit(folder: string): void {
+  try {
+    const fd = openSync(join(folder, '.gitignore'), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+    try {
+      writeSync(fd, "# Prompt Insight's results store: runs measured on this machine, kept out of git.\n*\n");
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // another process made it first
+  }
 }
 
 /** Opens the store for reading, or undefined when there is none. */

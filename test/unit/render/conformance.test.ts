@@ -3,8 +3,8 @@
  * test builds with each runtime's own rules, independently of the product's parsers, and counted
  * with tiktoken; the product's messages must have the same roles and the same token counts.
  *  - Prompty: front matter read with `yaml`; samples, scalar defaults and `${file:}` samples; the
- *    body rendered with Jinja2 (nunjucks) or Mustache, then split at role lines with the boundary
- *    rule of Prompty's runtime (parsers.py), each message stripped.
+ *    body trimmed and rendered with Jinja2 (nunjucks) or Mustache, then split at role lines by the
+ *    rule of Prompty's v2 runtime parser: a role line followed by a blank line is an empty message.
  *  - Dotprompt: Google's `dotprompt` library renders the file (licence header before the front
  *    matter skipped, as its repository's parser does; `_name.prompt` partials from the folder).
  *  - GitHub Models: `yaml`, then gh-models' rule: `{{key}}` replaced for each key of the first testData row.
@@ -12,7 +12,7 @@
  *  - Dotprompt's own spec cases (spec/**.yaml): the expected messages written in the spec.
  * The table is written to test-artifacts/conformance.md (README quotes it); the goals are asserted.
  */
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { Dotprompt } from 'dotprompt';
 import Mustache from 'mustache';
@@ -24,21 +24,13 @@ import { analyzePromptText } from '../../../src/core/analysis';
 import { parseDotprompt } from '../../../src/core/formats/dotprompt';
 import { renderPrompt } from '../../../src/core/render/renderPrompt';
 import { TokenCounter } from '../../../src/core/tokens/counter';
-import { REALWORLD } from '../../fixtures/realworld';
+import { filesUnder, REALWORLD } from '../../fixtures/realworld';
 
 const o200k = get_encoding('o200k_base');
 const tokens = (text: string) => o200k.encode_ordinary(text).length;
 type Msg = { role: string; content: string };
 
-function walk(dir: string, out: string[] = []): string[] {
-  for (const name of readdirSync(dir)) {
-    const full = join(dir, name);
-    if (statSync(full).isDirectory()) walk(full, out);
-    else out.push(full);
-  }
-  return out;
-}
-const ALL = walk(REALWORLD);
+const ALL = filesUnder(REALWORLD);
 
 // ---- references -------------------------------------------------------------------------------
 
@@ -48,7 +40,7 @@ function promptyReference(file: string): Msg[] {
   const text = readFileSync(file, 'utf8');
   const match = FRONT.exec(text);
   const front = (match ? parseYaml(match[1] ?? "") : {}) ?? {};
-  const body = match ? text.slice(match[0].length) : text;
+  const body = (match ? text.slice(match[0].length) : text).trim(); // Prompty's loader keeps the body trimmed
   const values: Record<string, unknown> = {};
   // Inputs: a mapping name → spec (or → default value), or (v2) a list of specs with a name.
   const inputs = Array.isArray(front.inputs) ? Object.fromEntries((front.inputs as Record<string, unknown>[]).map((spec) => [String(spec.name), spec])) : front.inputs;
@@ -69,18 +61,19 @@ function promptyReference(file: string): Msg[] {
   }
   const format = typeof front.template === 'string' ? front.template : (front.template?.format?.kind ?? front.template?.format);
   const rendered = format === 'mustache' ? Mustache.render(body, values, {}, { escape: (v: string) => v }) : new nunjucks.Environment([], { autoescape: false }).renderString(body, values);
-  // parsers.py: boundary = (?i)^\s*#?\s*(roles)(\[…\])?\s*:\s*$ ; first role is system; content lines joined.
-  const boundary = /^\s*#?\s*(assistant|function|system|user|tools|developer|tool)(\[((\w+)*\s*=\s*"?([^"]*)"?\s*(,?)\s*)+\])?\s*:\s*$/i;
+  // Prompty's v2 chat parser (runtime/*/parsers/prompty): the trimmed body's lines; a role line followed by at least one
+  // line is a message (empty when the lines are blank); lines before the first role line are a system message; content
+  // loses only the line breaks at its ends.
+  const boundary = /^\s*#?\s*(assistant|developer|system|user|tool|function)(\[((\w+\s*=\s*"?[^"]*"?\s*,?\s*)+)\])?\s*:\s*$/i;
   const messages: Msg[] = [];
   let role = 'system';
   let buffer: string[] = [];
   const flush = () => {
-    const content = buffer.join('\n').trim();
-    if (content) messages.push({ role, content });
+    if (buffer.length > 0) messages.push({ role, content: buffer.join('\n').replace(/^[\r\n]+|[\r\n]+$/g, '') });
     buffer = [];
   };
-  for (const line of rendered.split(/\r?\n/)) {
-    const m = boundary.exec(line);
+  for (const line of rendered.split('\n')) {
+    const m = boundary.exec(line.trim());
     if (m) {
       flush();
       role = m[1]!.toLowerCase();
@@ -114,6 +107,8 @@ function partialsBeside(file: string, source: string): Record<string, string> {
 async function dotpromptReference(file: string): Promise<Msg[]> {
   let source = readFileSync(file, 'utf8');
   source = source.replace(/^(?:(?:#[^\n]*|[ \t]*)\n)*(?=---)/, '');
+  // A closing --- at the end of the file closes the front matter, as the repository's parser (dotpromptz) reads it.
+  if (/^---[ \t]*\n/.test(source) && /\n---[ \t]*$/.test(source)) source += '\n';
   // Schemas the application registers (Genkit defineSchema) are not needed to render.
   const dotprompt = new Dotprompt({ partials: partialsBeside(file, source), schemaResolver: () => ({}) });
   const parsed = dotprompt.parse(source);

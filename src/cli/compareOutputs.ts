@@ -1,0 +1,58 @@
+/**
+ * `compare` in CI: what it prints (`--format text|json|markdown`), the job summary it appends to when
+ * GitHub Actions gives one ($GITHUB_STEP_SUMMARY), the JUnit XML report (`--junit FILE`), and whether
+ * it may fetch a revision a shallow clone lacks (`--fetch [--remote NAME]`).
+ */
+import { appendFile, writeFile } from 'node:fs/promises';
+import type { ComparisonResult } from '../core/compare/compare';
+import { comparisonJunit } from '../core/compare/junitReport';
+import { comparisonMarkdown } from '../core/compare/markdownReport';
+import type { RevisionSourceOptions } from '../core/compare/revisionSources';
+import { stringFlag, UsageError, type ParsedArgs } from './args';
+import type { CliIO } from './io';
+
+export const CI_VALUED_FLAGS = ['format', 'junit', 'remote'];
+export const CI_BOOLEAN_FLAGS = ['fetch'];
+const FORMATS = ['text', 'json', 'markdown'] as const;
+
+export interface CiOutputs {
+  format: (typeof FORMATS)[number];
+  junit?: string;
+  /** GitHub Actions' job summary file: the Markdown is appended to it. */
+  stepSummary?: string;
+}
+
+export function ciOutputFlags(args: ParsedArgs, env: NodeJS.ProcessEnv = process.env): CiOutputs {
+  const given = stringFlag(args, 'format');
+  if (given !== undefined && !(FORMATS as readonly string[]).includes(given)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}`);
+  if (args.flags.get('json') === true && given !== undefined && given !== 'json') throw new UsageError(`--json and --format ${given} exclude each other`);
+  const format = args.flags.get('json') === true ? 'json' : ((given ?? 'text') as CiOutputs['format']);
+  const junit = stringFlag(args, 'junit');
+  const stepSummary = env.GITHUB_STEP_SUMMARY?.trim();
+  return { format, ...(junit ? { junit } : {}), ...(stepSummary ? { stepSummary } : {}) };
+}
+
+export function revisionFetchFlags(args: ParsedArgs): Pick<RevisionSourceOptions, 'fetchMissing'> {
+  const remote = stringFlag(args, 'remote');
+  if (args.flags.get('fetch') !== true) {
+    if (remote !== undefined) throw new UsageError('--remote names where --fetch fetches a missing revision from: give it with --fetch');
+    return {};
+  }
+  return { fetchMissing: { remote: remote ?? 'origin' } };
+}
+
+/** The Markdown (stdout and/or the job summary) and the JUnit report; says where files went unless the output is JSON. */
+export async function writeCiOutputs(result: ComparisonResult, outputs: CiOutputs, timing: { startedAt: Date; elapsedMs: number; extraLines?: readonly string[] }, io: CliIO): Promise<void> {
+  const needsMarkdown = outputs.format === 'markdown' || outputs.stepSummary !== undefined;
+  const markdown = needsMarkdown ? comparisonMarkdown(result, timing.extraLines ? { extraLines: timing.extraLines } : {}) : '';
+  if (outputs.format === 'markdown') io.stdout(markdown);
+  const say = (line: string) => outputs.format !== 'json' && io.stderr(`${line}\n`);
+  if (outputs.stepSummary) {
+    await appendFile(outputs.stepSummary, `${markdown}\n`);
+    say('Summary appended to $GITHUB_STEP_SUMMARY');
+  }
+  if (outputs.junit) {
+    await writeFile(outputs.junit, comparisonJunit(result, timing));
+    say(`JUnit report written to ${outputs.junit}`);
+  }
+}
