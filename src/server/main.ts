@@ -236,7 +236,7 @@ connection.onRequest(tokenSummaryRequest, (params) =>
       .map((r) => analyzed.text.slice(analyzed.lines.offsetAt(r.start), analyzed.lines.offsetAt(r.end)))
       .filter((s) => s.length > 0);
     if (selected.length > 0) {
-      const encoder = await loadEncoder(prompt?.encoding ?? 'o200k_base');
+      const encoder = prompt?.encoder ?? (await loadEncoder('o200k_base'));
       summary.selectionTokens = selected.reduce((sum, s) => sum + analyses.counter.count(encoder, s), 0);
     }
     return summary;
