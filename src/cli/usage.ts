@@ -33,7 +33,7 @@ export const SIM_USAGE =
   'prompt-insight sim [--port P] [--ttft-ms N] [--prefill-ms-per-token X] [--decode-ms-per-token X] [--jitter-ms X] [--tokens-per-chunk N] [--reasoning-tokens N] [--output-tokens N] [--fault none|429|500|reset|stall|malformed|non-streaming] [--fault-rate 0..1] [--seed N] [--scenario FILE] [--slots N] [--prefix-cache-hit-rate 0..1]';
 
 export const TOKENS_USAGE =
-  'prompt-insight tokens FILE... [--encoding o200k_base|cl100k_base] [--model ID] [--budget N] [--json] [--rendered] [--partials DIR]';
+  'prompt-insight tokens FILE... [--encoding o200k_base|cl100k_base] [--model ID] [--tokenizer PATH] [--endpoint URL [--api-key-env VAR]] [--budget N] [--json] [--rendered] [--partials DIR]';
 
 export const PROVIDERS =
   '--provider: openai (default; any OpenAI-compatible server: OpenAI, vLLM, llama.cpp, LM Studio, TGI, Ollama\'s /v1), azure, anthropic, ollama (Ollama\'s native /api/chat, which reports prefill and decode times)';
@@ -49,6 +49,8 @@ const COMMAND_HELP: Record<string, { summary: string; usage: string; notes?: str
     notes: [
       '--model ID       count for this model, whatever model the file names',
       '--encoding E     count with this encoding (exact for it)',
+      "--tokenizer PATH count with a model's own tokenizer: its folder (tokenizer.json, tokenizer_config.json) or its tokenizer.json; the request goes through its chat template",
+      "--endpoint URL   a vLLM or llama-server endpoint whose /tokenize counts a model with no tokenizer at hand (--api-key-env VAR: the key it wants)",
       "--budget N       exit 1 when a prompt is over N tokens, whatever the file's own tokenBudget says",
       '--rendered       print each message as it would be sent',
       '--partials DIR   another folder for Dotprompt partials',

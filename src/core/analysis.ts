@@ -11,6 +11,8 @@ import { modelTokenInfo, type ModelTokenInfo } from './tokens/models';
 export interface AnalysisOptions extends RequestCountOptions {
   /** Model assumed when a file names none (setting `promptInsight.tokens.defaultModel`). */
   defaultModel: string;
+  /** Counts every prompt for this model, whatever the file names (CLI `--model`). */
+  model?: string;
   /** Budget from settings; a file's own `tokenBudget` wins. 0 or undefined = none. */
   tokenBudget?: number;
   format?: PromptFormat;
@@ -80,7 +82,7 @@ export async function analyzePromptText(fileName: string, text: string, counter:
   const diagnostics = [...doc.diagnostics];
   const prompts: PromptAnalysis[] = [];
   for (const [promptIndex, prompt] of doc.prompts.entries()) {
-    const model = modelTokenInfo(prompt.model ?? options.defaultModel);
+    const model = modelTokenInfo(options.model ?? prompt.model ?? options.defaultModel);
     const rendering = await renderForCounting(text, prompt, options, diagnostics);
     const counted = await countRequest(model, rendering.messages, counter, `${fileName}\u0000${promptIndex}`, options);
     prompts.push(countPrompt(text, format, prompt, rendering, model, counted, options, diagnostics));

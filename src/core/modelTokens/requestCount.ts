@@ -44,7 +44,7 @@ export interface RequestCount {
   kind: CountedWith;
   /** True when the total is exact: the model's own tokenizer and its own chat framing. */
   exact: boolean;
-  /** Where the chat framing came from: "tokenizer_config.json", "the server's /props", "the server's chat template"… */
+  /** Where the chat framing came from: "tokenizer_config.json", "chat_template.jinja", "the server's /props", "the server". */
   templateFrom?: string;
   /** Why a better count was not made (a folder that could not be read, a template that failed). */
   notes: string[];
@@ -77,7 +77,7 @@ export async function countRequest(model: ModelTokenInfo, messages: readonly Cha
         countedWith: `${counts.server} /tokenize`,
         kind: 'endpoint',
         exact: true,
-        templateFrom: "the server's chat template",
+        templateFrom: 'the server',
         notes,
         encoder,
       };
