@@ -1,7 +1,7 @@
 /**
  * A model's own tokenizer from its `tokenizer.json` (Hugging Face's format: Llama 3.x, Qwen 2.5/3,
  * Mistral, Gemma, DeepSeek), run by Hugging Face's `@huggingface/tokenizers` — chosen over
- * `@lenml/tokenizers` (same ids, about twice as fast here) and over converting the vocabulary for
+ * `@lenml/tokenizers` (same ids and speed; maintained by Hugging Face, no dependencies) and over converting the vocabulary for
  * our own merge (which serves only tiktoken-style byte-level BPE, not Gemma's or Mistral's
  * SentencePiece models); `npm run bench -- model-tokenizers` measures them side by side.
  */
