@@ -2,6 +2,7 @@
 import { cpus } from 'node:os';
 import { benchHover } from './hover';
 import { benchTokenizers } from './tokenizers';
+import { benchModelTokenizers } from './modelTokenizers';
 import { benchActivation } from './activation';
 import { benchHistory } from './history';
 import { benchRender } from './render';
@@ -20,6 +21,7 @@ async function main(): Promise<void> {
   const want = (name: string) => which.length === 0 || which.includes(name);
   console.log(`# Prompt Insight benchmarks\n\n${new Date().toISOString()} · Node ${process.version} · ${cpus().length}× ${cpus()[0]?.model ?? 'cpu'}\n`);
   if (want('tokenizers')) console.log(`${await benchTokenizers()}\n`);
+  if (want('model-tokenizers')) console.log(`${await benchModelTokenizers()}\n`);
   if (want('cold-start')) console.log(`${await benchColdStart()}\n`);
   if (want('worst-case')) console.log(`${await benchWorstCase()}\n`);
   if (want('hover')) console.log(`${await benchHover()}\n`);

@@ -1,13 +1,15 @@
 import { resolve } from 'node:path';
-import { analyzePromptText, type FileAnalysis } from '../core/analysis';
+import { analyzePromptText, type AnalysisOptions, type FileAnalysis } from '../core/analysis';
 import { describeReadError, readPromptFile } from '../core/files/workspaceFile';
 import { decodePromptBytes } from '../core/formats/decode';
 import { LineIndex, rangeAt } from '../core/formats/lineIndex';
 import { sidecarKind } from '../core/formats/sidecars';
 import { TokenCounter } from '../core/tokens/counter';
 import { ENCODINGS, isEncodingName } from '../core/tokens/engine';
+import { countLabel } from '../core/modelTokens/countLabel';
+import { loadTokenizerFolder } from '../core/tokens/tokenizerFolder';
 import { modelTokenInfo, type ModelTokenInfo } from '../core/tokens/models';
-import { numberFlag, parseArgs, stringFlag, UsageError } from './args';
+import { numberFlag, parseArgs, stringFlag, UsageError, type ParsedArgs } from './args';
 import type { CliIO } from './io';
 import { TOKENS_USAGE } from './usage';
 
@@ -18,7 +20,7 @@ import { TOKENS_USAGE } from './usage';
  * `tokenBudget` (which is still reported, as a warning).
  */
 export async function tokensCommand(argv: string[], io: CliIO): Promise<number> {
-  const args = parseArgs(argv, { valued: ['encoding', 'model', 'budget', 'partials'], boolean: ['json', 'rendered'] });
+  const args = parseArgs(argv, { valued: ['encoding', 'model', 'budget', 'partials', 'tokenizer', 'endpoint', 'api-key-env'], boolean: ['json', 'rendered'] });
   if (args.positionals.length === 0) throw new UsageError(`no files given\nusage: ${TOKENS_USAGE}`);
   const encoding = args.flags.get('encoding');
   if (encoding !== undefined && (typeof encoding !== 'string' || !isEncodingName(encoding))) {
@@ -28,6 +30,16 @@ export async function tokensCommand(argv: string[], io: CliIO): Promise<number> 
   const modelFlag = stringFlag(args, 'model');
   if (args.flags.has('model') && !modelFlag?.trim()) throw new UsageError('--model needs a model id, e.g. gpt-4o');
   const flagModel = modelFlag ? modelTokenInfo(modelFlag.trim()) : undefined;
+  const counting = modelCountingFlags(args);
+  if (counting.tokenizer) {
+    // Named on the command line: a folder that cannot be used is the run's failure, not a quiet estimate.
+    try {
+      await loadTokenizerFolder(counting.tokenizer);
+    } catch (error) {
+      io.stderr(`prompt-insight: --tokenizer ${counting.tokenizer.path}: ${(error as Error).message}\n`);
+      return 1;
+    }
+  }
   const counter = new TokenCounter();
   const files = [];
   let failed = false;
@@ -54,14 +66,16 @@ export async function tokensCommand(argv: string[], io: CliIO): Promise<number> 
       continue;
     }
     const analysis = await analyzePromptText(file, decoded.text, counter, {
-      defaultModel: flagModel?.model ?? 'gpt-4o',
-      // --model wins over the file's model: its encoding counts every prompt (forced, so the file's model cannot pick another).
-      ...(encoding && isEncodingName(encoding) ? { encoding } : flagModel ? { encoding: flagModel.encoding } : {}),
+      defaultModel: 'gpt-4o',
+      // --model wins over the file's model: every prompt is counted for it.
+      ...(flagModel ? { model: flagModel.model } : {}),
+      ...(encoding && isEncodingName(encoding) ? { encoding } : {}),
+      ...counting,
       filePath: resolve(file),
       ...(typeof args.flags.get('partials') === 'string' ? { partialFolders: [resolve(String(args.flags.get('partials')))] } : {}),
     });
     if (analysis.diagnostics.some((d) => d.severity === 'error')) failed = true;
-    const json = toJson(file, analysis, new LineIndex(decoded.text), args.flags.get('rendered') === true, flagModel, encoding !== undefined);
+    const json = toJson(file, analysis, new LineIndex(decoded.text), args.flags.get('rendered') === true, flagModel);
     for (const prompt of json.prompts) {
       if (budget === undefined) continue;
       const gate: BudgetJson = { tokens: budget, source: '--budget', exceeded: prompt.tokens.total > budget };
@@ -94,7 +108,7 @@ interface BudgetJson {
  * `rendered`: each message carries its rendered content, exactly what would be sent. `flagModel`:
  * the model of `--model`, which the counts are for (the file's own is kept as `fileModel`).
  */
-function toJson(file: string, analysis: FileAnalysis, lines: LineIndex, rendered: boolean, flagModel: ModelTokenInfo | undefined, encodingForced: boolean) {
+function toJson(file: string, analysis: FileAnalysis, lines: LineIndex, rendered: boolean, flagModel: ModelTokenInfo | undefined) {
   return {
     file,
     format: analysis.format,
@@ -103,10 +117,13 @@ function toJson(file: string, analysis: FileAnalysis, lines: LineIndex, rendered
       range: rangeAt(lines, p.prompt.range),
       model: (flagModel ?? p.model).model,
       modelSource: (flagModel ? '--model' : p.modelFromFile ? 'file' : 'default') as '--model' | 'file' | 'default',
-      ...(flagModel && p.modelFromFile && p.model.model !== flagModel.model ? { fileModel: p.model.model } : {}),
+      ...(flagModel && p.prompt.model !== undefined && p.prompt.model !== flagModel.model ? { fileModel: p.prompt.model } : {}),
       encoding: p.encoding,
-      // A forced encoding counts exactly for itself; --model alone is as exact as that model's tokenizer is known.
-      exact: encodingForced || (flagModel ? flagModel.exact : p.exact),
+      countedWith: p.countedWith,
+      label: countLabel({ ...p, ...(flagModel ? { model: flagModel, modelFromFile: true } : {}) }),
+      ...(p.templateFrom ? { templateFrom: p.templateFrom } : {}),
+      ...(p.countNotes.length > 0 ? { notes: p.countNotes } : {}),
+      exact: p.exact,
       ...((flagModel ?? p.model).contextWindowTokens ? { contextWindowTokens: (flagModel ?? p.model).contextWindowTokens } : {}),
       budgets: p.tokenBudget !== undefined ? [{ tokens: p.tokenBudget, source: 'file', exceeded: p.totalTokens > p.tokenBudget } as BudgetJson] : [],
       tokens: {
@@ -127,7 +144,8 @@ function renderText(file: FileJson): string {
     // A file's own budget is named beside --budget, or when exceeded; the JSON always has both.
     const shown = prompt.budgets.some((b) => b.source === '--budget' || b.exceeded) ? prompt.budgets : [];
     const budget = shown.map((b) => ` · ${b.source === 'file' ? "the file's tokenBudget" : '--budget'} ${b.tokens}${b.exceeded ? ` EXCEEDED by ${prompt.tokens.total - b.tokens}` : ''}`).join('');
-    out.push(`  ${prompt.name}: ${approx}${prompt.tokens.total} tokens · ${prompt.model}${source} · ${prompt.encoding} ${prompt.exact ? 'exact' : 'estimate'}${budget}`);
+    out.push(`  ${prompt.name}: ${approx}${prompt.tokens.total} tokens · ${prompt.model}${source} · ${prompt.countedWith === 'encoding' ? `${prompt.encoding} ${prompt.exact ? 'exact' : 'estimate'}` : prompt.label}${budget}`);
+    for (const note of prompt.notes ?? []) out.push(`    note: ${note}`);
     for (const m of prompt.tokens.messages) {
       out.push(`    ${m.role.padEnd(10)} ${String(m.tokens).padStart(8)}`);
       if ('content' in m) out.push(...String(m.content).split('\n').map((line) => `      │ ${line}`));
@@ -138,4 +156,19 @@ function renderText(file: FileJson): string {
     if (d.severity !== 'error') out.push(`  ${d.range.start.line + 1}:${d.range.start.character + 1} ${d.severity}: ${d.message}`);
   }
   return `${out.join('\n')}\n`;
+}
+
+/** `--tokenizer PATH` (a model folder or its tokenizer.json) and `--endpoint URL` (whose /tokenize counts models with no tokenizer at hand). */
+function modelCountingFlags(args: ParsedArgs): Pick<AnalysisOptions, 'tokenizer' | 'tokenizeEndpoint'> {
+  const tokenizer = stringFlag(args, 'tokenizer');
+  if (args.flags.has('tokenizer') && !tokenizer?.trim()) throw new UsageError("--tokenizer needs the model's folder (with tokenizer.json) or its tokenizer.json");
+  const baseUrl = stringFlag(args, 'endpoint');
+  if (baseUrl !== undefined && (!/^https?:\/\//i.test(baseUrl) || !URL.canParse(baseUrl))) throw new UsageError(`--endpoint must be an http(s) URL (got '${baseUrl}')`);
+  const keyVariable = stringFlag(args, 'api-key-env');
+  const apiKey = keyVariable !== undefined ? process.env[keyVariable] : undefined;
+  if (keyVariable !== undefined && !apiKey) throw new UsageError(`--api-key-env ${keyVariable}: that environment variable is not set or empty`);
+  return {
+    ...(tokenizer ? { tokenizer: { path: resolve(tokenizer), origin: 'user' as const } } : {}),
+    ...(baseUrl ? { tokenizeEndpoint: { baseUrl, ...(apiKey ? { apiKey } : {}) } } : {}),
+  };
 }

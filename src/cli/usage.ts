@@ -33,7 +33,7 @@ export const SIM_USAGE =
   'prompt-insight sim [--port P] [--ttft-ms N] [--prefill-ms-per-token X] [--decode-ms-per-token X] [--jitter-ms X] [--tokens-per-chunk N] [--reasoning-tokens N] [--output-tokens N] [--fault none|429|500|reset|stall|malformed|non-streaming] [--fault-rate 0..1] [--seed N] [--scenario FILE] [--slots N] [--prefix-cache-hit-rate 0..1]';
 
 export const TOKENS_USAGE =
-  'prompt-insight tokens FILE... [--encoding o200k_base|cl100k_base] [--model ID] [--budget N] [--json] [--rendered] [--partials DIR]';
+  'prompt-insight tokens FILE... [--encoding o200k_base|cl100k_base] [--model ID] [--tokenizer PATH] [--endpoint URL [--api-key-env VAR]] [--budget N] [--json] [--rendered] [--partials DIR]';
 
 /** `--help` or `-h` among a command's arguments (before a `--`, after which everything is a file name). */
 export function asksForHelp(argv: string[]): boolean {

@@ -3,16 +3,16 @@ import { detectFormat, parsePromptFile } from './formats/detect';
 import type { OffsetRange, Prompt, PromptDiagnostic, PromptFormat } from './formats/model';
 import { promptNeedsRendering, renderedAsWritten, type PromptRendering } from './render/renderPrompt';
 import { renderWithReferences } from './render/renderWithReferences';
-import { chatTokenTotal } from './tokens/chatOverhead';
+import { countRequest, type CountedWith, type RequestCount, type RequestCountOptions } from './modelTokens/requestCount';
 import type { TokenCounter } from './tokens/counter';
-import { loadEncoder, type EncodingName, type TokenEncoder } from './tokens/engine';
+import type { TokenEncoder } from './tokens/engine';
 import { modelTokenInfo, type ModelTokenInfo } from './tokens/models';
 
-export interface AnalysisOptions {
+export interface AnalysisOptions extends RequestCountOptions {
   /** Model assumed when a file names none (setting `promptInsight.tokens.defaultModel`). */
   defaultModel: string;
-  /** Forces an encoding (CLI `--encoding`); counts are then exact for that encoding. */
-  encoding?: EncodingName;
+  /** Counts every prompt for this model, whatever the file names (CLI `--model`). */
+  model?: string;
   /** Budget from settings; a file's own `tokenBudget` wins. 0 or undefined = none. */
   tokenBudget?: number;
   format?: PromptFormat;
@@ -47,7 +47,15 @@ export interface PromptAnalysis {
   model: ModelTokenInfo;
   /** False when the model came from the default setting rather than the file. */
   modelFromFile: boolean;
-  encoding: EncodingName;
+  /** What counted: an encoding ("o200k_base"), a model's tokenizer ("tokenizer.json of Qwen3-8B") or an endpoint ("llama.cpp /tokenize"). */
+  encoding: string;
+  countedWith: CountedWith;
+  /** Where the chat framing came from, when it is the model's own template. */
+  templateFrom?: string;
+  /** Why a better count was not made (a tokenizer folder that could not be read, a template that failed). */
+  countNotes: string[];
+  /** Counts a selection as the messages were counted (o200k_base when an endpoint counted them). */
+  encoder: TokenEncoder;
   exact: boolean;
   messages: MessageAnalysis[];
   /** All messages plus chat overhead. */
@@ -74,11 +82,10 @@ export async function analyzePromptText(fileName: string, text: string, counter:
   const diagnostics = [...doc.diagnostics];
   const prompts: PromptAnalysis[] = [];
   for (const [promptIndex, prompt] of doc.prompts.entries()) {
-    const model = modelTokenInfo(prompt.model ?? options.defaultModel);
-    const encoding = options.encoding ?? model.encoding;
-    const encoder = await loadEncoder(encoding);
+    const model = modelTokenInfo(options.model ?? prompt.model ?? options.defaultModel);
     const rendering = await renderForCounting(text, prompt, options, diagnostics);
-    prompts.push(countPrompt(text, format, prompt, rendering, model, encoder, counter, options, diagnostics, `${fileName}\u0000${promptIndex}`));
+    const counted = await countRequest(model, rendering.messages, counter, `${fileName}\u0000${promptIndex}`, options);
+    prompts.push(countPrompt(text, format, prompt, rendering, model, counted, options, diagnostics));
   }
   return { format, prompts, diagnostics };
 }
@@ -109,26 +116,20 @@ function countPrompt(
   prompt: Prompt,
   rendering: PromptRendering,
   model: ModelTokenInfo,
-  encoder: TokenEncoder,
-  counter: TokenCounter,
+  counted: RequestCount,
   options: AnalysisOptions,
   diagnostics: PromptDiagnostic[],
-  slot: string,
 ): PromptAnalysis {
-  const messages: MessageAnalysis[] = [];
-  const counted = [];
   reportTemplateIssues(format, rendering, prompt, diagnostics);
-  for (const [messageIndex, message] of rendering.messages.entries()) {
-    // Each message is a slot of the counter, so an edit recounts only what changed in it.
-    const tokens = counter.countVersion(encoder, message.content, `${slot}\u0000${messageIndex}`);
-    messages.push({ role: message.role, ...(message.name ? { name: message.name } : {}), range: message.range, tokens, content: message.content, mediaParts: message.mediaParts });
-    counted.push({
-      contentTokens: tokens,
-      roleTokens: counter.count(encoder, message.role),
-      ...(message.name ? { nameTokens: counter.count(encoder, message.name) } : {}),
-    });
-  }
-  const { total, overhead } = messages.length > 0 ? chatTokenTotal(counted) : { total: 0, overhead: 0 };
+  const messages: MessageAnalysis[] = rendering.messages.map((message, index) => ({
+    role: message.role,
+    ...(message.name ? { name: message.name } : {}),
+    range: message.range,
+    tokens: counted.messageTokens[index]!,
+    content: message.content,
+    mediaParts: message.mediaParts,
+  }));
+  const { totalTokens: total, overheadTokens: overhead } = counted;
   const tokenBudget = prompt.tokenBudget ?? (options.tokenBudget && options.tokenBudget > 0 ? options.tokenBudget : undefined);
   if (tokenBudget !== undefined && total > tokenBudget) {
     diagnostics.push({
@@ -138,13 +139,16 @@ function countPrompt(
       message: `Prompt '${prompt.name}' is ${total.toLocaleString('en-US')} tokens, over its budget of ${tokenBudget.toLocaleString('en-US')} by ${(total - tokenBudget).toLocaleString('en-US')}.`,
     });
   }
-  const exact = options.encoding !== undefined || model.exact;
   return {
     prompt,
     model,
     modelFromFile: prompt.model !== undefined,
-    encoding: encoder.name,
-    exact,
+    encoding: counted.countedWith,
+    countedWith: counted.kind,
+    ...(counted.templateFrom ? { templateFrom: counted.templateFrom } : {}),
+    countNotes: counted.notes,
+    encoder: counted.encoder,
+    exact: counted.exact,
     messages,
     totalTokens: total,
     overheadTokens: overhead,

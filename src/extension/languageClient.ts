@@ -8,6 +8,7 @@ import { productionViewRequest, type ProductionViewParams, type ProductionViewRe
 import type { TokenSummaryRequester } from './statusBar';
 import { promptDocumentSelector } from './documentSelector';
 import { RestartPolicy } from './restartPolicy';
+import { tokenizerConfigurationMiddleware, withTaggedTokenizers } from './tokenizerFolders';
 
 /**
  * Restarts a crashed server, but gives up after a few crashes in a short window so a server that
@@ -50,12 +51,18 @@ export function createLanguageClient(context: vscode.ExtensionContext, log: vsco
     documentSelector: promptDocumentSelector(configuration.get<string[]>('files.include') ?? []),
     // A function, so a restarted server gets the trust of the moment (Restricted Mode: no template rendering, no referenced files).
     initializationOptions: (): ServerInitOptions => ({
-      settings: { tokens: vscode.workspace.getConfiguration('promptInsight').get('tokens'), run: vscode.workspace.getConfiguration('promptInsight').get('run'), production: vscode.workspace.getConfiguration('promptInsight').get('production') },
+      settings: withTaggedTokenizers({
+        tokens: vscode.workspace.getConfiguration('promptInsight').get('tokens'),
+        run: vscode.workspace.getConfiguration('promptInsight').get('run'),
+        endpoints: vscode.workspace.getConfiguration('promptInsight').get('endpoints'),
+        production: vscode.workspace.getConfiguration('promptInsight').get('production'),
+      }),
       storePath,
       workspaceFolders: (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath),
       workspaceTrusted: vscode.workspace.isTrusted,
     }),
     synchronize: { configurationSection: 'promptInsight' },
+    middleware: tokenizerConfigurationMiddleware,
     outputChannel: log,
     traceOutputChannel: trace,
     errorHandler: new BoundedRestartHandler(log),

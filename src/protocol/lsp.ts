@@ -7,6 +7,7 @@ import { NotificationType, RequestType } from 'vscode-languageserver-protocol';
 
 export { CLIENT_COMMANDS, isPromptCommandArgs, type PromptCommandArgs } from './commands';
 import { readProductionSettings, type ProductionSettings } from './productionSettings';
+import { readTokenizerSettings, type TokenizerSettings } from './tokenizerSettings';
 
 export interface WireRange {
   start: { line: number; character: number };
@@ -93,7 +94,7 @@ export function readServerInitOptions(value: unknown): ServerInitOptions {
 
 /** Settings the server reads (section `promptInsight`). */
 export interface ServerSettings {
-  tokens: { defaultModel: string; budget: number };
+  tokens: { defaultModel: string; budget: number } & TokenizerSettings;
   /** Extra folders for Dotprompt partials (absolute paths). */
   partialFolders: string[];
   run: { repeats: number };
@@ -101,7 +102,7 @@ export interface ServerSettings {
   production: ProductionSettings;
 }
 
-export const DEFAULT_SERVER_SETTINGS: ServerSettings = { tokens: { defaultModel: 'gpt-4o', budget: 0 }, run: { repeats: 10 }, partialFolders: [], production: { sources: [], problems: [] } };
+export const DEFAULT_SERVER_SETTINGS: ServerSettings = { tokens: { defaultModel: 'gpt-4o', budget: 0, tokenizers: [] }, run: { repeats: 10 }, partialFolders: [], production: { sources: [], problems: [] } };
 
 function isPosition(value: unknown): value is { line: number; character: number } {
   const v = value as { line?: unknown; character?: unknown } | null;
@@ -121,12 +122,12 @@ export function isTokenSummaryParams(value: unknown): value is TokenSummaryParam
 
 /** Settings arrive from the user's configuration: take what is well-typed, default the rest. */
 export function readServerSettings(value: unknown): ServerSettings {
-  const raw = value as { tokens?: { defaultModel?: unknown; budget?: unknown }; run?: { repeats?: unknown }; render?: { partialFolders?: unknown }; production?: unknown } | null;
+  const raw = value as { tokens?: { defaultModel?: unknown; budget?: unknown; tokenizers?: unknown }; run?: { repeats?: unknown; endpoint?: unknown }; endpoints?: unknown; render?: { partialFolders?: unknown }; production?: unknown } | null;
   const tokens = raw?.tokens;
   const defaultModel = typeof tokens?.defaultModel === 'string' && tokens.defaultModel.trim() ? tokens.defaultModel.trim() : DEFAULT_SERVER_SETTINGS.tokens.defaultModel;
   const budget = typeof tokens?.budget === 'number' && Number.isFinite(tokens.budget) && tokens.budget > 0 ? tokens.budget : 0;
   const repeats = raw?.run?.repeats;
   const folders = raw?.render?.partialFolders;
   const partialFolders = Array.isArray(folders) ? folders.filter((f): f is string => typeof f === 'string' && isAbsolute(f)) : [];
-  return { tokens: { defaultModel, budget }, run: { repeats: typeof repeats === 'number' && Number.isInteger(repeats) && repeats >= 1 && repeats <= 10_000 ? repeats : DEFAULT_SERVER_SETTINGS.run.repeats }, partialFolders, production: readProductionSettings(raw?.production) };
+  return { tokens: { defaultModel, budget, ...readTokenizerSettings(raw) }, run: { repeats: typeof repeats === 'number' && Number.isInteger(repeats) && repeats >= 1 && repeats <= 10_000 ? repeats : DEFAULT_SERVER_SETTINGS.run.repeats }, partialFolders, production: readProductionSettings(raw?.production) };
 }

@@ -1,4 +1,5 @@
 import type { PromptAnalysis } from '../core/analysis';
+export { countLabel as encodingNote } from '../core/modelTokens/countLabel';
 
 /**
  * Number formatting shared by hover, CodeLens and symbols so they always agree: "1,284". Written out
@@ -13,12 +14,6 @@ export function formatTokens(count: number): string {
 /** "1,284" for exact counts, "≈1,284" for estimates. */
 export function formatCount(count: number, exact: boolean): string {
   return `${exact ? '' : '≈'}${formatTokens(count)}`;
-}
-
-export function encodingNote(analysis: PromptAnalysis): string {
-  const model = analysis.modelFromFile ? analysis.model.model : `${analysis.model.model} (default model)`;
-  if (analysis.exact) return `${analysis.encoding} · exact for ${model}`;
-  return `${analysis.encoding} · estimate for ${model}: ${analysis.model.family} tokenizer not available, counted with ${analysis.encoding}`;
 }
 
 export function contextNote(analysis: PromptAnalysis): string | undefined {

@@ -48,7 +48,10 @@ process.on('unhandledRejection', (error) => connection.console.error(`Prompt Ins
 function analysisOptions(current: ServerSettings) {
   // workspaceFolders: `${file:}` values and partials are read only inside the folder holding the prompt.
   // workspaceTrusted: in Restricted Mode no template engine runs and no referenced file is read.
-  return { defaultModel: current.tokens.defaultModel, tokenBudget: current.tokens.budget, partialFolders: current.partialFolders, workspaceFolders, workspaceTrusted };
+  // tokenizers: each folder is read by the rules of who named it (core/tokens/tokenizerFolder.ts).
+  // tokenizeEndpoint: the endpoint ▶ Run uses counts models with no tokenizer at hand — never in Restricted Mode.
+  const endpoint = workspaceTrusted && current.tokens.tokenizeEndpoint ? { tokenizeEndpoint: { baseUrl: current.tokens.tokenizeEndpoint } } : {};
+  return { defaultModel: current.tokens.defaultModel, tokenBudget: current.tokens.budget, tokenizers: current.tokens.tokenizers, ...endpoint, partialFolders: current.partialFolders, workspaceFolders, workspaceTrusted };
 }
 
 connection.onInitialize((params) => {
@@ -95,6 +98,7 @@ connection.onNotification(workspaceTrustedNotification, () => {
   warmRenderer();
   analyses.setOptions(analysisOptions(settings));
   production.configure(settings.production, workspaceFolders, workspaceTrusted);
+  void refreshSettings(); // the workspace's own tokenizer folders count from now on
   for (const document of documents.all()) scheduleDiagnostics(document, 0);
   if (canRefreshCodeLens) connection.sendRequest(CodeLensRefreshRequest.type).catch(() => undefined);
 });
@@ -125,7 +129,8 @@ connection.onDidChangeConfiguration((change) => {
 
 async function refreshSettings(pushed?: unknown): Promise<void> {
   try {
-    const raw = pushed ?? (canPullConfiguration ? await connection.workspace.getConfiguration('promptInsight') : undefined);
+    // Pulled when the client can answer: its answer carries who wrote each tokenizer folder; a push does not.
+    const raw = canPullConfiguration ? await connection.workspace.getConfiguration('promptInsight') : pushed;
     if (raw === undefined) return;
     settings = readServerSettings(raw);
     analyses.setOptions(analysisOptions(settings));
@@ -236,7 +241,7 @@ connection.onRequest(tokenSummaryRequest, (params) =>
       .map((r) => analyzed.text.slice(analyzed.lines.offsetAt(r.start), analyzed.lines.offsetAt(r.end)))
       .filter((s) => s.length > 0);
     if (selected.length > 0) {
-      const encoder = await loadEncoder(prompt?.encoding ?? 'o200k_base');
+      const encoder = prompt?.encoder ?? (await loadEncoder('o200k_base'));
       summary.selectionTokens = selected.reduce((sum, s) => sum + analyses.counter.count(encoder, s), 0);
     }
     return summary;

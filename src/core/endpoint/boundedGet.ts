@@ -7,7 +7,19 @@
  */
 import { registerUrlSecrets } from './secrets';
 
-export async function boundedGet(url: string, timeoutMs: number, maxBytes: number): Promise<{ text: string; contentType: string } | { error: string }> {
+export function boundedGet(url: string, timeoutMs: number, maxBytes: number): Promise<{ text: string; contentType: string } | { error: string }> {
+  return boundedRequest(url, timeoutMs, maxBytes);
+}
+
+/**
+ * A keyless POST of a JSON body with the same bounds (a server's `/tokenize` and `/apply-template`):
+ * the key, when the user gave one for that server, goes as a bearer token and nowhere else.
+ */
+export function boundedPostJson(url: string, body: unknown, timeoutMs: number, maxBytes: number, apiKey?: string): Promise<{ text: string; contentType: string } | { error: string }> {
+  return boundedRequest(url, timeoutMs, maxBytes, { body: JSON.stringify(body), ...(apiKey ? { apiKey } : {}) });
+}
+
+async function boundedRequest(url: string, timeoutMs: number, maxBytes: number, post?: { body: string; apiKey?: string }): Promise<{ text: string; contentType: string } | { error: string }> {
   let target: URL;
   try {
     target = new URL(url);
@@ -20,7 +32,10 @@ export async function boundedGet(url: string, timeoutMs: number, maxBytes: numbe
     target.password = '';
   }
   try {
-    const response = await fetch(target, { signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
+    const init: RequestInit = post
+      ? { method: 'POST', body: post.body, headers: { 'content-type': 'application/json', ...(post.apiKey ? { authorization: `Bearer ${post.apiKey}` } : {}) } }
+      : {};
+    const response = await fetch(target, { ...init, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
     if (!response.ok) {
       await response.body?.cancel();
       return { error: `HTTP ${response.status}` };

@@ -2,7 +2,8 @@
 import type { DotpromptResult } from './dotprompt';
 import type { EngineResult } from './engineResult';
 
-export type InterpretedRequest = { engine: 'jinja2' | 'mustache'; template: string; data: Record<string, unknown> };
+/** `chatTemplate`: a model's chat template (tokenizer_config.json, a server's /props), rendered as Hugging Face renders it. */
+export type InterpretedRequest = { engine: 'jinja2' | 'mustache'; template: string; data: Record<string, unknown>; chatTemplate?: boolean };
 export type DotpromptRequest = { engine: 'dotprompt'; source: string; input: Record<string, unknown>; partials: Record<string, string>; runtimeData?: RuntimeData };
 export type EngineRequest = InterpretedRequest | DotpromptRequest;
 

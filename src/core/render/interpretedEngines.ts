@@ -13,5 +13,5 @@ export function runInterpretedEngine(request: InterpretedRequest): EngineResult 
     if (error instanceof EngineDataError) return { error: error.message };
     throw error;
   }
-  return request.engine === 'mustache' ? renderMustache(request.template, data) : renderJinja(request.template, data);
+  return request.engine === 'mustache' ? renderMustache(request.template, data) : renderJinja(request.template, data, request.chatTemplate === true);
 }

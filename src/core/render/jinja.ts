@@ -30,12 +30,23 @@ const GLOBALS: Record<string, unknown> = { true: true, false: false, none: null,
 /** Statement kinds the interpreter renders itself; any other node in a body is an expression it prints. */
 const STATEMENTS = new Set(['Program', 'If', 'For', 'Set', 'Macro', 'Comment', 'Break', 'Continue', 'CallStatement', 'FilterStatement', 'StringLiteral']);
 
-export function renderJinja(template: string, data: Record<string, unknown>): EngineResult {
+/**
+ * `chatTemplate`: a model's chat template, rendered as Hugging Face's `apply_chat_template` does —
+ * blocks trimmed and left-stripped, `raise_exception` (the template's own error, reported as the
+ * render's) and `strftime_now` (Llama 3.x's date line) defined.
+ */
+export function renderJinja(template: string, data: Record<string, unknown>, chatTemplate = false): EngineResult {
   try {
-    const program = parse(blocksInPlace(tokenize(template, { lstrip_blocks: false, trim_blocks: false })));
+    const program = parse(blocksInPlace(tokenize(template, { lstrip_blocks: chatTemplate, trim_blocks: chatTemplate })));
     const globals = new Environment();
     for (const [name, value] of Object.entries(GLOBALS)) globals.set(name, value);
     globals.set('range', cappedRange);
+    if (chatTemplate) {
+      globals.set('raise_exception', (message: unknown) => {
+        throw new Error(`the chat template refused the messages: ${String(message)}`);
+      });
+      globals.set('strftime_now', strftimeNow);
+    }
     const scope = new Environment(globals);
     for (const name of Object.keys(data)) scope.setVariable(name, runtimeValue(data[name]));
     const interpreter = new BoundedInterpreter(scope, program as Statement);
@@ -164,6 +175,20 @@ function runtimeValue(value: unknown): RuntimeValue {
     return scratch.set('value', typeof item === 'function' ? undefined : item);
   };
   return convert(value);
+}
+
+/** The few `strftime` fields chat templates use (Llama 3.x: "%d %b %Y"), in UTC. */
+function strftimeNow(format: unknown): string {
+  const now = new Date();
+  const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+  const fields: Record<string, string> = {
+    d: String(now.getUTCDate()).padStart(2, '0'),
+    m: String(now.getUTCMonth() + 1).padStart(2, '0'),
+    Y: String(now.getUTCFullYear()),
+    b: months[now.getUTCMonth()]!,
+    B: now.toLocaleString('en-US', { month: 'long', timeZone: 'UTC' }),
+  };
+  return String(format).replace(/%([dmYbB%])/g, (_, field: string) => (field === '%' ? '%' : fields[field]!));
 }
 
 function cappedRange(start: number, stop?: number, step = 1): number[] {

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { awaitWorker } from '../workerDeadline';
-import type { EncodingName, TokenEncoder } from './engine';
+import { isEncodingName, type EncodingName, type TokenEncoder } from './engine';
 import { splitAtSafeBoundaries } from './segments';
 
 /** Up to this many characters a count takes a few milliseconds, whatever the text: done inline. */
@@ -23,7 +23,9 @@ export async function countWithin(text: string, encoder: TokenEncoder, limits: C
   if (text.length <= INLINE_COUNT_CHARS) return encoder.count(text);
   if (limits.signal?.aborted || performance.now() >= limits.deadline) return null;
   const script = join(__dirname, 'countWorker.js');
-  return existsSync(script) ? countInWorker(script, text, encoder.name, limits) : countInSlices(text, encoder, limits);
+  // The worker loads the built-in encodings; a model's own tokenizer counts here, in slices when it may be cut.
+  if (isEncodingName(encoder.name) && existsSync(script)) return countInWorker(script, text, encoder.name, limits);
+  return encoder.segmentable ? countInSlices(text, encoder, limits) : encoder.count(text);
 }
 
 async function countInWorker(script: string, text: string, encoding: EncodingName, limits: CountLimits): Promise<number | null> {

@@ -1,11 +1,11 @@
 import { commonPrefixLength, commonSuffixLength } from './commonAffix';
-import type { EncodingName, TokenEncoder } from './engine';
+import type { TokenEncoder } from './engine';
 import { safeCuts } from './segments';
 
 const MAX_SLOTS = 4096;
 
 interface SlotState {
-  encoding: EncodingName;
+  encoding: string;
   text: string;
   /** Start offset of every segment; the first is 0. */
   starts: number[];
@@ -32,7 +32,7 @@ export interface CounterStats {
  * again; everything else is a map lookup. The cache is bounded by total cached characters.
  */
 export class TokenCounter {
-  private readonly caches = new Map<EncodingName, Map<string, number>>();
+  private readonly caches = new Map<string, Map<string, number>>();
   private cachedChars = 0;
   readonly stats: CounterStats = { charsEncoded: 0, segmentsEncoded: 0, cacheHits: 0 };
 
@@ -48,7 +48,7 @@ export class TokenCounter {
    */
   countVersion(encoder: TokenEncoder, text: string, slot: string): number {
     const previous = this.slots.get(slot);
-    const next = previous && previous.encoding === encoder.name ? this.reuse(encoder, previous, text) : this.fresh(encoder, text);
+    const next = previous && previous.encoding === encoder.name && encoder.segmentable ? this.reuse(encoder, previous, text) : this.fresh(encoder, text);
     if (!previous && this.slots.size >= MAX_SLOTS) this.slots.clear();
     this.slots.set(slot, next);
     return next.total;
@@ -59,9 +59,9 @@ export class TokenCounter {
     return { encoding: encoder.name, text, starts, counts, total: sum(counts) };
   }
 
-  /** Cuts text[from, to) at its safe boundaries and counts each segment; `from` must itself be a cut (or 0). */
+  /** Cuts text[from, to) at its safe boundaries and counts each segment; `from` must itself be a cut (or 0). Whole when the encoder may not be cut. */
   private countRange(encoder: TokenEncoder, text: string, from: number, to: number): { starts: number[]; counts: number[] } {
-    const starts = [from, ...safeCuts(text, from, to)];
+    const starts = encoder.segmentable ? [from, ...safeCuts(text, from, to)] : [from];
     const counts = starts.map((start, i) => this.countSegment(encoder, text.slice(start, i + 1 < starts.length ? starts[i + 1] : to)));
     return { starts, counts };
   }

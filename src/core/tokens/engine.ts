@@ -21,7 +21,13 @@ export type EncodingName = 'o200k_base' | 'cl100k_base';
 export const ENCODINGS: readonly EncodingName[] = ['o200k_base', 'cl100k_base'];
 
 export interface TokenEncoder {
-  readonly name: EncodingName;
+  /** The encoding's name, or a loaded model tokenizer's key: the counter's caches are kept per name. */
+  readonly name: string;
+  /**
+   * True when no token crosses the counter's cut points (segments.ts), so a text may be counted
+   * segment by segment and an edit recounts one segment; false: each text is counted whole.
+   */
+  readonly segmentable: boolean;
   /** Token count of `text` encoded as ordinary text: `<|endoftext|>` in a prompt is text, not a control token. */
   count(text: string): number;
   encode(text: string): number[];
@@ -40,6 +46,7 @@ export function loadEncoder(name: EncodingName): Promise<TokenEncoder> {
       // Special-token strings such as <|endoftext|> are never treated specially: in a prompt they are text.
       const encoder: TokenEncoder = {
         name,
+        segmentable: true,
         count: (text) => (text.length === 0 ? 0 : bpe.count(text)),
         encode: (text) => bpe.encode(text),
         clearCache: () => bpe.clearCache(),

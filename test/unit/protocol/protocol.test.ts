@@ -49,7 +49,7 @@ describe('LSP custom messages and settings', () => {
     expect(isRunsChangedParams({ storePath: '' })).toBe(false);
     expect(isTokenSummaryParams({ uri: 'file:///a', position: { line: 0, character: 0 }, selections: [] })).toBe(true);
     expect(isTokenSummaryParams({ uri: 'file:///a', position: { line: -1, character: 0 }, selections: [] })).toBe(false);
-    expect(readServerSettings({ run: { repeats: 0 }, tokens: { budget: 'x' } })).toEqual({ tokens: { defaultModel: 'gpt-4o', budget: 0 }, run: { repeats: 10 }, partialFolders: [], production: { sources: [], problems: [] } });
+    expect(readServerSettings({ run: { repeats: 0 }, tokens: { budget: 'x' } })).toEqual({ tokens: { defaultModel: 'gpt-4o', budget: 0, tokenizers: [] }, run: { repeats: 10 }, partialFolders: [], production: { sources: [], problems: [] } });
     // Production sources: malformed entries dropped and said, never passed on.
     const production = readServerSettings({ production: { sources: [{ traces: 'prod/*.jsonl' }, { prometheus: 7 }, 'x'] } }).production;
     expect(production.sources.length).toBe(1);
@@ -57,6 +57,14 @@ describe('LSP custom messages and settings', () => {
     // Partial folders: absolute paths only (a relative one would depend on the server's working directory).
     expect(readServerSettings({ render: { partialFolders: ['/shared/partials', 'relative', 7] } }).partialFolders).toEqual(['/shared/partials']);
     expect(readServerSettings({ run: { repeats: 25 } }).run.repeats).toBe(25);
+    // Tokenizer folders: absolute only; an untagged settings object is the workspace's (read only inside it); the endpoint ▶ Run uses.
+    const tokens = readServerSettings({
+      tokens: { tokenizers: [{ pattern: 'qwen*', path: '/models/qwen', origin: 'user' }, { pattern: 'x', path: 'relative', origin: 'user' }, { pattern: 'y', path: '/y', origin: 'root' }] },
+      endpoints: [{ name: 'a', provider: 'anthropic', baseUrl: 'https://a' }, { name: 'b', baseUrl: 'http://127.0.0.1:8080/v1' }],
+      run: { endpoint: 'b' },
+    }).tokens;
+    expect(tokens).toMatchObject({ tokenizers: [{ pattern: 'qwen*', path: '/models/qwen', origin: 'user' }, { pattern: 'y', path: '/y', origin: 'workspace' }], tokenizeEndpoint: 'http://127.0.0.1:8080/v1' });
+    expect(readServerSettings({ tokens: { tokenizers: { 'llama*': '/m/llama' } } }).tokens.tokenizers).toEqual([{ pattern: 'llama*', path: '/m/llama', origin: 'workspace' }]);
     expect(readServerInitOptions({ storePath: 42, workspaceFolders: ['/w', 7] })).toEqual({ settings: undefined, workspaceTrusted: false, workspaceFolders: ['/w'] }); // untrusted unless the client says so
   });
 });
