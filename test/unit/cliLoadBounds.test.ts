@@ -54,7 +54,10 @@ describe('load --duration', () => {
     const [point] = JSON.parse(stdout).points;
     expect(point.bound).toEqual({ requests: 100000, durationS: 1.5, endedBy: 'duration' });
     const requests: Req[] = point.requests;
-    expect(Math.max(...requests.map((r) => r.startedAtMs))).toBeLessThan(1500);
+    // None started after the deadline: the product checks its own clock before each start and stamps the start
+    // a moment later (more on a busy machine), so the stamps get half the shortest service time of slack.
+    const shortest = Math.min(...requests.map((r) => r.e2eMs));
+    expect(Math.max(...requests.map((r) => r.startedAtMs))).toBeLessThan(1500 + shortest / 2);
     // Closed loop: whatever the machine's speed, the requests in flight at the deadline finish after it
     // (a request that ended before it would have been followed by another) …
     expect(requests.filter((r) => r.startedAtMs + r.e2eMs >= 1500).length).toBeGreaterThanOrEqual(1);
