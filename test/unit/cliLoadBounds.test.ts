@@ -58,9 +58,11 @@ describe('load --duration', () => {
     // stamped right after the check (half the shortest service time of slack for a busy machine's preemption).
     const shortest = Math.min(...requests.map((r) => r.e2eMs));
     expect(Math.max(...requests.map((r) => r.startedAtMs))).toBeLessThan(1500 + shortest / 2);
-    // Closed loop, two chains: new requests kept starting back to back until the deadline ended the point (the
-    // 100,000-request bound never came near). How many fit depends on the machine's speed: only a floor.
-    expect(point.sent).toBeGreaterThanOrEqual(4);
+    // Closed loop, two chains, ended by the deadline (the 100,000-request bound never came near). How many
+    // requests fit depends on the machine's speed (a busy one fits two): only that both chains ran.
+    expect(point.sent).toBeGreaterThanOrEqual(2);
+    const [first, second] = [...requests].sort((a, b) => a.startedAtMs - b.startedAtMs);
+    expect(second!.startedAtMs).toBeLessThan(first!.startedAtMs + first!.e2eMs); // the two were in flight together
   });
 
   it('16 requests in flight: no Node warning (each listens for the cancel on one signal; 11 used to warn)', async () => {
