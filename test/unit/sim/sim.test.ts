@@ -35,8 +35,10 @@ describe('simulated endpoint', () => {
       // Node's timers count whole milliseconds from when they were set: up to 1 ms early against a sub-millisecond clock.
       expect(record.server!.ttftMs!).toBeGreaterThanOrEqual(record.phases!.prefillMs - 1);
       expect(record.ttftMs!).toBeGreaterThanOrEqual(record.server!.ttftMs! - 1);
-      // 19 decode intervals of 5 ms after the first token: E2E − TTFT at least 95 ms, so TPOT at least 5.
-      expect(record.tpotMs!).toBeGreaterThanOrEqual(5 - 0.5);
+      // 19 decode intervals of 5 ms follow the scheduled first token: E2E at least prefill + 95 ms. (TPOT
+      // itself may read under 5 ms on a busy machine: a late first token leaves the fixed schedule less to span.)
+      expect(record.e2eMs!).toBeGreaterThanOrEqual(record.phases!.prefillMs + 19 * 5 - 1);
+      expect(record.tpotMs!).toBeGreaterThan(0);
     }
     expect(short.record).toMatchObject({ simulated: true, outputTokensSource: 'usage', inputTokensSource: 'usage', finishReason: 'stop' });
   });
