@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { awaitWorker } from '../workerDeadline';
+import { awaitWorker } from '../workers/workerDeadline';
 import { isEncodingName, type EncodingName, type TokenEncoder } from './engine';
 import { splitAtSafeBoundaries } from './segments';
 
