@@ -23,7 +23,7 @@ import { httpTransport, type ChatTransport } from '../../core/endpoint/transport
 import { formatMs, runLensLine, runSummaryLine } from '../../core/metrics/format';
 import { fitLatency } from '../../core/metrics/latencyModel';
 import { executePromptRuns, planPromptRun, type PromptRunPlan, type RunStage } from '../../core/run/promptRun';
-import { promptContentHash } from '../../core/run/promptRequest';
+import { promptContentHash } from '../../core/store/runKey';
 import { runsToCsv, runsToJson } from '../../core/store/export';
 import { promptRunsView, type PromptRunsView } from '../../core/store/promptRuns';
 import { LoadResultsStore, loadResultsPath } from '../../core/store/loadResults';
