@@ -9,7 +9,7 @@
  */
 import { bootstrapMedianDifference, type MedianDifference } from '../stats/bootstrap';
 import { newcombeDifferenceInterval, proportionTest } from '../stats/proportions';
-import { medianOf } from '../metrics/summary';
+import { medianOf } from '../stats/percentile';
 
 export type VerdictKind = 'better' | 'worse' | 'no-difference' | 'insufficient';
 export type VerdictMetric = 'adherence' | 'ttftMs' | 'e2eMs';

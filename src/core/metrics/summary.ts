@@ -5,6 +5,7 @@
  */
 import type { ErrorKind } from '../endpoint/types';
 import { chainSummary, type ChainSummary } from './chain';
+import { medianOf, percentile } from '../stats/percentile';
 import { decodeTokensPerSec, type PhaseSource, type RunRecord } from './runRecord';
 
 export interface MetricSummary {
@@ -49,20 +50,6 @@ export interface RunSummary {
   phases?: PhaseSummary | null;
   /** A prompt with a retrieval step: retrieval → TTFT → decode, per step and over the chain (chain.ts). */
   chain?: ChainSummary;
-}
-
-/** Linear interpolation between closest ranks (numpy's default, Hyndman–Fan type 7) on sorted values. */
-export function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) throw new Error('percentile of no values');
-  const rank = p * (sorted.length - 1);
-  const lo = Math.floor(rank);
-  const hi = Math.ceil(rank);
-  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (rank - lo);
-}
-
-/** The median of values in any order (at least one). */
-export function medianOf(values: readonly number[]): number {
-  return percentile([...values].sort((a, b) => a - b), 0.5);
 }
 
 /** Smallest n for which the p-th percentile is reported. */

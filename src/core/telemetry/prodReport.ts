@@ -4,7 +4,7 @@
  * share; and the latest version against the previous one with `compare`'s statistics and verdicts.
  */
 import { latencyVerdict, ALPHA, MIN_RUNS_FOR_CLAIM, formatP, type Verdict } from '../compare/verdicts';
-import { percentile } from '../metrics/summary';
+import { percentile } from '../stats/percentile';
 import { newcombeDifferenceInterval, proportionTest, wilsonInterval } from '../stats/proportions';
 import { quantileRanks } from '../stats/quantileInterval';
 import type { SkipCounts, ValueSeries, VersionAggregate } from './prodAggregate';
