@@ -31,7 +31,7 @@ import { numberFlag, parseArgs, stringFlag, UsageError } from './args';
 import { COST_PARAM_BOOLEAN, COST_PARAM_REPEATABLE, endpointTransport, ENDPOINT_FLAGS, refuseUnallowedCostParams } from './endpointArgs';
 import type { CliIO } from './io';
 import { refuseUnallowedRetrieval, RETRIEVAL_REPEATABLE } from './retrievalConsent';
-import type { RunOutcome } from '../core/endpoint/runOnce';
+import type { RunOutcome } from '../core/run/runOnce';
 import type { TelemetryRun } from '../core/telemetry/runSpans';
 import { exportToOtlp, otlpTargetFlag, RunClock, telemetryRunsOf } from './otlpExportFlag';
 import { LOAD_USAGE } from './usage';

@@ -5,7 +5,7 @@
 import { checkRun, hasClaimsChecks } from '../adherence/runChecks';
 import type { Judge } from '../adherence/score';
 import type { TestCase } from '../adherence/testCases';
-import type { RunOutcome } from '../endpoint/runOnce';
+import type { RunOutcome } from '../run/runOnce';
 import type { RunGrounded } from '../metrics/runRecord';
 import { executeRunJobs, type RunJob } from '../run/promptRun';
 import { scoredRunOf } from '../run/retrievalRun';

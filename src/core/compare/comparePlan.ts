@@ -3,7 +3,7 @@
  * with the stored runs it may reuse. A revision that cannot be planned keeps its error and no cells.
  */
 import type { TestSuite } from '../adherence/testCases';
-import type { RunOutcome } from '../endpoint/runOnce';
+import type { RunOutcome } from '../run/runOnce';
 import type { ChatTransport } from '../endpoint/transport';
 import { planPromptRun, type PromptRunPlan } from '../run/promptRun';
 import type { DeclaredRetrieval } from '../retrieval/retrievalStep';

@@ -7,7 +7,7 @@
  * requests have completed (the ramp) to the last send (the drain begins), C being the concurrency
  * (for a rate: the most in flight seen); see steadyWindow for the rule and its minimum.
  */
-import type { RunOutcome } from '../endpoint/runOnce';
+import type { RunOutcome } from '../run/runOnce';
 import type { ChatTransport } from '../endpoint/transport';
 import type { CacheMode } from '../endpoint/serverKind';
 import { isNumber, percentileTriple, summarize, type PercentileTriple } from '../metrics/summary';

@@ -17,7 +17,7 @@ import { costAffectingParams } from '../../core/endpoint/costParams';
 import { CACHE_MODES, type CacheMode } from '../../core/endpoint/serverKind';
 import { runReportMarkdown } from '../../core/metrics/runReport';
 import { configureProxy } from '../../core/endpoint/httpExchange';
-import type { RunOutcome } from '../../core/endpoint/runOnce';
+import type { RunOutcome } from '../../core/run/runOnce';
 import { scrubSecrets } from '../../core/endpoint/secrets';
 import { httpTransport, type ChatTransport } from '../../core/endpoint/transport';
 import { formatMs, runLensLine, runSummaryLine } from '../../core/metrics/format';

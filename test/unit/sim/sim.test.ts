@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runOnce } from '../../../src/core/endpoint/runOnce';
+import { runOnce } from '../../../src/core/run/runOnce';
 import { httpTransport } from '../../../src/core/endpoint/transport';
 import type { ChatRequest } from '../../../src/core/endpoint/types';
 import { NEUTRAL_ANSWER, parseScenario } from '../../../src/core/sim/scenario';
