@@ -30,7 +30,7 @@ import type { GatePolicy, PolicyChange } from './gatePolicy';
 import { lineDiff, type DiffLine } from './lineDiff';
 import { sequentialComparison } from './sequentialVerdicts';
 import type { UntilDecidedSummary } from './untilDecided';
-import { noRegression, type Verdict } from './verdicts';
+import { noRegression, type Verdict } from '../stats/verdicts';
 
 export type { Evidence } from './compareAssess';
 

@@ -15,7 +15,7 @@ import type { RunRecord } from '../metrics/runRecord';
 import { wilsonInterval } from '../stats/proportions';
 import type { Cell } from './comparePlan';
 import type { CaseRuns, RevisionResult, RunDetail } from './compare';
-import { adherenceVerdict, latencyVerdict, MIN_RUNS_FOR_CLAIM, type Verdict } from './verdicts';
+import { adherenceVerdict, latencyVerdict, MIN_RUNS_FOR_CLAIM, type Verdict } from '../stats/verdicts';
 
 /**
  * One test case's runs on one revision, run by run in the order they were made (null where a run has

@@ -18,7 +18,7 @@ import { SCENARIO_RULES, type Scenario } from '../rollout/scenario';
 import { anytimeAbovePValue } from '../stats/confidenceSequence';
 import type { CaseSeries } from './compareAssess';
 import type { RevisionResult } from './compare';
-import { ALPHA, formatP, MIN_RUNS_FOR_CLAIM, type Verdict, type VerdictKind } from './verdicts';
+import { ALPHA, formatP, MIN_RUNS_FOR_CLAIM, type Verdict, type VerdictKind } from '../stats/verdicts';
 
 const PRACTICAL_MARGIN_SHARE = 0.05;
 const PRACTICAL_MARGIN_MIN_MS = 5;
