@@ -14,7 +14,7 @@ import { POLICY_ORIGINS, type GatePolicy, type PolicyOrigin } from '../core/comp
 import { unscoredSummary } from '../core/compare/compareAssess';
 import { chainLine } from '../core/metrics/chain';
 import { GitError } from '../core/history/git';
-import { LoadResultsStore, loadResultsPath } from '../core/store/loadResults';
+import { LoadResultsStore, loadResultsPath } from '../core/load/loadResults';
 import { ResultsStore } from '../core/store/resultsStore';
 import { numberFlag, parseArgs, stringFlag, UsageError } from './args';
 import { checkKey, exportToOtlp, otlpTargetFlag, storedRunsSince } from './otlpExportFlag';

@@ -40,7 +40,7 @@ import { targetText } from '../core/load/attainment';
 import { ARRIVALS, arrivalText, type Arrival, type ArrivalKind } from '../core/load/arrivals';
 import { searchMaxRate, type RateCapacity } from '../core/load/rateSearch';
 import { prefixCacheSource } from '../core/load/prefixCacheCounters';
-import { LoadResultsStore, loadResultsPath } from '../core/store/loadResults';
+import { LoadResultsStore, loadResultsPath } from '../core/load/loadResults';
 import { runKeyOf } from '../core/store/runKey';
 import { StoreError } from '../core/store/storeFile';
 import { DEFAULT_STORE_PATH, metricsSourceOf } from './runCommand';

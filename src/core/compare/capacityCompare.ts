@@ -15,7 +15,7 @@ import { SCENARIO_RULES, type RolloutPolicy } from '../rollout/scenario';
 import { objectiveText } from '../rollout/slo';
 import { planPromptRun } from '../run/promptRun';
 import type { DeclaredRetrieval } from '../retrieval/retrievalStep';
-import type { LoadResultsStore } from '../store/loadResults';
+import type { LoadResultsStore } from '../load/loadResults';
 import { runKeyOf } from '../store/runKey';
 import type { ComparisonResult, RevisionSource } from './compare';
 

@@ -20,7 +20,7 @@ import { RetrievalConsent, retrievalDestination } from '../runs/retrievalConsent
 import { CostParamConsent } from '../runs/costParamConsent';
 import { comparisonView } from '../../core/compare/view';
 import { BUFFER_REVISION, fileHistory, WORKING_REVISION, type FileHistory } from '../../core/history/fileHistory';
-import { LoadResultsStore, loadResultsPath } from '../../core/store/loadResults';
+import { LoadResultsStore, loadResultsPath } from '../../core/load/loadResults';
 import { ResultsStore } from '../../core/store/resultsStore';
 import { isWebviewToHost, type HostToWebview, type RevisionChoice } from '../../protocol/webview';
 import { chooseEndpoint, configuredEndpoints } from '../runs/endpoints';

@@ -26,8 +26,8 @@ import { executePromptRuns, planPromptRun, type PromptRunPlan, type RunStage } f
 import { promptContentHash } from '../../core/store/runKey';
 import { runsToCsv, runsToJson } from '../../core/store/export';
 import { promptRunsView, type PromptRunsView } from '../../core/store/promptRuns';
-import { LoadResultsStore, loadResultsPath } from '../../core/store/loadResults';
-import { loadHistoryMarkdown } from '../../core/store/loadHistory';
+import { LoadResultsStore, loadResultsPath } from '../../core/load/loadResults';
+import { loadHistoryMarkdown } from '../../core/load/loadHistory';
 import { ResultsStore, storeNotice } from '../../core/store/resultsStore';
 import { RunClock, telemetryRunsOf } from '../../core/telemetry/batchRuns';
 import { loadTelemetry } from '../../core/telemetry/loadTelemetry';
