@@ -9,7 +9,7 @@
  * latency percentiles, per-case matrix with each run's outcome, verdicts of each revision against
  * the first, the rollout decision and the prompt diff.
  */
-import type { ChainSummary } from '../metrics/chain';
+import type { ChainSummary } from '../metrics/summary';
 import type { CacheMode } from '../endpoint/serverKind';
 import { decideRollout, type RolloutDecision, type RolloutSide } from '../rollout/decision';
 import type { RolloutPolicy } from '../rollout/scenario';

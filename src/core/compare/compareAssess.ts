@@ -4,7 +4,7 @@
  * assertion could not be decided (no judge configured, a judge that failed) — is UNSCORED with its
  * reason: it is neither a pass nor a 0, and adherence rests on the scored runs only.
  */
-import { chainSummary } from '../metrics/chain';
+import { chainSummary } from '../metrics/summary';
 import type { Passage } from '../retrieval/retrievalStep';
 import { retrievedOf } from '../run/retrievalRun';
 import type { RunCheck } from '../adherence/runChecks';
