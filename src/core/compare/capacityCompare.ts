@@ -17,7 +17,8 @@ import { planPromptRun } from '../run/promptRun';
 import type { DeclaredRetrieval } from '../retrieval/retrievalStep';
 import type { LoadResultsStore } from '../load/loadResults';
 import { runKeyOf } from '../store/runKey';
-import type { ComparisonResult, RevisionSource } from './compare';
+import type { ComparisonResult } from './compare';
+import type { RevisionSource } from './revisionSources';
 
 export interface CapacityLevel {
   concurrency: number;

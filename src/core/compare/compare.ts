@@ -26,24 +26,15 @@ import { runKeyString, safeUrl } from '../store/runKey';
 import { assessRevision, comparisonVerdicts, judgeEvidence, type CaseSeries, type Evidence } from './compareAssess';
 import { runMissing } from './compareExecute';
 import { planComparison, sendSameRequests, type ComparisonPlan } from './comparePlan';
-import type { GatePolicy, PolicyChange } from './gatePolicy';
+import type { GatePolicy } from './gatePolicy';
+import type { PolicyChange } from './policyChange';
+import type { RevisionSource } from './revisionSources';
 import { lineDiff, type DiffLine } from './lineDiff';
 import { sequentialComparison } from './sequentialVerdicts';
 import type { UntilDecidedSummary } from './untilDecided';
 import { noRegression, type Verdict } from '../stats/verdicts';
 
 export type { Evidence } from './compareAssess';
-
-export interface RevisionSource {
-  rev: string;
-  /** Short name for charts: a commit's short id, 'working copy', 'unsaved buffer'. */
-  label: string;
-  path: string;
-  text: string;
-  date?: string;
-  author?: string;
-  subject?: string;
-}
 
 export interface CompareOptions {
   file: string;

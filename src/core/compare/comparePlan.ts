@@ -9,7 +9,8 @@ import { planPromptRun, type PromptRunPlan } from '../run/promptRun';
 import type { DeclaredRetrieval } from '../retrieval/retrievalStep';
 import type { StoredRun } from '../store/resultsStore';
 import { runKeyOf, runKeyString } from '../store/runKey';
-import type { RevisionResult, RevisionSource } from './compare';
+import type { RevisionResult } from './compare';
+import type { RevisionSource } from './revisionSources';
 
 /** One revision × test case that could be planned: its plan, the key of the request it sends, and the runs it has. */
 export interface Cell {

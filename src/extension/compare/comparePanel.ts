@@ -12,7 +12,8 @@ import { compareRevisions, type CompareOptions } from '../../core/compare/compar
 import { batchLine, compareUntilDecided, type UntilDecidedProgress } from '../../core/compare/untilDecided';
 import { transportJudge } from '../../core/compare/judge';
 import { loadRevisionSources } from '../../core/compare/revisionSources';
-import { loadGatePolicy, revisionRequestParams } from '../../core/compare/revisionDeclarations';
+import { revisionRequestParams } from '../../core/compare/revisionDeclarations';
+import { loadGatePolicy } from '../../core/compare/gatePolicy';
 import { costAffectingParams } from '../../core/endpoint/costParams';
 import { parsePromptFile } from '../../core/formats/detect';
 import { confirmCostParams, confirmRetrievalUrl } from '../runs/confirmOrigin';
