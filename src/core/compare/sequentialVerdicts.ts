@@ -16,8 +16,7 @@ import { medianOf } from '../stats/percentile';
 import type { Change } from '../rollout/decision';
 import { SCENARIO_RULES, type Scenario } from '../rollout/scenario';
 import { anytimeAbovePValue } from '../stats/confidenceSequence';
-import type { CaseSeries } from './compareAssess';
-import type { RevisionResult } from './compare';
+import type { CaseSeries, RevisionResult } from './revisionResult';
 import { ALPHA, formatP, MIN_RUNS_FOR_CLAIM, type Verdict, type VerdictKind } from '../stats/verdicts';
 
 const PRACTICAL_MARGIN_SHARE = 0.05;
