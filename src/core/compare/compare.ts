@@ -18,10 +18,11 @@ import { retrievalDestination } from '../retrieval/retrievalStep';
 import { onceEach, type Judge } from '../adherence/score';
 import type { ChatTransport } from '../endpoint/transport';
 import type { RunRecord } from '../metrics/runRecord';
-import { storeNotice, type ResultsStore, type StoredRun } from '../store/resultsStore';
-import { runKeyString, safeUrl } from '../store/runKey';
+import type { ResultsStore } from '../store/resultsStore';
+import { safeUrl } from '../store/runKey';
 import { assessRevision, comparisonVerdicts, judgeEvidence, type Evidence } from './compareAssess';
 import { runMissing, type Timeline } from './compareExecute';
+import { reusableRuns } from './reusableRuns';
 import { planComparison, sendSameRequests, type ComparisonPlan } from './comparePlan';
 import type { GatePolicy } from './gatePolicy';
 import type { PolicyChange } from './policyChange';
@@ -97,9 +98,6 @@ export interface ComparisonResult {
   timeline: Timeline | null;
 }
 
-/** Stored runs older than this are not reused by default: the server, its load and its version move on. */
-export const DEFAULT_FRESHNESS_MS = 24 * 60 * 60 * 1000;
-
 export async function compareRevisions(options: CompareOptions): Promise<ComparisonResult> {
   const session = await startComparison(options);
   // 2. The missing runs of every revision, interleaved in random order: one time window, one load.
@@ -116,17 +114,7 @@ export interface ComparisonSession {
 
 /** Stage 1: the store's reusable runs, and every revision × case planned. */
 export async function startComparison(options: CompareOptions): Promise<ComparisonSession> {
-  const now = options.now?.() ?? Date.now();
-  const freshnessMs = options.freshnessMs ?? DEFAULT_FRESHNESS_MS;
-  const cacheMode = options.cache ?? 'cold';
-  // Cancelled runs are never reused: they say nothing about the prompt. Nor are stale ones, or ones
-  // measured with the prefix cache in another state than this comparison asks for.
-  const storeContents =
-    options.store && !options.fresh
-      ? options.store.read((r) => r.run.error?.kind !== 'cancelled' && now - Date.parse(r.at) <= freshnessMs && cacheStateFits(r.run.cache, cacheMode))
-      : undefined;
-  const stored = storeContents ? indexStore(storeContents.records) : new Map<string, StoredRun[]>();
-  const storeProblem = storeContents && options.store ? storeNotice(options.store.path, storeContents) : undefined;
+  const { stored, storeProblem } = reusableRuns(options);
   const plan = await planComparison({ file: options.file, ...(options.promptName !== undefined ? { promptName: options.promptName } : {}), ...(options.modelOverride ? { modelOverride: options.modelOverride } : {}), transport: options.transport, suite: options.gate.suite, retrieval: options.gate.retrieval, runsPerCase: options.runsPerCase, stored }, options.revisions);
   // A reused answer scored twice asks the judge once (a fresh run is scored for its stored verdict, then again in 3).
   const judge = options.judge ? onceEach(options.judge) : undefined;
@@ -180,22 +168,4 @@ export async function concludeComparison(options: CompareOptions, session: Compa
     cancelled,
     timeline,
   };
-}
-
-/** Stored runs fit a cold comparison when the server did not serve them from its cache, a warm one when it did. */
-function cacheStateFits(state: RunRecord['cache'], mode: CacheMode): boolean {
-  if (mode === 'cold') return state !== 'warm';
-  if (mode === 'warm') return state === 'warm';
-  return true;
-}
-
-function indexStore(records: readonly StoredRun[]): Map<string, StoredRun[]> {
-  const byKey = new Map<string, StoredRun[]>();
-  for (const record of records) {
-    const key = runKeyString(record.key);
-    let list = byKey.get(key);
-    if (!list) byKey.set(key, (list = []));
-    list.push(record);
-  }
-  return byKey;
 }
