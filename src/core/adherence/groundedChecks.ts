@@ -19,7 +19,7 @@ import { oversizeReason, quote, type CheckVerdict } from './checkText';
 import { extractClaims, judgeClaims, judgeRelevance, type ClaimVerdict, type JudgeProblem } from './claimJudge';
 import { NO_JUDGE_REASON, type Judge } from './judgeChecks';
 import type { Assertion, TestCase } from './testCases';
-import { MAX_CONTEXT_CHARS, type GroundedType } from './assertionTypes';
+import type { GroundedType } from './assertionTypes';
 
 /** Citations kept per verdict. */
 const MAX_CITATIONS = 20;

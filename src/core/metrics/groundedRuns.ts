@@ -4,7 +4,7 @@
  * Undetermined runs (the judge could not decide) are said apart, never counted as clean or hallucinated.
  */
 import { wilsonInterval } from '../stats/proportions';
-import type { RunGrounded, RunRecord } from './runRecord';
+import type { RunRecord } from './runRecord';
 
 /** `hallucination 1/12 (8%, 95% CI 1–35%) · 2 undetermined`, or undefined when no run was judged. */
 export function hallucinationLine(runs: readonly RunRecord[]): string | undefined {
