@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import type { Schema } from '@cfworker/json-schema';
-import type { LoadPoint } from './loadPoint';
+import type { LoadPoint } from './loadPointRecord';
 import type { RunKey } from '../store/runKey';
 import { appendSealedRecords, readSealedRecords, type SealedRead } from '../store/sealedLines';
 import { checkStorePath } from '../store/storeFile';
