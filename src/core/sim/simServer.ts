@@ -12,7 +12,8 @@ import { SIMULATED_HEADER } from '../endpoint/httpExchange';
 import { loadEncoder, type TokenEncoder } from '../tokens/engine';
 import { seededRandom } from '../stats/random';
 import { DEFAULT_SIM_OPTIONS, type SimOptions } from './simOptions';
-import { chunkLine, simResponse, type ChatBody } from './simResponse';
+import { chunkLine, simResponse, slotTimings, type ChatBody } from './simResponse';
+import { slotQueue } from './simSlots';
 
 export interface RunningSim {
   url: string;
@@ -21,7 +22,6 @@ export interface RunningSim {
   served(): number;
   close(): Promise<void>;
 }
-
 
 export async function startSim(partial: Partial<SimOptions> = {}): Promise<RunningSim> {
   const options = { ...DEFAULT_SIM_OPTIONS, ...partial };
@@ -53,6 +53,8 @@ export async function startSim(partial: Partial<SimOptions> = {}): Promise<Runni
       setImmediate(() => answer(res, chunks, arrivedAt));
     });
   });
+  // Slots: beyond them a request waits its turn (the client's TTFT includes the wait).
+  const slots = slotQueue(options.slots, (res, body) => serveChat(res, body, performance.now(), options, encoder, random, prefixCache));
   const answer = (res: http.ServerResponse, chunks: Buffer[], arrivedAt: number): void => {
     served++;
     let body: ChatBody;
@@ -67,23 +69,7 @@ export async function startSim(partial: Partial<SimOptions> = {}): Promise<Runni
       return;
     }
     if (options.slots <= 0) return serveChat(res, body, arrivedAt, options, encoder, random, prefixCache);
-    waiting.push({ res, body });
-    startWaiting();
-  };
-  // Slots: a request holds one from its start until its response ends (or its client goes away).
-  const waiting: { res: http.ServerResponse; body: ChatBody }[] = [];
-  let busy = 0;
-  const startWaiting = (): void => {
-    while (busy < options.slots && waiting.length > 0) {
-      const { res, body } = waiting.shift()!;
-      if (res.destroyed || res.writableEnded) continue;
-      busy++;
-      res.once('close', () => {
-        busy--;
-        startWaiting();
-      });
-      serveChat(res, body, performance.now(), options, encoder, random, prefixCache);
-    }
+    slots.enqueue(res, body);
   };
   server.on('connection', (socket) => {
     sockets.add(socket);
@@ -193,14 +179,6 @@ function json(res: http.ServerResponse, status: number, body: unknown, headers: 
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), [SIMULATED_HEADER]: 'prompt-insight', ...headers });
   res.end(text);
-}
-
-/**
- * With slots, the simulator reports llama-server's per-request `timings` (from the moment a slot took
- * the request): prompt_ms is the scripted prefill, so what the client's TTFT holds beyond it is the queue.
- */
-function slotTimings(promptTokens: number, prefillMs: number, predictedTokens: number, decodeMs: number): Record<string, number> {
-  return { prompt_n: promptTokens, prompt_ms: prefillMs, predicted_n: predictedTokens, predicted_ms: decodeMs };
 }
 
 /** vLLM's prefix-cache counters in the Prometheus text format, labelled by model as vLLM labels them. */
