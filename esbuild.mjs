@@ -102,6 +102,8 @@ const builds = [
   { ...node, entryPoints: { renderHandlebars: 'src/core/render/handlebarsEngineProcess.ts' }, outdir: 'dist', external: ['source-map'], banner: { js: '"use strict";' } },
   // The OpenTelemetry SDK (core/telemetry/otelExport.ts), loaded by the CLI and the extension only when telemetry is on (loadTelemetry.ts).
   { ...node, entryPoints: { telemetry: 'src/core/telemetry/otelExport.ts' }, outdir: 'dist' },
+  // The simulator alone for the extension's bundled endpoint (the .vsix does not carry the whole CLI).
+  { ...node, entryPoints: { simulator: 'src/cli/simMain.ts' }, outdir: 'dist' },
   { ...node, entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' }, plugins: [...node.plugins, lazyBuiltins(['crypto'])] },
   { ...shared, entryPoints: { webview: 'webview/main.ts' }, outdir: 'dist', platform: 'browser', format: 'iife', target: 'chrome120' },
 ];

@@ -18,7 +18,7 @@ export interface Features {
 }
 
 export function createFeatures(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, onRunsStored: (storePath: string) => void): Features {
-  const simulator = new BundledSimulator(context.asAbsolutePath('dist/cli.js'), log);
+  const simulator = new BundledSimulator(context.asAbsolutePath('dist/simulator.js'), log);
   const runs = new RunController({ context, log, simulator, onRunsStored });
   context.subscriptions.push(simulator, runs);
   return {

@@ -10,7 +10,7 @@ describe('the packaged .vsix', () => {
     const listing = execFileSync('unzip', ['-Z1', 'prompt-insight.vsix'], { encoding: 'utf8' }).trim().split('\n');
     const payload = listing.filter((f) => f.startsWith('extension/')).map((f) => f.slice('extension/'.length));
     expect(payload.sort()).toEqual(
-      ['LICENSE.txt', 'dist/extension.js', 'dist/extension-client.js', 'dist/extension-features.js', 'dist/server.js', 'dist/cli.js', 'dist/socketWorker.js', 'dist/countWorker.js', 'dist/scoreWorker.js', 'dist/productionWorker.js', 'dist/renderInterpreted.js', 'dist/renderHandlebars.js', 'dist/telemetry.js', 'dist/o200k_base.ranks', 'dist/cl100k_base.ranks', 'dist/bpe.wasm', 'dist/webview.js', 'media/icon.png', 'media/panel.css', 'package.json', 'readme.md', 'syntaxes/prompty.tmLanguage.json', 'syntaxes/prompty.language-configuration.json', 'syntaxes/dotprompt.tmLanguage.json', 'syntaxes/dotprompt.language-configuration.json', 'syntaxes/prompt-md.injection.tmLanguage.json'].sort(),
+      ['LICENSE.txt', 'dist/extension.js', 'dist/extension-client.js', 'dist/extension-features.js', 'dist/server.js', 'dist/simulator.js', 'dist/socketWorker.js', 'dist/countWorker.js', 'dist/scoreWorker.js', 'dist/productionWorker.js', 'dist/renderInterpreted.js', 'dist/renderHandlebars.js', 'dist/telemetry.js', 'dist/o200k_base.ranks', 'dist/cl100k_base.ranks', 'dist/bpe.wasm', 'dist/webview.js', 'media/icon.png', 'media/panel.css', 'package.json', 'readme.md', 'syntaxes/prompty.tmLanguage.json', 'syntaxes/prompty.language-configuration.json', 'syntaxes/dotprompt.tmLanguage.json', 'syntaxes/dotprompt.language-configuration.json', 'syntaxes/prompt-md.injection.tmLanguage.json'].sort(),
     );
   });
 });

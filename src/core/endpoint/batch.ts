@@ -19,6 +19,8 @@ export interface BatchOptions {
   interArrivalMs?: () => number;
   /** Closed loop: no new request starts after this long (ms from the first); open loop: none is scheduled after it. Those in flight finish. */
   durationMs?: number;
+  /** The performance.now() the caller's timestamps count from: the duration and an open loop's schedule count from it too, so a point's stamps and its bound share one clock. Ignored after warm-up runs (the measured part starts after them). */
+  origin?: number;
 }
 
 export async function batchRunner<T>(runOne: (index: number, warmup: boolean) => Promise<T>, options: BatchOptions, onDone?: (result: T, index: number) => void): Promise<T[]> {
@@ -30,7 +32,8 @@ export async function batchRunner<T>(runOne: (index: number, warmup: boolean) =>
   const results: (T | undefined)[] = new Array(options.runs);
   const concurrency = Math.max(1, Math.min(options.concurrency, options.runs));
   let next = 0;
-  const stopAt = options.durationMs !== undefined ? performance.now() + options.durationMs : Number.POSITIVE_INFINITY;
+  const origin = options.origin !== undefined && options.warmup === 0 ? options.origin : performance.now();
+  const stopAt = options.durationMs !== undefined ? origin + options.durationMs : Number.POSITIVE_INFINITY;
   const timeLeft = (): boolean => performance.now() < stopAt;
   const finish = (index: number) => (result: T) => {
     results[index] = result;
@@ -47,7 +50,7 @@ export async function batchRunner<T>(runOne: (index: number, warmup: boolean) =>
   } else {
     const random = options.random ?? Math.random;
     const inFlight = new Set<Promise<void>>();
-    let due = performance.now();
+    let due = origin;
     const gap = options.interArrivalMs ?? ((): number => (-Math.log(1 - random()) / options.ratePerSec!) * 1000);
     while (next < options.runs && !signal?.aborted) {
       due += gap();

@@ -14,7 +14,9 @@ export type CacheMode = 'cold' | 'warm' | 'as-is';
 
 export const CACHE_MODES: readonly CacheMode[] = ['cold', 'warm', 'as-is'];
 
-const PROBE_TIMEOUT_MS = 1000;
+// Generous: a server busy with prefill can take a second to answer /props, and a missed probe means a run
+// asked to be cold is sent without the server's cache switch (an endpoint that hangs unknown paths costs this once).
+const PROBE_TIMEOUT_MS = 3000;
 const MAX_PROBE_BYTES = 1_000_000;
 const known = new Map<string, Promise<ServerKind>>();
 

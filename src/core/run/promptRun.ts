@@ -224,7 +224,7 @@ export async function executeRunJobs(transport: ChatTransport, jobs: readonly Ru
       if (guardLeftovers && (kind === 'timeout' || kind === 'cancelled') && !options.signal?.aborted) leftover = waitForServerIdle(metricsUrl!, options.leftoverWaitMs ?? Math.min(LEFTOVER_WAIT_MS, options.timeoutMs), options.signal);
       return check?.busy ? { ...outcome, record: { ...outcome.record, overlappedLeftover: check.busy } } : outcome;
     },
-    { ...options, runs: jobs.length },
+    { ...options, runs: jobs.length, origin: batchStart },
     (outcome, index) => {
       finished++;
       done.push({ index, outcome });

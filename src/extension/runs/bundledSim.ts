@@ -9,13 +9,13 @@ export class BundledSimulator implements vscode.Disposable {
   private child: ChildProcess | undefined;
   private url: Promise<string> | undefined;
 
-  constructor(private readonly cliPath: string, private readonly log: vscode.LogOutputChannel) {}
+  constructor(private readonly simulatorPath: string, private readonly log: vscode.LogOutputChannel) {}
 
   /** The simulator's base URL, starting it if needed. */
   start(scenarioPath: string | undefined): Promise<string> {
     this.url ??= new Promise<string>((resolve, reject) => {
       const args = ['sim', '--port', '0', ...(scenarioPath ? ['--scenario', scenarioPath] : [])];
-      const child = fork(this.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+      const child = fork(this.simulatorPath, args, { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
       this.child = child;
       let output = '';
       child.stdout!.on('data', (data: Buffer) => {
