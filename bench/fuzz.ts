@@ -11,7 +11,8 @@ import { get_encoding, type Tiktoken } from 'tiktoken';
 import { analyzePromptText } from '../src/core/analysis';
 import type { PromptFormat } from '../src/core/formats/model';
 import { TokenCounter } from '../src/core/tokens/counter';
-import { loadEncoder, type EncodingName, type TokenEncoder } from '../src/core/tokens/engine';
+import { loadEncoder, type TokenEncoder } from '../src/core/tokens/engine';
+import type { EncodingName } from '../src/core/tokens/encodingNames';
 import { splitAtSafeBoundaries } from '../src/core/tokens/segments';
 import { table } from './stats';
 

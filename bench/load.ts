@@ -12,7 +12,7 @@ import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { batchRunner } from '../src/core/endpoint/batch';
 import { connections } from '../src/core/endpoint/connectionPool';
-import { runOnce } from '../src/core/endpoint/runOnce';
+import { runOnce } from '../src/core/run/runOnce';
 import { socketWire } from '../src/core/endpoint/socketIo';
 import { httpTransport } from '../src/core/endpoint/transport';
 import type { ChatRequest } from '../src/core/endpoint/types';

@@ -1,5 +1,5 @@
 /** Tiny helpers for benchmark tables: medians, percentiles, aligned columns. */
-import { percentile } from '../src/core/metrics/summary';
+import { percentile } from '../src/core/stats/percentile';
 export function median(values: number[]): number {
   return quantile(values, 0.5);
 }

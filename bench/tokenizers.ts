@@ -10,7 +10,8 @@ import gptO200k from 'gpt-tokenizer/encoding/o200k_base';
 import gptCl100k from 'gpt-tokenizer/encoding/cl100k_base';
 import { get_encoding } from 'tiktoken';
 import { TokenCounter } from '../src/core/tokens/counter';
-import { loadEncoder, type EncodingName } from '../src/core/tokens/engine';
+import { loadEncoder } from '../src/core/tokens/engine';
+import type { EncodingName } from '../src/core/tokens/encodingNames';
 import { chineseCorpus, codeCorpus, englishCorpus } from '../test/fixtures/corpora.mjs';
 import { fmt, median, table } from './stats';
 

@@ -11,7 +11,7 @@ import { socketWire } from '../src/core/endpoint/socketIo';
 import type { Wire } from '../src/core/endpoint/wire';
 import { workerWire } from '../src/core/endpoint/workerWire';
 import { batchRunner } from '../src/core/endpoint/batch';
-import { runOnce } from '../src/core/endpoint/runOnce';
+import { runOnce } from '../src/core/run/runOnce';
 import { httpTransport } from '../src/core/endpoint/transport';
 import type { ChatRequest } from '../src/core/endpoint/types';
 import { startSimProcess, type SimProcess } from '../test/fixtures/simProcess';

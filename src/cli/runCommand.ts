@@ -15,7 +15,7 @@ import { detectFormat } from '../core/formats/detect';
 import { executePromptRuns, planPromptRun, PlanError } from '../core/run/promptRun';
 import { scoredRunOf } from '../core/run/retrievalRun';
 import { declaredRetrievalIn } from '../core/retrieval/retrievalStep';
-import type { RunOutcome } from '../core/endpoint/runOnce';
+import type { RunOutcome } from '../core/run/runOnce';
 import { ResultsStore } from '../core/store/resultsStore';
 import { safeUrl } from '../core/store/runKey';
 import { numberFlag, parseArgs, stringFlag, UsageError, type ParsedArgs } from './args';

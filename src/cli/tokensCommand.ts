@@ -5,7 +5,7 @@ import { decodePromptBytes } from '../core/formats/decode';
 import { LineIndex, rangeAt } from '../core/formats/lineIndex';
 import { sidecarKind } from '../core/formats/sidecars';
 import { TokenCounter } from '../core/tokens/counter';
-import { ENCODINGS, isEncodingName } from '../core/tokens/engine';
+import { ENCODINGS, isEncodingName } from '../core/tokens/encodingNames';
 import { countLabel } from '../core/modelTokens/countLabel';
 import { loadTokenizerFolder } from '../core/tokens/tokenizerFolder';
 import { modelTokenInfo, type ModelTokenInfo } from '../core/tokens/models';

@@ -6,7 +6,8 @@
  */
 import type { PromptAnalysis } from '../core/analysis';
 import { formatMs } from '../core/metrics/format';
-import { promptContentHash, requestOf } from '../core/run/promptRequest';
+import { requestOf } from '../core/run/promptRequest';
+import { promptContentHash } from '../core/store/runKey';
 import type { FileProduction, SourceReading } from '../core/telemetry/prodForEditor';
 import type { ProdVersion } from '../core/telemetry/prodReport';
 import type { FileVersions } from '../core/telemetry/prodVersions';

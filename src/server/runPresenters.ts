@@ -6,7 +6,8 @@ import { chainLine } from '../core/metrics/chain';
 import { hallucinationLine } from '../core/metrics/groundedRuns';
 import type { StoredRun } from '../core/store/resultsStore';
 import { promptRunsView, type PromptRunsView } from '../core/store/promptRuns';
-import { promptContentHash, requestOf } from '../core/run/promptRequest';
+import { requestOf } from '../core/run/promptRequest';
+import { promptContentHash } from '../core/store/runKey';
 
 export interface RunLookup {
   records: readonly StoredRun[];

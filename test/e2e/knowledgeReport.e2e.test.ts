@@ -9,7 +9,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderReportHtml } from '../../src/core/compare/report';
 import { wilsonInterval } from '../../src/core/stats/proportions';
-import { chainSummary } from '../../src/core/metrics/chain';
+import { chainSummary } from '../../src/core/metrics/summary';
 import type { RunRecord } from '../../src/core/metrics/runRecord';
 import { syntheticComparison } from '../fixtures/syntheticComparison';
 import { launchChromium } from './browser';

@@ -7,7 +7,7 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadHistoryMarkdown } from '../../src/core/store/loadHistory';
+import { loadHistoryMarkdown } from '../../src/core/load/loadHistory';
 import { runCli } from '../fixtures/cli';
 import { startSim, type RunningSim } from '../../src/core/sim/simServer';
 

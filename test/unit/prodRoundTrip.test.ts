@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { percentile } from '../../src/core/metrics/summary';
+import { percentile } from '../../src/core/stats/percentile';
 import { TestRepo } from '../fixtures/gitRepo';
 import { startSimProcess, type SimProcess } from '../fixtures/simProcess';
 import { runCli } from '../fixtures/cli';

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { analyzePromptText } from '../../src/core/analysis';
-import { runOnce } from '../../src/core/endpoint/runOnce';
+import { runOnce } from '../../src/core/run/runOnce';
 import { httpTransport } from '../../src/core/endpoint/transport';
 import type { Wire } from '../../src/core/endpoint/wire';
 import { workerWire } from '../../src/core/endpoint/workerWire';

@@ -7,7 +7,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { RE2JS } from 're2js';
-import { awaitWorker } from '../workerDeadline';
+import { awaitWorker } from '../workers/workerDeadline';
 
 export const REGEX_DEADLINE_MS = 1000;
 

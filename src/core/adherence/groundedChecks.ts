@@ -19,13 +19,8 @@ import { oversizeReason, quote, type CheckVerdict } from './checkText';
 import { extractClaims, judgeClaims, judgeRelevance, type ClaimVerdict, type JudgeProblem } from './claimJudge';
 import { NO_JUDGE_REASON, type Judge } from './judgeChecks';
 import type { Assertion, TestCase } from './testCases';
+import type { GroundedType } from './assertionTypes';
 
-export const GROUNDED_TYPES = ['faithfulness', 'context-faithfulness', 'hallucination', 'factuality', 'answer-correctness', 'context-recall', 'context-relevance', 'answer-relevance'] as const;
-export type GroundedType = (typeof GROUNDED_TYPES)[number];
-export const isGroundedType = (type: string): type is GroundedType => (GROUNDED_TYPES as readonly string[]).includes(type);
-
-/** Context (all passages together) above this many characters is not judged: said, not cut. */
-export const MAX_CONTEXT_CHARS = 100_000;
 /** Citations kept per verdict. */
 const MAX_CITATIONS = 20;
 

@@ -5,7 +5,7 @@
  * answer) — and the reason of each assertion that did not pass.
  */
 import { canonicalJson } from '../endpoint/params';
-import { combineGrounded, runGroundedOf } from '../metrics/groundedRuns';
+import { combineGrounded, runGroundedOf } from './runGrounded';
 import type { RunGrounded } from '../metrics/runRecord';
 import { scoreRun, type CaseScore, type Judge, type ScoredRun } from './score';
 import type { TestCase, TestSuite } from './testCases';

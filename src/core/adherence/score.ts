@@ -10,7 +10,8 @@
  * network calls and run here.
  */
 import { JUDGE_TYPES, type CheckVerdict } from './checkText';
-import { groundedCheck, isGroundedType, type GroundedDetail } from './groundedChecks';
+import { groundedCheck, type GroundedDetail } from './groundedChecks';
+import { isGroundedType } from './assertionTypes';
 import { CASE_CHECK_TYPES, contextPrecisionCheck } from './contextPrecision';
 import { judgeCheck, type Judge } from './judgeChecks';
 import { runChecks, type CheckOptions } from './scoreWorkerClient';

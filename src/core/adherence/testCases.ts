@@ -6,17 +6,10 @@
 import { basename, dirname, join } from 'node:path';
 import { readTestsFileSync } from '../files/workspaceFile';
 import { escapedLiteral, literalValues, resolveFileValues } from '../render/references';
-import { GROUNDED_TYPES, MAX_CONTEXT_CHARS } from './groundedChecks';
+import { ASSERTION_TYPES, MAX_CONTEXT_CHARS, type AssertionType } from './assertionTypes';
 import { readFrontMatter } from '../formats/frontMatterDoc';
 import type { Prompt, PromptFormat } from '../formats/model';
 import { isPlainRecord, parseYaml } from '../formats/yaml';
-
-export const ASSERTION_TYPES = [
-  'equals', 'contains', 'icontains', 'contains-any', 'contains-all', 'icontains-any', 'icontains-all', 'starts-with', 'ends-with', 'regex',
-  'is-json', 'contains-json', 'json-schema', 'word-count', 'length', 'latency', 'ttft', 'llm-rubric', 'llm-choice',
-  ...GROUNDED_TYPES, 'context-precision',
-] as const;
-export type AssertionType = (typeof ASSERTION_TYPES)[number];
 
 export interface Assertion {
   type: AssertionType;

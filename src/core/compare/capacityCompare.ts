@@ -9,15 +9,17 @@ import { targetText } from '../load/attainment';
 import type { CacheMode } from '../endpoint/serverKind';
 import type { ChatTransport } from '../endpoint/transport';
 import { searchMaxConcurrency } from '../load/capacitySearch';
-import { runLoadPoint, type LoadPoint } from '../load/loadPoint';
+import { runLoadPoint } from '../load/loadPoint';
+import { type LoadPoint } from '../load/loadPointRecord';
 import { withCriterion } from '../rollout/decision';
 import { SCENARIO_RULES, type RolloutPolicy } from '../rollout/scenario';
 import { objectiveText } from '../rollout/slo';
 import { planPromptRun } from '../run/promptRun';
 import type { DeclaredRetrieval } from '../retrieval/retrievalStep';
-import type { LoadResultsStore } from '../store/loadResults';
+import type { LoadResultsStore } from '../load/loadResults';
 import { runKeyOf } from '../store/runKey';
-import type { ComparisonResult, RevisionSource } from './compare';
+import type { ComparisonResult } from './compare';
+import type { RevisionSource } from './revisionSources';
 
 export interface CapacityLevel {
   concurrency: number;

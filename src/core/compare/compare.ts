@@ -9,41 +9,29 @@
  * latency percentiles, per-case matrix with each run's outcome, verdicts of each revision against
  * the first, the rollout decision and the prompt diff.
  */
-import type { ChainSummary } from '../metrics/chain';
 import type { CacheMode } from '../endpoint/serverKind';
-import { decideRollout, type RolloutDecision, type RolloutSide } from '../rollout/decision';
+import { decideRollout, type RolloutDecision } from '../rollout/decision';
 import type { RolloutPolicy } from '../rollout/scenario';
 import type { Statistics } from '../rollout/sloJudgement';
 import type { RunCheck } from '../adherence/runChecks';
 import { retrievalDestination } from '../retrieval/retrievalStep';
 import { onceEach, type Judge } from '../adherence/score';
 import type { ChatTransport } from '../endpoint/transport';
-import type { MetricsSample } from '../endpoint/serverMetrics';
 import type { RunRecord } from '../metrics/runRecord';
-import type { PercentileTriple } from '../metrics/summary';
-import { storeNotice, type ResultsStore, type StoredRun } from '../store/resultsStore';
-import { runKeyString, safeUrl } from '../store/runKey';
-import { assessRevision, comparisonVerdicts, judgeEvidence, type CaseSeries, type Evidence } from './compareAssess';
-import { runMissing } from './compareExecute';
+import type { ResultsStore } from '../store/resultsStore';
+import { safeUrl } from '../store/runKey';
+import { assessRevision, comparisonVerdicts, judgeEvidence, type Evidence } from './compareAssess';
+import { runMissing, type Timeline } from './compareExecute';
+import { reusableRuns } from './reusableRuns';
 import { planComparison, sendSameRequests, type ComparisonPlan } from './comparePlan';
-import type { GatePolicy, PolicyChange } from './gatePolicy';
+import type { GatePolicy } from './gatePolicy';
+import type { PolicyChange } from './policyChange';
+import type { RevisionSource } from './revisionSources';
 import { lineDiff, type DiffLine } from './lineDiff';
 import { sequentialComparison } from './sequentialVerdicts';
-import type { UntilDecidedSummary } from './untilDecided';
-import { noRegression, type Verdict } from './verdicts';
-
-export type { Evidence } from './compareAssess';
-
-export interface RevisionSource {
-  rev: string;
-  /** Short name for charts: a commit's short id, 'working copy', 'unsaved buffer'. */
-  label: string;
-  path: string;
-  text: string;
-  date?: string;
-  author?: string;
-  subject?: string;
-}
+import type { UntilDecidedSummary } from './untilDecidedText';
+import { emptyResult, rolloutSide, type RevisionResult } from './revisionResult';
+import { noRegression, type Verdict } from '../stats/verdicts';
 
 export interface CompareOptions {
   file: string;
@@ -70,77 +58,6 @@ export interface CompareOptions {
   onProgress?: (done: number, total: number, message: string) => void;
   /** Each run as scored (telemetry: its check becomes the exported span's evaluation events). */
   onScored?: (record: RunRecord, check: RunCheck) => void;
-}
-
-export type { PercentileTriple } from '../metrics/summary';
-
-/** One run as scored: its outcome, its answer (an excerpt) and each assertion's outcome and reason. */
-export interface RunDetail {
-  status: 'pass' | 'fail' | 'unscored';
-  /** Why it was unscored. */
-  reason?: string;
-  answer: string;
-  assertions: { label: string; outcome: 'pass' | 'fail' | 'undecided'; reason: string }[];
-  /** Cases with a hallucination/faithfulness assertion: whether the run hallucinated; null when undetermined. */
-  hallucinated?: boolean | null;
-}
-
-/** A test case's runs on one revision: scored counts, unscored count, and the first runs in detail. */
-export interface CaseRuns {
-  description: string;
-  passed: number;
-  /** Scored runs (passed + failed). */
-  total: number;
-  unscored: number;
-  runs: RunDetail[];
-}
-
-export interface HallucinationRate {
-  hallucinated: number;
-  /** Runs whose claims were judged. */
-  judged: number;
-  /** Runs whose claims could not be judged (judge failed, off-format, refusal, no claims). */
-  undetermined: number;
-  rate: number | null;
-  ci95: [number, number] | null;
-}
-
-export interface RevisionResult {
-  rev: string;
-  label: string;
-  path: string;
-  date?: string;
-  author?: string;
-  subject?: string;
-  tokens: number | null;
-  /** Over the scored runs: `total` = passed + failed; unscored runs are counted apart, with their reasons. */
-  adherence: { passed: number; total: number; unscored: number; rate: number | null; ci95: [number, number] | null };
-  /** Runs that hallucinated among those judged (cases with hallucination/faithfulness assertions), with a Wilson 95% interval; undetermined runs apart. Absent when no case asks. */
-  hallucination?: HallucinationRate;
-  /** A prompt with a retrieval step: retrieval → TTFT → decode per step and over the chain (metrics/chain.ts). */
-  chain?: ChainSummary;
-  /** Why runs were unscored, with how many each (a prototype-less map: reasons carry server text). */
-  unscoredReasons: Record<string, number>;
-  ttftMs: PercentileTriple;
-  e2eMs: PercentileTriple;
-  perCase: CaseRuns[];
-  runsReused: number;
-  runsNew: number;
-  failedRuns: number;
-  /** What the first failed run said, for the evidence reasons. */
-  failureSample?: string;
-  /** Why this revision could not be measured (no prompt at it, cancelled…). */
-  error?: string;
-  /** ISO time of the oldest stored run reused, when any were. */
-  reusedSince?: string;
-  /** Raw per-run values, for the verdicts and SLOs (not part of the CLI JSON). */
-  ttftValues: number[];
-  e2eValues: number[];
-  tpotValues: number[];
-  /** Output tokens / E2E per run. */
-  tokensPerSecValues: number[];
-  /** Each test case's runs in order, for paired anytime-valid tests (not part of the CLI JSON). */
-  series: CaseSeries[];
 }
 
 export interface ComparisonResult {
@@ -178,11 +95,8 @@ export interface ComparisonResult {
   /** Run until decided: the runs it took, the batches, and what stopped it. */
   untilDecided?: UntilDecidedSummary;
   /** The fresh runs on one clock (ms from the batch's start) with the server's metrics over the same time; null when every run was reused. */
-  timeline: { serverKind: string; runs: { t: number; revision: string; ttftMs: number | null; ok: boolean }[]; serverMetrics: MetricsSample[]; metricsGaps: number } | null;
+  timeline: Timeline | null;
 }
-
-/** Stored runs older than this are not reused by default: the server, its load and its version move on. */
-export const DEFAULT_FRESHNESS_MS = 24 * 60 * 60 * 1000;
 
 export async function compareRevisions(options: CompareOptions): Promise<ComparisonResult> {
   const session = await startComparison(options);
@@ -195,36 +109,23 @@ export async function compareRevisions(options: CompareOptions): Promise<Compari
 export interface ComparisonSession {
   plan: ComparisonPlan;
   judge: Judge | undefined;
-  /** What planning found per revision (its size in tokens, why it could not be planned). */
-  planned: Pick<RevisionResult, 'tokens' | 'error'>[];
   storeProblem: string | undefined;
 }
 
 /** Stage 1: the store's reusable runs, and every revision × case planned. */
 export async function startComparison(options: CompareOptions): Promise<ComparisonSession> {
-  const now = options.now?.() ?? Date.now();
-  const freshnessMs = options.freshnessMs ?? DEFAULT_FRESHNESS_MS;
-  const cacheMode = options.cache ?? 'cold';
-  // Cancelled runs are never reused: they say nothing about the prompt. Nor are stale ones, or ones
-  // measured with the prefix cache in another state than this comparison asks for.
-  const storeContents =
-    options.store && !options.fresh
-      ? options.store.read((r) => r.run.error?.kind !== 'cancelled' && now - Date.parse(r.at) <= freshnessMs && cacheStateFits(r.run.cache, cacheMode))
-      : undefined;
-  const stored = storeContents ? indexStore(storeContents.records) : new Map<string, StoredRun[]>();
-  const storeProblem = storeContents && options.store ? storeNotice(options.store.path, storeContents) : undefined;
-  const results = options.revisions.map(emptyResult);
-  const plan = await planComparison({ file: options.file, ...(options.promptName !== undefined ? { promptName: options.promptName } : {}), ...(options.modelOverride ? { modelOverride: options.modelOverride } : {}), transport: options.transport, suite: options.gate.suite, retrieval: options.gate.retrieval, runsPerCase: options.runsPerCase, stored }, options.revisions, results);
+  const { stored, storeProblem } = reusableRuns(options);
+  const plan = await planComparison({ file: options.file, ...(options.promptName !== undefined ? { promptName: options.promptName } : {}), ...(options.modelOverride ? { modelOverride: options.modelOverride } : {}), transport: options.transport, suite: options.gate.suite, retrieval: options.gate.retrieval, runsPerCase: options.runsPerCase, stored }, options.revisions);
   // A reused answer scored twice asks the judge once (a fresh run is scored for its stored verdict, then again in 3).
   const judge = options.judge ? onceEach(options.judge) : undefined;
-  return { plan, judge, planned: results.map((r) => ({ tokens: r.tokens, ...(r.error ? { error: r.error } : {}) })), storeProblem };
+  return { plan, judge, storeProblem };
 }
 
 /** Stages 3 and 4: every run scored, the verdicts, and the decision for the last revision against the first. */
-export async function concludeComparison(options: CompareOptions, session: ComparisonSession, timeline: ComparisonResult['timeline'], statistics: Statistics = 'fixed-n'): Promise<ComparisonResult> {
+export async function concludeComparison(options: CompareOptions, session: ComparisonSession, timeline: Timeline | null, statistics: Statistics = 'fixed-n'): Promise<ComparisonResult> {
   const { suite, policy } = options.gate;
   const { plan } = session;
-  const revisions = options.revisions.map((source, i) => ({ ...emptyResult(source), ...session.planned[i] }));
+  const revisions = options.revisions.map((source, i) => ({ ...emptyResult(source), ...session.plan.revisions[i] }));
   let simulated = options.transport.endpoint.simulated === true;
   for (const [index, result] of revisions.entries()) {
     if (await assessRevision(result, plan.cells.filter((c) => c.revision === index), suite, session.judge, options.onScored)) simulated = true;
@@ -267,37 +168,4 @@ export async function concludeComparison(options: CompareOptions, session: Compa
     cancelled,
     timeline,
   };
-}
-
-function emptyResult(revision: RevisionSource): RevisionResult {
-  return {
-    rev: revision.rev, label: revision.label, path: revision.path,
-    ...(revision.date ? { date: revision.date } : {}), ...(revision.author ? { author: revision.author } : {}), ...(revision.subject ? { subject: revision.subject } : {}),
-    tokens: null, adherence: { passed: 0, total: 0, unscored: 0, rate: null, ci95: null }, unscoredReasons: Object.create(null) as Record<string, number>,
-    ttftMs: { p50: null, p90: null, p99: null, n: 0 }, e2eMs: { p50: null, p90: null, p99: null, n: 0 },
-    perCase: [], runsReused: 0, runsNew: 0, failedRuns: 0, ttftValues: [], e2eValues: [], tpotValues: [], tokensPerSecValues: [], series: [],
-  };
-}
-
-/** A revision's runs as the rollout decision reads them. */
-export function rolloutSide(r: RevisionResult): RolloutSide {
-  return { rev: r.rev, label: r.label, ttftMs: r.ttftValues, e2eMs: r.e2eValues, tpotMs: r.tpotValues, adherence: { passed: r.adherence.passed, total: r.adherence.total }, ...(r.hallucination ? { hallucination: { hallucinated: r.hallucination.hallucinated, total: r.hallucination.judged } } : {}), tokensPerSec: r.tokensPerSecValues };
-}
-
-/** Stored runs fit a cold comparison when the server did not serve them from its cache, a warm one when it did. */
-function cacheStateFits(state: RunRecord['cache'], mode: CacheMode): boolean {
-  if (mode === 'cold') return state !== 'warm';
-  if (mode === 'warm') return state === 'warm';
-  return true;
-}
-
-function indexStore(records: readonly StoredRun[]): Map<string, StoredRun[]> {
-  const byKey = new Map<string, StoredRun[]>();
-  for (const record of records) {
-    const key = runKeyString(record.key);
-    let list = byKey.get(key);
-    if (!list) byKey.set(key, (list = []));
-    list.push(record);
-  }
-  return byKey;
 }

@@ -4,7 +4,7 @@
  * assertion could not be decided (no judge configured, a judge that failed) — is UNSCORED with its
  * reason: it is neither a pass nor a 0, and adherence rests on the scored runs only.
  */
-import { chainSummary } from '../metrics/chain';
+import { chainSummary } from '../metrics/summary';
 import type { Passage } from '../retrieval/retrievalStep';
 import { retrievedOf } from '../run/retrievalRun';
 import type { RunCheck } from '../adherence/runChecks';
@@ -14,21 +14,8 @@ import { isNumber, outputTokensPerSec, percentileTriple } from '../metrics/summa
 import type { RunRecord } from '../metrics/runRecord';
 import { wilsonInterval } from '../stats/proportions';
 import type { Cell } from './comparePlan';
-import type { CaseRuns, RevisionResult, RunDetail } from './compare';
-import { adherenceVerdict, latencyVerdict, MIN_RUNS_FOR_CLAIM, type Verdict } from './verdicts';
-
-/**
- * One test case's runs on one revision, run by run in the order they were made (null where a run has
- * no such figure: unscored, failed). Runs are only ever appended, so the i-th run of a case on base
- * and on head form a pair that later batches do not change (compare/sequentialVerdicts.ts).
- */
-export interface CaseSeries {
-  passed: (boolean | null)[];
-  ttftMs: (number | null)[];
-  e2eMs: (number | null)[];
-  tokensPerSec: (number | null)[];
-  hallucinated: (boolean | null)[];
-}
+import type { CaseRuns, CaseSeries, RevisionResult, RunDetail } from './revisionResult';
+import { adherenceVerdict, latencyVerdict, MIN_RUNS_FOR_CLAIM, type Verdict } from '../stats/verdicts';
 
 /** Runs per test case and revision whose answer and assertion outcomes are kept for the panel, CLI and report. */
 export const RUN_DETAILS_PER_CASE = 20;

@@ -5,15 +5,42 @@
 import { checkRun, hasClaimsChecks } from '../adherence/runChecks';
 import type { Judge } from '../adherence/score';
 import type { TestCase } from '../adherence/testCases';
-import type { RunOutcome } from '../endpoint/runOnce';
+import type { RunOutcome } from '../run/runOnce';
 import type { RunGrounded } from '../metrics/runRecord';
 import { executeRunJobs, type RunJob } from '../run/promptRun';
 import { scoredRunOf } from '../run/retrievalRun';
-import type { CompareOptions, ComparisonResult } from './compare';
+import type { MetricsSample } from '../endpoint/serverMetrics';
+import type { CacheMode } from '../endpoint/serverKind';
+import type { ChatTransport } from '../endpoint/transport';
+import type { ResultsStore } from '../store/resultsStore';
 import type { Cell } from './comparePlan';
+import type { RevisionSource } from './revisionSources';
+
+/** What executing needs of a comparison's options (CompareOptions carries all of it). */
+export interface ExecuteOptions {
+  revisions: readonly Pick<RevisionSource, 'rev' | 'label'>[];
+  gate: { suite: { cases: readonly TestCase[] } };
+  transport: ChatTransport;
+  concurrency: number;
+  timeoutMs: number;
+  cache?: CacheMode;
+  signal?: AbortSignal;
+  store?: ResultsStore;
+  /** Order of the interleaved fresh runs (default Math.random). */
+  random?: () => number;
+  onProgress?: (done: number, total: number, message: string) => void;
+}
+
+/** The fresh runs on one clock (ms from the batch's start) with the server's metrics over the same time. */
+export interface Timeline {
+  serverKind: string;
+  runs: { t: number; revision: string; ttftMs: number | null; ok: boolean }[];
+  serverMetrics: MetricsSample[];
+  metricsGaps: number;
+}
 
 /** Runs every cell up to `runsPerCase` (stored, earlier and new runs together); null when none were needed. */
-export async function runMissing(options: CompareOptions, cells: readonly Cell[], judge: Judge | undefined, runsPerCase: number): Promise<ComparisonResult['timeline']> {
+export async function runMissing(options: ExecuteOptions, cells: readonly Cell[], judge: Judge | undefined, runsPerCase: number): Promise<Timeline | null> {
   const jobs: { cell: Cell; job: RunJob }[] = [];
   for (const cell of cells) {
     for (let i = cell.reused.length + cell.fresh.length; i < runsPerCase; i++) jobs.push({ cell, job: { plan: cell.plan, revision: options.revisions[cell.revision]!.rev, testCase: cell.caseIndex } });

@@ -3,13 +3,13 @@
  * with the stored runs it may reuse. A revision that cannot be planned keeps its error and no cells.
  */
 import type { TestSuite } from '../adherence/testCases';
-import type { RunOutcome } from '../endpoint/runOnce';
+import type { RunOutcome } from '../run/runOnce';
 import type { ChatTransport } from '../endpoint/transport';
 import { planPromptRun, type PromptRunPlan } from '../run/promptRun';
 import type { DeclaredRetrieval } from '../retrieval/retrievalStep';
 import type { StoredRun } from '../store/resultsStore';
 import { runKeyOf, runKeyString } from '../store/runKey';
-import type { RevisionResult, RevisionSource } from './compare';
+import type { RevisionSource } from './revisionSources';
 
 /** One revision × test case that could be planned: its plan, the key of the request it sends, and the runs it has. */
 export interface Cell {
@@ -35,14 +35,23 @@ export interface PlanInput {
   stored: ReadonlyMap<string, StoredRun[]>;
 }
 
+/** What planning found per revision: the prompt's size in tokens, or why it could not be planned. */
+export interface PlannedRevision {
+  tokens: number | null;
+  error?: string;
+}
+
 export interface ComparisonPlan {
   cells: Cell[];
   promptName: string;
   model: string;
+  /** One per source, in order. */
+  revisions: PlannedRevision[];
 }
 
-export async function planComparison(input: PlanInput, sources: readonly RevisionSource[], results: RevisionResult[]): Promise<ComparisonPlan> {
+export async function planComparison(input: PlanInput, sources: readonly RevisionSource[]): Promise<ComparisonPlan> {
   const cells: Cell[] = [];
+  const revisions: PlannedRevision[] = sources.map(() => ({ tokens: null }));
   let promptName = input.promptName ?? '';
   let model = input.modelOverride ?? input.transport.endpoint.model ?? '';
   const common = {
@@ -52,7 +61,7 @@ export async function planComparison(input: PlanInput, sources: readonly Revisio
     retrieval: input.retrieval,
   };
   for (const [revisionIndex, revision] of sources.entries()) {
-    const result = results[revisionIndex]!;
+    const result = revisions[revisionIndex]!;
     for (const [caseIndex, testCase] of input.suite.cases.entries()) {
       let plan: PromptRunPlan;
       try {
@@ -72,7 +81,7 @@ export async function planComparison(input: PlanInput, sources: readonly Revisio
       cells.push({ revision: revisionIndex, caseIndex, plan, key, reused: (input.stored.get(key) ?? []).slice(-input.runsPerCase), fresh: [] });
     }
   }
-  return { cells, promptName, model };
+  return { cells, promptName, model, revisions };
 }
 
 /**

@@ -10,20 +10,13 @@ import type { TestCase, TestSuite } from '../adherence/testCases';
 import { objectiveKey, resolvePolicy, type RolloutPolicy } from '../rollout/scenario';
 import { objectiveFromText, objectivesFromBlock, objectiveText, SloError, type Objective } from '../rollout/slo';
 import type { DeclaredRetrieval } from '../retrieval/retrievalStep';
-import type { Declaration, RevisionDeclarations } from './revisionDeclarations';
+import { declarationsAt, type Declaration, type DeclarationContext, type RevisionDeclarations } from './revisionDeclarations';
+import type { RevisionSource } from './revisionSources';
+import type { PolicyChange } from './policyChange';
 import { resolveRetrievalPolicy } from './retrievalPolicy';
 
 export type PolicyOrigin = 'base' | 'head';
 export const POLICY_ORIGINS: readonly PolicyOrigin[] = ['base', 'head'];
-
-export interface PolicyChange {
-  /** What the head changes, in words: `scenario interactive → decision`. */
-  text: string;
-  /** Whether the judgement applies it. */
-  applied: boolean;
-  /** Why it is or is not applied. */
-  why: string;
-}
 
 export interface GatePolicy {
   policy: RolloutPolicy;
@@ -189,4 +182,11 @@ function caseDifferences(a: TestCase, b: TestCase): string[] {
   if (JSON.stringify(a.assertions) !== JSON.stringify(b.assertions)) aspects.push('assertions');
   if (JSON.stringify(a.vars) !== JSON.stringify(b.vars)) aspects.push('inputs');
   return aspects;
+}
+
+/** The gate policy for base (first source) → head (last source): declarations read at each, resolved by gatePolicy.ts. */
+export async function loadGatePolicy(sources: readonly RevisionSource[], context: DeclarationContext, outside: Omit<GatePolicyInput, 'base' | 'head'>): Promise<GatePolicy> {
+  const base = await declarationsAt(sources[0]!, context);
+  const head = sources.length > 1 ? await declarationsAt(sources[sources.length - 1]!, context) : base;
+  return resolveGatePolicy({ ...outside, base, head });
 }

@@ -9,7 +9,7 @@
 import type { SloOutcome } from '../rollout/decision';
 import type { ComparisonResult } from './compare';
 import { DECISION_HEADLINES, judgement } from './markdownReport';
-import type { Verdict } from './verdicts';
+import type { Verdict } from '../stats/verdicts';
 
 interface TestCase {
   name: string;

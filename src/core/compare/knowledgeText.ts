@@ -1,5 +1,5 @@
 /** A revision's knowledge figures in words, the same in the CLI, the panel and the report (issue 25). */
-import type { HallucinationRate } from './compare';
+import type { HallucinationRate } from './revisionResult';
 
 /** `hallucination 3/40 runs 7.5% [2.6%–19.9%] (+2 undetermined)`: small rates keep a decimal. */
 export function hallucinationText(h: Pick<HallucinationRate, 'hallucinated' | 'judged' | 'undetermined' | 'rate' | 'ci95'>): string {

@@ -10,7 +10,8 @@ import type { PercentileTriple } from '../metrics/summary';
 import type { RolloutDecisionKind, SloOutcome } from '../rollout/decision';
 import type { ObjectiveJudgement } from '../rollout/sloJudgement';
 import { policyText } from '../rollout/scenario';
-import type { ComparisonResult, RevisionResult } from './compare';
+import type { ComparisonResult } from './compare';
+import type { RevisionResult } from './revisionResult';
 
 export const DECISION_HEADLINES: Record<RolloutDecisionKind, string> = { ship: 'SHIP', hold: 'HOLD', insufficient: 'INSUFFICIENT EVIDENCE', 'no-change': 'NO CHANGE' };
 const DECISION_MARKS: Record<RolloutDecisionKind, string> = { ship: '✅', hold: '❌', insufficient: '⚠️', 'no-change': '➖' };

@@ -7,7 +7,7 @@
  * is listed as a policy change, applied only with `--policy head`.
  */
 import { retrievalDestination, type DeclaredRetrieval, type RetrievalStep } from '../retrieval/retrievalStep';
-import type { PolicyChange } from './gatePolicy';
+import type { PolicyChange } from './policyChange';
 
 export interface RetrievalPolicy {
   /** The step every revision runs (none when the judging revision declares none). */

@@ -13,8 +13,7 @@ import type { Prompt } from '../formats/model';
 import { BUFFER_REVISION, regularFileAt, WORKING_REVISION } from '../history/fileHistory';
 import { normalizeParams } from '../endpoint/params';
 import { declaredRetrieval, type DeclaredRetrieval } from '../retrieval/retrievalStep';
-import type { RevisionSource } from './compare';
-import { resolveGatePolicy, type GatePolicy, type GatePolicyInput } from './gatePolicy';
+import type { RevisionSource } from './revisionSources';
 
 export interface Declaration {
   where: string;
@@ -75,13 +74,6 @@ async function sidecarAt(source: RevisionSource, context: DeclarationContext): P
   } catch (error) {
     return error as Error;
   }
-}
-
-/** The gate policy for base (first source) → head (last source): declarations read at each, resolved by gatePolicy.ts. */
-export async function loadGatePolicy(sources: readonly RevisionSource[], context: DeclarationContext, outside: Omit<GatePolicyInput, 'base' | 'head'>): Promise<GatePolicy> {
-  const base = await declarationsAt(sources[0]!, context);
-  const head = sources.length > 1 ? await declarationsAt(sources[sources.length - 1]!, context) : base;
-  return resolveGatePolicy({ ...outside, base, head });
 }
 
 /**

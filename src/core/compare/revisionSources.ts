@@ -9,7 +9,18 @@ import { BUFFER_REVISION, contentsAt, fileHistory, resolveRevision, treeEntryAt,
 import { fileAtCommit } from '../history/commitFile';
 import { fetchPlanFor, fetchRevision } from '../history/fetchRevision';
 import { git, GitError, isGitStop } from '../history/git';
-import type { RevisionSource } from './compare';
+
+/** One revision of the prompt file as a comparison reads it: its text and where it came from. */
+export interface RevisionSource {
+  rev: string;
+  /** Short name for charts: a commit's short id, 'working copy', 'unsaved buffer'. */
+  label: string;
+  path: string;
+  text: string;
+  date?: string;
+  author?: string;
+  subject?: string;
+}
 
 export interface RevisionSourceOptions {
   bufferText?: string;

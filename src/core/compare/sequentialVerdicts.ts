@@ -12,13 +12,12 @@
  * in the scenario (Bonferroni), so the chance of a false "hold for regression" stays under 5% however
  * often the decision is looked at.
  */
-import { medianOf } from '../metrics/summary';
+import { medianOf } from '../stats/percentile';
 import type { Change } from '../rollout/decision';
 import { SCENARIO_RULES, type Scenario } from '../rollout/scenario';
 import { anytimeAbovePValue } from '../stats/confidenceSequence';
-import type { CaseSeries } from './compareAssess';
-import type { RevisionResult } from './compare';
-import { ALPHA, formatP, MIN_RUNS_FOR_CLAIM, type Verdict, type VerdictKind } from './verdicts';
+import type { CaseSeries, RevisionResult } from './revisionResult';
+import { ALPHA, formatP, MIN_RUNS_FOR_CLAIM, type Verdict, type VerdictKind } from '../stats/verdicts';
 
 const PRACTICAL_MARGIN_SHARE = 0.05;
 const PRACTICAL_MARGIN_MIN_MS = 5;

@@ -4,7 +4,7 @@
  * the first that did not. Each level says whether its Wilson interval settled it (resolved) — a
  * capacity whose neighbours are unresolved needs more requests per level, and the result says so.
  */
-import type { LoadPoint } from './loadPoint';
+import type { LoadPoint } from './loadPointRecord';
 
 export interface CapacityResult {
   /** The largest concurrency that attained; 0 when even one request at a time did not. */

@@ -3,7 +3,7 @@
  * report draws (figures only). One shape for both, so the report shows exactly what the CLI said.
  */
 import type { Knee, Saturation } from './knee';
-import type { LoadPoint } from './loadPoint';
+import type { LoadPoint } from './loadPointRecord';
 
 export interface CapacityConclusions {
   maxConcurrencyMeetingSlo?: number;

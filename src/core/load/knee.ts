@@ -7,7 +7,7 @@
  * waiting queue holds requests on average and TTFT rose from the level before (the queue is not
  * draining), null when the server exports no waiting-requests gauge.
  */
-import type { LoadPoint } from './loadPoint';
+import type { LoadPoint } from './loadPointRecord';
 
 export type Knee = { concurrency: number; slopeBefore: number; slopeAfter: number } | { concurrency: null; reason: string };
 export type Saturation = { level: string } | { level: null; reason: string };

@@ -5,7 +5,7 @@
  * attains and halved while it does not, then bisected until the rates that attain and that do not are
  * within 10% of each other. Each level says whether its one-sided bounds settled it.
  */
-import type { LoadPoint } from './loadPoint';
+import type { LoadPoint } from './loadPointRecord';
 
 export interface RateCapacity {
   /** The highest rate (requests/s) that attained; 0 when even the lowest tried did not. */

@@ -3,7 +3,7 @@
  * requests, KV-cache use and — when its /metrics carries DCGM's exporter — GPU utilisation and memory,
  * each as max / mean over the point's steady window. Nothing when no point was sampled.
  */
-import type { LoadPoint, Spread } from './loadPoint';
+import type { LoadPoint, Spread } from './loadPointRecord';
 
 const GIB = 1024 ** 3;
 

@@ -5,7 +5,7 @@
  * over-saturated — its waiting queue holds requests and TTFT rose across the point — since higher
  * rates would only measure the backlog.
  */
-import type { LoadLevel, LoadPoint } from './loadPoint';
+import type { LoadLevel, LoadPoint } from './loadPointRecord';
 
 export interface SweepResult {
   points: LoadPoint[];

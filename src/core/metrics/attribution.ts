@@ -6,7 +6,8 @@ import { formatMs } from './format';
 import type { LatencyFit } from './latencyModel';
 import type { MetricsSample } from '../endpoint/serverMetrics';
 import type { RunRecord } from './runRecord';
-import { medianOf, type RunSummary } from './summary';
+import type { RunSummary } from './summary';
+import { medianOf } from '../stats/percentile';
 
 export interface AttributionHint {
   kind: 'decode-bound' | 'prefill-bound' | 'capacity' | 'slow-first-token' | 'queue-bound' | 'cache-pressure' | 'cold-vs-warm';

@@ -1,36 +1,9 @@
 /**
- * The RAG chain of a prompt with a retrieval step: retrieval → TTFT → decode (issue 25, "measure the
- * chain"). Per step and over the whole chain (retrieval + E2E of the same run), percentiles as every
- * other metric (summary.ts: none reported that the number of runs cannot support).
+ * The RAG chain of a prompt with a retrieval step in words: retrieval → TTFT → decode (issue 25,
+ * "measure the chain"). The figures are the run summary's (summary.ts: chainSummary).
  */
 import { formatMs } from './format';
-import type { RunRecord } from './runRecord';
-import { summarize, type MetricSummary } from './summary';
-
-export interface ChainSummary {
-  /** Runs whose retrieval step ran (failed ones included). */
-  runs: number;
-  retrievalMs: MetricSummary;
-  ttftMs: MetricSummary;
-  /** E2E − TTFT. */
-  decodeMs: MetricSummary;
-  /** retrieval + E2E, per run. */
-  chainMs: MetricSummary;
-}
-
-/** Over the runs that retrieved and then answered; null when the prompt has no retrieval step. */
-export function chainSummary(runs: readonly RunRecord[]): ChainSummary | null {
-  const retrieving = runs.filter((r) => r.retrievalMs !== undefined);
-  if (retrieving.length === 0) return null;
-  const whole = retrieving.filter((r) => r.ok && r.retrievalMs != null && r.ttftMs !== null && r.e2eMs !== null);
-  return {
-    runs: retrieving.length,
-    retrievalMs: summarize(retrieving.map((r) => r.retrievalMs).filter((v): v is number => typeof v === 'number')),
-    ttftMs: summarize(whole.map((r) => r.ttftMs!)),
-    decodeMs: summarize(whole.map((r) => r.e2eMs! - r.ttftMs!)),
-    chainMs: summarize(whole.map((r) => r.retrievalMs! + r.e2eMs!)),
-  };
-}
+import type { ChainSummary, MetricSummary } from './summary';
 
 /** One line: `RAG chain p50 1.25 s = retrieval 200 ms → TTFT 300 ms → decode 750 ms · p90 …`. */
 export function chainLine(chain: ChainSummary): string {

@@ -4,7 +4,7 @@
  * with the medians of output tokens and TPOT. Always reported with the runs behind it.
  */
 import type { RunRecord } from './runRecord';
-import { percentile } from './summary';
+import { percentile } from '../stats/percentile';
 
 export interface LatencyFit {
   runs: number;

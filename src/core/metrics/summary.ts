@@ -1,10 +1,10 @@
 /**
- * The one percentile function and the one run summary. Percentiles are honest about sample size:
+ * The one run summary (percentiles from stats/percentile). Percentiles are honest about sample size:
  * p-th percentile needs at least 1/(1−p) samples (p90: 10, p99: 100, p99.9: 1000); below that it
  * would only restate the maximum, so it is reported as null and listed in `tooFewFor`.
  */
 import type { ErrorKind } from '../endpoint/types';
-import { chainSummary, type ChainSummary } from './chain';
+import { medianOf, percentile } from '../stats/percentile';
 import { decodeTokensPerSec, type PhaseSource, type RunRecord } from './runRecord';
 
 export interface MetricSummary {
@@ -47,22 +47,8 @@ export interface RunSummary {
   cache: { cold: number; warm: number; unknown: number };
   /** Medians of the server-reported phases over the measured runs that have them. */
   phases?: PhaseSummary | null;
-  /** A prompt with a retrieval step: retrieval → TTFT → decode, per step and over the chain (chain.ts). */
+  /** A prompt with a retrieval step: retrieval → TTFT → decode, per step and over the chain (chainSummary). */
   chain?: ChainSummary;
-}
-
-/** Linear interpolation between closest ranks (numpy's default, Hyndman–Fan type 7) on sorted values. */
-export function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) throw new Error('percentile of no values');
-  const rank = p * (sorted.length - 1);
-  const lo = Math.floor(rank);
-  const hi = Math.ceil(rank);
-  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (rank - lo);
-}
-
-/** The median of values in any order (at least one). */
-export function medianOf(values: readonly number[]): number {
-  return percentile([...values].sort((a, b) => a - b), 0.5);
 }
 
 /** Smallest n for which the p-th percentile is reported. */
@@ -165,4 +151,33 @@ export function outputTokensPerSec(run: RunRecord): number | null {
 
 export function isNumber(value: number | null): value is number {
   return value !== null;
+}
+
+/**
+ * The RAG chain of a prompt with a retrieval step (issue 25, "measure the chain"): per step and over
+ * the whole chain (retrieval + E2E of the same run), percentiles as every other metric.
+ */
+export interface ChainSummary {
+  /** Runs whose retrieval step ran (failed ones included). */
+  runs: number;
+  retrievalMs: MetricSummary;
+  ttftMs: MetricSummary;
+  /** E2E − TTFT. */
+  decodeMs: MetricSummary;
+  /** retrieval + E2E, per run. */
+  chainMs: MetricSummary;
+}
+
+/** Over the runs that retrieved and then answered; null when the prompt has no retrieval step. */
+export function chainSummary(runs: readonly RunRecord[]): ChainSummary | null {
+  const retrieving = runs.filter((r) => r.retrievalMs !== undefined);
+  if (retrieving.length === 0) return null;
+  const whole = retrieving.filter((r) => r.ok && r.retrievalMs != null && r.ttftMs !== null && r.e2eMs !== null);
+  return {
+    runs: retrieving.length,
+    retrievalMs: summarize(retrieving.map((r) => r.retrievalMs).filter((v): v is number => typeof v === 'number')),
+    ttftMs: summarize(whole.map((r) => r.ttftMs!)),
+    decodeMs: summarize(whole.map((r) => r.e2eMs! - r.ttftMs!)),
+    chainMs: summarize(whole.map((r) => r.retrievalMs! + r.e2eMs!)),
+  };
 }

@@ -12,7 +12,8 @@
 import { renderWithEngine } from '../render/renderer';
 import { chatTokenTotal } from '../tokens/chatOverhead';
 import type { TokenCounter } from '../tokens/counter';
-import { loadEncoder, type EncodingName, type TokenEncoder } from '../tokens/engine';
+import { loadEncoder, type TokenEncoder } from '../tokens/engine';
+import type { EncodingName } from '../tokens/encodingNames';
 import type { ModelTokenInfo } from '../tokens/models';
 import type { ChatTemplate, ModelTokenizer } from '../tokens/modelTokenizer';
 import { loadTokenizerFolder, type TokenizerSource } from '../tokens/tokenizerFolder';

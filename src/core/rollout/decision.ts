@@ -13,7 +13,7 @@
  *   reported, not blocking. Every reason cites its numbers.
  */
 import { formatMs } from '../metrics/format';
-import { ALPHA, formatP, medianShift, MIN_RUNS_FOR_CLAIM, type Verdict } from '../compare/verdicts';
+import { ALPHA, formatP, medianShift, MIN_RUNS_FOR_CLAIM, type Verdict } from '../stats/verdicts';
 import { SCENARIO_RULES, type RolloutPolicy } from './scenario';
 import { proportionTest } from '../stats/proportions';
 import { objectiveText } from './slo';

@@ -1,9 +1,8 @@
 /** A parsed prompt with values for its variables → the chat request that is sent, and its content hash. */
-import { createHash } from 'node:crypto';
 import type { Prompt } from '../formats/model';
 import type { RenderedMessage } from '../render/renderPrompt';
 import { renderWithReferences, type PromptReferences } from '../render/renderWithReferences';
-import { canonicalJson, normalizeParams } from '../endpoint/params';
+import { normalizeParams } from '../endpoint/params';
 import type { ChatRequest } from '../endpoint/types';
 
 export interface RenderedRequest {
@@ -37,13 +36,4 @@ export function requestOf(prompt: Prompt, messages: readonly Pick<RenderedMessag
     throw new Error(`No model for prompt '${prompt.name}': the file names none and the endpoint has no default model. Name one in the file's front matter (model:), pass --model, or set a model on the endpoint (promptInsight.endpoints).`);
   }
   return { model: chosen, messages: messages.map((m) => ({ role: m.role, content: m.content, ...(m.name ? { name: m.name } : {}) })), params: normalizeParams(prompt.params) };
-}
-
-/** Hash of what the model sees (messages in order), independent of formatting around them in the file. */
-export function promptContentHash(request: ChatRequest): string {
-  return sha256(canonicalJson(request.messages));
-}
-
-export function sha256(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
 }

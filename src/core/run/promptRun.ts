@@ -4,14 +4,14 @@
  * The CLI and the extension both run prompts through here.
  */
 import { batchRunner, type BatchOptions } from '../endpoint/batch';
-import { runOnce, type RunOutcome } from '../endpoint/runOnce';
+import { runOnce, type RunOutcome } from './runOnce';
 import type { ChatTransport } from '../endpoint/transport';
 import type { ChatRequest } from '../endpoint/types';
 import { parsePromptFile } from '../formats/detect';
 import type { Prompt } from '../formats/model';
 import { summarizeRuns, summarizeWarmRuns, type RunSummary } from '../metrics/summary';
 import type { RunGrounded } from '../metrics/runRecord';
-import { hasHistogramPhases, histogramsReadable, phasesFromHistograms, readHistograms, readHistogramsAfter } from '../endpoint/histogramPhases';
+import { hasHistogramPhases, histogramsReadable, phasesFromHistograms, readHistograms, readHistogramsAfter } from '../metrics/histogramPhases';
 import { cacheFields, ownMetricsSource, probeServerKind, type CacheMode, type ServerKind } from '../endpoint/serverKind';
 import { MetricsSampler, waitForServerIdle, type IdleCheck, type MetricsGap, type MetricsSample, type MetricsSource } from '../endpoint/serverMetrics';
 import type { ResultsStore } from '../store/resultsStore';

@@ -5,7 +5,7 @@
  * that fails is a failed run with kind `retrieval-…`, and the model is not called.
  */
 import type { ScoredRun } from '../adherence/score';
-import type { RunOutcome } from '../endpoint/runOnce';
+import type { RunOutcome } from './runOnce';
 import type { ChatRequest, ErrorKind } from '../endpoint/types';
 import type { RunRecord } from '../metrics/runRecord';
 import { passagesText, retrieve, RetrievalError, type Passage, type RetrievalStep } from '../retrieval/retrievalStep';

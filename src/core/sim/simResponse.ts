@@ -8,7 +8,7 @@
 import { chatTokenTotal } from '../tokens/chatOverhead';
 import type { TokenEncoder } from '../tokens/engine';
 import { chooseAnswer } from './scenario';
-import type { SimFault, SimOptions } from './simServer';
+import type { SimFault, SimOptions } from './simOptions';
 
 export interface ChatBody {
   model?: unknown;
@@ -77,3 +77,10 @@ function splitPiece(piece: string, count: number): string[] {
   return out;
 }
 
+/**
+ * With slots, the simulator reports llama-server's per-request `timings` (from the moment a slot took
+ * the request): prompt_ms is the scripted prefill, so what the client's TTFT holds beyond it is the queue.
+ */
+export function slotTimings(promptTokens: number, prefillMs: number, predictedTokens: number, decodeMs: number): Record<string, number> {
+  return { prompt_n: promptTokens, prompt_ms: prefillMs, predicted_n: predictedTokens, predicted_ms: decodeMs };
+}

@@ -11,58 +11,9 @@ import type { AddressInfo } from 'node:net';
 import { SIMULATED_HEADER } from '../endpoint/httpExchange';
 import { loadEncoder, type TokenEncoder } from '../tokens/engine';
 import { seededRandom } from '../stats/random';
-import type { SimScenario } from './scenario';
-import { chunkLine, simResponse, type ChatBody } from './simResponse';
-
-export const SIM_FAULTS = ['none', '429', '500', 'reset', 'stall', 'malformed', 'non-streaming'] as const;
-export type SimFault = (typeof SIM_FAULTS)[number];
-
-export interface SimOptions {
-  port: number;
-  ttftBaseMs: number;
-  prefillMsPerInputToken: number;
-  decodeMsPerToken: number;
-  /** Uniform jitter, ± this many ms, on TTFT and on every decode interval. */
-  jitterMs: number;
-  tokensPerChunk: number;
-  reasoningTokens: number;
-  /** Answer length when the request sets no max_tokens and no scenario answer applies. */
-  outputTokens: number;
-  fault: SimFault;
-  /** Share of requests that get the fault (0..1). */
-  faultRate: number;
-  seed: number;
-  scenario?: SimScenario;
-  /**
-   * Requests served at once, like an inference server's slots (llama-server --parallel, a batch
-   * size); 0 = unlimited. A request beyond them waits its turn in arrival order, and its TTFT
-   * includes the wait — so load tests see the queueing a real server shows.
-   */
-  slots: number;
-  /**
-   * Opt-in: serve GET /metrics with vLLM's prefix-cache counters (`vllm:prefix_cache_queries_total`,
-   * `vllm:prefix_cache_hits_total`, in prompt tokens), each request counting its input tokens as
-   * queries and this share of them as hits — so a load test's hit rate has a known truth. Without
-   * it there is no /metrics, as before.
-   */
-  prefixCacheHitRate?: number;
-}
-
-export const DEFAULT_SIM_OPTIONS: SimOptions = {
-  port: 0,
-  ttftBaseMs: 180,
-  prefillMsPerInputToken: 0.08,
-  decodeMsPerToken: 18,
-  jitterMs: 4,
-  tokensPerChunk: 1,
-  reasoningTokens: 0,
-  outputTokens: 60,
-  fault: 'none',
-  faultRate: 1,
-  seed: 1,
-  slots: 0,
-};
-
+import { DEFAULT_SIM_OPTIONS, type SimOptions } from './simOptions';
+import { chunkLine, simResponse, slotTimings, type ChatBody } from './simResponse';
+import { slotQueue } from './simSlots';
 
 export interface RunningSim {
   url: string;
@@ -71,7 +22,6 @@ export interface RunningSim {
   served(): number;
   close(): Promise<void>;
 }
-
 
 export async function startSim(partial: Partial<SimOptions> = {}): Promise<RunningSim> {
   const options = { ...DEFAULT_SIM_OPTIONS, ...partial };
@@ -103,6 +53,8 @@ export async function startSim(partial: Partial<SimOptions> = {}): Promise<Runni
       setImmediate(() => answer(res, chunks, arrivedAt));
     });
   });
+  // Slots: beyond them a request waits its turn (the client's TTFT includes the wait).
+  const slots = slotQueue(options.slots, (res, body) => serveChat(res, body, performance.now(), options, encoder, random, prefixCache));
   const answer = (res: http.ServerResponse, chunks: Buffer[], arrivedAt: number): void => {
     served++;
     let body: ChatBody;
@@ -117,23 +69,7 @@ export async function startSim(partial: Partial<SimOptions> = {}): Promise<Runni
       return;
     }
     if (options.slots <= 0) return serveChat(res, body, arrivedAt, options, encoder, random, prefixCache);
-    waiting.push({ res, body });
-    startWaiting();
-  };
-  // Slots: a request holds one from its start until its response ends (or its client goes away).
-  const waiting: { res: http.ServerResponse; body: ChatBody }[] = [];
-  let busy = 0;
-  const startWaiting = (): void => {
-    while (busy < options.slots && waiting.length > 0) {
-      const { res, body } = waiting.shift()!;
-      if (res.destroyed || res.writableEnded) continue;
-      busy++;
-      res.once('close', () => {
-        busy--;
-        startWaiting();
-      });
-      serveChat(res, body, performance.now(), options, encoder, random, prefixCache);
-    }
+    slots.enqueue(res, body);
   };
   server.on('connection', (socket) => {
     sockets.add(socket);
@@ -243,14 +179,6 @@ function json(res: http.ServerResponse, status: number, body: unknown, headers: 
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), [SIMULATED_HEADER]: 'prompt-insight', ...headers });
   res.end(text);
-}
-
-/**
- * With slots, the simulator reports llama-server's per-request `timings` (from the moment a slot took
- * the request): prompt_ms is the scripted prefill, so what the client's TTFT holds beyond it is the queue.
- */
-function slotTimings(promptTokens: number, prefillMs: number, predictedTokens: number, decodeMs: number): Record<string, number> {
-  return { prompt_n: promptTokens, prompt_ms: prefillMs, predicted_n: predictedTokens, predicted_ms: decodeMs };
 }
 
 /** vLLM's prefix-cache counters in the Prometheus text format, labelled by model as vLLM labels them. */

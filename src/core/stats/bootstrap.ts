@@ -3,7 +3,7 @@
  * reproducible: the 95% interval, and a two-sided bootstrap p-value (twice the smaller share of
  * resampled differences on either side of zero).
  */
-import { percentile } from '../metrics/summary';
+import { percentile } from './percentile';
 import { seededRandom } from './random';
 
 export interface MedianDifference {

@@ -1,7 +1,7 @@
 /** The identity under which runs are stored and reused: prompt content + endpoint + model + parameters. */
+import { createHash } from 'node:crypto';
 import { canonicalJson } from '../endpoint/params';
 import type { ChatRequest, EndpointConfig } from '../endpoint/types';
-import { promptContentHash, sha256 } from '../run/promptRequest';
 
 export interface RunKey {
   promptHash: string;
@@ -31,4 +31,13 @@ export function safeUrl(url: string): string {
   } catch {
     return '(invalid URL)';
   }
+}
+
+/** Hash of what the model sees (messages in order), independent of formatting around them in the file. */
+export function promptContentHash(request: ChatRequest): string {
+  return sha256(canonicalJson(request.messages));
+}
+
+export function sha256(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
 }

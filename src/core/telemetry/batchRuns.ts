@@ -3,7 +3,7 @@
  * plus its check against the test cases and the messages sent. Shared by the CLI and the editor's ▶ Run.
  */
 import type { RunCheck } from '../adherence/runChecks';
-import type { RunOutcome } from '../endpoint/runOnce';
+import type { RunOutcome } from '../run/runOnce';
 import type { ChatTransport } from '../endpoint/transport';
 import type { PromptRunPlan } from '../run/promptRun';
 import type { ResultsStore } from '../store/resultsStore';

@@ -5,7 +5,7 @@
  * window. Every answer is bounded as the instant queries are (time, bytes, series).
  */
 import { boundedGet } from '../endpoint/boundedGet';
-import { medianOf } from '../metrics/summary';
+import { medianOf } from '../stats/percentile';
 import { DURATION_COUNT, HISTOGRAMS, MAX_SERIES, NAME_LABEL, PrometheusError, VERSION_LABEL } from './prodPrometheus';
 import type { ProdReport } from './prodReport';
 import { baselineBand, HOUR_MS, versionChanges, type TimelineData, type TimelinePoint } from './prodTimeline';

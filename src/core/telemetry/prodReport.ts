@@ -3,8 +3,8 @@
  * `error.type`, TTFT/E2E/TPOT percentiles with distribution-free 95% intervals, tokens, cache-read
  * share; and the latest version against the previous one with `compare`'s statistics and verdicts.
  */
-import { latencyVerdict, ALPHA, MIN_RUNS_FOR_CLAIM, formatP, type Verdict } from '../compare/verdicts';
-import { percentile } from '../metrics/summary';
+import { latencyVerdict, ALPHA, MIN_RUNS_FOR_CLAIM, formatP, type Verdict } from '../stats/verdicts';
+import { percentile } from '../stats/percentile';
 import { newcombeDifferenceInterval, proportionTest, wilsonInterval } from '../stats/proportions';
 import { quantileRanks } from '../stats/quantileInterval';
 import type { SkipCounts, ValueSeries, VersionAggregate } from './prodAggregate';

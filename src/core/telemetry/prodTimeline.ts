@@ -6,7 +6,7 @@
  * bounded per hour by a fixed-seed reservoir.
  */
 import { baselineAt, type BaselineMethod, type SeriesPoint } from '../baseline/seasonalBaseline';
-import { percentile } from '../metrics/summary';
+import { percentile } from '../stats/percentile';
 import { seededRandom } from '../stats/random';
 import type { ImportedSpan, SkipReason, SpanSink } from './importOtlpSpans';
 

@@ -10,7 +10,8 @@ import { readFileSync } from 'node:fs';
 import { parsePromptFile } from '../formats/detect';
 import { contentsAt, fileHistory, type FileRevision } from '../history/fileHistory';
 import { renderWithReferences } from '../render/renderWithReferences';
-import { promptContentHash, requestOf } from '../run/promptRequest';
+import { requestOf } from '../run/promptRequest';
+import { promptContentHash } from '../store/runKey';
 
 export interface RevisionFacts {
   rev: string;

@@ -1,4 +1,4 @@
-import type { EncodingName } from './engine';
+import type { EncodingName } from './encodingNames';
 
 /**
  * The pre-tokeniser patterns of o200k_base and cl100k_base restricted to ASCII input, written

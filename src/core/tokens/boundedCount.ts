@@ -7,8 +7,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { awaitWorker } from '../workerDeadline';
-import { isEncodingName, type EncodingName, type TokenEncoder } from './engine';
+import { awaitWorker } from '../workers/workerDeadline';
+import type { TokenEncoder } from './engine';
+import { isEncodingName, type EncodingName } from './encodingNames';
 import { splitAtSafeBoundaries } from './segments';
 
 /** Up to this many characters a count takes a few milliseconds, whatever the text: done inline. */

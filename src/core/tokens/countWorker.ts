@@ -4,7 +4,8 @@
  * handler, and can be stopped by terminating this thread (boundedCount.ts).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { loadEncoder, type EncodingName } from './engine';
+import { loadEncoder } from './engine';
+import type { EncodingName } from './encodingNames';
 
 const { encoding, text } = workerData as { encoding: EncodingName; text: string };
 void loadEncoder(encoding).then((encoder) => parentPort!.postMessage(encoder.count(text)));

@@ -15,10 +15,7 @@ import { asciiSplitPattern } from './asciiPatterns';
 import { BpeEncoder, buildRankTable, type RankTable } from './bpe';
 import { encodeRankFile } from './rankFile';
 import { rankFileInMemory, rankFileOnDisk, type RankFileSource } from './rankFileReaders';
-
-export type EncodingName = 'o200k_base' | 'cl100k_base';
-
-export const ENCODINGS: readonly EncodingName[] = ['o200k_base', 'cl100k_base'];
+import type { EncodingName } from './encodingNames';
 
 export interface TokenEncoder {
   /** The encoding's name, or a loaded model tokenizer's key: the counter's caches are kept per name. */
@@ -78,8 +75,4 @@ function buildTable(name: EncodingName, source: RankFileSource): Promise<RankTab
 async function rankFileFromPackage(name: EncodingName): Promise<RankFileSource> {
   const list = name === 'o200k_base' ? (await import('gpt-tokenizer/bpeRanks/o200k_base')).default : (await import('gpt-tokenizer/bpeRanks/cl100k_base')).default;
   return rankFileInMemory(encodeRankFile(list));
-}
-
-export function isEncodingName(value: string): value is EncodingName {
-  return (ENCODINGS as readonly string[]).includes(value);
 }

@@ -11,7 +11,7 @@
  * bpe.ts calls it only when the regex throws; test/unit/tokens/longPieces.test.ts holds it equal
  * to the regex at every piece start of random texts, and to tiktoken on a large Thai text.
  */
-import type { EncodingName } from './engine';
+import type { EncodingName } from './encodingNames';
 import { tiktokenRegExp } from './unicodeClasses';
 import { withUnicodeWhitespace } from './unicodeWhitespace';
 

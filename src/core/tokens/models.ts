@@ -1,4 +1,4 @@
-import type { EncodingName } from './engine';
+import type { EncodingName } from './encodingNames';
 
 /** What the tokenizer knows about a model: which encoding, whether counts are exact, its context window. */
 export interface ModelTokenInfo {

@@ -4,7 +4,7 @@
  * process compiles only the one it uses: importing gpt-tokenizer's constants compiles all three of
  * its Unicode-class patterns at once (~2 ms each), on the language server's path to its first answer.
  */
-import type { EncodingName } from './engine';
+import type { EncodingName } from './encodingNames';
 
 const CONTRACTION = String.raw`'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE])`;
 const OPTIONAL_CONTRACTION = String.raw`(?:${CONTRACTION})?`;

@@ -17,7 +17,7 @@ import { runLoadPoint } from '../../core/load/loadPoint';
 import { promptPolicy } from '../../core/load/promptPolicy';
 import { objectiveText } from '../../core/rollout/slo';
 import { planPromptRun } from '../../core/run/promptRun';
-import { LoadResultsStore, loadResultsPath } from '../../core/store/loadResults';
+import { LoadResultsStore, loadResultsPath } from '../../core/load/loadResults';
 import { runKeyOf } from '../../core/store/runKey';
 import { isPromptCommandArgs } from '../../protocol/commands';
 import { chooseEndpoint } from '../runs/endpoints';

@@ -12,7 +12,8 @@ import { compareRevisions, type CompareOptions } from '../../core/compare/compar
 import { batchLine, compareUntilDecided, type UntilDecidedProgress } from '../../core/compare/untilDecided';
 import { transportJudge } from '../../core/compare/judge';
 import { loadRevisionSources } from '../../core/compare/revisionSources';
-import { loadGatePolicy, revisionRequestParams } from '../../core/compare/revisionDeclarations';
+import { revisionRequestParams } from '../../core/compare/revisionDeclarations';
+import { loadGatePolicy } from '../../core/compare/gatePolicy';
 import { costAffectingParams } from '../../core/endpoint/costParams';
 import { parsePromptFile } from '../../core/formats/detect';
 import { confirmCostParams, confirmRetrievalUrl } from '../runs/confirmOrigin';
@@ -20,7 +21,7 @@ import { RetrievalConsent, retrievalDestination } from '../runs/retrievalConsent
 import { CostParamConsent } from '../runs/costParamConsent';
 import { comparisonView } from '../../core/compare/view';
 import { BUFFER_REVISION, fileHistory, WORKING_REVISION, type FileHistory } from '../../core/history/fileHistory';
-import { LoadResultsStore, loadResultsPath } from '../../core/store/loadResults';
+import { LoadResultsStore, loadResultsPath } from '../../core/load/loadResults';
 import { ResultsStore } from '../../core/store/resultsStore';
 import { isWebviewToHost, type HostToWebview, type RevisionChoice } from '../../protocol/webview';
 import { chooseEndpoint, configuredEndpoints } from '../runs/endpoints';

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adherenceOf, scoreRun, type CaseScore, type Judge } from '../../../src/core/adherence/score';
 import { loadTestSuite } from '../../../src/core/adherence/testCases';
 import { transportJudge } from '../../../src/core/compare/judge';
-import { runOnce } from '../../../src/core/endpoint/runOnce';
+import { runOnce } from '../../../src/core/run/runOnce';
 import { httpTransport, type ChatTransport } from '../../../src/core/endpoint/transport';
 import { parsePromptFile } from '../../../src/core/formats/detect';
 import { planPromptRun } from '../../../src/core/run/promptRun';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adherenceOf, scoreRun, type ScoredRun } from '../../../src/core/adherence/score';
 import { loadTestSuite, type Assertion, type TestCase } from '../../../src/core/adherence/testCases';
-import { MAX_CONTEXT_CHARS } from '../../../src/core/adherence/groundedChecks';
+import { MAX_CONTEXT_CHARS } from '../../../src/core/adherence/assertionTypes';
 import type { Prompt } from '../../../src/core/formats/model';
 import { parsePromptFile } from '../../../src/core/formats/detect';
 import { startScriptedJudge, type ScriptedJudge } from './scriptedJudge';

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runOnce } from '../../../src/core/endpoint/runOnce';
+import { runOnce } from '../../../src/core/run/runOnce';
 import { httpTransport } from '../../../src/core/endpoint/transport';
 import { parsePromptFile } from '../../../src/core/formats/detect';
 import { adherenceOf, scoreRun, type CaseScore, type ScoredRun } from '../../../src/core/adherence/score';

@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestSuite } from '../../../src/core/adherence/testCases';
-import { compareRevisions, type RevisionSource } from '../../../src/core/compare/compare';
+import { compareRevisions } from '../../../src/core/compare/compare';
+import type { RevisionSource } from '../../../src/core/compare/revisionSources';
 import { comparisonView } from '../../../src/core/compare/view';
 import { httpTransport } from '../../../src/core/endpoint/transport';
 import { resolvePolicy } from '../../../src/core/rollout/scenario';

@@ -14,7 +14,7 @@ import { ConnectionPool, connections } from '../../../src/core/endpoint/connecti
 import { socketWire } from '../../../src/core/endpoint/socketIo';
 import type { Wire } from '../../../src/core/endpoint/wire';
 import { workerWire } from '../../../src/core/endpoint/workerWire';
-import { runOnce } from '../../../src/core/endpoint/runOnce';
+import { runOnce } from '../../../src/core/run/runOnce';
 import { httpTransport } from '../../../src/core/endpoint/transport';
 import type { ChatRequest, EndpointConfig } from '../../../src/core/endpoint/types';
 import { delta, DONE, scriptedServer, usage } from '../../fixtures/scriptedServer';

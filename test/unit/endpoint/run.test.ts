@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { get_encoding } from 'tiktoken';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runOnce } from '../../../src/core/endpoint/runOnce';
+import { runOnce } from '../../../src/core/run/runOnce';
 import { httpTransport } from '../../../src/core/endpoint/transport';
 import type { ChatRequest, EndpointConfig, ProviderKind } from '../../../src/core/endpoint/types';
 import { delta, DONE, scriptedServer, sse, usage, type Script, type ScriptedServer } from '../../fixtures/scriptedServer';

@@ -7,7 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { histogramTotals } from '../../../src/core/endpoint/histogramPhases';
+import { histogramTotals } from '../../../src/core/metrics/histogramPhases';
 import { probeServerKind } from '../../../src/core/endpoint/serverKind';
 import { httpTransport } from '../../../src/core/endpoint/transport';
 import type { ProviderKind } from '../../../src/core/endpoint/types';

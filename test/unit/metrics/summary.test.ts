@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { fitLatency, estimateLatency } from '../../../src/core/metrics/latencyModel';
 import { attributionHints } from '../../../src/core/metrics/attribution';
 import type { RunRecord } from '../../../src/core/metrics/runRecord';
-import { minSamplesFor, percentile, summarize, summarizeRuns } from '../../../src/core/metrics/summary';
+import { minSamplesFor, summarize, summarizeRuns } from '../../../src/core/metrics/summary';
+import { percentile } from '../../../src/core/stats/percentile';
 
 // Reference values: numpy.percentile(x, q) with the default (linear, Hyndman–Fan type 7).
 describe('percentile', () => {

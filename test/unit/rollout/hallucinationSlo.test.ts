@@ -4,7 +4,7 @@
  * every scenario — even when adherence and latency do not move.
  */
 import { describe, expect, it } from 'vitest';
-import { adherenceVerdict, latencyVerdict } from '../../../src/core/compare/verdicts';
+import { adherenceVerdict, latencyVerdict } from '../../../src/core/stats/verdicts';
 import { decideRollout, type RolloutSide } from '../../../src/core/rollout/decision';
 import { resolvePolicy } from '../../../src/core/rollout/scenario';
 import { objectiveFromText, objectivesFromBlock, objectiveText, SloError } from '../../../src/core/rollout/slo';

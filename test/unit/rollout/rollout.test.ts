@@ -1,6 +1,6 @@
 /** Scenarios, SLOs judged with their intervals, and the one rollout decision. */
 import { describe, expect, it } from 'vitest';
-import { adherenceVerdict, latencyVerdict } from '../../../src/core/compare/verdicts';
+import { adherenceVerdict, latencyVerdict } from '../../../src/core/stats/verdicts';
 import { decideRollout, type RolloutSide } from '../../../src/core/rollout/decision';
 import { resolvePolicy } from '../../../src/core/rollout/scenario';
 import { objectiveFromText, objectivesFromBlock, SloError } from '../../../src/core/rollout/slo';

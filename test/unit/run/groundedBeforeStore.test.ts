@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkRun, hasClaimsChecks } from '../../../src/core/adherence/runChecks';
 import type { TestCase } from '../../../src/core/adherence/testCases';
 import { httpTransport } from '../../../src/core/endpoint/transport';
-import { combineGrounded } from '../../../src/core/metrics/groundedRuns';
+import { combineGrounded } from '../../../src/core/adherence/runGrounded';
 import type { RunGrounded } from '../../../src/core/metrics/runRecord';
 import { executePromptRuns, planPromptRun } from '../../../src/core/run/promptRun';
 import { startSim, type RunningSim } from '../../../src/core/sim/simServer';

@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runOnce } from '../../../src/core/endpoint/runOnce';
+import { runOnce } from '../../../src/core/run/runOnce';
 import { httpTransport } from '../../../src/core/endpoint/transport';
 import type { ChatRequest } from '../../../src/core/endpoint/types';
 import { NEUTRAL_ANSWER, parseScenario } from '../../../src/core/sim/scenario';
-import { startSim, type RunningSim, type SimOptions } from '../../../src/core/sim/simServer';
+import { startSim, type RunningSim } from '../../../src/core/sim/simServer';
+import type { SimOptions } from '../../../src/core/sim/simOptions';
 
 let sim: RunningSim | undefined;
 afterEach(async () => {

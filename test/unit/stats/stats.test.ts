@@ -1,6 +1,6 @@
 /** Statistics against published reference values. */
 import { describe, expect, it } from 'vitest';
-import { adherenceVerdict, latencyVerdict, noRegression } from '../../../src/core/compare/verdicts';
+import { adherenceVerdict, latencyVerdict, noRegression } from '../../../src/core/stats/verdicts';
 import { bootstrapMedianDifference } from '../../../src/core/stats/bootstrap';
 import { fisherExactTest, newcombeDifferenceInterval, normalCdf, proportionTest, twoProportionZTest, wilsonInterval } from '../../../src/core/stats/proportions';
 

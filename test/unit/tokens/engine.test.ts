@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { get_encoding, type Tiktoken } from 'tiktoken';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seeded } from '../../fixtures/propertySeed';
-import { loadEncoder, type EncodingName, type TokenEncoder } from '../../../src/core/tokens/engine';
+import { loadEncoder, type TokenEncoder } from '../../../src/core/tokens/engine';
+import type { EncodingName } from '../../../src/core/tokens/encodingNames';
 import { splitAtSafeBoundaries } from '../../../src/core/tokens/segments';
 import { chineseCorpus, codeCorpus, englishCorpus } from '../../fixtures/corpora.mjs';
 

@@ -7,7 +7,8 @@
  */
 import { get_encoding, type Tiktoken } from 'tiktoken';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadEncoder, type EncodingName, type TokenEncoder } from '../../../src/core/tokens/engine';
+import { loadEncoder, type TokenEncoder } from '../../../src/core/tokens/engine';
+import type { EncodingName } from '../../../src/core/tokens/encodingNames';
 import { longPieceEnd } from '../../../src/core/tokens/longPieces';
 import { splitAtSafeBoundaries } from '../../../src/core/tokens/segments';
 import { TIKTOKEN_CLASS_DIFFERENCES } from '../../../src/core/tokens/tiktokenClasses';

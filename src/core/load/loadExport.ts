@@ -3,7 +3,7 @@
  * figures exactly as `load --json` printed them), or CSV with one row per point and its headline
  * figures (`export --kind load`).
  */
-import { csvCell } from './export';
+import { csvCell } from '../store/export';
 import type { StoredLoadPoint } from './loadResults';
 
 const CSV_COLUMNS: [string, (r: StoredLoadPoint) => unknown][] = [

@@ -7,9 +7,9 @@
  *   as no difference even when detectable.
  * "insufficient" when a side has fewer than 5 runs: no claim either way.
  */
-import { bootstrapMedianDifference, type MedianDifference } from '../stats/bootstrap';
-import { newcombeDifferenceInterval, proportionTest } from '../stats/proportions';
-import { medianOf } from '../metrics/summary';
+import { bootstrapMedianDifference, type MedianDifference } from './bootstrap';
+import { newcombeDifferenceInterval, proportionTest } from './proportions';
+import { medianOf } from './percentile';
 
 export type VerdictKind = 'better' | 'worse' | 'no-difference' | 'insufficient';
 export type VerdictMetric = 'adherence' | 'ttftMs' | 'e2eMs';

@@ -4,10 +4,10 @@
  * between, the growth of each histogram's `_sum` is that request's time in the phase.
  * Histogram series are read as plain samples (parsePrometheusText says why).
  */
-import { runPhases, type RunPhases } from '../metrics/runRecord';
-import { boundedGet } from './boundedGet';
-import { MAX_METRICS_BYTES, parsePrometheusText } from './serverMetrics';
-import type { ServerKind } from './serverKind';
+import { runPhases, type RunPhases } from './runRecord';
+import { boundedGet } from '../endpoint/boundedGet';
+import { MAX_METRICS_BYTES, parsePrometheusText } from '../endpoint/serverMetrics';
+import type { ServerKind } from '../endpoint/serverKind';
 
 /** Sum and count of one histogram (series summed), by family name and `name{method="…"}`. */
 export type HistogramTotals = Map<string, { sum: number; count: number }>;

@@ -2,9 +2,9 @@
 import { buildRunRecord, withOutputEstimate, type RunRecord, type RunText } from '../metrics/runRecord';
 import { countWithin, INLINE_COUNT_CHARS } from '../tokens/boundedCount';
 import type { TokenEncoder } from '../tokens/engine';
-import { scrubSecrets, SecretStream } from './secrets';
-import type { ChatTransport } from './transport';
-import type { ChatRequest, TimedEvent } from './types';
+import { scrubSecrets, SecretStream } from '../endpoint/secrets';
+import type { ChatTransport } from '../endpoint/transport';
+import type { ChatRequest, TimedEvent } from '../endpoint/types';
 
 export interface RunOnceOptions {
   timeoutMs: number;

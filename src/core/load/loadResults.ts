@@ -9,11 +9,11 @@
 import { randomUUID } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import type { Schema } from '@cfworker/json-schema';
-import type { LoadPoint } from '../load/loadPoint';
-import type { RunKey } from './runKey';
-import { appendSealedRecords, readSealedRecords, type SealedRead } from './sealedLines';
-import { checkStorePath } from './storeFile';
-import { RUN_KEY_SCHEMA, schemaProblem } from './storedRunSchema';
+import type { LoadPoint } from './loadPointRecord';
+import type { RunKey } from '../store/runKey';
+import { appendSealedRecords, readSealedRecords, type SealedRead } from '../store/sealedLines';
+import { checkStorePath } from '../store/storeFile';
+import { RUN_KEY_SCHEMA, schemaProblem } from '../store/storedRunSchema';
 
 export const LOAD_RESULTS_VERSION = 1;
 /** Requests kept per stored point (every figure can be recomputed from them); a longer point keeps its figures and says how many it left out. */
