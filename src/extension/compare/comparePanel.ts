@@ -15,17 +15,19 @@ import { loadRevisionSources } from '../../core/compare/revisionSources';
 import { loadGatePolicy, revisionRequestParams } from '../../core/compare/revisionDeclarations';
 import { costAffectingParams } from '../../core/endpoint/costParams';
 import { parsePromptFile } from '../../core/formats/detect';
-import { confirmCostParams, confirmRetrievalUrl } from '../runs/confirmOrigin';
-import { RetrievalConsent, retrievalDestination } from '../runs/retrievalConsent';
-import { CostParamConsent } from '../runs/costParamConsent';
+import { confirmCostParams, confirmRetrievalUrl } from '../endpoints/confirmOrigin';
+import { RetrievalConsent, retrievalDestination } from '../endpoints/retrievalConsent';
+import { CostParamConsent } from '../endpoints/costParamConsent';
 import { comparisonView } from '../../core/compare/view';
 import { BUFFER_REVISION, fileHistory, WORKING_REVISION, type FileHistory } from '../../core/history/fileHistory';
 import { LoadResultsStore, loadResultsPath } from '../../core/store/loadResults';
 import { ResultsStore } from '../../core/store/resultsStore';
 import { isWebviewToHost, type HostToWebview, type RevisionChoice } from '../../protocol/webview';
-import { chooseEndpoint, configuredEndpoints } from '../runs/endpoints';
-import { runCacheMode, type RunController } from '../runs/runController';
-import { capacitySettings } from '../capacity/capacitySettings';
+import { chooseEndpoint, configuredEndpoints } from '../endpoints/endpoints';
+import type { EndpointTransports } from '../endpoints/endpointTransports';
+import { runCacheMode } from '../shared/runSettings';
+import { storePathOf } from '../shared/storePath';
+import { capacitySettings } from '../shared/capacitySettings';
 
 export class ComparePanel {
   private static readonly panels = new Map<string, ComparePanel>();
@@ -33,7 +35,7 @@ export class ComparePanel {
   private running: AbortController | undefined;
   private history: FileHistory | undefined;
 
-  static show(context: vscode.ExtensionContext, document: vscode.TextDocument, promptName: string | undefined, runs: RunController, log: vscode.LogOutputChannel, onRunsStored: (path: string) => void): ComparePanel {
+  static show(context: vscode.ExtensionContext, document: vscode.TextDocument, promptName: string | undefined, transports: EndpointTransports, log: vscode.LogOutputChannel, onRunsStored: (path: string) => void): ComparePanel {
     const key = document.uri.toString();
     const existing = ComparePanel.panels.get(key);
     if (existing) {
@@ -45,7 +47,7 @@ export class ComparePanel {
       retainContextWhenHidden: true,
       localResourceRoots: [vscode.Uri.joinPath(context.extensionUri, 'dist'), vscode.Uri.joinPath(context.extensionUri, 'media')],
     });
-    const created = new ComparePanel(panel, context, document, promptName, runs, log, onRunsStored);
+    const created = new ComparePanel(panel, context, document, promptName, transports, log, onRunsStored);
     ComparePanel.panels.set(key, created);
     return created;
   }
@@ -55,7 +57,7 @@ export class ComparePanel {
     private readonly context: vscode.ExtensionContext,
     private readonly document: vscode.TextDocument,
     private readonly promptName: string | undefined,
-    private readonly runs: RunController,
+    private readonly transports: EndpointTransports,
     private readonly log: vscode.LogOutputChannel,
     private readonly onRunsStored: (path: string) => void,
   ) {
@@ -129,12 +131,12 @@ export class ComparePanel {
       if (retrievalUrl && !(await new RetrievalConsent(this.context.workspaceState).check(shownFile, retrievalUrl, (to) => confirmRetrievalUrl(this.promptName ?? parsePromptFile(file, sources[0]!.text).prompts[0]?.name ?? shownFile, `${shownFile} at ${sources[0]!.label}`, to)))) {
         throw new Error(`Not run: the retrieval URL ${retrievalDestination(retrievalUrl)} was not confirmed.`);
       }
-      const transport = await this.runs.transportFor(choice);
+      const transport = await this.transports.transportFor(choice);
       const judgeName = settings.get<string>('judge.endpoint')?.trim();
       const judgeChoice = judgeName ? configuredEndpoints((m) => this.log.warn(m)).find((c) => c.config.name === judgeName) : undefined;
       const judgeModel = settings.get<string>('judge.model')?.trim() || judgeChoice?.config.model;
-      const judge = judgeChoice && judgeModel ? transportJudge(await this.runs.transportFor(judgeChoice), judgeModel, settings.get<number>('run.timeoutMs', 60_000), controller.signal) : undefined;
-      const store = new ResultsStore(this.runs.storePath);
+      const judge = judgeChoice && judgeModel ? transportJudge(await this.transports.transportFor(judgeChoice), judgeModel, settings.get<number>('run.timeoutMs', 60_000), controller.signal) : undefined;
+      const store = new ResultsStore(storePathOf(this.context));
       store.check(); // before any run: a store that cannot take the runs would lose them
       const timeoutMs = settings.get<number>('run.timeoutMs', 60_000);
       const cache = runCacheMode(settings.get<string>('run.cache', 'cold'));
