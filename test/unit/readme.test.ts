@@ -186,7 +186,7 @@ describe('README and docs/', () => {
   });
 
   it('CLI examples use only flags their command accepts', () => {
-    const usage = read('src/cli/usage.ts');
+    const usage = read('src/cli/help/usage.ts');
     const usageOf = (command: string) => usage.match(new RegExp(`'prompt-insight ${command} [^']*'`))?.[0];
     const unknown: string[] = [];
     for (const page of PAGES) {
