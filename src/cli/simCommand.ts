@@ -1,6 +1,7 @@
 import { describeReadError, readUserFile } from '../core/files/workspaceFile';
 import { parseScenario } from '../core/sim/scenario';
-import { DEFAULT_SIM_OPTIONS, SIM_FAULTS, startSim, type SimFault } from '../core/sim/simServer';
+import { DEFAULT_SIM_OPTIONS, SIM_FAULTS, type SimFault } from '../core/sim/simOptions';
+import { startSim } from '../core/sim/simServer';
 import { numberFlag, parseArgs, stringFlag, UsageError } from './args';
 import type { CliIO } from './io';
 import { SIM_USAGE } from './help/usage';

@@ -8,7 +8,7 @@
 import { chatTokenTotal } from '../tokens/chatOverhead';
 import type { TokenEncoder } from '../tokens/engine';
 import { chooseAnswer } from './scenario';
-import type { SimFault, SimOptions } from './simServer';
+import type { SimFault, SimOptions } from './simOptions';
 
 export interface ChatBody {
   model?: unknown;

@@ -11,7 +11,7 @@ import type { TimedEvent } from '../endpoint/types';
 import { seededRandom } from '../stats/random';
 import { loadEncoder } from '../tokens/engine';
 import { chunkLine, simResponse, type ChatBody } from './simResponse';
-import { DEFAULT_SIM_OPTIONS, type SimOptions } from './simServer';
+import { DEFAULT_SIM_OPTIONS, type SimOptions } from './simOptions';
 
 export async function simTransport(partial: Partial<SimOptions> = {}): Promise<ChatTransport> {
   const options = { ...DEFAULT_SIM_OPTIONS, ...partial };

@@ -4,7 +4,8 @@ import { runOnce } from '../../../src/core/endpoint/runOnce';
 import { httpTransport } from '../../../src/core/endpoint/transport';
 import type { ChatRequest } from '../../../src/core/endpoint/types';
 import { NEUTRAL_ANSWER, parseScenario } from '../../../src/core/sim/scenario';
-import { startSim, type RunningSim, type SimOptions } from '../../../src/core/sim/simServer';
+import type { SimOptions } from '../../../src/core/sim/simOptions';
+import { startSim, type RunningSim } from '../../../src/core/sim/simServer';
 
 let sim: RunningSim | undefined;
 afterEach(async () => {
