@@ -11,7 +11,7 @@ import { transportJudge } from '../../core/compare/judge';
 import type { RunOutcome } from '../../core/endpoint/runOnce';
 import { scoredRunOf } from '../../core/run/retrievalRun';
 import type { EndpointTransports } from '../endpoints/endpointTransports';
-import { configuredEndpoints } from '../endpoints/endpoints';
+import { judgeEndpointOfSettings } from '../endpoints/judgeEndpoint';
 import type { RunDocumentState } from './runDocument';
 
 export class RunChecking {
@@ -79,17 +79,14 @@ export function needsJudge(plan: RunCheckPlan): boolean {
   return plan.cases.some((c) => c.assertions.some((a) => JUDGE_TYPES.has(a.type)));
 }
 
-/** The judge endpoint of the settings, for llm-rubric and llm evaluators; undefined when none is set. */
+/** The judge endpoint of the settings, for llm-rubric and llm evaluators; undefined when none is set or it cannot be reached. */
 export async function judgeOfSettings(transports: EndpointTransports, warn: (message: string) => void, signal: AbortSignal): Promise<Judge | undefined> {
-  const settings = vscode.workspace.getConfiguration('promptInsight');
-  const name = settings.get<string>('judge.endpoint')?.trim();
-  const choice = name ? configuredEndpoints(warn).find((c) => c.config.name === name) : undefined;
-  const model = settings.get<string>('judge.model')?.trim() || choice?.config.model;
-  if (!choice || !model) return undefined;
+  const judge = judgeEndpointOfSettings(warn);
+  if (!judge) return undefined;
   try {
-    return transportJudge(await transports.transportFor(choice), model, settings.get<number>('run.timeoutMs', 60_000), signal);
+    return transportJudge(await transports.transportFor(judge.choice), judge.model, vscode.workspace.getConfiguration('promptInsight').get<number>('run.timeoutMs', 60_000), signal);
   } catch (error) {
-    warn(`Judge endpoint '${name}' not usable: ${(error as Error).message}`);
+    warn(`Judge endpoint '${judge.name}' not usable: ${(error as Error).message}`);
     return undefined;
   }
 }
