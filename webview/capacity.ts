@@ -10,7 +10,7 @@ import type { CapacityView } from '../src/core/load/capacityView';
 import { capacityConclusionLines } from '../src/core/load/conclusions';
 import { formatMs } from '../src/core/metrics/format';
 import { chartPalette, themeKindOf } from './chartPalette';
-import { el } from './render';
+import { el } from './dom';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Title, Tooltip, Legend, ScatterController, LineController, PointElement, LineElement);
 

@@ -7,7 +7,7 @@
 import { hallucinationText } from '../src/core/compare/knowledgeText';
 import type { ComparisonView } from '../src/core/compare/view';
 import { chainLine } from '../src/core/metrics/chain';
-import { el } from './render';
+import { el } from './dom';
 
 /** `compare --capacity`: base against head, as the CLI words it; nothing when the comparison has none. */
 export function capacitySection(view: ComparisonView): Node | undefined {

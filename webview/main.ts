@@ -7,7 +7,8 @@ import { isCapacityView } from '../src/core/load/capacityView';
 import { renderCapacity } from './capacity';
 import { isProductionView } from '../src/core/telemetry/productionView';
 import { renderProduction } from './production';
-import { el, renderComparison, visibleControls } from './render';
+import { el, visibleControls } from './dom';
+import { renderComparison } from './render';
 
 declare function acquireVsCodeApi(): { postMessage(message: WebviewToHost): void };
 

@@ -9,7 +9,7 @@ import type { ProductionSourceView, ProductionView } from '../src/core/telemetry
 import type { WindowFigures } from '../src/core/telemetry/prodTimeline';
 import { formatMs } from '../src/core/metrics/format';
 import { chartPalette, themeKindOf } from './chartPalette';
-import { el } from './render';
+import { el } from './dom';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, LineController, LineElement, PointElement, Filler, Title, Tooltip, Legend);
 

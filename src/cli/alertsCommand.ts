@@ -9,7 +9,7 @@ import { numberFlag, parseArgs, stringFlag, UsageError } from './args';
 import type { CliIO } from './io';
 import { terminalSafeIO } from './terminalText';
 import { promptsOf } from './promptFile';
-import { ALERTS_USAGE } from './usage';
+import { ALERTS_USAGE } from './help/usage';
 
 const METRICS: readonly RuleMetric[] = ['ttft', 'e2e'];
 

@@ -5,7 +5,7 @@ import { STORE_FOLDER } from '../core/store/storeFile';
 import { UsageError } from './args';
 import { processIO, type CliIO } from './io';
 import { commandHelpText, overviewHelp } from './help/helpText';
-import { asksForHelp, VERSION } from './usage';
+import { asksForHelp, VERSION } from './help/usage';
 
 type Command = (argv: string[], io: CliIO) => Promise<number>;
 

@@ -23,7 +23,7 @@ import type { CliIO } from './io';
 import { refuseUnallowedRetrieval, RETRIEVAL_REPEATABLE } from './retrievalConsent';
 import { reportAssets } from './reportAssets';
 import { DEFAULT_STORE_PATH } from './runCommand';
-import { COMPARE_USAGE } from './usage';
+import { COMPARE_USAGE } from './help/usage';
 import { CI_BOOLEAN_FLAGS, CI_VALUED_FLAGS, ciOutputFlags, revisionFetchFlags, writeCiOutputs } from './compareOutputs';
 import { DECISION_HEADLINES } from '../core/compare/markdownReport';
 import { capacityComparisonLines, hasLatencySlo, withCapacity, type CapacityComparison } from '../core/compare/capacityCompare';

@@ -10,7 +10,7 @@ import type { CliIO } from './io';
 import { DEFAULT_STORE_PATH } from './runCommand';
 import { captureContentFromEnv } from '../core/telemetry/otlpSettings';
 import { loadTelemetry } from '../core/telemetry/loadTelemetry';
-import { EXPORT_USAGE, VERSION } from './usage';
+import { EXPORT_USAGE, VERSION } from './help/usage';
 
 /**
  * `prompt-insight export`: the results store as JSON, CSV or OTLP JSON Lines (one OpenTelemetry `TracesData`

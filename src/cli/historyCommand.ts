@@ -2,7 +2,7 @@ import { fileHistory } from '../core/history/fileHistory';
 import { GitError } from '../core/history/git';
 import { parseArgs, UsageError } from './args';
 import type { CliIO } from './io';
-import { HISTORY_USAGE } from './usage';
+import { HISTORY_USAGE } from './help/usage';
 
 /** `prompt-insight history`: the file's revisions (renames followed), newest first. */
 export async function historyCommand(argv: string[], io: CliIO): Promise<number> {

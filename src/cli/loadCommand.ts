@@ -35,7 +35,7 @@ import { refuseUnallowedRetrieval, RETRIEVAL_REPEATABLE } from './retrievalConse
 import type { RunOutcome } from '../core/run/runOnce';
 import type { TelemetryRun } from '../core/telemetry/runSpans';
 import { exportToOtlp, otlpTargetFlag, RunClock, telemetryRunsOf } from './otlpExportFlag';
-import { LOAD_USAGE } from './usage';
+import { LOAD_USAGE } from './help/usage';
 import { capacityConclusionLines } from '../core/load/conclusions';
 import { targetText } from '../core/load/attainment';
 import { ARRIVALS, arrivalText, type Arrival, type ArrivalKind } from '../core/load/arrivals';

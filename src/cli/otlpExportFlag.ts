@@ -9,7 +9,7 @@ import { captureContentFromEnv, otlpTargetOf, type OtlpTarget } from '../core/te
 import type { TelemetryRun } from '../core/telemetry/runSpans';
 import { stringFlag, UsageError, type ParsedArgs } from './args';
 import type { CliIO } from './io';
-import { VERSION } from './usage';
+import { VERSION } from './help/usage';
 
 /** The flag, checked before any run (a bad URL is a usage error, not a lost export after the runs). */
 export function otlpTargetFlag(args: ParsedArgs): OtlpTarget | undefined {

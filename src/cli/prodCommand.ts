@@ -17,7 +17,7 @@ import type { ProdPercentiles, ProdReport } from '../core/telemetry/prodReport';
 import { nowFlag, parseArgs, stringFlag, UsageError } from './args';
 import type { CliIO } from './io';
 import { terminalJson, terminalSafeIO } from './terminalText';
-import { PROD_USAGE } from './usage';
+import { PROD_USAGE } from './help/usage';
 
 export async function prodCommand(argv: string[], rawIO: CliIO): Promise<number> {
   // Versions, prompt names and error types are anyone's text: the terminal shows them, never obeys them.

@@ -1,6 +1,6 @@
 /**
  * Consent, on the command line, to the URL a prompt's retrieval step names — the CLI's counterpart
- * of the editor's dialog (extension/runs/retrievalConsent.ts). A cloned repository can name any URL
+ * of the editor's dialog (extension/endpoints/retrievalConsent.ts). A cloned repository can name any URL
  * (a loopback daemon, an internal service, a host of its own), so its origin must be allowed by the
  * user: `--allow-retrieval ORIGIN` (repeatable), the environment variable
  * PROMPT_INSIGHT_ALLOW_RETRIEVAL, or `"allowRetrieval"` in the user's config file — never by a file

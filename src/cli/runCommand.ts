@@ -25,7 +25,7 @@ import { refuseUnallowedRetrieval, RETRIEVAL_REPEATABLE } from './retrievalConse
 import { runChecksText, summarizeRunChecks } from './runChecksText';
 import { committedRevisionOf } from '../core/telemetry/promptRevision';
 import { exportToOtlp, otlpTargetFlag, RunClock, telemetryRunsOf } from './otlpExportFlag';
-import { RUN_USAGE } from './usage';
+import { RUN_USAGE } from './help/usage';
 
 export const DEFAULT_STORE_PATH = '.prompt-insight/runs.jsonl';
 

@@ -19,7 +19,7 @@ import { parseArgs, stringFlag, UsageError } from './args';
 import type { CliIO } from './io';
 import { terminalJson, terminalSafeIO } from './terminalText';
 import { promptsOf } from './promptFile';
-import { SAMPLE_USAGE } from './usage';
+import { SAMPLE_USAGE } from './help/usage';
 
 export async function sampleCommand(argv: string[], rawIO: CliIO): Promise<number> {
   // Production text is printed (versions, error types): the terminal shows it, never obeys it.

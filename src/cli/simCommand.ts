@@ -1,10 +1,10 @@
 import { describeReadError, readUserFile } from '../core/files/workspaceFile';
 import { parseScenario } from '../core/sim/scenario';
-import { startSim } from '../core/sim/simServer';
 import { DEFAULT_SIM_OPTIONS, SIM_FAULTS, type SimFault } from '../core/sim/simOptions';
+import { startSim } from '../core/sim/simServer';
 import { numberFlag, parseArgs, stringFlag, UsageError } from './args';
 import type { CliIO } from './io';
-import { SIM_USAGE } from './usage';
+import { SIM_USAGE } from './help/usage';
 
 /** A scenario is a page of YAML; this is far above any real one. */
 const SCENARIO_FILE_MAX_BYTES = 1024 * 1024;

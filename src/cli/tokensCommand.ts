@@ -11,7 +11,7 @@ import { loadTokenizerFolder } from '../core/tokens/tokenizerFolder';
 import { modelTokenInfo, type ModelTokenInfo } from '../core/tokens/models';
 import { numberFlag, parseArgs, stringFlag, UsageError, type ParsedArgs } from './args';
 import type { CliIO } from './io';
-import { TOKENS_USAGE } from './usage';
+import { TOKENS_USAGE } from './help/usage';
 
 /**
  * `prompt-insight tokens`: counts every prompt of every file; exit 1 when a file cannot be read, has

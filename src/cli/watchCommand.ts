@@ -16,7 +16,7 @@ import type { CliIO } from './io';
 import { terminalJson, terminalSafeIO } from './terminalText';
 import { parseSince } from './prodCommand';
 import { promptsOf } from './promptFile';
-import { WATCH_USAGE } from './usage';
+import { WATCH_USAGE } from './help/usage';
 
 /** Rates: a change of less than one percentage point is never an anomaly. */
 const RATE_FLOOR = 0.01;

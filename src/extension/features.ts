@@ -1,17 +1,23 @@
 /**
  * Everything that runs prompts or compares revisions, loaded on first use so that activation only
- * registers commands: the run controller, the bundled simulator and the comparison panel.
+ * registers commands: the endpoints' transports and keys, the run controller, the bundled simulator and
+ * the comparison panel.
  */
 import * as vscode from 'vscode';
 import { isPromptCommandArgs } from '../protocol/commands';
 import { findCapacity } from './capacity/findCapacity';
 import { ComparePanel } from './compare/comparePanel';
 import { showProduction, type ProductionRequester } from './production/showProduction';
-import { BundledSimulator } from './runs/bundledSim';
+import { clearApiKey, setApiKey } from './endpoints/apiKeyCommands';
+import { ApiKeys } from './endpoints/apiKeys';
+import { BundledSimulator } from './endpoints/bundledSim';
+import { EndpointTransports } from './endpoints/endpointTransports';
 import { RunController } from './runs/runController';
 
 export interface Features {
   runs: RunController;
+  setApiKey(): Promise<void>;
+  clearApiKey(): Promise<void>;
   openComparison(args: unknown): Promise<void>;
   findCapacity(args: unknown): Promise<unknown>;
   showProduction(args: unknown, request: ProductionRequester): Promise<unknown>;
@@ -19,11 +25,15 @@ export interface Features {
 
 export function createFeatures(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, onRunsStored: (storePath: string) => void): Features {
   const simulator = new BundledSimulator(context.asAbsolutePath('dist/simulator.js'), log);
-  const runs = new RunController({ context, log, simulator, onRunsStored });
+  const keys = new ApiKeys(context.secrets);
+  const transports = new EndpointTransports(keys, simulator);
+  const runs = new RunController({ context, log, transports, onRunsStored });
   context.subscriptions.push(simulator, runs);
   return {
     runs,
-    findCapacity: (args) => findCapacity(context, runs, log, args),
+    setApiKey: () => setApiKey(keys, log),
+    clearApiKey: () => clearApiKey(keys, log),
+    findCapacity: (args) => findCapacity(context, transports, log, args),
     showProduction: (args, request) => showProduction(context, args, request),
     async openComparison(args) {
       if (!vscode.workspace.isTrusted) {
@@ -37,7 +47,7 @@ export function createFeatures(context: vscode.ExtensionContext, log: vscode.Log
         return;
       }
       const document = await vscode.workspace.openTextDocument(uri);
-      ComparePanel.show(context, document, isPromptCommandArgs(args) ? args.promptName : undefined, runs, log, onRunsStored);
+      ComparePanel.show(context, document, isPromptCommandArgs(args) ? args.promptName : undefined, transports, log, onRunsStored);
     },
   };
 }

@@ -11,7 +11,7 @@ import type { LanguageClient } from 'vscode-languageclient/node';
 import { CLIENT_COMMANDS, isPromptCommandArgs } from '../protocol/commands';
 import { promptDocumentSelector } from './documentSelector';
 import type { Features } from './features';
-import { storePathOf } from './runs/storePath';
+import { storePathOf } from './shared/storePath';
 import { renderedPromptMarkdown } from './renderedDocument';
 import { RenderedDocuments, RENDERED_SCHEME } from './renderedDocuments';
 import { scrubbedLog } from './scrubbedLog';
@@ -99,8 +99,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         return f.showProduction(args, (params) => (client && clientModule ? clientModule.requestProductionView(client, params) : Promise.resolve({ problem: 'the language server is not running' })));
       }),
     ),
-    vscode.commands.registerCommand('promptInsight.setApiKey', () => withFeatures((f) => f.runs.setApiKey())),
-    vscode.commands.registerCommand('promptInsight.clearApiKey', () => withFeatures((f) => f.runs.clearApiKey())),
+    vscode.commands.registerCommand('promptInsight.setApiKey', () => withFeatures((f) => f.setApiKey())),
+    vscode.commands.registerCommand('promptInsight.clearApiKey', () => withFeatures((f) => f.clearApiKey())),
     vscode.commands.registerCommand('promptInsight.exportResults', () => withFeatures((f) => f.runs.exportResults())),
     vscode.commands.registerCommand(CLIENT_COMMANDS.showRendered, (args: unknown) => showRendered(args)),
     { dispose: () => void client?.stop() },

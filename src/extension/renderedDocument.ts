@@ -1,11 +1,6 @@
 /** "What will be sent": a prompt's rendered messages as a Markdown document (no `vscode` here, so it is testable). */
 import type { RenderedPrompt } from '../protocol/lsp';
-
-/** A code fence longer than any run of backticks in the text, so content can never close it. */
-export function fenceFor(text: string): string {
-  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
-  return '`'.repeat(Math.max(3, longest + 1));
-}
+import { fenceFor } from './shared/markdownFence';
 
 export function renderedPromptMarkdown(rendered: RenderedPrompt, fileLabel: string): string {
   const out = [

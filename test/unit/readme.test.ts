@@ -130,6 +130,17 @@ describe('README and docs/', () => {
     expect(broken).toEqual([]);
   });
 
+  it('name no test files outside docs/development.md, where contributors look', () => {
+    // Users read what is tested, not where: "Tested in test/unit/…" is noise to them.
+    const found: string[] = [];
+    for (const page of PAGES.filter((p) => p !== 'docs/development.md')) {
+      read(page).split('\n').forEach((line, i) => {
+        for (const m of line.matchAll(/(?<![\w/.-])test\/[\w./-]+|[\w-]+\.(?:e2e\.|engine\.)?test\.ts\b|\btested in\b/gi)) found.push(`${page}:${i + 1}: "${m[0]}"`);
+      });
+    }
+    expect(found).toEqual([]);
+  });
+
   it('never point outside the repository (../shared) and use no internal words', () => {
     // Users have neither the project's working notes nor its issue tracker: "as in MISSION.md", "issue 4".
     const found: string[] = [];
@@ -186,7 +197,7 @@ describe('README and docs/', () => {
   });
 
   it('CLI examples use only flags their command accepts', () => {
-    const usage = read('src/cli/usage.ts');
+    const usage = read('src/cli/help/usage.ts');
     const usageOf = (command: string) => usage.match(new RegExp(`'prompt-insight ${command} [^']*'`))?.[0];
     const unknown: string[] = [];
     for (const page of PAGES) {

@@ -15,7 +15,7 @@ import type { Wire } from '../../src/core/endpoint/wire';
 import { workerWire } from '../../src/core/endpoint/workerWire';
 import { parseScenario } from '../../src/core/sim/scenario';
 import { startSim } from '../../src/core/sim/simServer';
-import { languageModelTransport } from '../../src/extension/runs/lmTransport';
+import { languageModelTransport } from '../../src/extension/endpoints/lmTransport';
 import { TokenCounter } from '../../src/core/tokens/counter';
 
 export interface SuiteResult {

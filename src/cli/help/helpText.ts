@@ -3,7 +3,7 @@
  * each command's usage, every flag its parser takes with what it means, examples, and its own exit
  * codes. Loads no command's code (the tables live beside, in measureHelp.ts and productionHelp.ts).
  */
-import { VERSION } from '../usage';
+import { VERSION } from './usage';
 import type { CommandHelp, FlagHelp } from './flagHelp';
 import { MEASURE_HELP } from './measureHelp';
 import { PRODUCTION_HELP } from './productionHelp';

@@ -1,5 +1,5 @@
 /** `--help` of the commands that count, run and compare prompts: tokens, run, compare, load, sim. */
-import { COMPARE_USAGE, LOAD_USAGE, RUN_USAGE, SIM_USAGE, TOKENS_USAGE } from '../usage';
+import { COMPARE_USAGE, LOAD_USAGE, RUN_USAGE, SIM_USAGE, TOKENS_USAGE } from './usage';
 import {
   COST_FLAGS_HELP, ENDPOINT_FLAGS_HELP, JSON_FLAG, JUDGE_FLAGS_HELP, OTLP_FLAG_HELP, PROMPT_FLAG, RUN_SHAPE_HELP, SCENARIO_FLAGS_HELP, SERVER_METRICS_HELP, STORE_FLAGS_HELP,
   type CommandHelp,

@@ -1,5 +1,5 @@
 /** `--help` of the commands that read production and stored data: prod, watch, alerts, sample, history, export. */
-import { ALERTS_USAGE, EXPORT_USAGE, HISTORY_USAGE, PROD_USAGE, SAMPLE_USAGE, WATCH_USAGE } from '../usage';
+import { ALERTS_USAGE, EXPORT_USAGE, HISTORY_USAGE, PROD_USAGE, SAMPLE_USAGE, WATCH_USAGE } from './usage';
 import { JSON_FLAG, PROMPT_FLAG, TRACES_FLAG_HELP, type CommandHelp } from './flagHelp';
 
 const PROMETHEUS_SOURCE = { name: 'prometheus', value: 'URL', meaning: 'a Prometheus server (or Thanos, Mimir, VictoriaMetrics): PromQL over the GenAI client histograms' };

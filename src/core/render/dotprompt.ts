@@ -17,25 +17,8 @@ import { Dotprompt } from 'dotprompt';
 import Handlebars from 'handlebars';
 import { prototypeLessCopy, prototypeLessRecord } from './engineData';
 import type { RuntimeData } from './engineRequest';
+import type { DotpromptMessage, DotpromptResult } from './engineResult';
 import { MAX_RENDERED_CHARS, renderedSizeError } from './renderLimits';
-
-export interface DotpromptMessage {
-  role: string;
-  text: string;
-  mediaParts: number;
-  /** From `{{history}}` (history messages come from the caller's data; none when counting). */
-  history: boolean;
-}
-
-export type DotpromptResult =
-  | {
-      messages: DotpromptMessage[];
-      model?: string;
-      missing: string[];
-      /** Schemas the file names (`input.schema: Recipe`) that the application registers (Genkit `defineSchema`): rendered without them, not checked. */
-      uncheckedSchemas?: string[];
-    }
-  | { error: string };
 
 /**
  * Printed in place of a variable with no value, where the variable is only printed: a message whose

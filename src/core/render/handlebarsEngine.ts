@@ -1,7 +1,8 @@
 /** Dotprompt (Handlebars): compiles templates to JavaScript, so it runs in a process of its own (renderer.ts). */
-import { renderDotprompt, type DotpromptResult } from './dotprompt';
+import { renderDotprompt } from './dotprompt';
 import { EngineDataError } from './engineData';
 import type { DotpromptRequest } from './engineRequest';
+import type { DotpromptResult } from './engineResult';
 
 export async function runHandlebarsEngine(request: DotpromptRequest): Promise<DotpromptResult> {
   try {

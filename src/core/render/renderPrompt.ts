@@ -11,7 +11,7 @@ import { promptyRoleLines } from '../formats/prompty';
 import { promptySpans, trimmedBody } from '../formats/promptyMessages';
 import { trimmedRange as trimmed } from '../formats/roleMarkers';
 import { renderTemplate } from '../formats/template';
-import type { DotpromptResult } from './dotprompt';
+import type { DotpromptResult } from './engineResult';
 import type { RuntimeData } from './engineRequest';
 import type { EngineResult } from './engineResult';
 import { renderWithEngine } from './renderer';

@@ -131,7 +131,7 @@ async function renderUncached(request: EngineRequest, deadlineMs: number): Promi
   const lane = laneFor(group);
   if (!lane) {
     // Bundles carry no engines (they live in the render process bundles); only source runs render in this process.
-    if (process.env.PROMPT_INSIGHT_BUNDLED !== '1') return (await import('./engineRequest')).runEngine(request);
+    if (process.env.PROMPT_INSIGHT_BUNDLED !== '1') return (await import('./inProcessEngine')).runEngine(request);
     return { error: `the template engine could not start: dist/${SCRIPTS[group]} is missing beside the bundle; reinstall the extension` };
   }
   return lane.render(request, deadlineMs);

@@ -9,7 +9,6 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { standaloneReportHtml } from '../../core/compare/report';
-import { costAffectingParams } from '../../core/endpoint/costParams';
 import { searchMaxConcurrency } from '../../core/load/capacitySearch';
 import { capacityView, type CapacityView } from '../../core/load/capacityView';
 import { saturation, throughputKnee } from '../../core/load/knee';
@@ -20,13 +19,12 @@ import { planPromptRun } from '../../core/run/promptRun';
 import { LoadResultsStore, loadResultsPath } from '../../core/load/loadResults';
 import { runKeyOf } from '../../core/store/runKey';
 import { isPromptCommandArgs } from '../../protocol/commands';
-import { chooseEndpoint } from '../runs/endpoints';
-import { confirmCostParams, confirmRetrievalUrl } from '../runs/confirmOrigin';
-import { RetrievalConsent } from '../runs/retrievalConsent';
-import { CostParamConsent } from '../runs/costParamConsent';
-import type { RunController } from '../runs/runController';
-import { runCacheMode } from '../runs/runController';
-import { capacitySettings, within, type CapacitySearchShape } from './capacitySettings';
+import { chooseEndpoint } from '../endpoints/endpoints';
+import type { EndpointTransports } from '../endpoints/endpointTransports';
+import { consentToSend } from '../endpoints/sendConsent';
+import { runCacheMode } from '../shared/runSettings';
+import { storePathOf } from '../shared/storePath';
+import { capacitySettings, within, type CapacitySearchShape } from '../shared/capacitySettings';
 
 interface SearchArgs {
   requests?: number;
@@ -49,7 +47,7 @@ function searchArgs(args: unknown): CapacitySearchShape & { slo: string[] } {
 }
 
 /** Runs the search and shows it; returns the view and where its points were kept (for tests and scripts), or undefined when nothing ran. */
-export async function findCapacity(context: vscode.ExtensionContext, runs: RunController, log: vscode.LogOutputChannel, args: unknown): Promise<(CapacityView & { kept: { stored: boolean; message: string } }) | undefined> {
+export async function findCapacity(context: vscode.ExtensionContext, transports: EndpointTransports, log: vscode.LogOutputChannel, args: unknown): Promise<(CapacityView & { kept: { stored: boolean; message: string } }) | undefined> {
   if (!vscode.workspace.isTrusted) {
     void vscode.window.showWarningMessage('Prompt Insight does not send prompts in Restricted Mode. Trust this workspace to find a prompt’s capacity.');
     return undefined;
@@ -72,14 +70,12 @@ export async function findCapacity(context: vscode.ExtensionContext, runs: RunCo
       ...(choice.config.model ? { endpointModel: choice.config.model } : {}),
       references: { ...(document.uri.scheme === 'file' ? { filePath: document.uri.fsPath } : {}), workspaceFolders: (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath) },
     });
-    const costly = choice.bundledSim ? [] : costAffectingParams(plan.request.params);
-    if (!(await new CostParamConsent(context.workspaceState).check(file, costly, (text) => confirmCostParams(plan.prompt.name, file, choice.config.name, text)))) return undefined;
-    // A retrieval step's URL is shown before the first query goes there, as ▶ Run asks (retrievalConsent.ts).
-    if (plan.retrieval && !(await new RetrievalConsent(context.workspaceState).check(file, plan.retrieval.step.url, (to) => confirmRetrievalUrl(plan.prompt.name, file, to)))) return undefined;
+    // Cost-changing parameters and a retrieval step's URL are shown before anything is sent, as ▶ Run asks.
+    if (!(await consentToSend(context.workspaceState, file, plan, choice))) return undefined;
     // The prompt's own policy, as Compare reads it: front matter, then its tests file's scenario and SLOs.
     const policy = promptPolicy(document.uri.scheme === 'file' ? document.uri.fsPath : file, document.getText(), plan, { settingScenario: settings.get<string>('compare.scenario', '').trim(), cliSlo: options.slo }, path.basename(file));
     if (!policy.objectives.some((o) => o.metric !== 'adherence')) throw new Error(`the ${policy.scenario} scenario sets no latency SLO to attain; declare one in the prompt (slo: { ttftMs: { p90: 1000 } })`);
-    const transport = await runs.transportFor(choice);
+    const transport = await transports.transportFor(choice);
     const timeoutMs = settings.get<number>('run.timeoutMs', 60_000);
     const cache = runCacheMode(settings.get<string>('run.cache', 'cold'));
     const controller = new AbortController();
@@ -104,7 +100,7 @@ export async function findCapacity(context: vscode.ExtensionContext, runs: RunCo
       { withRequests: false },
     );
     // The levels kept as load points beside the run store, as `load` keeps them (export --kind load).
-    const kept = new LoadResultsStore(loadResultsPath(runs.storePath)).keepPoints(result.points, {
+    const kept = new LoadResultsStore(loadResultsPath(storePathOf(context))).keepPoints(result.points, {
       key: runKeyOf(transport.endpoint, plan.request), file, prompt: plan.prompt.name, endpointName: choice.config.name, simulated: view.simulated,
       slo: view.policy.slo, target: options.attainment, inputs: 'the sample inputs',
     });

@@ -5,28 +5,25 @@
  * the webview bundle. CSP `default-src 'none'` with a fresh nonce; only the bundle and CSS
  * from the extension are loaded; every message from the webview is validated.
  */
-import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import { capacityComparisonLines, hasLatencySlo, withCapacity } from '../../core/compare/capacityCompare';
 import { compareRevisions, type CompareOptions } from '../../core/compare/compare';
 import { batchLine, compareUntilDecided, type UntilDecidedProgress } from '../../core/compare/untilDecided';
 import { transportJudge } from '../../core/compare/judge';
 import { loadRevisionSources } from '../../core/compare/revisionSources';
-import { revisionRequestParams } from '../../core/compare/revisionDeclarations';
 import { loadGatePolicy } from '../../core/compare/gatePolicy';
-import { costAffectingParams } from '../../core/endpoint/costParams';
-import { parsePromptFile } from '../../core/formats/detect';
-import { confirmCostParams, confirmRetrievalUrl } from '../runs/confirmOrigin';
-import { RetrievalConsent, retrievalDestination } from '../runs/retrievalConsent';
-import { CostParamConsent } from '../runs/costParamConsent';
 import { comparisonView } from '../../core/compare/view';
 import { BUFFER_REVISION, fileHistory, WORKING_REVISION, type FileHistory } from '../../core/history/fileHistory';
 import { LoadResultsStore, loadResultsPath } from '../../core/load/loadResults';
 import { ResultsStore } from '../../core/store/resultsStore';
 import { isWebviewToHost, type HostToWebview, type RevisionChoice } from '../../protocol/webview';
-import { chooseEndpoint, configuredEndpoints } from '../runs/endpoints';
-import { runCacheMode, type RunController } from '../runs/runController';
-import { capacitySettings } from '../capacity/capacitySettings';
+import type { EndpointTransports } from '../endpoints/endpointTransports';
+import { chooseEndpoint } from '../endpoints/endpoints';
+import { judgeEndpointOfSettings } from '../endpoints/judgeEndpoint';
+import { runCacheMode } from '../shared/runSettings';
+import { storePathOf } from '../shared/storePath';
+import { capacityUnderSlo } from './capacityUnderSlo';
+import { comparePanelHtml } from './comparePanelHtml';
+import { confirmComparison } from './revisionConsent';
 
 export class ComparePanel {
   private static readonly panels = new Map<string, ComparePanel>();
@@ -34,7 +31,7 @@ export class ComparePanel {
   private running: AbortController | undefined;
   private history: FileHistory | undefined;
 
-  static show(context: vscode.ExtensionContext, document: vscode.TextDocument, promptName: string | undefined, runs: RunController, log: vscode.LogOutputChannel, onRunsStored: (path: string) => void): ComparePanel {
+  static show(context: vscode.ExtensionContext, document: vscode.TextDocument, promptName: string | undefined, transports: EndpointTransports, log: vscode.LogOutputChannel, onRunsStored: (path: string) => void): ComparePanel {
     const key = document.uri.toString();
     const existing = ComparePanel.panels.get(key);
     if (existing) {
@@ -46,7 +43,7 @@ export class ComparePanel {
       retainContextWhenHidden: true,
       localResourceRoots: [vscode.Uri.joinPath(context.extensionUri, 'dist'), vscode.Uri.joinPath(context.extensionUri, 'media')],
     });
-    const created = new ComparePanel(panel, context, document, promptName, runs, log, onRunsStored);
+    const created = new ComparePanel(panel, context, document, promptName, transports, log, onRunsStored);
     ComparePanel.panels.set(key, created);
     return created;
   }
@@ -56,11 +53,11 @@ export class ComparePanel {
     private readonly context: vscode.ExtensionContext,
     private readonly document: vscode.TextDocument,
     private readonly promptName: string | undefined,
-    private readonly runs: RunController,
+    private readonly transports: EndpointTransports,
     private readonly log: vscode.LogOutputChannel,
     private readonly onRunsStored: (path: string) => void,
   ) {
-    panel.webview.html = this.html();
+    panel.webview.html = comparePanelHtml(panel.webview, context.extensionUri);
     this.disposables.push(
       panel.webview.onDidReceiveMessage((message: unknown) => void this.receive(message)),
       panel.onDidDispose(() => this.dispose()),
@@ -116,34 +113,19 @@ export class ComparePanel {
         { from: 'base', settingScenario: settings.get<string>('compare.scenario', '').trim() },
       );
       if (gate.suite.cases.length === 0) throw new Error(gate.suite.problems[0] ?? 'No test cases to score.');
-      // Parameters that change cost or retention, at any chosen revision, are sent only once the user has said yes (as ▶ Run asks).
-      const consent = new CostParamConsent(this.context.workspaceState);
-      for (const source of sources) {
-        for (const found of revisionRequestParams(file, source.text, this.promptName)) {
-          const costly = costAffectingParams(found.params);
-          if (!(await consent.check(file, costly, (text) => confirmCostParams(found.name, file, choice.config.name, text)))) throw new Error(`Not run: ${found.name} at ${source.label} sets request parameters that change cost or retention, and they were not confirmed.`);
-        }
-      }
-      // The first chosen revision's retrieval step runs for every revision: its URL is shown before the first query goes there, as ▶ Run asks.
-      const retrievalUrl = gate.retrieval.step?.url;
       const shownFile = vscode.workspace.asRelativePath(this.document.uri, false);
-      if (retrievalUrl && !(await new RetrievalConsent(this.context.workspaceState).check(shownFile, retrievalUrl, (to) => confirmRetrievalUrl(this.promptName ?? parsePromptFile(file, sources[0]!.text).prompts[0]?.name ?? shownFile, `${shownFile} at ${sources[0]!.label}`, to)))) {
-        throw new Error(`Not run: the retrieval URL ${retrievalDestination(retrievalUrl)} was not confirmed.`);
-      }
-      const transport = await this.runs.transportFor(choice);
-      const judgeName = settings.get<string>('judge.endpoint')?.trim();
-      const judgeChoice = judgeName ? configuredEndpoints((m) => this.log.warn(m)).find((c) => c.config.name === judgeName) : undefined;
-      const judgeModel = settings.get<string>('judge.model')?.trim() || judgeChoice?.config.model;
-      const judge = judgeChoice && judgeModel ? transportJudge(await this.runs.transportFor(judgeChoice), judgeModel, settings.get<number>('run.timeoutMs', 60_000), controller.signal) : undefined;
-      const store = new ResultsStore(this.runs.storePath);
+      await confirmComparison(this.context.workspaceState, { file, shownFile, promptName: this.promptName, sources, retrievalUrl: gate.retrieval.step?.url }, choice);
+      const transport = await this.transports.transportFor(choice);
+      const judgeEndpoint = judgeEndpointOfSettings((m) => this.log.warn(m));
+      const judge = judgeEndpoint ? transportJudge(await this.transports.transportFor(judgeEndpoint.choice), judgeEndpoint.model, settings.get<number>('run.timeoutMs', 60_000), controller.signal) : undefined;
+      const store = new ResultsStore(storePathOf(this.context));
       store.check(); // before any run: a store that cannot take the runs would lose them
       const timeoutMs = settings.get<number>('run.timeoutMs', 60_000);
       const cache = runCacheMode(settings.get<string>('run.cache', 'cold'));
-      const relativeFile = vscode.workspace.asRelativePath(this.document.uri, false);
       // Run until decided: the decision after each batch and the runs spent stay in view; Cancel keeps what was measured.
       let running: UntilDecidedProgress | undefined;
       const compareOptions: CompareOptions = {
-        file: relativeFile,
+        file: shownFile,
         ...(this.promptName ? { promptName: this.promptName } : {}),
         revisions: sources,
         gate,
@@ -166,24 +148,9 @@ export class ComparePanel {
       this.onRunsStored(store.path);
       let capacityLines: string[] | undefined;
       if (withCapacitySearch && !result.cancelled) {
-        if (!hasLatencySlo(result.policy)) {
-          capacityLines = [`capacity under SLO: not searched — the ${result.policy.scenario} scenario sets no latency SLO to attain; declare one in the prompt (slo: { ttftMs: { p90: 1000 } })`];
-        } else {
-          const shape = capacitySettings();
-          // The same endpoint, under the judging policy's SLOs; the batch scenario's decision gates on it.
-          const searched = await withCapacity(result, {
-            file: relativeFile, ...(this.promptName ? { promptName: this.promptName } : {}), revisions: sources, transport, retrieval: gate.retrieval,
-            target: shape.attainment, limit: shape.limit, requests: shape.requests, timeoutMs, cache, signal: controller.signal,
-            onLevel: (label, concurrency) => this.post({ type: 'progress', done: 0, total: 0, message: `capacity of ${label}: concurrency ${concurrency}, ${shape.requests} requests…` }),
-            store: new LoadResultsStore(loadResultsPath(store.path)),
-          });
-          for (const side of [searched.capacity.base, searched.capacity.head]) {
-            if (side.kept?.stored) this.log.info(`Capacity of ${side.label}: ${side.kept.message}`);
-            else if (side.kept) this.log.warn(`Capacity of ${side.label}: ${side.kept.message}`);
-          }
-          result = searched.result;
-          capacityLines = capacityComparisonLines(searched.capacity);
-        }
+        // The same endpoint, under the judging policy's SLOs; the batch scenario's decision gates on it.
+        const input = { file: shownFile, ...(this.promptName ? { promptName: this.promptName } : {}), revisions: sources, transport, retrieval: gate.retrieval, timeoutMs, cache, signal: controller.signal, store: new LoadResultsStore(loadResultsPath(store.path)) };
+        ({ result, capacityLines } = await capacityUnderSlo(result, input, (message) => this.post({ type: 'progress', done: 0, total: 0, message }), this.log));
       }
       this.post({ type: 'result', result: comparisonView(result, capacityLines ? { capacityLines } : {}) });
     } catch (error) {
@@ -191,27 +158,6 @@ export class ComparePanel {
     } finally {
       this.running = undefined;
     }
-  }
-
-  private html(): string {
-    const webview = this.panel.webview;
-    const nonce = randomBytes(16).toString('base64');
-    const script = webview.asWebviewUri(vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'webview.js'));
-    const css = webview.asWebviewUri(vscode.Uri.joinPath(this.context.extensionUri, 'media', 'panel.css'));
-    return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ${webview.cspSource}; img-src ${webview.cspSource} data:; font-src ${webview.cspSource}; script-src 'nonce-${nonce}';">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="stylesheet" href="${css}">
-<title>Compare prompt revisions</title>
-</head>
-<body>
-<main id="app" aria-live="polite"></main>
-<script nonce="${nonce}" src="${script}"></script>
-</body>
-</html>`;
   }
 
   dispose(): void {

@@ -8,7 +8,7 @@ import type { RunCheck } from '../../core/adherence/runChecks';
 import { formatMs, runSummaryLine } from '../../core/metrics/format';
 import type { RunSummary } from '../../core/metrics/summary';
 import type { RunRecord } from '../../core/metrics/runRecord';
-import { fenceFor } from '../renderedDocument';
+import { fenceFor } from '../shared/markdownFence';
 
 export interface RunEntry {
   answer: string;

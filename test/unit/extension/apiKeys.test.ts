@@ -1,7 +1,7 @@
 /** The origin rule of stored API keys, with an in-memory SecretStorage. */
 import { describe, expect, it } from 'vitest';
 import type * as vscode from 'vscode';
-import { ApiKeys } from '../../../src/extension/runs/apiKeys';
+import { ApiKeys } from '../../../src/extension/endpoints/apiKeys';
 import type { EndpointConfig } from '../../../src/core/endpoint/types';
 
 function memorySecrets(): vscode.SecretStorage & { data: Map<string, string> } {

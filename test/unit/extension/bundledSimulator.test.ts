@@ -4,7 +4,7 @@
  */
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BundledSimulator } from '../../../src/extension/runs/bundledSim';
+import { BundledSimulator } from '../../../src/extension/endpoints/bundledSim';
 import { DIST } from '../../fixtures/cli';
 
 const log = { info: () => undefined, warn: () => undefined } as unknown as ConstructorParameters<typeof BundledSimulator>[1];

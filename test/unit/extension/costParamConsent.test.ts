@@ -1,7 +1,7 @@
 /** The editor's consent to cost-affecting request parameters: once per file and parameter set, kept in workspace state (an in-memory Memento). */
 import { describe, expect, it } from 'vitest';
 import { costAffectingParams } from '../../../src/core/endpoint/costParams';
-import { CostParamConsent } from '../../../src/extension/runs/costParamConsent';
+import { CostParamConsent } from '../../../src/extension/endpoints/costParamConsent';
 
 function memoryState(): { get<T>(key: string): T | undefined; update(key: string, value: unknown): Promise<void>; data: Map<string, unknown> } {
   const data = new Map<string, unknown>();

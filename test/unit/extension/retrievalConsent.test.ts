@@ -1,6 +1,6 @@
 /** A prompt's retrieval URL is shown before the editor sends a query there (issue 25). */
 import { describe, expect, it } from 'vitest';
-import { RetrievalConsent, retrievalDestination } from '../../../src/extension/runs/retrievalConsent';
+import { RetrievalConsent, retrievalDestination } from '../../../src/extension/endpoints/retrievalConsent';
 
 function memento(initial: Record<string, unknown> = {}) {
   const data = new Map(Object.entries(initial));

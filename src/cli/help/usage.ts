@@ -1,5 +1,5 @@
 /** The usage line of every command (in its usage errors and its --help), apart from the commands' code so that `--help` loads none of it. */
-import { version } from '../../package.json';
+import { version } from '../../../package.json';
 
 export const VERSION = version;
 export const COMPARE_USAGE =

@@ -1,0 +1,19 @@
+/** The judge endpoint of the settings (`promptInsight.judge.endpoint` / `.model`), for llm-rubric, llm evaluators and grounded checks. */
+import * as vscode from 'vscode';
+import { configuredEndpoints, type EndpointChoice } from './endpoints';
+
+export interface JudgeEndpoint {
+  name: string;
+  choice: EndpointChoice;
+  /** The setting's model, else the endpoint's own. */
+  model: string;
+}
+
+/** Undefined when no judge endpoint is set, it names no configured endpoint, or no model is known. */
+export function judgeEndpointOfSettings(warn: (message: string) => void): JudgeEndpoint | undefined {
+  const settings = vscode.workspace.getConfiguration('promptInsight');
+  const name = settings.get<string>('judge.endpoint')?.trim();
+  const choice = name ? configuredEndpoints(warn).find((c) => c.config.name === name) : undefined;
+  const model = settings.get<string>('judge.model')?.trim() || choice?.config.model;
+  return name && choice && model ? { name, choice, model } : undefined;
+}
