@@ -14,6 +14,7 @@ import { windowSizeMs } from '../core/telemetry/prodWindows';
 import { reportAssets } from './reportAssets';
 import { formatMs } from '../core/metrics/format';
 import type { ProdPercentiles, ProdReport } from '../core/telemetry/prodReport';
+import { sourceLines } from '../core/telemetry/prodSources';
 import { nowFlag, parseArgs, stringFlag, UsageError } from './args';
 import type { CliIO } from './io';
 import { PROD_USAGE } from './usage';
@@ -117,6 +118,12 @@ function windowLine(w: VersionWindow): string {
   return `    ${at(w.start)}–${w.partial ? 'now ' : ''}${at(w.end).slice(w.start.slice(0, 10) === w.end.slice(0, 10) ? 6 : 0)}  ${w.requests} req · ${(w.errorRate * 100).toFixed(1)}% err${trio('TTFT', w.ttftMs)}${trio('E2E', w.e2eMs)}${trio('TPOT', w.tpotMs)}`;
 }
 
+const MATCHED_WORDS: Record<string, string> = {
+  content: ' · matched by content (the calls named no version; their messages are this revision\'s)',
+  registry: ' · through the version table',
+  'deploy-commit': ' · a deploy commit: the prompt as it was there',
+};
+
 /**
  * The report as text. Versions, prompt names and error types come from the trace files or the
  * Prometheus labels — anyone's text: control characters (terminal escapes) are shown as U+FFFD.
@@ -127,8 +134,9 @@ export function formatReport(report: ProdReport, windows?: ReadonlyMap<string, V
   lines.push(`${report.file} in production · ${source}${report.window.since ? ` · since ${report.window.since}` : ''}`);
   if (report.versions.length === 0) lines.push('', 'No production requests for this prompt.');
   for (const v of report.versions) {
-    const revision = v.revision ? `${v.revision === 'working' ? 'working copy' : v.revision.slice(0, 10)}${v.revisionSubject && v.revision !== 'working' ? ` "${v.revisionSubject}"` : ''}` : 'not in git history';
+    const revision = v.revision ? `${v.revision === 'working' ? 'working copy' : v.revision.slice(0, 10)}${v.revisionSubject && v.revision !== 'working' ? ` "${v.revisionSubject}"` : ''}${MATCHED_WORDS[v.matchedBy ?? ''] ?? ''}` : 'not in git history';
     lines.push('', `version ${v.version}${v.promptName ? ` (${v.promptName})` : ''} · ${revision}`);
+    if (v.labels) lines.push(`  production labels of this revision: ${Object.entries(v.labels).map(([l, n]) => `${l} (${n})`).join(', ')}`);
     lines.push(`  ${v.requests} requests · ${v.errors} errors (${(v.errorRate * 100).toFixed(1)}%)${Object.keys(v.errorsByType).length ? ` · ${Object.entries(v.errorsByType).map(([t, n]) => `${t} ${n}`).join(', ')}` : ''}`);
     for (const [label, p] of [['TTFT', v.ttftMs], ['E2E ', v.e2eMs], ['TPOT', v.tpotMs]] as const) {
       if (p.n === 0) continue;
@@ -141,6 +149,7 @@ export function formatReport(report: ProdReport, windows?: ReadonlyMap<string, V
     lines.push('', `latest ${report.comparison.head} vs previous ${report.comparison.base}:`);
     for (const verdict of report.comparison.verdicts) lines.push(`  ${verdict.verdict.padEnd(13)} ${verdict.summary}`);
   }
+  if (report.sources?.length) lines.push('', ...sourceLines(report.sources, true));
   const reasons = Object.entries(report.skipped.reasons);
   if (reasons.length) lines.push('', `skipped: ${report.skipped.lines} lines, ${report.skipped.spans} spans (${reasons.map(([r, n]) => `${r} ${n}`).join(', ')})`);
   const others = Object.entries(report.otherPrompts);

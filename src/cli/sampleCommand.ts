@@ -57,7 +57,7 @@ export async function sampleCommand(argv: string[], io: CliIO): Promise<number> 
   const sink = new SampleSink(new Set([prompt.name]), seed, Date.now());
   const signal = io.interrupted();
   try {
-    await readTraceFiles(traces, sink, { signal });
+    await readTraceFiles(traces, sink, { signal, keepContent: true });
   } catch (error) {
     if (signal.aborted) return 130;
     io.stderr(`prompt-insight sample: ${(error as Error).message}\n`);

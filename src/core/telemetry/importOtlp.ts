@@ -4,7 +4,7 @@
  */
 import { DEFAULT_MAX_LINE_BYTES, openLineSource, readLines } from './importLines';
 import type { Readable } from 'node:stream';
-import { collectSpans, type ImportedSpan, type SkipReason, type SpanSink } from './importOtlpSpans';
+import { OtlpReader, type ImportedSpan, type ReaderOptions, type SkipReason, type SpanSink } from './importOtlpSpans';
 import { ProdAggregator } from './prodAggregate';
 
 export interface ImportOptions {
@@ -20,6 +20,10 @@ export interface ImportOptions {
   open?: (path: string) => Promise<Readable>;
   /** A second reader of the same spans in the same pass (the editor's per-hour timeline). */
   alsoTo?: SpanSink;
+  /** Versions by content for calls that name none (versionResolver.ts). */
+  matchContent?: ReaderOptions['matchContent'];
+  /** Hand on the messages sent (`sample`). */
+  keepContent?: boolean;
 }
 
 export interface ImportTotals {
@@ -37,14 +41,16 @@ export async function importOtlpFiles(paths: readonly string[], options: ImportO
 function teeSink(a: SpanSink, b: SpanSink): SpanSink {
   return {
     span: (span: ImportedSpan) => (a.span(span), b.span(span)),
-    skip: (reason: SkipReason) => (a.skip(reason), b.skip(reason)),
+    skip: (reason: SkipReason, source?: Parameters<SpanSink['skip']>[1]) => (a.skip(reason, source), b.skip(reason, source)),
     other: () => (a.other(), b.other()),
   };
 }
 
 /** Streams every file's spans into `sink` (any reader of spans: the production aggregate, the baseline's windows). */
-export async function readTraceFiles(paths: readonly string[], sink: SpanSink, options: Pick<ImportOptions, 'maxLineBytes' | 'signal' | 'open'> = {}): Promise<ImportTotals> {
+export async function readTraceFiles(paths: readonly string[], sink: SpanSink, options: Pick<ImportOptions, 'maxLineBytes' | 'signal' | 'open' | 'matchContent' | 'keepContent'> = {}): Promise<ImportTotals> {
   const totals: ImportTotals = { files: 0, lines: 0 };
+  // One reader over every file: a call's ancestors or log records may be in the next file.
+  const reader = new OtlpReader(sink, { ...(options.matchContent ? { matchContent: options.matchContent } : {}), ...(options.keepContent ? { keepContent: true } : {}) });
   for (const path of paths) {
     let source;
     try {
@@ -69,7 +75,7 @@ export async function readTraceFiles(paths: readonly string[], sink: SpanSink, o
           sink.skip('malformed-json');
           continue;
         }
-        collectSpans(data, sink);
+        reader.data(data);
       }
     } catch (error) {
       source.destroy();
@@ -81,5 +87,6 @@ export async function readTraceFiles(paths: readonly string[], sink: SpanSink, o
       throw error;
     }
   }
+  reader.end();
   return totals;
 }

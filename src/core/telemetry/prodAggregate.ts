@@ -5,7 +5,9 @@
  * has a bound whatever the traffic (the sample is said in the result).
  */
 import { seededRandom } from '../stats/random';
+import type { SourceId } from './conventions';
 import type { ImportedSpan, SkipReason } from './importOtlpSpans';
+import type { VersionOrigin } from './traceJoin';
 
 export const DEFAULT_MAX_VALUES = 1_000_000;
 
@@ -40,6 +42,13 @@ export class ValueSeries {
     return this.seen > this.kept;
   }
 
+  /** Another series' values added to this one (two production labels of one revision). */
+  absorb(other: ValueSeries): void {
+    const before = this.seen;
+    for (const value of other.values.subarray(0, other.kept)) this.add(value);
+    this.seen = before + other.seen;
+  }
+
   /** The kept values, sorted ascending (a copy). */
   sorted(): Float64Array {
     return this.values.slice(0, this.kept).sort();
@@ -65,6 +74,19 @@ export interface VersionAggregate {
   /** Cache-read tokens over the requests that reported both. */
   cacheReadOfReported: number;
   inputOfCacheReported: number;
+  /** The labels production gave this version (a registry integer, a deploy commit, …), with their requests. */
+  labels: Map<string, number>;
+  /** Where each request's version came from, and which convention its span was read with. */
+  versionFrom: Map<VersionOrigin, number>;
+  sources: Map<SourceId, number>;
+}
+
+/** Per convention (conventions.ts): model calls read, with a TTFT, and left out by reason. */
+export interface SourceCounts {
+  read: number;
+  withTtft: number;
+  failed: number;
+  skipped: Partial<Record<SkipReason, number>>;
 }
 
 export interface SkipCounts {
@@ -75,11 +97,44 @@ export interface SkipCounts {
   reasons: Partial<Record<SkipReason, number>>;
 }
 
+/** A production label (and name) → the version it is counted under. */
+export type Relabel = (name: string | null, version: string) => { name: string | null; version: string };
+
+/** A reader of spans that counts per version and can rename them after the read (versionResolver.ts revisionRename). */
+export interface Relabelable {
+  relabel(rename: Relabel): void;
+}
+
+function addCounts<K>(into: Map<K, number>, from: ReadonlyMap<K, number>): void {
+  for (const [k, n] of from) into.set(k, (into.get(k) ?? 0) + n);
+}
+
+function mergeAggregate(into: VersionAggregate, from: VersionAggregate): void {
+  into.requests += from.requests;
+  into.errors += from.errors;
+  addCounts(into.errorsByType, from.errorsByType);
+  into.firstSeenMs = Math.min(into.firstSeenMs, from.firstSeenMs);
+  into.lastSeenMs = Math.max(into.lastSeenMs, from.lastSeenMs);
+  into.ttftMs.absorb(from.ttftMs);
+  into.e2eMs.absorb(from.e2eMs);
+  into.tpotMs.absorb(from.tpotMs);
+  into.inputTokens += from.inputTokens;
+  into.outputTokens += from.outputTokens;
+  into.cacheReadTokens += from.cacheReadTokens;
+  into.withInputTokens += from.withInputTokens;
+  into.cacheReadOfReported += from.cacheReadOfReported;
+  into.inputOfCacheReported += from.inputOfCacheReported;
+  addCounts(into.labels, from.labels);
+  addCounts(into.versionFrom, from.versionFrom);
+  addCounts(into.sources, from.sources);
+}
+
 const LINE_REASONS: ReadonlySet<SkipReason> = new Set(['malformed-json', 'not-traces-data', 'line-too-long', 'corrupt-gzip']);
 
 export class ProdAggregator {
   readonly versions = new Map<string, VersionAggregate>();
   readonly skipped: SkipCounts = { lines: 0, spans: 0, reasons: {} };
+  readonly bySource = new Map<SourceId, SourceCounts>();
   /** Spans that are not GenAI inference calls (other operations, plain application spans). */
   otherSpans = 0;
   /** Inference spans outside the time window (before `--since`, or after `--now`). */
@@ -114,10 +169,20 @@ export class ProdAggregator {
         withInputTokens: 0,
         cacheReadOfReported: 0,
         inputOfCacheReported: 0,
+        labels: new Map([[span.promptVersion, 0]]),
+        versionFrom: new Map(),
+        sources: new Map(),
       };
       this.versions.set(key, agg);
     }
     agg.requests++;
+    agg.labels.set(span.promptVersion, (agg.labels.get(span.promptVersion) ?? 0) + 1);
+    agg.versionFrom.set(span.versionFrom, (agg.versionFrom.get(span.versionFrom) ?? 0) + 1);
+    agg.sources.set(span.source, (agg.sources.get(span.source) ?? 0) + 1);
+    const source = this.source(span.source);
+    source.read++;
+    if (span.ttftMs !== null) source.withTtft++;
+    if (span.errorType !== null) source.failed++;
     agg.firstSeenMs = Math.min(agg.firstSeenMs, span.startMs);
     agg.lastSeenMs = Math.max(agg.lastSeenMs, span.endMs);
     if (span.inputTokens !== null) {
@@ -140,10 +205,36 @@ export class ProdAggregator {
     if (span.tpotMs !== null) agg.tpotMs.add(span.tpotMs);
   }
 
-  skip(reason: SkipReason): void {
+  skip(reason: SkipReason, sourceId?: SourceId): void {
     if (LINE_REASONS.has(reason)) this.skipped.lines++;
     else this.skipped.spans++;
     this.skipped.reasons[reason] = (this.skipped.reasons[reason] ?? 0) + 1;
+    if (sourceId) {
+      const source = this.source(sourceId);
+      source.skipped[reason] = (source.skipped[reason] ?? 0) + 1;
+    }
+  }
+
+  /** Versions renamed (labels of one revision become that revision), aggregates of one name merged. */
+  relabel(rename: Relabel): void {
+    const old = [...this.versions.values()];
+    this.versions.clear();
+    for (const agg of old) {
+      const { name, version } = rename(agg.promptName, agg.version);
+      const key = `${name ?? ''}\u0000${version}`;
+      const into = this.versions.get(key);
+      if (!into) {
+        this.versions.set(key, { ...agg, promptName: name, version });
+        continue;
+      }
+      mergeAggregate(into, agg);
+    }
+  }
+
+  private source(id: SourceId): SourceCounts {
+    let counts = this.bySource.get(id);
+    if (!counts) this.bySource.set(id, (counts = { read: 0, withTtft: 0, failed: 0, skipped: {} }));
+    return counts;
   }
 
   other(): void {

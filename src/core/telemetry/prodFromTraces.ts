@@ -3,9 +3,11 @@
  * per version, mapped to git revisions, latest against previous.
  */
 import { importOtlpFiles, type ImportOptions } from './importOtlp';
-import type { VersionAggregate } from './prodAggregate';
+import type { Relabelable, VersionAggregate } from './prodAggregate';
 import { compareVersions, orderVersions, versionReport, type ProdReport, type ProdVersion } from './prodReport';
 import { loadFileVersions, matchVersion, type FileVersions } from './prodVersions';
+import { sourceSummaries } from './prodSources';
+import { contentMatcher, resolveVersionLabels, revisionRename } from './versionResolver';
 
 export interface ProdOptions extends ImportOptions {
   /** Only this prompt of the file (a file may hold several). */
@@ -17,13 +19,19 @@ export interface ProdOptions extends ImportOptions {
 const MAX_OTHER_PROMPT_NAMES = 20;
 
 export async function prodFromTraces(file: string, tracePaths: readonly string[], options: ProdOptions = {}): Promise<ProdReport> {
-  const versionsPromise = options.fileVersions ?? loadFileVersions(file, options.signal ? { signal: options.signal } : {});
-  const { aggregate } = await importOtlpFiles(tracePaths, options);
-  const fileVersions = await versionsPromise;
-  const notes: string[] = [];
+  // History first: calls that name no version are matched by content against its revisions as they are read.
+  const fileVersions = await (options.fileVersions ?? loadFileVersions(file, options.signal ? { signal: options.signal } : {}));
+  const wantedNames = options.prompt ? new Set([options.prompt]) : fileVersions.promptNames;
+  const { aggregate } = await importOtlpFiles(tracePaths, { ...options, matchContent: contentMatcher(fileVersions, wantedNames) });
+  const labels = [...aggregate.versions.values()].map((a) => ({ name: a.promptName, version: a.version }));
+  const resolved = await resolveVersionLabels(file, fileVersions, labels, options.signal ? { signal: options.signal } : {});
+  const rename = revisionRename(fileVersions, aggregate.versions.values());
+  aggregate.relabel(rename);
+  (options.alsoTo as Partial<Relabelable> | undefined)?.relabel?.(rename);
+  const notes: string[] = [...resolved.problems];
   if (fileVersions.historyProblem) notes.push(`git history unavailable (${fileVersions.historyProblem}): versions are not mapped to revisions.`);
   if (fileVersions.shallow) notes.push('this is a shallow clone: versions older than its history show as not in git history (git fetch --unshallow).');
-  const wanted = options.prompt ? new Set([options.prompt]) : fileVersions.promptNames;
+  const wanted = wantedNames;
   if (options.prompt && !fileVersions.promptNames.has(options.prompt)) notes.push(`the file has no prompt named '${options.prompt}' (it has: ${[...fileVersions.promptNames].join(', ') || 'none'}).`);
 
   const mine: { report: ProdVersion; agg: VersionAggregate; order: number | null }[] = [];
@@ -55,6 +63,7 @@ export async function prodFromTraces(file: string, tracePaths: readonly string[]
     versions: ordered,
     comparison,
     skipped: aggregate.skipped,
+    sources: sourceSummaries(aggregate.bySource),
     otherPrompts: Object.fromEntries(top),
     notes,
   };

@@ -13,6 +13,7 @@ import { wilsonInterval } from '../stats/proportions';
 import type { SkipCounts } from './prodAggregate';
 import { errorRateVerdict, orderVersions, PROD_PERCENTILES, type ProdPercentiles, type ProdReport, type ProdVersion } from './prodReport';
 import { loadFileVersions, matchVersion, type FileVersions } from './prodVersions';
+import { resolveVersionLabels } from './versionResolver';
 
 export interface PrometheusOptions {
   /** PromQL range, e.g. `24h` (default), `7d`. */
@@ -147,6 +148,8 @@ export async function prodFromPrometheus(file: string, url: string, options: Pro
   }
 
   const wanted = options.prompt ? new Set([options.prompt]) : fileVersions.promptNames;
+  // Registry integers and deploy commits among the labels → the file's revisions.
+  const resolved = await resolveVersionLabels(file, fileVersions, requests.map((r) => ({ name: r.labels[NAME_LABEL] ?? null, version: r.labels[VERSION_LABEL] ?? '' })).filter((l) => l.version !== ''), options.signal ? { signal: options.signal } : {});
   const versions: ProdVersion[] = [];
   const orders = new Map<ProdVersion, number | null>();
   const otherPrompts: Record<string, number> = {};
@@ -201,6 +204,7 @@ export async function prodFromPrometheus(file: string, url: string, options: Pro
   const notes = [
     `percentiles are interpolated within histogram buckets over the last ${window} (no per-request values, so no intervals and no latency verdicts; use --traces for those).`,
   ];
+  notes.push(...resolved.problems);
   if (fileVersions.historyProblem) notes.push(`git history unavailable (${fileVersions.historyProblem}): versions are not mapped to revisions.`);
   for (const v of ordered) if (!v.inGitHistory) notes.push(`version ${v.version} is seen in production (${v.requests} requests) but is not in ${file}'s git history.`);
   if (dropped) notes.push(`${dropped} series beyond ${MAX_SERIES} per query were left out.`);

@@ -9,6 +9,7 @@ import { newcombeDifferenceInterval, proportionTest, wilsonInterval } from '../s
 import { quantileRanks } from '../stats/quantileInterval';
 import type { SkipCounts, ValueSeries, VersionAggregate } from './prodAggregate';
 import { matchVersion, type FileVersions } from './prodVersions';
+import type { SourceSummary } from './prodSources';
 
 export const PROD_PERCENTILES = [
   ['p50', 0.5],
@@ -36,8 +37,14 @@ export interface ProdVersion {
   promptName: string | null;
   /** Git commit (or `working`) this version is, or null when it is not in the file's history. */
   revision: string | null;
-  matchedBy: 'commit' | 'content-hash' | null;
+  /** How the version was tied to the revision; 'content' when the calls named no version and their messages matched it. */
+  matchedBy: 'commit' | 'content-hash' | 'deploy-commit' | 'registry' | 'content' | null;
   inGitHistory: boolean;
+  /** Requests per place the version came from (span, ancestor, resource, content) and per convention read. */
+  versionFrom?: Record<string, number>;
+  /** Every production label counted as this version (its revision's), with its requests, when there are several. */
+  labels?: Record<string, number>;
+  sources?: Record<string, number>;
   revisionDate?: string;
   revisionSubject?: string;
   /** First span start / last span end seen (trace files); null from Prometheus, which gives counts over the window. */
@@ -99,8 +106,12 @@ export function versionReport(agg: VersionAggregate, versions: FileVersions | un
     version: agg.version,
     promptName: agg.promptName,
     revision: match.revision,
-    matchedBy: match.how,
+    // Every request matched by its messages: the label is the revision content matching chose.
+    matchedBy: match.revision !== null && agg.versionFrom.size === 1 && agg.versionFrom.has('content') ? 'content' : match.how,
     inGitHistory: match.revision !== null,
+    ...(agg.labels.size > 1 ? { labels: Object.fromEntries([...agg.labels].sort((a, b) => b[1] - a[1])) } : {}),
+    versionFrom: Object.fromEntries(agg.versionFrom),
+    sources: Object.fromEntries(agg.sources),
     ...('date' in match && match.date ? { revisionDate: match.date } : {}),
     ...('subject' in match && match.subject ? { revisionSubject: match.subject } : {}),
     firstSeen: new Date(agg.firstSeenMs).toISOString(),
@@ -179,6 +190,8 @@ export interface ProdReport {
   versions: ProdVersion[];
   comparison: ProdComparison | null;
   skipped: SkipCounts;
+  /** Per convention read: model calls, TTFT coverage, what was left out and what the source never records (trace files). */
+  sources?: SourceSummary[];
   /** Inference spans for prompts this file does not hold, by name (at most 20 names). */
   otherPrompts: Record<string, number>;
   notes: string[];

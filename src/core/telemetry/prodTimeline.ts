@@ -9,6 +9,7 @@ import { baselineAt, type BaselineMethod, type SeriesPoint } from '../baseline/s
 import { percentile } from '../metrics/summary';
 import { seededRandom } from '../stats/random';
 import type { ImportedSpan, SkipReason, SpanSink } from './importOtlpSpans';
+import type { Relabel } from './prodAggregate';
 
 export const HOUR_MS = 3_600_000;
 /** History kept before the window for the baseline: its weekly rhythm needs at least two weeks, four are used. */
@@ -94,6 +95,8 @@ export class ProdTimeline implements SpanSink {
   /** version → hour start → figures */
   private readonly hours = new Map<string, Map<number, Hour>>();
   private readonly firstSeen = new Map<string, number>();
+  /** The prompt names each label was seen with (a rename is per name and label). */
+  private readonly names = new Map<string, Set<string | null>>();
   private readonly random = seededRandom(11);
 
   private readonly bucketMs: number;
@@ -122,6 +125,9 @@ export class ProdTimeline implements SpanSink {
     if (span.promptName === null || !this.promptNames.has(span.promptName)) return;
     if (span.startMs < this.sinceMs - (this.withBand ? BASELINE_HISTORY_MS : 0) || span.startMs > this.untilMs) return;
     const t = Math.floor(span.startMs / this.bucketMs) * this.bucketMs;
+    const names = this.names.get(span.promptVersion);
+    if (names) names.add(span.promptName);
+    else this.names.set(span.promptVersion, new Set([span.promptName]));
     let byHour = this.hours.get(span.promptVersion);
     if (!byHour) this.hours.set(span.promptVersion, (byHour = new Map()));
     let hour = byHour.get(t);
@@ -144,6 +150,34 @@ export class ProdTimeline implements SpanSink {
   skip(_reason: SkipReason): void {}
 
   other(): void {}
+
+  /** Labels of one revision merged under one name (versionResolver.ts revisionRename): their hours pooled. */
+  relabel(rename: Relabel): void {
+    for (const [label, byHour] of [...this.hours]) {
+      const name = [...(this.names.get(label) ?? [null])].map((n) => rename(n, label).version).find((v) => v !== label);
+      if (name === undefined) continue;
+      this.hours.delete(label);
+      const into = this.hours.get(name) ?? new Map<number, Hour>();
+      for (const [t, h] of byHour) {
+        const at = into.get(t);
+        if (!at) into.set(t, h);
+        else {
+          at.requests += h.requests;
+          at.errors += h.errors;
+          at.ttft.push(...h.ttft);
+          at.seen += h.seen;
+          at.e2e.push(...h.e2e);
+          at.e2eSeen += h.e2eSeen;
+          at.tpot.push(...h.tpot);
+          at.tpotSeen += h.tpotSeen;
+        }
+      }
+      this.hours.set(name, into);
+      const first = this.firstSeen.get(label)!;
+      this.firstSeen.delete(label);
+      this.firstSeen.set(name, Math.min(first, this.firstSeen.get(name) ?? first));
+    }
+  }
 
   data(): TimelineData {
     const versions = [...this.hours].map(([version, byHour]) => ({
