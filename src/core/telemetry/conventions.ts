@@ -6,7 +6,7 @@
  * Each row names the versions it was read against (test/engine/instrumentations.engine.test.ts runs them).
  */
 
-export type SourceId = 'ai-sdk-legacy' | 'openinference' | 'langfuse' | 'openllmetry-0.x' | 'openllmetry' | 'ai-sdk' | 'otel-genai' | 'otel-genai-deprecated';
+export type SourceId = 'ai-sdk-legacy' | 'openinference' | 'langfuse' | 'openllmetry-0.x' | 'openllmetry' | 'ai-sdk' | 'otel-openai' | 'otel-genai' | 'otel-genai-deprecated';
 
 /** How a TTFT value is written: seconds, milliseconds, or the time of the first chunk (ISO 8601, maybe JSON-quoted). */
 export type TtftUnit = 's' | 'ms' | 'timestamp';
@@ -177,11 +177,27 @@ export const CONVENTIONS: readonly ConventionRow[] = [
     content: GENAI_CONTENT,
   },
   {
-    // The GenAI conventions now and their deprecated names (gen_ai.system, gen_ai.usage.prompt_tokens): the official
-    // instrumentation (content in log records), Prompt Insight's own export, any other GenAI instrumentation.
+    // The official instrumentation of the openai client: GenAI names (gen_ai.system, deprecated, beside
+    // gen_ai.operation.name), messages as log records (`event.name` gen_ai.system.message …) tied to the span.
+    source: 'otel-openai',
+    label: 'OpenTelemetry OpenAI instrumentation',
+    pinned: '@opentelemetry/instrumentation-openai 0.22.0 (semconv 1.36)',
+    recognise: { attribute: 'gen_ai.operation.name', values: INFERENCE_OPERATIONS, scope: /^@opentelemetry\/instrumentation-openai$/ },
+    promptName: [],
+    promptVersion: [],
+    ttft: GENAI_TTFT,
+    inputTokens: ['gen_ai.usage.input_tokens'],
+    outputTokens: ['gen_ai.usage.output_tokens'],
+    cacheReadTokens: ['gen_ai.usage.cache_read.input_tokens'],
+    content: GENAI_CONTENT,
+    caveats: { ttft: 'records no TTFT' },
+  },
+  {
+    // The GenAI conventions now and their deprecated names (gen_ai.system, gen_ai.usage.prompt_tokens): Prompt
+    // Insight's own export and any other GenAI instrumentation.
     source: 'otel-genai',
     label: 'OpenTelemetry GenAI',
-    pinned: 'GenAI semconv 1.36–1.41; @opentelemetry/instrumentation-openai 0.22.0',
+    pinned: 'GenAI semconv 1.36–1.41',
     recognise: { attribute: 'gen_ai.operation.name', values: INFERENCE_OPERATIONS },
     promptName: ['traceloop.prompt.key', 'langfuse.observation.prompt.name'],
     promptVersion: ['traceloop.prompt.version', 'langfuse.observation.prompt.version', 'llm.prompt_template.version'],

@@ -36,7 +36,7 @@ export function sourceSummaries(bySource: ReadonlyMap<SourceId, SourceCounts>): 
     const row = conventionRow(source);
     const skippedTotal = Object.values(c.skipped).reduce((a, b) => a + (b ?? 0), 0);
     const caveats: string[] = [];
-    if (row.caveats?.ttft && c.withTtft === 0) caveats.push(`TTFT: ${row.label} ${row.caveats.ttft}`);
+    if (c.withTtft === 0 && c.read > c.failed) caveats.push(`TTFT: ${row.caveats?.ttft ? `${row.label} ${row.caveats.ttft}` : 'none of these spans carries one'}; TTFT needs an instrumentation that records it (docs/instrument-your-app.md)`);
     if (row.caveats?.failedCalls) caveats.push(`errors: ${row.label} ${row.caveats.failedCalls} — its error rate is a lower bound`);
     return { source, label: row.label, modelCalls: c.read + skippedTotal, read: c.read, withTtft: c.withTtft, failed: c.failed, skipped: c.skipped, caveats };
   });
