@@ -1,7 +1,7 @@
 /** `prompt-insight`: the engine as a command line tool for CI and scripts. */
 import { UsageError } from './args';
 import { processIO, type CliIO } from './io';
-import { asksForHelp, commandHelp, COMPARE_USAGE, EXIT_CODES, EXPORT_USAGE, HISTORY_USAGE, LOAD_USAGE, ALERTS_USAGE, WATCH_USAGE, PROD_USAGE, PROVIDERS, RUN_USAGE, SIM_USAGE, TOKENS_USAGE, VERSION } from './usage';
+import { asksForHelp, commandHelp, COMPARE_USAGE, EXIT_CODES, EXPORT_USAGE, HISTORY_USAGE, LOAD_USAGE, ALERTS_USAGE, WATCH_USAGE, PROD_USAGE, PROVIDERS, RUN_USAGE, SIM_USAGE, TOKENS_USAGE, VERSION, VERSION_USAGE } from './usage';
 
 const USAGE = `Prompt Insight — token counts, measured runs (TTFT, E2E, throughput), revision comparison and a simulated endpoint
 
@@ -16,6 +16,7 @@ usage:
   ${ALERTS_USAGE}
   ${WATCH_USAGE}
   ${PROD_USAGE}
+  ${VERSION_USAGE}
   prompt-insight COMMAND --help · prompt-insight --version
 
 ${PROVIDERS}
@@ -40,6 +41,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   watch: async () => (await import('./watchCommand')).watchCommand,
   sample: async () => (await import('./sampleCommand')).sampleCommand,
   prod: async () => (await import('./prodCommand')).prodCommand,
+  version: async () => (await import('./versionCommand')).versionCommand,
 };
 
 export async function runCli(argv: string[], io: CliIO = processIO): Promise<number> {

@@ -136,7 +136,7 @@ export function formatReport(report: ProdReport, windows?: ReadonlyMap<string, V
   for (const v of report.versions) {
     const revision = v.revision ? `${v.revision === 'working' ? 'working copy' : v.revision.slice(0, 10)}${v.revisionSubject && v.revision !== 'working' ? ` "${v.revisionSubject}"` : ''}${MATCHED_WORDS[v.matchedBy ?? ''] ?? ''}` : 'not in git history';
     lines.push('', `version ${v.version}${v.promptName ? ` (${v.promptName})` : ''} · ${revision}`);
-    if (v.labels) lines.push(`  production labels of this revision: ${Object.entries(v.labels).map(([l, n]) => `${l} (${n})`).join(', ')}`);
+    if (v.labels) lines.push(`  production labels of this revision: ${v.labels.map((l) => `${l.label} (${l.requests})`).join(', ')}`);
     lines.push(`  ${v.requests} requests · ${v.errors} errors (${(v.errorRate * 100).toFixed(1)}%)${Object.keys(v.errorsByType).length ? ` · ${Object.entries(v.errorsByType).map(([t, n]) => `${t} ${n}`).join(', ')}` : ''}`);
     for (const [label, p] of [['TTFT', v.ttftMs], ['E2E ', v.e2eMs], ['TPOT', v.tpotMs]] as const) {
       if (p.n === 0) continue;

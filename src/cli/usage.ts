@@ -23,6 +23,9 @@ export const EXPORT_USAGE =
 export const PROD_USAGE =
   'prompt-insight prod FILE (--traces PATH... | --prometheus URL [--timeout-ms T]) [--prompt NAME] [--since 24h] [--window 1h|6h|1d] [--report out.html] [--now ISO] [--json]';
 
+export const VERSION_USAGE =
+  'prompt-insight version FILE [--prompt NAME] [--json]';
+
 export const HISTORY_USAGE =
   'prompt-insight history FILE [--json]';
 
@@ -59,6 +62,7 @@ const COMMAND_HELP: Record<string, { summary: string; usage: string; notes?: str
   sim: { summary: 'A simulated OpenAI-compatible endpoint on 127.0.0.1, until Ctrl-C.', usage: SIM_USAGE },
   export: { summary: 'The stored runs (the results store) as JSON, CSV or OTLP JSON Lines (OpenTelemetry GenAI spans, docs/telemetry.md); --kind load: the stored load points as JSON or CSV.', usage: EXPORT_USAGE },
   history: { summary: "The prompt file's revisions in git history.", usage: HISTORY_USAGE },
+  version: { summary: 'The id to embed at build time as the prompt\'s version in your telemetry (gen_ai.prompt.version): the file\'s last commit when it is committed and unchanged, else its content hash (docs/instrument-your-app.md).', usage: VERSION_USAGE },
   prod: {
     summary: 'What production measured for each version of a prompt (OpenTelemetry GenAI spans or Prometheus): requests, error rate, TTFT/E2E/TPOT percentiles, tokens; the latest version against the previous one (docs/production.md).',
     usage: PROD_USAGE,

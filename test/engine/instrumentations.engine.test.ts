@@ -164,7 +164,7 @@ describe('prod reads the real instrumentations', () => {
     const expected = CASES.reduce((n, c) => n + truth.get(c.app)!.filter((x) => c.recordsFailures || x.ok).length, 0);
     expect(report.versions).toHaveLength(1);
     expect(report.versions[0]).toMatchObject({ revision: b, requests: expected });
-    expect(Object.keys(report.versions[0].labels).sort()).toEqual([b, b.slice(0, 10), deploy, '3', 'v2'].sort());
+    expect(report.versions[0].labels.map((l: { label: string }) => l.label).sort()).toEqual([b, b.slice(0, 10), deploy, '3', 'v2'].sort());
     expect(report.sources.map((s: { source: string }) => s.source).sort()).toEqual(['ai-sdk', 'ai-sdk-legacy', 'langfuse', 'openinference', 'openllmetry', 'openllmetry-0.x', 'otel-openai']);
   });
 });

@@ -43,7 +43,7 @@ export interface ProdVersion {
   /** Requests per place the version came from (span, ancestor, resource, content) and per convention read. */
   versionFrom?: Record<string, number>;
   /** Every production label counted as this version (its revision's), with its requests, when there are several. */
-  labels?: Record<string, number>;
+  labels?: { label: string; requests: number }[];
   sources?: Record<string, number>;
   revisionDate?: string;
   revisionSubject?: string;
@@ -109,7 +109,7 @@ export function versionReport(agg: VersionAggregate, versions: FileVersions | un
     // Every request matched by its messages: the label is the revision content matching chose.
     matchedBy: match.revision !== null && agg.versionFrom.size === 1 && agg.versionFrom.has('content') ? 'content' : match.how,
     inGitHistory: match.revision !== null,
-    ...(agg.labels.size > 1 ? { labels: Object.fromEntries([...agg.labels].sort((a, b) => b[1] - a[1])) } : {}),
+    ...(agg.labels.size > 1 ? { labels: [...agg.labels].sort((a, b) => b[1] - a[1]).map(([label, requests]) => ({ label, requests })) } : {}),
     versionFrom: Object.fromEntries(agg.versionFrom),
     sources: Object.fromEntries(agg.sources),
     ...('date' in match && match.date ? { revisionDate: match.date } : {}),

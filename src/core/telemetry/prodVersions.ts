@@ -47,6 +47,12 @@ export interface FileVersions {
   aliases: Map<string, VersionAlias>;
 }
 
+/** `sha256:` + 16 hex digits of each prompt's content hash in a file's text (what the exporter writes for uncommitted text). */
+export async function contentLabels(fileName: string, text: string): Promise<Map<string, string>> {
+  const { hashes } = await promptFacts(fileName, text, new Set());
+  return new Map([...hashes].map(([name, hash]) => [name, `sha256:${hash.slice(0, 16)}`]));
+}
+
 /** Enough history to map any version a deployment still serves; older ones are said to be unmapped. */
 export const MAX_REVISIONS = 500;
 
