@@ -146,7 +146,7 @@ export function formatReport(report: ProdReport, windows?: ReadonlyMap<string, V
     for (const w of windows?.get(v.version) ?? []) lines.push(windowLine(w));
   }
   if (report.comparison) {
-    lines.push('', `latest ${report.comparison.head} vs previous ${report.comparison.base}:`);
+    lines.push('', `latest ${report.comparison.head} vs previous ${report.comparison.base}${report.comparison.matching ? `, ${report.comparison.matching.summary.startsWith('no verdict') ? '' : 'compared '}${report.comparison.matching.summary}` : ''}:`);
     for (const verdict of report.comparison.verdicts) lines.push(`  ${verdict.verdict.padEnd(13)} ${verdict.summary}`);
   }
   if (report.sources?.length) lines.push('', ...sourceLines(report.sources, true));

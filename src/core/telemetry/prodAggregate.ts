@@ -8,6 +8,7 @@ import { seededRandom } from '../stats/random';
 import type { SourceId } from './conventions';
 import type { ImportedSpan, SkipReason } from './importOtlpSpans';
 import type { VersionOrigin } from './traceJoin';
+import { HourlyValues } from './matchedHours';
 
 export const DEFAULT_MAX_VALUES = 1_000_000;
 
@@ -74,6 +75,8 @@ export interface VersionAggregate {
   /** Cache-read tokens over the requests that reported both. */
   cacheReadOfReported: number;
   inputOfCacheReported: number;
+  /** Requests per hour, for comparisons over matched time (matchedHours.ts). */
+  hourly: HourlyValues;
   /** The labels production gave this version (a registry integer, a deploy commit, …), with their requests. */
   labels: Map<string, number>;
   /** Where each request's version came from, and which convention its span was read with. */
@@ -118,6 +121,7 @@ function mergeAggregate(into: VersionAggregate, from: VersionAggregate): void {
   into.ttftMs.absorb(from.ttftMs);
   into.e2eMs.absorb(from.e2eMs);
   into.tpotMs.absorb(from.tpotMs);
+  into.hourly.absorb(from.hourly);
   into.inputTokens += from.inputTokens;
   into.outputTokens += from.outputTokens;
   into.cacheReadTokens += from.cacheReadTokens;
@@ -169,6 +173,7 @@ export class ProdAggregator {
         withInputTokens: 0,
         cacheReadOfReported: 0,
         inputOfCacheReported: 0,
+        hourly: new HourlyValues(seed * 3 + 3),
         labels: new Map([[span.promptVersion, 0]]),
         versionFrom: new Map(),
         sources: new Map(),
@@ -194,6 +199,7 @@ export class ProdAggregator {
       }
     }
     if (span.outputTokens !== null) agg.outputTokens += span.outputTokens;
+    agg.hourly.add(span.startMs, span.errorType !== null, span.ttftMs, span.e2eMs);
     if (span.cacheReadTokens !== null) agg.cacheReadTokens += span.cacheReadTokens;
     if (span.errorType !== null) {
       agg.errors++;

@@ -10,6 +10,7 @@ import { quantileRanks } from '../stats/quantileInterval';
 import type { SkipCounts, ValueSeries, VersionAggregate } from './prodAggregate';
 import { matchVersion, type FileVersions } from './prodVersions';
 import type { SourceSummary } from './prodSources';
+import { matchTime, type MatchMethod } from './matchedHours';
 
 export const PROD_PERCENTILES = [
   ['p50', 0.5],
@@ -79,6 +80,8 @@ export interface ErrorRateVerdict {
 export interface ProdComparison {
   base: string;
   head: string;
+  /** How the two were put on the same hours (matchedHours.ts): side by side, the same hours of the week, or not at all. */
+  matching?: { method: MatchMethod; hours: number; summary: string };
   verdicts: (Verdict | ErrorRateVerdict)[];
 }
 
@@ -156,16 +159,27 @@ export function errorRateVerdict(base: { rev: string; errors: number; total: num
   return { ...common, verdict, pValue, difference, ci95, test, summary: verdict === 'no-difference' ? `error rate ${points}, no significant difference (${formatP(pValue)})` : `error rate ${points}, ${formatP(pValue)}` };
 }
 
-/** Latest vs previous version: TTFT and E2E medians (bootstrap, as `compare`), and the error rate. */
+/**
+ * Latest vs previous version over matched time (matchedHours.ts): TTFT and E2E medians (bootstrap, as `compare`)
+ * and the error rate, each from the same hours for both. Without matched hours every verdict is insufficient and
+ * says why — traffic differs by the hour, so an unmatched comparison would compare the hours.
+ */
 export function compareVersions(previous: { report: ProdVersion; agg: VersionAggregate }, latest: { report: ProdVersion; agg: VersionAggregate }): ProdComparison {
-  const label = (r: ProdVersion) => r.version;
-  const values = (series: ValueSeries) => thin(series.sorted(), BOOTSTRAP_MAX_VALUES);
+  const base = previous.report.version;
+  const head = latest.report.version;
+  const matched = matchTime(previous.agg.hourly, latest.agg.hourly, MIN_RUNS_FOR_CLAIM);
+  const matching = { method: matched.method, hours: matched.hours, summary: matched.summary };
+  if (matched.method === 'unmatched') {
+    const none = (metric: 'ttftMs' | 'e2eMs'): Verdict => ({ metric, base, head, verdict: 'insufficient', pValue: null, difference: null, ci95: null, test: null, summary: `${metric === 'ttftMs' ? 'TTFT' : 'E2E'}: ${matched.summary}` });
+    return { base, head, matching, verdicts: [none('ttftMs'), none('e2eMs'), { metric: 'errorRate', base, head, verdict: 'insufficient', pValue: null, difference: null, ci95: null, test: null, summary: `error rate: ${matched.summary}` }] };
+  }
+  const values = (v: number[]) => thin(Float64Array.from(v).sort(), BOOTSTRAP_MAX_VALUES);
   const verdicts: (Verdict | ErrorRateVerdict)[] = [
-    latencyVerdict('ttftMs', { rev: label(previous.report), values: values(previous.agg.ttftMs) }, { rev: label(latest.report), values: values(latest.agg.ttftMs) }),
-    latencyVerdict('e2eMs', { rev: label(previous.report), values: values(previous.agg.e2eMs) }, { rev: label(latest.report), values: values(latest.agg.e2eMs) }),
-    errorRateVerdict({ rev: label(previous.report), errors: previous.report.errors, total: previous.report.requests }, { rev: label(latest.report), errors: latest.report.errors, total: latest.report.requests }),
+    latencyVerdict('ttftMs', { rev: base, values: values(matched.base.ttftMs) }, { rev: head, values: values(matched.head.ttftMs) }),
+    latencyVerdict('e2eMs', { rev: base, values: values(matched.base.e2eMs) }, { rev: head, values: values(matched.head.e2eMs) }),
+    errorRateVerdict({ rev: base, errors: matched.base.errors, total: matched.base.requests }, { rev: head, errors: matched.head.errors, total: matched.head.requests }),
   ];
-  return { base: label(previous.report), head: label(latest.report), verdicts };
+  return { base, head, matching, verdicts };
 }
 
 /**
