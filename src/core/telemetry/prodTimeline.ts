@@ -45,6 +45,8 @@ export interface WindowFigures {
   ttftP99Ms: number | null;
   /** `pooled`: percentiles of the requests themselves (trace files); `median-of-hours`: of the hourly figures (Prometheus). */
   how: 'pooled' | 'median-of-hours';
+  /** For the figures before a change: the previous version in the same hours (side by side) or a week earlier. */
+  matched?: 'same-hours' | 'week-before';
 }
 
 export interface VersionChangeMark {
@@ -53,6 +55,8 @@ export interface VersionChangeMark {
   previous: string | null;
   before: WindowFigures | null;
   after: WindowFigures | null;
+  /** Why there are no figures before: the previous version served no matching hours. */
+  beforeNote?: string;
 }
 
 export interface BaselineBandData {
@@ -193,12 +197,11 @@ export class ProdTimeline implements SpanSink {
       .filter(([, values]) => values.length >= MIN_REQUESTS_FOR_P99)
       .sort((a, b) => a[0] - b[0])
       .map(([t, values]) => ({ t, value: quantiles(values).ttftP99Ms! }));
-    const changes = versionChanges(this.firstSeen, this.sinceMs, (from, to) => {
+    const changes = versionChanges(this.firstSeen, this.sinceMs, (version, from, to) => {
       const values: number[] = [];
       let requests = 0;
       let hours = 0;
-      for (const [t, v] of allHours) if (t >= from && t < to) (values.push(...v), hours++);
-      for (const byHour of this.hours.values()) for (const [t, h] of byHour) if (t >= from && t < to) requests += h.requests;
+      for (const [t, h] of this.hours.get(version) ?? []) if (t >= from && t < to) (values.push(...h.ttft), (requests += h.requests), hours++);
       if (requests === 0) return null;
       return { hours, requests, ...quantiles(values), how: 'pooled' };
     });
@@ -227,23 +230,36 @@ function quantiles(values: readonly number[]): { ttftP50Ms: number | null; ttftP
 
 const round = (ms: number) => Math.round(ms * 10) / 10;
 
-/** Each version first seen inside the window, with the hours before and after its first request. */
-export function versionChanges(firstSeen: ReadonlyMap<string, number>, sinceMs: number, figures: (fromMs: number, toMs: number) => WindowFigures | null): VersionChangeMark[] {
+/**
+ * Each version first seen inside the window, with figures compared over matched time (as prod's comparison,
+ * matchedHours.ts): after = the new version in the CHANGE_WINDOW_HOURS from its first hour; before = the previous
+ * version in those same hours when it still served them (a gray release), else in the same hours a week earlier,
+ * else none — with why: the hours before a deploy are other hours of the day, not a baseline.
+ */
+export function versionChanges(firstSeen: ReadonlyMap<string, number>, sinceMs: number, figures: (version: string, fromMs: number, toMs: number) => WindowFigures | null): VersionChangeMark[] {
   const ordered = [...firstSeen].sort((a, b) => a[1] - b[1]);
   const marks: VersionChangeMark[] = [];
   for (const [i, [version, t]] of ordered.entries()) {
     if (i === 0 || t < sinceMs) continue; // the first version ever seen is not a change
+    const previous = ordered[i - 1]![0];
     const hour = Math.floor(t / HOUR_MS) * HOUR_MS;
+    const end = hour + CHANGE_WINDOW_HOURS * HOUR_MS;
+    const sideBySide = figures(previous, hour, end);
+    const weekBefore = sideBySide ? null : figures(previous, hour - WEEK_MS, end - WEEK_MS);
+    const before = sideBySide ? { ...sideBySide, matched: 'same-hours' as const } : weekBefore ? { ...weekBefore, matched: 'week-before' as const } : null;
     marks.push({
       t,
       version,
-      previous: ordered[i - 1]![0],
-      before: figures(hour - CHANGE_WINDOW_HOURS * HOUR_MS, hour),
-      after: figures(hour, hour + CHANGE_WINDOW_HOURS * HOUR_MS),
+      previous,
+      before,
+      after: figures(version, hour, end),
+      ...(before ? {} : { beforeNote: `${previous} served neither these hours nor the same hours a week before: no like-for-like figures` }),
     });
   }
   return marks;
 }
+
+const WEEK_MS = 7 * 24 * HOUR_MS;
 
 /** The band for every hour of the window, from the hours before it. */
 export function baselineBand(series: readonly SeriesPoint[], sinceMs: number, untilMs: number): BaselineBandData {
