@@ -11,6 +11,7 @@ import { wilsonInterval } from '../stats/proportions';
 import type { VersionChange } from './anomalies';
 import type { SeriesPoint } from './seasonalBaseline';
 import type { WatchMetric } from './spanWindows';
+import type { Companion } from './anomalyCause';
 
 const HOUR_MS = 3_600_000;
 /** As from traces: a window of fewer requests gives no percentile and no rate. */
@@ -31,7 +32,14 @@ export interface PromWatchSeries {
   requests: number;
   /** Series beyond the bound per answer, left out. */
   dropped: number;
+  /** What may move with an anomaly: input tokens per request, TPOT p50 (ms), the servers' queue and KV-cache use. */
+  companions: Partial<Record<Companion, SeriesPoint[]>>;
 }
+
+/** The inference servers' own queue and KV-cache gauges (whole server: they carry no prompt label). */
+const QUEUE = '{__name__=~"vllm:num_requests_waiting|llamacpp:requests_deferred|sglang:num_queue_reqs|tgi_queue_size"}';
+const KV_CACHE = '{__name__=~"vllm:kv_cache_usage_perc|vllm:gpu_cache_usage_perc|sglang:token_usage"}';
+const INPUT_TOKENS = (part: 'sum' | 'count') => `{__name__=~"gen_ai_client_token_usage(_tokens)?_${part}", gen_ai_token_type="input"}`;
 
 export async function watchSeriesFromPrometheus(url: string, promptNames: Iterable<string>, options: PromSeriesOptions): Promise<PromWatchSeries> {
   const names = namesMatcher(promptNames);
@@ -53,6 +61,16 @@ export async function watchSeriesFromPrometheus(url: string, promptNames: Iterab
   const ttft = await p99(HISTOGRAMS.ttftMs);
   const e2e = await p99(HISTOGRAMS.e2eMs);
   const perVersion = await query(`sum by (${VERSION_LABEL}) (increase(${count}[1h]))`);
+  const companions: PromWatchSeries['companions'] = {};
+  const hourlySeries = (m: Map<number, number>, scale = 1) => [...m].sort((a, b) => a[0] - b[0]).map(([t, v]) => ({ t, value: v * scale }));
+  const inputPerRequest = hourly((await query(`sum(increase(${withNames(INPUT_TOKENS('sum'), names)}[1h])) / sum(increase(${withNames(INPUT_TOKENS('count'), names)}[1h]))`))[0]);
+  if (inputPerRequest.size) companions['input-tokens'] = hourlySeries(inputPerRequest);
+  const tpot = hourly((await query(`histogram_quantile(0.5, sum by (le) (rate(${withNames(HISTOGRAMS.tpotMs, names)}[1h])))`))[0]);
+  if (tpot.size) companions['tpot.p50'] = hourlySeries(tpot, 1000);
+  const queue = hourly((await query(`sum(avg_over_time(${QUEUE}[1h]))`))[0]);
+  if (queue.size) companions.queue = hourlySeries(queue);
+  const kv = hourly((await query(`avg(avg_over_time(${KV_CACHE}[1h]))`))[0]);
+  if (kv.size) companions['kv-cache'] = hourlySeries(kv);
 
   const series: Record<WatchMetric, SeriesPoint[]> = { 'ttft.p99': [], 'e2e.p99': [], 'error-rate': [] };
   let total = 0;
@@ -75,7 +93,7 @@ export async function watchSeriesFromPrometheus(url: string, promptNames: Iterab
     if (version && first) versions.push({ version, t: first[0] - HOUR_MS });
   }
   versions.sort((a, b) => a.t - b.t);
-  return { series, versions, requests: total, dropped };
+  return { series, versions, requests: total, dropped, companions };
 }
 
 /** One range series as hour start → value (NaN from an empty histogram dropped). */
