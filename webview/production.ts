@@ -30,7 +30,7 @@ export function renderProduction(target: HTMLElement, view: ProductionView): num
   const canvases: [HTMLCanvasElement, ProductionSourceView][] = [];
   for (const source of view.sources) {
     const section = el('section', { className: 'production-source', attrs: { 'aria-label': `production from ${source.label}` } });
-    section.append(el('h3', { text: `${source.label} · last ${source.since}` }));
+    section.append(el('h3', { text: `${source.label} · ${source.range ?? `last ${source.since}`}` }));
     if (source.error) section.append(el('p', { className: 'fail', text: source.error }));
     const table = el('table', { className: 'matrix production-versions', attrs: { 'aria-label': 'versions in production' } });
     table.append(el('thead', {}, [el('tr', {}, ['version', 'revision', 'requests', 'errors', 'TTFT p50', 'TTFT p99', 'E2E p50', 'E2E p99'].map((h) => el('th', { text: h, attrs: { scope: 'col' } })))]));

@@ -94,7 +94,8 @@ function watchText(metrics: { metric: WatchMetric; windows: number; needsDays: n
   const lines = [summary];
   for (const m of metrics) {
     if (!m.current) {
-      lines.push(`  ${m.metric.padEnd(11)} no hourly windows with enough requests`);
+      const noTtft = m.metric === 'ttft.p99' && metrics.some((o) => o.metric === 'error-rate' && o.current);
+      lines.push(`  ${m.metric.padEnd(11)} ${noTtft ? 'no TTFT in this source: its instrumentation records none (docs/instrument-your-app.md)' : 'no hourly windows with enough requests'}`);
       continue;
     }
     const b = m.current.band;

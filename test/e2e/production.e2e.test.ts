@@ -79,7 +79,8 @@ describe('Production view page', () => {
     await promisify(execFile)(process.execPath, [resolve('dist/cli.js'), 'prod', 'greet.prompt', '--traces', 'app.jsonl', '--since', '24h', '--report', file], { cwd: repo.root, timeout: 60_000 });
     const { page, problems } = await openOfflinePage(browser, file);
     expect(await page.locator('h2').first().textContent()).toBe('Production of greet — greet.prompt');
-    expect(await page.locator('h3').first().textContent()).toBe('traces app.jsonl · last 24h');
+    // The header says the range the figures cover, in UTC.
+    expect(await page.locator('h3').first().textContent()).toMatch(/^traces app\.jsonl · last 24h: \d{4}-\d\d-\d\d \d\d:\d\d UTC – \d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
     const rows = await page.locator('.production-versions tbody tr').allInnerTexts();
     expect(rows).toHaveLength(2);
     expect(rows[0]).toMatch(new RegExp(`^${b.slice(0, 7)} \\(this text\\)\\t${b.slice(0, 7)} Longer greeting\\t120\\t0\\.0%`));

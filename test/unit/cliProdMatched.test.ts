@@ -3,7 +3,7 @@
  * slower for every version — so a version that only served the evening must not be called worse than one
  * that served the morning. Times are anchored to a fixed moment (prod --now), never the wall clock.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../fixtures/cli';
@@ -75,6 +75,13 @@ describe('prod compares versions over matched time', () => {
     expect(verdicts(report)).toMatchObject({ ttftMs: 'no-difference', e2eMs: 'no-difference' });
     const text = await runCli(['prod', 'greet.prompt', '--traces', 'deploy.jsonl', '--now', new Date(NOW).toISOString()], repo.root);
     expect(text.stdout).toMatch(new RegExp(`latest ${v2} vs previous ${v1}, compared over the same hours of the week`));
+  });
+
+  it('the report without --since says its range: every span in the files for the versions, the last 24 h for the chart', async () => {
+    const out = join(repo.root, 'deploy.html');
+    const { code } = await runCli(['prod', 'greet.prompt', '--traces', 'deploy.jsonl', '--now', new Date(NOW).toISOString(), '--report', out], repo.root);
+    expect(code).toBe(0);
+    expect(readFileSync(out, 'utf8')).toContain('versions: every span in the files, 2026-11-25 23:50 UTC – 2026-12-04 23:48 UTC; hourly chart: 2026-12-03 23:50 UTC – 2026-12-04 23:50 UTC');
   });
 
   it('a gray release with a real regression: compared hour by hour side by side, and called worse', async () => {

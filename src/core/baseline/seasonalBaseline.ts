@@ -64,7 +64,8 @@ function band(values: readonly number[], method: BaselineMethod, k: number, minR
   const m = median(values);
   const mad = median(values.map((v) => Math.abs(v - m))) * MAD_SCALE;
   const half = Math.max(k * mad, Math.abs(m) * minRelativeWidth, minAbsoluteWidth);
-  return { method, median: m, lower: m - half, upper: m + half, n: values.length, ...(note ? { note } : {}) };
+  // Every watched metric is non-negative (latencies, rates): a band below 0 says nothing, and printed it confuses.
+  return { method, median: m, lower: Math.max(0, m - half), upper: m + half, n: values.length, ...(note ? { note } : {}) };
 }
 
 /** Without a rhythm to go by, the band is the last day's whole range (widened by the margin): its peak is normal. */

@@ -6,7 +6,7 @@
  */
 import { boundedGet } from '../endpoint/boundedGet';
 import { medianOf } from '../metrics/summary';
-import { DURATION_COUNT, HISTOGRAMS, MAX_SERIES, NAME_LABEL, PrometheusError, VERSION_LABEL } from './prodPrometheus';
+import { counted, DURATION_COUNT, HISTOGRAMS, MAX_SERIES, NAME_LABEL, PrometheusError, VERSION_LABEL } from './prodPrometheus';
 import type { ProdReport } from './prodReport';
 import { baselineBand, HOUR_MS, versionChanges, type TimelineData, type TimelinePoint } from './prodTimeline';
 
@@ -88,8 +88,8 @@ export async function prometheusTimeline(url: string, report: ProdReport, option
         for (const p of metric === 'ttft' ? [90] : [50, 90, 99])
           more.set(`${metric}P${p}Ms`, await rangeQuery(url, `histogram_quantile(${p / 100}, sum by (le, ${by}) (rate(${withNames(selector, names)}[${over}])))`, at, bounds));
     return {
-      requests: await rangeQuery(url, `sum by (${by}) (increase(${withNames(DURATION_COUNT, names)}[${over}]))`, at, bounds),
-      errors: await rangeQuery(url, `sum by (${by}) (increase(${withNames(DURATION_COUNT.replace('"}', '", error_type!=""}'), names)}[${over}]))`, at, bounds),
+      requests: await rangeQuery(url, `sum by (${by}) (${counted(withNames(DURATION_COUNT, names), over)})`, at, bounds),
+      errors: await rangeQuery(url, `sum by (${by}) (${counted(withNames(DURATION_COUNT.replace('"}', '", error_type!=""}'), names), over)})`, at, bounds),
       p50: await rangeQuery(url, `histogram_quantile(0.5, sum by (le, ${by}) (rate(${withNames(HISTOGRAMS.ttftMs, names)}[${over}])))`, at, bounds),
       p99: await rangeQuery(url, `histogram_quantile(0.99, sum by (le, ${by}) (rate(${withNames(HISTOGRAMS.ttftMs, names)}[${over}])))`, at, bounds),
       more,
