@@ -18,9 +18,10 @@ import { sourceLines } from '../core/telemetry/prodSources';
 import { nowFlag, parseArgs, stringFlag, UsageError } from './args';
 import type { CliIO } from './io';
 import { PROD_USAGE } from './usage';
+import { ADHERENCE_BOOLEAN, ADHERENCE_VALUED, adherenceLine, adherencePlan, decisionExitCode, decisionText, scoreAndDecide, wantsAnswers } from './prodAdherenceFlags';
 
 export async function prodCommand(argv: string[], io: CliIO): Promise<number> {
-  const args = parseArgs(argv, { valued: ['prometheus', 'since', 'prompt', 'timeout-ms', 'window', 'report', 'now'], boolean: ['json'], repeatable: ['traces'] });
+  const args = parseArgs(argv, { valued: ['prometheus', 'since', 'prompt', 'timeout-ms', 'window', 'report', 'now', ...ADHERENCE_VALUED], boolean: ['json', ...ADHERENCE_BOOLEAN], repeatable: ['traces'] });
   if (args.positionals.length < 1) throw new UsageError(`give the prompt file\nusage: ${PROD_USAGE}`);
   const [file, ...extra] = args.positionals;
   // `--traces a.jsonl b.jsonl.gz`: the paths after --traces are positionals too (PATH…).
@@ -38,6 +39,8 @@ export async function prodCommand(argv: string[], io: CliIO): Promise<number> {
   const reportPath = stringFlag(args, 'report');
   const signal = io.interrupted();
   const fileVersions = loadFileVersions(file!, { signal });
+  if (prometheus !== undefined && args.flags.has('decide')) throw new UsageError('--decide reads trace files (--traces): it needs each request, its hour and its answer; Prometheus keeps counts per bucket');
+  const scoring = adherencePlan(args, { ...(sinceMs !== undefined ? { sinceMs } : {}), ...(args.flags.has('now') ? { untilMs: nowMs } : {}) }, 60_000, signal);
 
   let report: ProdReport;
   let windows: TimelineData | null = null;
@@ -62,16 +65,21 @@ export async function prodCommand(argv: string[], io: CliIO): Promise<number> {
   } else {
     const { prodFromTraces } = await import('../core/telemetry/prodFromTraces');
     const names = prompt ? new Set([prompt]) : (await fileVersions).promptNames;
-    const sinks: ProdTimeline[] = [];
+    const sinks: Parameters<typeof fanOut> = [];
     // No --since: the windows cover every span the files hold; the report's chart the last 24 h, as the panel's default.
+    sinks.push(scoring.sample);
     const windowSink = windowMs !== undefined ? new ProdTimeline(names, sinceMs ?? 0, nowMs, { bucketMs: windowMs, band: false }) : null;
     const hourlySink = reportPath ? new ProdTimeline(names, sinceMs ?? nowMs - sinceToMs('24h'), nowMs) : null;
     for (const sink of [windowSink, hourlySink]) if (sink) sinks.push(sink);
-    report = await prodFromTraces(file!, traces, { ...(sinceMs !== undefined ? { sinceMs } : {}), ...(args.flags.has('now') ? { untilMs: nowMs } : {}), ...(prompt ? { prompt } : {}), fileVersions, ...(sinks.length ? { alsoTo: fanOut(...sinks) } : {}), signal });
+    // Answers are read (and held per trace until its log records are in) only when they are scored.
+    const keepAnswers = await wantsAnswers(file!, scoring, prompt);
+    report = await prodFromTraces(file!, traces, { ...(sinceMs !== undefined ? { sinceMs } : {}), ...(args.flags.has('now') ? { untilMs: nowMs } : {}), ...(prompt ? { prompt } : {}), fileVersions, alsoTo: fanOut(...sinks), ...(keepAnswers ? { keepAnswers } : {}), ...(scoring.decide ? { compare: { base: scoring.decide.base, head: scoring.decide.head } } : {}), signal });
     windows = windowSink?.data() ?? null;
     hourly = hourlySink?.data() ?? null;
     source = { kind: 'traces', traces: traces.join(' '), since: since ?? '24h' };
   }
+  const { decision, notes: scoringNotes } = prometheus === undefined ? await scoreAndDecide(file!, scoring, report, await fileVersions, prompt, signal) : { decision: undefined, notes: [] };
+  report.notes.push(...scoringNotes);
   const byVersion = windows ? versionWindows(windows) : null;
   if (reportPath) {
     const versions = await fileVersions;
@@ -85,9 +93,9 @@ export async function prodCommand(argv: string[], io: CliIO): Promise<number> {
   }
   if (args.flags.get('json')) {
     const json = byVersion ? { ...report, window: { ...report.window, size: windowArg }, versions: report.versions.map((v) => ({ ...v, windows: byVersion.get(v.version) ?? [] })) } : report;
-    io.stdout(`${JSON.stringify(json, null, 2)}\n`);
-  } else io.stdout(formatReport(report, byVersion ?? undefined));
-  return 0;
+    io.stdout(`${JSON.stringify(decision ? { ...json, decision } : json, null, 2)}\n`);
+  } else io.stdout(`${formatReport(report, byVersion ?? undefined)}${decision ? `\n${decisionText(decision).split('\n').map(printable).join('\n')}\n` : ''}`);
+  return decision ? decisionExitCode(decision, scoring.decide!.failOnRegression) : 0;
 }
 
 const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
@@ -142,6 +150,7 @@ export function formatReport(report: ProdReport, windows?: ReadonlyMap<string, V
       if (p.n === 0) continue;
       lines.push(`  ${label} p50 ${cell(p, 'p50')} · p90 ${cell(p, 'p90')} · p99 ${cell(p, 'p99')}  (n=${p.n}${p.sampled ? ', sampled' : ''})`);
     }
+    if (v.adherence) lines.push(adherenceLine(v.adherence));
     if (v.tokens.requestsWithUsage > 0) lines.push(`  tokens in ${v.tokens.input} · out ${v.tokens.output}${v.cacheReadShare !== null ? ` · cache-read share ${(v.cacheReadShare * 100).toFixed(1)}%` : ''}`);
     for (const w of windows?.get(v.version) ?? []) lines.push(windowLine(w));
   }

@@ -21,7 +21,7 @@ export const EXPORT_USAGE =
   'prompt-insight export [--store PATH] [--kind runs|load] [--format json|csv|otlp-json] [--out FILE]';
 
 export const PROD_USAGE =
-  'prompt-insight prod FILE (--traces PATH... | --prometheus URL [--timeout-ms T]) [--prompt NAME] [--since 24h] [--window 1h|6h|1d] [--report out.html] [--now ISO] [--json]';
+  'prompt-insight prod FILE (--traces PATH... | --prometheus URL [--timeout-ms T]) [--prompt NAME] [--since 24h] [--window 1h|6h|1d] [--report out.html] [--now ISO] [--score 50] [--judge-endpoint URL --judge-model ID] [--decide --base V1 --head V2 [--fail-on-regression]] [--json]';
 
 export const VERSION_USAGE =
   'prompt-insight version FILE [--prompt NAME] [--json]';
@@ -74,6 +74,8 @@ const COMMAND_HELP: Record<string, { summary: string; usage: string; notes?: str
       '--window 1h       also per version and time window (30m, 1h, 6h, 1d; UTC-aligned): requests, error rate, TTFT/E2E/TPOT p50/p90/p99 (JSON versions[].windows[])',
       '--report out.html the Production page the editor draws (versions, hourly chart, version changes) as one offline HTML file',
       '--now ISO         read as of this moment (e.g. 2026-12-05T08:55:00Z): replays what prod said then; spans that ended later are left out',
+      '--score 50        answers scored per version with the tests file\'s defaultTest checks (captured output; 0: none); --judge-endpoint/--judge-model for rubrics',
+      '--decide --base V1 --head V2  promote / roll back / insufficient under V1\'s policy; --fail-on-regression: exit 1 roll back, 2 insufficient',
     ],
   },
   load: { summary: 'How much load a prompt takes within its SLOs: load levels or a search for the largest concurrency whose SLO attainment reaches the target.', usage: LOAD_USAGE },

@@ -5,7 +5,7 @@
  * Langfuse's `{messages:[…]}` input. Anything else is null — never guessed at. Values over the cap are
  * not read (a test case or a content match is not a 1 MB document).
  */
-import type { ContentField } from './conventions';
+import type { AnswerField, ContentField } from './conventions';
 
 export interface CapturedMessage {
   role: string;
@@ -104,6 +104,36 @@ function indexedMessages(field: Extract<ContentField, { kind: 'indexed' }>, attr
     out.push({ role, content });
   }
   return out.length ? out : null;
+}
+
+/**
+ * The answer a call received, from the row's answer fields: the last assistant message's text (GenAI
+ * `gen_ai.output.messages`, flattened `PREFIX.N`, Langfuse's output as messages, one message or a string),
+ * or the attribute's text itself (the AI SDK's `ai.response.text`). Null when none reads.
+ */
+export function capturedAnswer(fields: readonly AnswerField[], attributes: ReadonlyMap<string, unknown>): string | null {
+  for (const field of fields) {
+    if (field.kind === 'system-instructions') continue;
+    if (field.kind === 'indexed') {
+      const text = lastAnswer(indexedMessages(field, attributes));
+      if (text !== null) return text;
+      continue;
+    }
+    const raw = attributes.get(field.attribute);
+    if (typeof raw !== 'string' || raw.length > MAX_CAPTURED_CHARS) continue;
+    if (field.kind === 'text') return raw;
+    const value = parseJson(raw);
+    if (field.kind === 'json-input' && typeof value === 'string') return value;
+    const list = Array.isArray(value) ? value : typeof value === 'object' && value !== null ? ((value as { messages?: unknown }).messages ?? [value]) : undefined;
+    const text = Array.isArray(list) ? lastAnswer(list.map(messageOf).filter((m): m is CapturedMessage => m !== null)) : null;
+    if (text !== null) return text;
+  }
+  return null;
+}
+
+function lastAnswer(messages: readonly CapturedMessage[] | null): string | null {
+  const answers = (messages ?? []).filter((m) => m.role === 'assistant' || m.role === 'model');
+  return answers.at(-1)?.content ?? null;
 }
 
 /** The GenAI JSON form (what `gen_ai.input.messages` holds): how every source's messages are handed on. */

@@ -22,6 +22,9 @@ export type ContentField =
   /** Flattened per message: `PREFIX.N ROLE` and `PREFIX.N CONTENT`. */
   | { kind: 'indexed'; prefix: string; role: string; content: string };
 
+/** Where the answer is kept: message fields as above (the last assistant message), or the text itself. */
+export type AnswerField = ContentField | { kind: 'text'; attribute: string };
+
 export interface ConventionRow {
   source: SourceId;
   /** How the user knows it. */
@@ -43,6 +46,8 @@ export interface ConventionRow {
   /** An attribute (and value) that marks a failed call besides status ERROR and error.type. */
   errorMarker?: { attribute: string; value: string };
   content: readonly ContentField[];
+  /** The answer, when the source captures it (production adherence scores it). */
+  answer: readonly AnswerField[];
   /** What the source leaves out, said with its numbers (e.g. no span at all for a failed call). */
   caveats?: { failedCalls?: string; ttft?: string };
 }
@@ -84,6 +89,10 @@ const GENAI_CONTENT: readonly ContentField[] = [
   { kind: 'json-messages', attribute: 'gen_ai.input.messages' },
   { kind: 'indexed', prefix: 'gen_ai.prompt.', role: 'role', content: 'content' },
 ];
+const GENAI_ANSWER: readonly AnswerField[] = [
+  { kind: 'json-messages', attribute: 'gen_ai.output.messages' },
+  { kind: 'indexed', prefix: 'gen_ai.completion.', role: 'role', content: 'content' },
+];
 /** The GenAI conventions' inference operations (embeddings, tools and agents are not model calls of a prompt). */
 export const INFERENCE_OPERATIONS = ['chat', 'text_completion', 'generate_content', 'completion'] as const;
 
@@ -102,6 +111,7 @@ export const CONVENTIONS: readonly ConventionRow[] = [
     outputTokens: ['ai.usage.outputTokens', 'ai.usage.completionTokens', 'gen_ai.usage.output_tokens'],
     cacheReadTokens: ['ai.usage.inputTokenDetails.cacheReadTokens', 'ai.usage.cachedInputTokens'],
     content: [{ kind: 'json-messages', attribute: 'ai.prompt.messages' }],
+    answer: [{ kind: 'text', attribute: 'ai.response.text' }],
   },
   {
     source: 'openinference',
@@ -115,6 +125,7 @@ export const CONVENTIONS: readonly ConventionRow[] = [
     outputTokens: ['llm.token_count.completion'],
     cacheReadTokens: ['llm.token_count.prompt_details.cache_read'],
     content: [{ kind: 'indexed', prefix: 'llm.input_messages.', role: 'message.role', content: 'message.content' }],
+    answer: [{ kind: 'indexed', prefix: 'llm.output_messages.', role: 'message.role', content: 'message.content' }],
     caveats: { ttft: 'records no TTFT', failedCalls: 'a streamed call that fails is never ended by the instrumentation, so it is never exported' },
   },
   {
@@ -132,6 +143,7 @@ export const CONVENTIONS: readonly ConventionRow[] = [
     // Failures are marked with the level; OTel status stays unset.
     errorMarker: { attribute: 'langfuse.observation.level', value: 'ERROR' },
     content: [{ kind: 'json-input', attribute: 'langfuse.observation.input' }],
+    answer: [{ kind: 'json-input', attribute: 'langfuse.observation.output' }],
   },
   {
     source: 'openllmetry-0.x',
@@ -145,6 +157,7 @@ export const CONVENTIONS: readonly ConventionRow[] = [
     outputTokens: ['gen_ai.usage.completion_tokens', 'llm.usage.completion_tokens'],
     cacheReadTokens: [],
     content: [{ kind: 'indexed', prefix: 'gen_ai.prompt.', role: 'role', content: 'content' }],
+    answer: [{ kind: 'indexed', prefix: 'gen_ai.completion.', role: 'role', content: 'content' }],
     caveats: { ttft: 'records no TTFT', failedCalls: 'exports no span for a failed call' },
   },
   {
@@ -160,6 +173,7 @@ export const CONVENTIONS: readonly ConventionRow[] = [
     outputTokens: ['gen_ai.usage.output_tokens', 'gen_ai.usage.completion_tokens'],
     cacheReadTokens: ['gen_ai.usage.cache_read.input_tokens'],
     content: GENAI_CONTENT,
+    answer: GENAI_ANSWER,
     caveats: { ttft: 'records no TTFT', failedCalls: 'exports no span for a failed call' },
   },
   {
@@ -175,6 +189,7 @@ export const CONVENTIONS: readonly ConventionRow[] = [
     outputTokens: ['gen_ai.usage.output_tokens'],
     cacheReadTokens: ['gen_ai.usage.cache_read.input_tokens'],
     content: GENAI_CONTENT,
+    answer: GENAI_ANSWER,
   },
   {
     // The official instrumentation of the openai client: GenAI names (gen_ai.system, deprecated, beside
@@ -190,6 +205,7 @@ export const CONVENTIONS: readonly ConventionRow[] = [
     outputTokens: ['gen_ai.usage.output_tokens'],
     cacheReadTokens: ['gen_ai.usage.cache_read.input_tokens'],
     content: GENAI_CONTENT,
+    answer: GENAI_ANSWER,
     caveats: { ttft: 'records no TTFT' },
   },
   {
@@ -206,6 +222,7 @@ export const CONVENTIONS: readonly ConventionRow[] = [
     outputTokens: ['gen_ai.usage.output_tokens', 'gen_ai.usage.completion_tokens'],
     cacheReadTokens: ['gen_ai.usage.cache_read.input_tokens'],
     content: GENAI_CONTENT,
+    answer: GENAI_ANSWER,
   },
   {
     // Semconv before gen_ai.operation.name (≤ 1.26): `chat MODEL` spans with gen_ai.system.
@@ -220,6 +237,7 @@ export const CONVENTIONS: readonly ConventionRow[] = [
     outputTokens: ['gen_ai.usage.output_tokens', 'gen_ai.usage.completion_tokens'],
     cacheReadTokens: [],
     content: GENAI_CONTENT,
+    answer: GENAI_ANSWER,
   },
 ];
 

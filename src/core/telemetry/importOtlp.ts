@@ -24,6 +24,8 @@ export interface ImportOptions {
   matchContent?: ReaderOptions['matchContent'];
   /** Hand on the messages sent (`sample`). */
   keepContent?: boolean;
+  /** Hand on the answers received (production adherence). */
+  keepAnswers?: boolean;
 }
 
 export interface ImportTotals {
@@ -47,10 +49,10 @@ function teeSink(a: SpanSink, b: SpanSink): SpanSink {
 }
 
 /** Streams every file's spans into `sink` (any reader of spans: the production aggregate, the baseline's windows). */
-export async function readTraceFiles(paths: readonly string[], sink: SpanSink, options: Pick<ImportOptions, 'maxLineBytes' | 'signal' | 'open' | 'matchContent' | 'keepContent'> = {}): Promise<ImportTotals> {
+export async function readTraceFiles(paths: readonly string[], sink: SpanSink, options: Pick<ImportOptions, 'maxLineBytes' | 'signal' | 'open' | 'matchContent' | 'keepContent' | 'keepAnswers'> = {}): Promise<ImportTotals> {
   const totals: ImportTotals = { files: 0, lines: 0 };
   // One reader over every file: a call's ancestors or log records may be in the next file.
-  const reader = new OtlpReader(sink, { ...(options.matchContent ? { matchContent: options.matchContent } : {}), ...(options.keepContent ? { keepContent: true } : {}) });
+  const reader = new OtlpReader(sink, { ...(options.matchContent ? { matchContent: options.matchContent } : {}), ...(options.keepContent ? { keepContent: true } : {}), ...(options.keepAnswers ? { keepAnswers: true } : {}) });
   for (const path of paths) {
     let source;
     try {

@@ -9,7 +9,7 @@
  * OTLP JSON mapping: lowerCamelCase keys, trace/span ids as hex (some exporters send base64), int64 as
  * decimal strings (numbers accepted), `status.code` 2 = ERROR.
  */
-import { capturedMessages, toGenAiJson } from './capturedContent';
+import { capturedMessages, MAX_CAPTURED_CHARS, toGenAiJson } from './capturedContent';
 import { conventionRow, MESSAGE_EVENTS, type SourceId } from './conventions';
 import { attributeMap, bodyMap, hexId, isObject, validId } from './otlpValues';
 import { identityOf, parentOf, readModelCall, recogniseRow, type Identity } from './spanFields';
@@ -43,6 +43,8 @@ export interface ImportedSpan {
   spanId?: string;
   /** The messages sent, in the GenAI JSON form (`gen_ai.input.messages`), when asked for and captured. */
   inputMessages?: string;
+  /** The answer received, when asked for and captured. */
+  answer?: string;
 }
 
 export type SkipReason =
@@ -75,6 +77,8 @@ export interface ReaderOptions {
   matchContent?: ContentMatcher;
   /** Hand on the messages sent (`inputMessages`), for `sample`. */
   keepContent?: boolean;
+  /** Hand on the answers received (`answer`), for production adherence. */
+  keepAnswers?: boolean;
   maxHeld?: number;
 }
 
@@ -88,7 +92,7 @@ export class OtlpReader {
     private readonly sink: SpanSink,
     private readonly options: ReaderOptions = {},
   ) {
-    const content = options.matchContent !== undefined || options.keepContent === true;
+    const content = options.matchContent !== undefined || options.keepContent === true || options.keepAnswers === true;
     this.join = new TraceJoin((call) => this.emit(call), { content, ...(options.maxHeld !== undefined ? { maxHeld: options.maxHeld } : {}) });
   }
 
@@ -143,6 +147,11 @@ export class OtlpReader {
           const role = typeof event === 'string' ? MESSAGE_EVENTS[event] : undefined;
           const traceId = hexId(record.traceId as string, 16);
           const spanId = hexId(record.spanId as string, 8);
+          if (event === 'gen_ai.choice') {
+            const text = choiceText(record.body);
+            if (text !== null) this.join.answer(traceId, spanId, text);
+            continue;
+          }
           if (role) {
             const content = bodyMap(record.body).get('content');
             if (typeof content === 'string') this.join.message(traceId, spanId, { role, content });
@@ -183,8 +192,17 @@ export class OtlpReader {
       traceId: call.traceId,
       spanId: call.spanId,
       ...(this.options.keepContent && call.messages ? { inputMessages: toGenAiJson(call.messages) } : {}),
+      ...(this.options.keepAnswers && call.answer !== null ? { answer: call.answer } : {}),
     });
   }
+}
+
+/** The answer in a `gen_ai.choice` log record's body: `{index, finish_reason, message: {role, content}}`. */
+function choiceText(body: unknown): string | null {
+  const entries = isObject(body) && isObject(body.kvlistValue) && Array.isArray(body.kvlistValue.values) ? body.kvlistValue.values : [];
+  const message = entries.find((e): e is Record<string, unknown> => isObject(e) && e.key === 'message');
+  const value = isObject(message?.value) && isObject(message.value.kvlistValue) ? attributeMap(message.value.kvlistValue.values).get('content') : undefined;
+  return typeof value === 'string' && value.length <= MAX_CAPTURED_CHARS ? value : null;
 }
 
 /** Reads the spans of one parsed `TracesData` object into the sink (a whole input of one object). */

@@ -14,6 +14,13 @@ export interface ProdOptions extends ImportOptions {
   prompt?: string;
   /** The file's versions when the caller has them already (the editor reads history once for every source). */
   fileVersions?: Promise<FileVersions>;
+  /** Compare these two versions (a production label, or a revision's commit id or its prefix) instead of the latest two. */
+  compare?: { base: string; head: string };
+}
+
+/** The version a label names: its production label, one of its labels, or its revision (7+ characters of the commit). */
+export function findVersion<V extends Pick<ProdVersion, 'version' | 'revision' | 'labels'>>(versions: readonly V[], label: string): V | undefined {
+  return versions.find((v) => v.version === label) ?? versions.find((v) => v.labels?.some((l) => l.label === label) || (v.revision !== null && label.length >= 7 && v.revision.startsWith(label)));
 }
 
 const MAX_OTHER_PROMPT_NAMES = 20;
@@ -51,8 +58,12 @@ export async function prodFromTraces(file: string, tracePaths: readonly string[]
   const orderOf = new Map(mine.map((m) => [m.report, m.order]));
   const ordered = orderVersions(mine.map((m) => m.report), (v) => orderOf.get(v) ?? null);
   const byReport = new Map(mine.map((m) => [m.report, m]));
-  const [latest, previous] = ordered;
-  const comparison = latest && previous ? compareVersions(byReport.get(previous)!, byReport.get(latest)!) : null;
+  let [latest, previous] = ordered;
+  if (options.compare) {
+    [previous, latest] = [findVersion(ordered, options.compare.base), findVersion(ordered, options.compare.head)];
+    for (const [label, found] of [[options.compare.base, previous], [options.compare.head, latest]] as const) if (!found) notes.push(`version ${label} served no request of this prompt in these files.`);
+  }
+  const comparison = latest && previous && latest !== previous ? compareVersions(byReport.get(previous)!, byReport.get(latest)!) : null;
   for (const v of ordered) if (!v.inGitHistory) notes.push(`version ${v.version} is seen in production (${v.requests} requests) but is not in ${file}'s git history.`);
   if (aggregate.outsideWindow) notes.push(`${aggregate.outsideWindow} inference spans ended outside the window (before --since or after --now) and are left out.`);
   const top = [...otherPrompts].sort((a, b) => b[1] - a[1]).slice(0, MAX_OTHER_PROMPT_NAMES);

@@ -10,7 +10,8 @@ import { quantileRanks } from '../stats/quantileInterval';
 import type { SkipCounts, ValueSeries, VersionAggregate } from './prodAggregate';
 import { matchVersion, type FileVersions } from './prodVersions';
 import type { SourceSummary } from './prodSources';
-import { matchTime, type MatchMethod } from './matchedHours';
+import { matchTime, type MatchedTime, type MatchMethod } from './matchedHours';
+import type { ProdAdherence } from './prodAdherence';
 
 export const PROD_PERCENTILES = [
   ['p50', 0.5],
@@ -63,6 +64,8 @@ export interface ProdVersion {
   tokens: { input: number; output: number; cacheRead: number; requestsWithUsage: number };
   /** Cache-read input tokens / input tokens, over the requests that reported both; null when none did. */
   cacheReadShare: number | null;
+  /** Sampled production answers scored with the prompt's reference-free checks (prodAdherence.ts). */
+  adherence?: ProdAdherence;
 }
 
 export interface ErrorRateVerdict {
@@ -84,6 +87,9 @@ export interface ProdComparison {
   matching?: { method: MatchMethod; hours: number; summary: string };
   verdicts: (Verdict | ErrorRateVerdict)[];
 }
+
+/** The matched requests behind a comparison (not in its JSON): the production decision judges SLOs on them. */
+export const matchedEvidence = new WeakMap<ProdComparison, MatchedTime>();
 
 /** The bootstrap of medians (2000 resamples) is given at most this many values a side, for time. */
 const BOOTSTRAP_MAX_VALUES = 2_000;
@@ -179,7 +185,9 @@ export function compareVersions(previous: { report: ProdVersion; agg: VersionAgg
     latencyVerdict('e2eMs', { rev: base, values: values(matched.base.e2eMs) }, { rev: head, values: values(matched.head.e2eMs) }),
     errorRateVerdict({ rev: base, errors: matched.base.errors, total: matched.base.requests }, { rev: head, errors: matched.head.errors, total: matched.head.requests }),
   ];
-  return { base, head, matching, verdicts };
+  const comparison = { base, head, matching, verdicts };
+  matchedEvidence.set(comparison, matched);
+  return comparison;
 }
 
 /**

@@ -5,7 +5,7 @@
  * their identity and parent, for the model calls below them (traceJoin.ts).
  */
 import { PI_ATTR } from './genaiConventions';
-import { capturedMessages, MAX_CAPTURED_CHARS, type CapturedMessage } from './capturedContent';
+import { capturedAnswer, capturedMessages, MAX_CAPTURED_CHARS, type CapturedMessage } from './capturedContent';
 import { CONVENTIONS, FIRST_CHUNK_EVENTS, HTTP_STATUS_ATTRIBUTES, MESSAGE_EVENTS, PROPAGATED_PREFIXES, SHARED_PROMPT_NAME, SHARED_PROMPT_VERSION, SYSTEM_HASH_ATTRIBUTE, type ConventionRow, type SourceId } from './conventions';
 import { attributeMap, firstNumber, firstString, hexId, isObject, nanosToMs, numberOf, tokenCount, validId, type AttributeMap } from './otlpValues';
 import type { SkipReason } from './importOtlpSpans';
@@ -37,6 +37,8 @@ export interface ModelCall {
   /** Identity on the span itself. */
   own: Identity;
   messages: CapturedMessage[] | null;
+  /** The answer, when the source captured it. */
+  answer: string | null;
   systemSha256: string | null;
 }
 
@@ -114,6 +116,7 @@ export function readModelCall(raw: Record<string, unknown>, row: ConventionRow, 
     errorType: errorTypeOf(row, raw, attributes, events),
     own,
     messages: capturedMessages(row.content, attributes) ?? eventMessages(events),
+    answer: capturedAnswer(row.answer, attributes),
     systemSha256: typeof hash === 'string' && /^[0-9a-f]{64}$/i.test(hash) ? hash.toLowerCase() : null,
   };
 }

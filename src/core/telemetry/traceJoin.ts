@@ -43,6 +43,7 @@ export class TraceJoin {
   private readonly links = new Map<string, Link>();
   private readonly roots = new Map<string, Identity>();
   private readonly logMessages = new Map<string, CapturedMessage[]>();
+  private readonly logAnswers = new Map<string, string>();
   private readonly maxHeld: number;
   private readonly maxLinks: number;
   /** Calls released before their trace was complete, because more were waiting than are kept. */
@@ -87,6 +88,11 @@ export class TraceJoin {
     const list = this.logMessages.get(key);
     if (list) list.push(message);
     else remember(this.logMessages, key, [message], this.maxLinks);
+  }
+
+  /** The answer of a call, from a `gen_ai.choice` log record tied to its span. */
+  answer(traceId: string, spanId: string, text: string): void {
+    if (this.options.content) remember(this.logAnswers, `${traceId}/${spanId}`, text, this.maxLinks);
   }
 
   /** The input ended: every held call is judged with what arrived. */
@@ -137,7 +143,9 @@ export class TraceJoin {
     const key = `${call.traceId}/${call.spanId}`;
     const logged = this.logMessages.get(key);
     if (logged) this.logMessages.delete(key);
-    this.emit({ ...call, messages: call.messages ?? logged ?? null, identity: { name, version }, versionFrom });
+    const answer = call.answer ?? this.logAnswers.get(key) ?? null;
+    this.logAnswers.delete(key);
+    this.emit({ ...call, messages: call.messages ?? logged ?? null, answer, identity: { name, version }, versionFrom });
   }
 }
 
