@@ -9,7 +9,7 @@
 import type { ImportedSpan, SkipReason, SpanSink } from '../telemetry/importOtlpSpans';
 import { seededRandom } from '../stats/random';
 import type { Prompt } from '../formats/model';
-import { parseCapturedMessages, type CapturedMessage } from './capturedMessages';
+import { parseMessagesJson, type CapturedMessage } from '../telemetry/capturedContent';
 import { redactValue, type Redactor } from './redact';
 import { varsFromMessages } from './templateVars';
 
@@ -137,7 +137,7 @@ export function chooseCases(sink: SampleSink, prompt: Prompt, options: { n: numb
   let unreadableInput = 0;
   let eligible = 0;
   for (const c of ordered(sink.candidates, options.strategy, options.seed)) {
-    const messages = parseCapturedMessages(c.span.inputMessages);
+    const messages = parseMessagesJson(c.span.inputMessages);
     if (!messages) {
       unreadableInput++;
       continue;
