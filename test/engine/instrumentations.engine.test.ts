@@ -8,7 +8,8 @@
  * the library exports them (and said where it does not), TTFT where the library records it, within a few
  * ms of the app's own, and the version each app tagged its calls with — on the span, a parent span,
  * Baggage, the Resource, a registry integer, a deploy commit, or nothing at all (matched by content) —
- * resolved to the prompt's revision.
+ * resolved to the prompt's revision; and every answer the app received, read from where the library keeps it and
+ * scored as production adherence.
  */
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -29,6 +30,8 @@ interface AppCall {
   ok: boolean;
   ttftMs?: number;
   e2eMs?: number;
+  /** The answer's text as the app received it. */
+  answer?: string;
   error?: string;
 }
 
@@ -151,6 +154,13 @@ describe('prod reads the real instrumentations', () => {
         expect(v.ttftMs.n).toBe(0);
         expect(source.caveats.join('\n')).toMatch(/TTFT: .* records no TTFT/);
       }
+      // Production adherence: every answer the app received, as each library captured it (the simulator's answers
+      // begin "Simulated"; the messages sent do not), scored with a check for every answer.
+      writeFileSync(join(repo.root, 'homes.tests.yaml'), 'defaultTest:\n  assert:\n    - type: regex\n      value: "^Simulated [a-z]+"\ntests:\n  - vars: { city: Lyon }\n    assert:\n      - type: icontains\n        value: home\n');
+      const scored = await runCli(['prod', 'homes.prompty', '--traces', file, '--json'], repo.root);
+      repo.git('checkout', '--', 'homes.tests.yaml');
+      expect(ok.every((x) => x.answer?.startsWith('Simulated '))).toBe(true);
+      expect(JSON.parse(scored.stdout).versions[0].adherence).toMatchObject({ withAnswer: ok.length, sampled: ok.length, scored: ok.length, passed: ok.length, rate: 1 });
       // E2E from the span's duration: the app's own end-to-end time, within the stream's last chunk.
       expect(Math.abs(v.e2eMs.p50.value - median(ok.map((x) => x.e2eMs!)))).toBeLessThan(Math.max(40, median(ok.map((x) => x.e2eMs!)) * 0.2));
     });

@@ -123,7 +123,8 @@ export function capturedAnswer(fields: readonly AnswerField[], attributes: Reado
     if (typeof raw !== 'string' || raw.length > MAX_CAPTURED_CHARS) continue;
     if (field.kind === 'text') return raw;
     const value = parseJson(raw);
-    if (field.kind === 'json-input' && typeof value === 'string') return value;
+    // Langfuse writes a streamed answer's text as it is, not as JSON.
+    if (field.kind === 'json-input' && (typeof value === 'string' || value === undefined)) return typeof value === 'string' ? value : raw;
     const list = Array.isArray(value) ? value : typeof value === 'object' && value !== null ? ((value as { messages?: unknown }).messages ?? [value]) : undefined;
     const text = Array.isArray(list) ? lastAnswer(list.map(messageOf).filter((m): m is CapturedMessage => m !== null)) : null;
     if (text !== null) return text;

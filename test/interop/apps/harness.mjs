@@ -11,11 +11,13 @@ const cities = ['Bellevue, WA', 'Lyon', 'Osaka'];
 for (let i = 0; i < Number(count); i++) {
   const started = performance.now();
   let ttftMs = null;
+  let answer = '';
   try {
     for await (const piece of app.answer(cities[i % cities.length], `Find homes nearby, request ${i}.`)) {
       if (ttftMs === null && piece) ttftMs = performance.now() - started;
+      answer += piece ?? '';
     }
-    console.log(JSON.stringify({ ok: true, ttftMs, e2eMs: performance.now() - started }));
+    console.log(JSON.stringify({ ok: true, ttftMs, e2eMs: performance.now() - started, answer }));
   } catch (error) {
     console.log(JSON.stringify({ ok: false, error: String(error?.status ?? error?.statusCode ?? error?.message ?? error).slice(0, 200) }));
   }
