@@ -8,6 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { seededRandom } from '../../src/core/stats/random';
 import { runCli } from '../fixtures/cli';
 import { TestRepo } from '../fixtures/gitRepo';
 import { otlpSpan, tracesLine } from '../fixtures/otlpTraces';
@@ -20,14 +21,9 @@ let repo: TestRepo;
 let v1: string;
 let v2: string;
 
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
-}
-
 /** Two days of a gray release (each request to either version); `badShare` of a version's answers are not JSON. */
 function write(name: string, badShare: Record<string, number>, options: { output?: boolean; errors?: Record<string, number> } = {}) {
-  const r = random(7);
+  const r = seededRandom(7);
   const spans = [];
   for (let t = NOW - 48 * HOUR; t < NOW; t += 60_000) {
     const version = r() < 0.5 ? v1 : v2;

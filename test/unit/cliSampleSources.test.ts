@@ -12,22 +12,8 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { runCli } from '../fixtures/cli';
+import { PROMPT } from '../fixtures/sampledPrompt';
 
-const PROMPT = `---
-name: homes-assistant
-model:
-  api: chat
-  configuration: { type: openai, name: gpt-4o-mini }
-sample:
-  city: Bellevue, WA
-  request: Find homes nearby.
----
-system:
-You are a real-estate assistant for {{city}}. List single-family homes only.
-
-user:
-{{request}}
-`;
 
 const T = Date.UTC(2026, 10, 30, 12);
 const system = (city: string) => `You are a real-estate assistant for ${city}. List single-family homes only.`;
