@@ -1,5 +1,6 @@
 /**
- * `prod`'s production adherence and decision: `--score N` (answers scored per version; 0: none),
+ * `prod`'s production adherence and decision: `--score N` (answers scored per version; 0: none; scores kept
+ * in `--store PATH`, default .prompt-insight/prod-scores.jsonl, or not with `--no-store`),
  * `--judge-endpoint URL --judge-model ID` for judge rubrics, `--decide --base V1 --head V2
  * [--fail-on-regression]`. The checks and the policy come from the BASE revision's files when deciding
  * (the change cannot relax its own gate), else from the tests file on disk.
@@ -15,6 +16,7 @@ import type { RolloutPolicy } from '../core/rollout/scenario';
 import { policyText } from '../core/rollout/scenario';
 import { SloError } from '../core/rollout/slo';
 import { AnswerSample, DEFAULT_SCORED_PER_VERSION, referenceFreeChecks, scoreAnswers, type ProdAdherence } from '../core/telemetry/prodAdherence';
+import { DEFAULT_SCORE_STORE, ProdScoreStore } from '../core/telemetry/prodScoreStore';
 import { decideProduction, DECISION_WORDS, type ProdDecision } from '../core/telemetry/prodDecision';
 import type { ProdReport } from '../core/telemetry/prodReport';
 import { findVersion } from '../core/telemetry/prodFromTraces';
@@ -25,14 +27,16 @@ import { promptsOf } from './promptFile';
 import { readPromptFile } from '../core/files/workspaceFile';
 import { decodePromptBytes } from '../core/formats/decode';
 
-export const ADHERENCE_VALUED = ['score', 'base', 'head', ...ENDPOINT_FLAGS.map((f) => `judge-${f}`), 'judge-model'];
-export const ADHERENCE_BOOLEAN = ['decide', 'fail-on-regression'];
+export const ADHERENCE_VALUED = ['score', 'store', 'base', 'head', ...ENDPOINT_FLAGS.map((f) => `judge-${f}`), 'judge-model'];
+export const ADHERENCE_BOOLEAN = ['decide', 'fail-on-regression', 'no-store'];
 
 export interface AdherencePlan {
   cap: number;
   judge?: Judge;
   decide?: { base: string; head: string; failOnRegression: boolean };
   sample: AnswerSample;
+  /** Where scores are kept between runs; absent with --no-store. */
+  storePath?: string;
 }
 
 export function adherencePlan(args: ParsedArgs, window: { sinceMs?: number; untilMs?: number }, timeoutMs: number, signal?: AbortSignal): AdherencePlan {
@@ -43,6 +47,7 @@ export function adherencePlan(args: ParsedArgs, window: { sinceMs?: number; unti
   const base = stringFlag(args, 'base');
   const head = stringFlag(args, 'head');
   const deciding = args.flags.get('decide') === true;
+  if (args.flags.has('store') && args.flags.has('no-store')) throw new UsageError('--store and --no-store exclude each other');
   if (deciding && (!base || !head)) throw new UsageError('--decide needs --base V1 --head V2 (the versions as production labels them, or their commits)');
   if (!deciding && (base || head || args.flags.has('fail-on-regression'))) throw new UsageError('--base, --head and --fail-on-regression go with --decide');
   return {
@@ -50,6 +55,7 @@ export function adherencePlan(args: ParsedArgs, window: { sinceMs?: number; unti
     ...(judgeTransport && judgeModel ? { judge: transportJudge(judgeTransport, judgeModel, timeoutMs, signal) } : {}),
     ...(deciding ? { decide: { base: base!, head: head!, failOnRegression: args.flags.get('fail-on-regression') === true } } : {}),
     sample: new AnswerSample(cap, window),
+    ...(args.flags.has('no-store') ? {} : { storePath: stringFlag(args, 'store') ?? DEFAULT_SCORE_STORE }),
   };
 }
 
@@ -96,10 +102,13 @@ export async function scoreAndDecide(file: string, plan: AdherencePlan, report: 
   if (leftOut.length) notes.push(`production adherence leaves out ${leftOut.join(', ')}.`);
   const noChecks = checks.length === 0 ? `${suite.source} has no check every answer can be held to (defaultTest: assert: contains, regex, is-json, json-schema, llm-rubric …)` : undefined;
   if (plan.cap > 0 && !noChecks) {
+    const store = plan.storePath ? new ProdScoreStore(plan.storePath) : undefined;
+    if (store?.problem) notes.push(store.problem);
     for (const v of report.versions) {
-      const adherence: ProdAdherence = await scoreAnswers(plan.sample.answersOf(v.promptName, v.version), checks, plan.judge);
+      const adherence: ProdAdherence = await scoreAnswers(plan.sample.answersOf(v.promptName, v.version), checks, plan.judge, store);
       v.adherence = adherence;
     }
+    store?.save();
     if (report.versions.length > 0 && report.versions.every((v) => v.adherence!.withAnswer === 0)) notes.push('no answer was captured on these spans: production adherence needs the output recorded (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true, or the library\'s own switch).');
   } else if (plan.cap > 0 && plan.decide && noChecks) notes.push(`${noChecks}: adherence does not gate this decision.`);
   if (!plan.decide) return { notes };
@@ -127,5 +136,5 @@ export function decisionText(d: ProdDecision): string {
 export function adherenceLine(a: ProdAdherence): string {
   if (a.rate === null) return `  adherence: no answer scored (${a.withAnswer} captured${a.unscored ? `, ${a.unscored} could not be scored` : ''})`;
   const pct = (x: number) => `${Math.round(x * 100)}%`;
-  return `  adherence ${pct(a.rate)} [${pct(a.ci95![0])}, ${pct(a.ci95![1])}] · ${a.passed} of ${a.scored} sampled answers pass (of ${a.withAnswer} captured)${a.unscored ? ` · ${a.unscored} unscored` : ''} · checks: ${a.checks.join(', ')}`;
+  return `  adherence ${pct(a.rate)} [${pct(a.ci95![0])}, ${pct(a.ci95![1])}] · ${a.passed} of ${a.scored} sampled answers pass (of ${a.withAnswer} captured)${a.unscored ? ` · ${a.unscored} unscored` : ''}${a.fromStore ? ` · ${a.fromStore} scored before (stored)` : ''} · checks: ${a.checks.join(', ')}`;
 }

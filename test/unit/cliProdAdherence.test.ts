@@ -5,7 +5,7 @@
  * evidence is insufficient under the base revision's policy, with exit codes for a CD step. Times are
  * anchored to a fixed moment (--now); answers are drawn with a fixed seed.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { seededRandom } from '../../src/core/stats/random';
@@ -66,7 +66,7 @@ describe('production adherence per version', () => {
     expect(base.adherence.rate).toBeGreaterThan(0.85);
     expect(head.adherence.ci95[0]).toBeLessThan(head.adherence.rate);
     expect(head.adherence.ci95[1]).toBeGreaterThan(head.adherence.rate);
-    const text = await prod(['--traces', 'worse.jsonl', '--score', '10']);
+    const text = await prod(['--traces', 'worse.jsonl', '--score', '10', '--no-store']);
     expect(text.stdout).toMatch(/adherence \d+% \[\d+%, \d+%\] · \d+ of 10 sampled answers pass \(of \d+ captured\) · checks: is-json/);
   });
 
@@ -76,6 +76,24 @@ describe('production adherence per version', () => {
     const none = JSON.parse((await prod(['--traces', 'no-output.jsonl', '--json'])).stdout);
     expect(none.versions[0].adherence).toMatchObject({ withAnswer: 0, scored: 0, rate: null });
     expect(none.notes.join('\n')).toMatch(/no answer was captured on these spans/);
+  });
+});
+
+describe('scores are kept between runs', () => {
+  it('a second run reuses each stored score (a tampered store shows it), --no-store scores again; a store that is not a file is said', async () => {
+    const first = JSON.parse((await prod(['--traces', 'worse.jsonl', '--store', 'scores.jsonl', '--json'])).stdout);
+    expect(first.versions.map((v: { adherence: { fromStore: number } }) => v.adherence.fromStore)).toEqual([0, 0]);
+    const lines = readFileSync(join(repo.root, 'scores.jsonl'), 'utf8').trim().split('\n');
+    // Distinct answers only: the two texts under one set of checks.
+    expect(lines.map((l) => JSON.parse(l).s).sort()).toEqual(['fail', 'pass']);
+    writeFileSync(join(repo.root, 'scores.jsonl'), `${lines.map((l) => l.replace('"pass"', '"fail"')).join('\n')}\nnot json\n`);
+    const second = JSON.parse((await prod(['--traces', 'worse.jsonl', '--store', 'scores.jsonl', '--json'])).stdout);
+    expect(second.versions.map((v: { adherence: { fromStore: number; passed: number } }) => [v.adherence.fromStore, v.adherence.passed])).toEqual([[50, 0], [50, 0]]);
+    const fresh = JSON.parse((await prod(['--traces', 'worse.jsonl', '--no-store', '--json'])).stdout);
+    expect(fresh.versions[0].adherence).toMatchObject({ fromStore: 0, passed: first.versions[0].adherence.passed });
+    mkdirSync(join(repo.root, 'a-folder'));
+    const folder = JSON.parse((await prod(['--traces', 'worse.jsonl', '--store', 'a-folder', '--json'])).stdout);
+    expect(folder.notes.join('\n')).toMatch(/a-folder is not a regular file: production scores are not kept/);
   });
 });
 

@@ -14,6 +14,7 @@ import { wilsonInterval } from '../stats/proportions';
 import { seededRandom } from '../stats/random';
 import type { ImportedSpan, SpanSink } from './importOtlpSpans';
 import type { Relabel } from './prodAggregate';
+import { ProdScoreStore } from './prodScoreStore';
 
 /** Answers scored per version by default: enough for an interval of about ±14 points at 50%. */
 export const DEFAULT_SCORED_PER_VERSION = 50;
@@ -39,6 +40,8 @@ export interface ProdAdherence {
   unscored: number;
   rate: number | null;
   ci95: [number, number] | null;
+  /** Scores read from the store (scored in an earlier run), not scored again. */
+  fromStore: number;
 }
 
 /** The tests file's checks that hold for any answer (`defaultTest`, GitHub's evaluators), reference-free; judges only with a judge. */
@@ -105,15 +108,20 @@ export class AnswerSample implements SpanSink {
   }
 }
 
-/** Scores the sampled answers with the checks (all must pass, as a case without a threshold). */
-export async function scoreAnswers(sample: { seen: number; answers: readonly SampledAnswer[] }, checks: Assertion[], judge?: Judge): Promise<ProdAdherence> {
+/** Scores the sampled answers with the checks (all must pass, as a case without a threshold); the store's scores are reused. */
+export async function scoreAnswers(sample: { seen: number; answers: readonly SampledAnswer[] }, checks: Assertion[], judge?: Judge, store?: ProdScoreStore): Promise<ProdAdherence> {
   const testCase = { description: 'production answer', vars: {}, assertions: checks, threshold: 1 };
   let passed = 0;
   let unscored = 0;
+  let fromStore = 0;
   for (const { answer } of sample.answers) {
-    const score = await scoreRun(testCase, { answer, ok: true, ttftMs: null, e2eMs: null }, judge);
-    if (score.status === 'pass') passed++;
-    else if (score.status === 'unscored') unscored++;
+    const key = ProdScoreStore.key(checks, answer);
+    const stored = store?.get(key);
+    if (store?.fromEarlierRun(key)) fromStore++;
+    const status = stored ?? (await scoreRun(testCase, { answer, ok: true, ttftMs: null, e2eMs: null }, judge)).status;
+    if (status === 'pass') passed++;
+    else if (status === 'unscored') unscored++;
+    if (!stored && status !== 'unscored') store?.set(key, status);
   }
   const scored = sample.answers.length - unscored;
   return {
@@ -125,5 +133,6 @@ export async function scoreAnswers(sample: { seen: number; answers: readonly Sam
     unscored,
     rate: scored > 0 ? passed / scored : null,
     ci95: scored > 0 ? wilsonInterval(passed, scored) : null,
+    fromStore,
   };
 }
