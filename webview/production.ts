@@ -16,6 +16,9 @@ Chart.register(BarController, BarElement, CategoryScale, LinearScale, LineContro
 const ms = (v: number | null) => (v === null ? 'n/a' : formatMs(v));
 const hourLabel = (t: number) => new Date(t).toISOString().slice(5, 13).replace('T', ' ') + 'h';
 
+/** How the figures before a change were matched to the hours after it (never the hours just before: another time of day). */
+const MATCHED: Record<string, string> = { 'same-hours': ' (the same hours, side by side)', 'week-before': ' (the same hours a week earlier)' };
+
 function figures(f: WindowFigures | null): string {
   if (!f) return 'no requests';
   return `${f.requests} req over ${f.hours} h · TTFT p50 ${ms(f.ttftP50Ms)} · p99 ${ms(f.ttftP99Ms)}${f.how === 'median-of-hours' ? ' (medians of hourly figures)' : ''}`;
@@ -27,7 +30,7 @@ export function renderProduction(target: HTMLElement, view: ProductionView): num
   const canvases: [HTMLCanvasElement, ProductionSourceView][] = [];
   for (const source of view.sources) {
     const section = el('section', { className: 'production-source', attrs: { 'aria-label': `production from ${source.label}` } });
-    section.append(el('h3', { text: `${source.label} · last ${source.since}` }));
+    section.append(el('h3', { text: `${source.label} · ${source.range ?? `last ${source.since}`}` }));
     if (source.error) section.append(el('p', { className: 'fail', text: source.error }));
     const table = el('table', { className: 'matrix production-versions', attrs: { 'aria-label': 'versions in production' } });
     table.append(el('thead', {}, [el('tr', {}, ['version', 'revision', 'requests', 'errors', 'TTFT p50', 'TTFT p99', 'E2E p50', 'E2E p99'].map((h) => el('th', { text: h, attrs: { scope: 'col' } })))]));
@@ -53,7 +56,7 @@ export function renderProduction(target: HTMLElement, view: ProductionView): num
     const changes = source.timeline?.changes ?? [];
     if (changes.length) {
       section.append(el('h4', { text: 'Version changes' }));
-      section.append(el('ul', { className: 'changes' }, changes.map((c) => el('li', { text: `${hourLabel(c.t)}: ${c.previous ?? '?'} → ${c.version} · before: ${figures(c.before)} · after: ${figures(c.after)}` }))));
+      section.append(el('ul', { className: 'changes' }, changes.map((c) => el('li', { text: `${hourLabel(c.t)}: ${c.previous ?? '?'} → ${c.version} · before${MATCHED[c.before?.matched ?? ''] ?? ''}: ${c.before ? figures(c.before) : (c.beforeNote ?? 'no requests')} · after: ${figures(c.after)}` }))));
     }
     if (source.notes.length) section.append(el('ul', { className: 'problems' }, source.notes.map((n) => el('li', { text: n }))));
     parts.push(section);

@@ -16,12 +16,16 @@ const METRICS: readonly RuleMetric[] = ['ttft', 'e2e'];
 export async function alertsCommand(argv: string[], rawIO: CliIO): Promise<number> {
   // The prompt's name is the repository's text: the terminal shows it, never obeys it.
   const io = terminalSafeIO(rawIO);
-  const args = parseArgs(argv, { valued: ['prometheus-rules', 'prompt', 'metric', 'quantile', 'weeks', 'margin', 'for'], boolean: [] });
+  const args = parseArgs(argv, { valued: ['prometheus-rules', 'prompt', 'metric', 'quantile', 'weeks', 'margin', 'for', 'histogram'], boolean: [] });
   if (args.positionals.length !== 1) throw new UsageError(`give exactly one prompt file\nusage: ${ALERTS_USAGE}`);
   const out = stringFlag(args, 'prometheus-rules');
   if (!out) throw new UsageError(`--prometheus-rules FILE is required\nusage: ${ALERTS_USAGE}`);
-  const metric = stringFlag(args, 'metric') ?? 'ttft';
-  if (!(METRICS as readonly string[]).includes(metric)) throw new UsageError(`--metric must be one of ${METRICS.join(', ')}`);
+  // `--metric ttft,e2e`: both in one file (their rule groups are named apart).
+  const metrics = (stringFlag(args, 'metric') ?? 'ttft').split(',').map((m) => m.trim());
+  if (metrics.some((m) => !(METRICS as readonly string[]).includes(m))) throw new UsageError(`--metric must be one of ${METRICS.join(', ')}, or both: ttft,e2e`);
+  const histogram = stringFlag(args, 'histogram');
+  if (histogram !== undefined && (metrics.length > 1 || !/^[a-zA-Z_:][a-zA-Z0-9_:]*$/.test(histogram))) throw new UsageError('--histogram takes one metric name (e.g. gen_ai_client_operation_time_to_first_chunk_seconds_bucket), with one --metric');
+  const metric = metrics.join(',');
   const quantile = numberFlag(args, 'quantile', { min: 0.5, max: 0.999 }, 0.99);
   const weeks = numberFlag(args, 'weeks', { min: 2, max: 12, integer: true }, 4);
   const margin = numberFlag(args, 'margin', { min: 0, max: 10 }, 0.2);
@@ -34,7 +38,7 @@ export async function alertsCommand(argv: string[], rawIO: CliIO): Promise<numbe
     return 1;
   }
   const prompt = found.prompts[0]!;
-  await writeFile(out, prometheusRulesYaml({ prompt: prompt.name, metric: metric as RuleMetric, quantile, weeks, margin, for: sustained }));
+  await writeFile(out, prometheusRulesYaml([...new Set(metrics)].map((m) => ({ prompt: prompt.name, metric: m as RuleMetric, quantile, weeks, margin, for: sustained, ...(histogram ? { histogram } : {}) }))));
   io.stderr(`Rules for prompt '${prompt.name}' (${metric} p${Math.round(quantile * 100)}, baseline of the same hour over ${weeks} weeks) written to ${out}. Check: promtool check rules ${out}\n`);
   return 0;
 }

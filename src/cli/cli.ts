@@ -25,6 +25,7 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   watch: async () => (await import('./watchCommand')).watchCommand,
   sample: async () => (await import('./sampleCommand')).sampleCommand,
   prod: async () => (await import('./prodCommand')).prodCommand,
+  version: async () => (await import('./versionCommand')).versionCommand,
 };
 
 export async function runCli(argv: string[], io: CliIO = processIO): Promise<number> {

@@ -14,15 +14,17 @@ import { windowSizeMs } from '../core/telemetry/prodWindows';
 import { reportAssets } from './reportAssets';
 import { formatMs } from '../core/metrics/format';
 import type { ProdPercentiles, ProdReport } from '../core/telemetry/prodReport';
+import { sourceLines } from '../core/telemetry/prodSources';
 import { nowFlag, parseArgs, stringFlag, UsageError } from './args';
 import type { CliIO } from './io';
 import { terminalJson, terminalSafeIO } from './terminalText';
 import { PROD_USAGE } from './help/usage';
+import { ADHERENCE_BOOLEAN, ADHERENCE_VALUED, adherenceLine, adherencePlan, decisionExitCode, decisionText, scoreAndDecide, wantsAnswers } from './prodAdherenceFlags';
 
 export async function prodCommand(argv: string[], rawIO: CliIO): Promise<number> {
   // Versions, prompt names and error types are anyone's text: the terminal shows them, never obeys them.
   const io = terminalSafeIO(rawIO);
-  const args = parseArgs(argv, { valued: ['prometheus', 'since', 'prompt', 'timeout-ms', 'window', 'report', 'now'], boolean: ['json'], repeatable: ['traces'] });
+  const args = parseArgs(argv, { valued: ['prometheus', 'since', 'prompt', 'timeout-ms', 'window', 'report', 'now', ...ADHERENCE_VALUED], boolean: ['json', ...ADHERENCE_BOOLEAN], repeatable: ['traces'] });
   if (args.positionals.length < 1) throw new UsageError(`give the prompt file\nusage: ${PROD_USAGE}`);
   const [file, ...extra] = args.positionals;
   // `--traces a.jsonl b.jsonl.gz`: the paths after --traces are positionals too (PATH…).
@@ -40,6 +42,8 @@ export async function prodCommand(argv: string[], rawIO: CliIO): Promise<number>
   const reportPath = stringFlag(args, 'report');
   const signal = io.interrupted();
   const fileVersions = loadFileVersions(file!, { signal });
+  if (prometheus !== undefined && args.flags.has('decide')) throw new UsageError('--decide reads trace files (--traces): it needs each request, its hour and its answer; Prometheus keeps counts per bucket');
+  const scoring = adherencePlan(args, { ...(sinceMs !== undefined ? { sinceMs } : {}), ...(args.flags.has('now') ? { untilMs: nowMs } : {}) }, 60_000, signal);
 
   let report: ProdReport;
   let windows: TimelineData | null = null;
@@ -64,16 +68,21 @@ export async function prodCommand(argv: string[], rawIO: CliIO): Promise<number>
   } else {
     const { prodFromTraces } = await import('../core/telemetry/prodFromTraces');
     const names = prompt ? new Set([prompt]) : (await fileVersions).promptNames;
-    const sinks: ProdTimeline[] = [];
+    const sinks: Parameters<typeof fanOut> = [];
     // No --since: the windows cover every span the files hold; the report's chart the last 24 h, as the panel's default.
+    sinks.push(scoring.sample);
     const windowSink = windowMs !== undefined ? new ProdTimeline(names, sinceMs ?? 0, nowMs, { bucketMs: windowMs, band: false }) : null;
     const hourlySink = reportPath ? new ProdTimeline(names, sinceMs ?? nowMs - sinceToMs('24h'), nowMs) : null;
     for (const sink of [windowSink, hourlySink]) if (sink) sinks.push(sink);
-    report = await prodFromTraces(file!, traces, { ...(sinceMs !== undefined ? { sinceMs } : {}), ...(args.flags.has('now') ? { untilMs: nowMs } : {}), ...(prompt ? { prompt } : {}), fileVersions, ...(sinks.length ? { alsoTo: fanOut(...sinks) } : {}), signal });
+    // Answers are read (and held per trace until its log records are in) only when they are scored.
+    const keepAnswers = await wantsAnswers(file!, scoring, prompt);
+    report = await prodFromTraces(file!, traces, { ...(sinceMs !== undefined ? { sinceMs } : {}), ...(args.flags.has('now') ? { untilMs: nowMs } : {}), ...(prompt ? { prompt } : {}), fileVersions, alsoTo: fanOut(...sinks), ...(keepAnswers ? { keepAnswers } : {}), ...(scoring.decide ? { compare: { base: scoring.decide.base, head: scoring.decide.head } } : {}), signal });
     windows = windowSink?.data() ?? null;
     hourly = hourlySink?.data() ?? null;
     source = { kind: 'traces', traces: traces.join(' '), since: since ?? '24h' };
   }
+  const { decision, notes: scoringNotes } = prometheus === undefined ? await scoreAndDecide(file!, scoring, report, await fileVersions, prompt, signal) : { decision: undefined, notes: [] };
+  report.notes.push(...scoringNotes);
   const byVersion = windows ? versionWindows(windows) : null;
   if (reportPath) {
     const versions = await fileVersions;
@@ -87,9 +96,9 @@ export async function prodCommand(argv: string[], rawIO: CliIO): Promise<number>
   }
   if (args.flags.get('json')) {
     const json = byVersion ? { ...report, window: { ...report.window, size: windowArg }, versions: report.versions.map((v) => ({ ...v, windows: byVersion.get(v.version) ?? [] })) } : report;
-    io.stdout(`${terminalJson(json)}\n`);
-  } else io.stdout(formatReport(report, byVersion ?? undefined));
-  return 0;
+    io.stdout(`${terminalJson(decision ? { ...json, decision } : json)}\n`);
+  } else io.stdout(`${formatReport(report, byVersion ?? undefined)}${decision ? `\n${decisionText(decision)}\n` : ''}`);
+  return decision ? decisionExitCode(decision, scoring.decide!.failOnRegression) : 0;
 }
 
 const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
@@ -120,6 +129,12 @@ function windowLine(w: VersionWindow): string {
   return `    ${at(w.start)}–${w.partial ? 'now ' : ''}${at(w.end).slice(w.start.slice(0, 10) === w.end.slice(0, 10) ? 6 : 0)}  ${w.requests} req · ${(w.errorRate * 100).toFixed(1)}% err${trio('TTFT', w.ttftMs)}${trio('E2E', w.e2eMs)}${trio('TPOT', w.tpotMs)}`;
 }
 
+const MATCHED_WORDS: Record<string, string> = {
+  content: ' · matched by content (the calls named no version; their messages are this revision\'s)',
+  registry: ' · through the version table',
+  'deploy-commit': ' · a deploy commit: the prompt as it was there',
+};
+
 /**
  * The report as text. Versions, prompt names and error types come from the trace files or the
  * Prometheus labels — anyone's text: control characters (terminal escapes) are shown as U+FFFD.
@@ -130,20 +145,23 @@ export function formatReport(report: ProdReport, windows?: ReadonlyMap<string, V
   lines.push(`${report.file} in production · ${source}${report.window.since ? ` · since ${report.window.since}` : ''}`);
   if (report.versions.length === 0) lines.push('', 'No production requests for this prompt.');
   for (const v of report.versions) {
-    const revision = v.revision ? `${v.revision === 'working' ? 'working copy' : v.revision.slice(0, 10)}${v.revisionSubject && v.revision !== 'working' ? ` "${v.revisionSubject}"` : ''}` : 'not in git history';
+    const revision = v.revision ? `${v.revision === 'working' ? 'working copy' : v.revision.slice(0, 10)}${v.revisionSubject && v.revision !== 'working' ? ` "${v.revisionSubject}"` : ''}${MATCHED_WORDS[v.matchedBy ?? ''] ?? ''}` : 'not in git history';
     lines.push('', `version ${v.version}${v.promptName ? ` (${v.promptName})` : ''} · ${revision}`);
+    if (v.labels) lines.push(`  production labels of this revision: ${v.labels.map((l) => `${l.label} (${l.requests})`).join(', ')}`);
     lines.push(`  ${v.requests} requests · ${v.errors} errors (${(v.errorRate * 100).toFixed(1)}%)${Object.keys(v.errorsByType).length ? ` · ${Object.entries(v.errorsByType).map(([t, n]) => `${t} ${n}`).join(', ')}` : ''}`);
     for (const [label, p] of [['TTFT', v.ttftMs], ['E2E ', v.e2eMs], ['TPOT', v.tpotMs]] as const) {
       if (p.n === 0) continue;
       lines.push(`  ${label} p50 ${cell(p, 'p50')} · p90 ${cell(p, 'p90')} · p99 ${cell(p, 'p99')}  (n=${p.n}${p.sampled ? ', sampled' : ''})`);
     }
+    if (v.adherence) lines.push(adherenceLine(v.adherence));
     if (v.tokens.requestsWithUsage > 0) lines.push(`  tokens in ${v.tokens.input} · out ${v.tokens.output}${v.cacheReadShare !== null ? ` · cache-read share ${(v.cacheReadShare * 100).toFixed(1)}%` : ''}`);
     for (const w of windows?.get(v.version) ?? []) lines.push(windowLine(w));
   }
   if (report.comparison) {
-    lines.push('', `latest ${report.comparison.head} vs previous ${report.comparison.base}:`);
+    lines.push('', `latest ${report.comparison.head} vs previous ${report.comparison.base}${report.comparison.matching ? `, ${report.comparison.matching.summary.startsWith('no verdict') ? '' : 'compared '}${report.comparison.matching.summary}` : ''}:`);
     for (const verdict of report.comparison.verdicts) lines.push(`  ${verdict.verdict.padEnd(13)} ${verdict.summary}`);
   }
+  if (report.sources?.length) lines.push('', ...sourceLines(report.sources, true));
   const reasons = Object.entries(report.skipped.reasons);
   if (reasons.length) lines.push('', `skipped: ${report.skipped.lines} lines, ${report.skipped.spans} spans (${reasons.map(([r, n]) => `${r} ${n}`).join(', ')})`);
   const others = Object.entries(report.otherPrompts);

@@ -9,7 +9,7 @@ import { sidecarPathFor } from '../core/adherence/testCases';
 import { findWorkspaceRoot, readTestsFileSync, TESTS_FILE_MAX_BYTES } from '../core/files/workspaceFile';
 import { checkWritableTarget, replaceWorkspaceFile } from '../core/files/workspaceWrite';
 import { formatMs } from '../core/metrics/format';
-import { MAX_CAPTURED_CHARS } from '../core/sampling/capturedMessages';
+import { MAX_CAPTURED_CHARS } from '../core/telemetry/capturedContent';
 import { SAMPLED_INPUT_BUDGET_CHARS, SampleSink, STRATEGIES, type Strategy } from '../core/sampling/productionSample';
 import { createRedactor } from '../core/sampling/redact';
 import { SECRET_RULES_SOURCE } from '../core/sampling/secretRules';
@@ -66,7 +66,7 @@ export async function sampleCommand(argv: string[], rawIO: CliIO): Promise<numbe
   const signal = io.interrupted();
   io.stderr(`Reading ${traces.length} trace file${traces.length === 1 ? '' : 's'} for ${prompt.name}…\n`);
   try {
-    await readTraceFiles(traces, sink, { signal });
+    await readTraceFiles(traces, sink, { signal, keepContent: true });
   } catch (error) {
     if (signal.aborted) return 130;
     io.stderr(`prompt-insight sample: ${(error as Error).message}\n`);

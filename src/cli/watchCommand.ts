@@ -5,6 +5,7 @@
  * slow drift. Exit 1 while an anomaly is ongoing, for cron and CI.
  */
 import { findAnomalies, findDrift, type Anomaly, type Drift, type VersionChange } from '../core/baseline/anomalies';
+import { explainAnomaly, type Companion } from '../core/baseline/anomalyCause';
 import { watchSeriesFromPrometheus, type PromWatchSeries } from '../core/baseline/promSeries';
 import { baselineAt, type SeriesPoint } from '../core/baseline/seasonalBaseline';
 import { SKEW_TOLERANCE_MS, SpanWindows, WATCH_METRICS, type WatchMetric } from '../core/baseline/spanWindows';
@@ -52,7 +53,7 @@ export async function watchCommand(argv: string[], rawIO: CliIO): Promise<number
     const series = seriesOf(metric);
     const options = metric === 'error-rate' ? { minAbsoluteWidth: RATE_FLOOR } : {};
     const last = series.at(-1);
-    const anomalies = findAnomalies(metric, series, versions, options);
+    const anomalies = findAnomalies(metric, series, versions, { ...options, changes: versions });
     return {
       metric,
       windows: series.length,
@@ -62,7 +63,8 @@ export async function watchCommand(argv: string[], rawIO: CliIO): Promise<number
       drift: findDrift(metric, series, metric === 'error-rate' ? { margin: 0.5 } : {}),
     };
   });
-  const anomalies = metrics.flatMap((m) => m.anomalies.map((a) => anomalyJson(a)));
+  const companions = read.companions?.() ?? {};
+  const anomalies = metrics.flatMap((m) => m.anomalies.map((a) => anomalyJson(a, companions)));
   const drift = metrics.map((m) => m.drift).filter((d): d is Drift => d !== null);
   const ongoing = anomalies.filter((a) => a.end === null);
   if (args.flags.get('json') === true) {
@@ -71,7 +73,8 @@ export async function watchCommand(argv: string[], rawIO: CliIO): Promise<number
   return ongoing.length > 0 ? 1 : 0;
 }
 
-function anomalyJson(a: Anomaly) {
+function anomalyJson(a: Anomaly, companions: Partial<Record<Companion, SeriesPoint[]>>) {
+  const why = explainAnomaly(a, companions);
   return {
     metric: a.metric,
     start: new Date(a.start).toISOString(),
@@ -80,6 +83,8 @@ function anomalyJson(a: Anomaly) {
     band: { method: a.band.method, median: a.band.median, lower: a.band.lower, upper: a.band.upper },
     version: a.version,
     ...(a.likelyCause ? { likelyCause: { version: a.likelyCause.version, firstSeen: new Date(a.likelyCause.t).toISOString() } } : {}),
+    ...(a.judgedAgainst ? { judgedAgainst: a.judgedAgainst } : {}),
+    ...(why.movedWith.length ? { movedWith: why.movedWith, pointsAt: why.pointsAt, ...(why.summary ? { explanation: why.summary } : {}) } : {}),
   };
 }
 
@@ -92,7 +97,8 @@ function watchText(metrics: { metric: WatchMetric; windows: number; needsDays: n
   const lines = [summary];
   for (const m of metrics) {
     if (!m.current) {
-      lines.push(`  ${m.metric.padEnd(11)} no hourly windows with enough requests`);
+      const noTtft = m.metric === 'ttft.p99' && metrics.some((o) => o.metric === 'error-rate' && o.current);
+      lines.push(`  ${m.metric.padEnd(11)} ${noTtft ? 'no TTFT in this source: its instrumentation records none (docs/instrument-your-app.md)' : 'no hourly windows with enough requests'}`);
       continue;
     }
     const b = m.current.band;
@@ -103,7 +109,7 @@ function watchText(metrics: { metric: WatchMetric; windows: number; needsDays: n
   if (needs > 0) lines.push(`The baseline needs ${needs} more day${needs === 1 ? '' : 's'} of history for the weekly rhythm (the same hour over the last weeks); until then the fallbacks above are used.`);
   if (anomalies.length === 0) lines.push('No anomaly: every sustained departure stayed inside its band.');
   for (const a of anomalies) {
-    lines.push(`${a.end === null ? 'ONGOING' : 'ANOMALY'} ${a.metric}: ${show(a.metric as WatchMetric, a.observed)} against usual ${show(a.metric as WatchMetric, a.band.median)} (band up to ${show(a.metric as WatchMetric, a.band.upper)}) from ${a.start}${a.end ? ` to ${a.end}` : ', still going on'} · version ${a.version ?? 'unknown'}${a.likelyCause ? ` — likely cause: version ${a.likelyCause.version}, first seen ${a.likelyCause.firstSeen}` : ''}`);
+    lines.push(`${a.end === null ? 'ONGOING' : 'ANOMALY'} ${a.metric}: ${show(a.metric as WatchMetric, a.observed)} against usual ${show(a.metric as WatchMetric, a.band.median)} (band up to ${show(a.metric as WatchMetric, a.band.upper)}) from ${a.start}${a.end ? ` to ${a.end}` : ', still going on'} · version ${a.version ?? 'unknown'}${a.likelyCause ? ` — likely cause: version ${a.likelyCause.version}, first seen ${a.likelyCause.firstSeen}${a.judgedAgainst ? ' (judged against the hours before it)' : ''}` : ''}${a.explanation ? `; with it, ${a.explanation}` : ''}`);
   }
   for (const d of drift) lines.push(`DRIFT ${d.metric}: the last week's median ${show(d.metric as WatchMetric, d.recent)} is ${Math.round(d.change * 100)}% above the same week a month before (${show(d.metric as WatchMetric, d.earlier)})`);
   return `${lines.join('\n')}\n`;
@@ -118,6 +124,8 @@ interface Read {
   counts: Record<string, unknown>;
   /** The first line of the text answer. */
   summary: string;
+  /** What may move with an anomaly (input tokens per request, TPOT, the server's queue and KV cache), per window. */
+  companions?: () => Partial<Record<Companion, SeriesPoint[]>>;
 }
 
 async function fromTraces(traces: string[], names: Set<string>, nowMs: number, signal: AbortSignal): Promise<Read | { error: string } | number> {
@@ -137,6 +145,7 @@ async function fromTraces(traces: string[], names: Set<string>, nowMs: number, s
     source: { kind: 'traces' },
     versions: windows.versionChanges(),
     seriesOf: (metric) => windows.series(metric),
+    companions: () => windows.companions(),
     counts: { spans: windows.matched, otherSpans: windows.others, skipped, ...(windows.future.spans ? { future: windows.future } : {}), ...(windows.repeated.spans ? { repeated: windows.repeated } : {}) },
     summary: [
       `${windows.matched} production requests of this prompt${Object.keys(skipped).length ? ` (skipped: ${Object.entries(skipped).map(([r, n]) => `${n} ${r}`).join(', ')})` : ''}`,
@@ -168,6 +177,7 @@ async function fromPrometheus(url: string, names: Set<string>, args: ParsedArgs,
     source: { kind: 'prometheus', url: safeUrl(url), since },
     versions: read.versions,
     seriesOf: (metric) => read.series[metric],
+    companions: () => read.companions,
     counts: { requests: read.requests, hours, ...(read.dropped ? { droppedSeries: read.dropped } : {}) },
     summary: `${read.requests} production requests of this prompt in ${hours} hours with enough requests, from Prometheus ${safeUrl(url)} since ${since} (p99 interpolated within histogram buckets)${read.dropped ? `; ${read.dropped} series beyond the bound left out` : ''}`,
   };

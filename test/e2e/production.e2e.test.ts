@@ -36,6 +36,8 @@ describe('Production view page', () => {
     const hour = (version: string, h: number, base: number) => tracesLine(Array.from({ length: 20 }, (_, k) => otlpSpan({ promptName: 'greet', version, startMs: HOUR_NOW - h * HOUR + k * 60_000, ttftMs: base + k * 3, e2eMs: base + 400 })));
     for (let h = 20; h >= 7; h--) lines.push(hour(a.slice(0, 7), h, 120));
     for (let h = 6; h >= 1; h--) lines.push(hour(b.slice(0, 7), h, 260));
+    // A week earlier A served the hours B serves now: the before/after compares those hours, not the morning with the afternoon.
+    for (let h = 6; h >= 1; h--) lines.push(hour(a.slice(0, 7), 168 + h, 120));
     lines.push(tracesLine([otlpSpan({ promptName: 'greet', version: 'v-hotfix', startMs: HOUR_NOW - 3 * HOUR, ttftMs: 150, e2eMs: 300 })]));
     repo.write('traces/app.jsonl', `${lines.join('\n')}\n`);
     const production = await readFileProduction(`${repo.root}/greet.prompt`, [{ kind: 'traces', traces: 'traces/*.jsonl', since: '24h' }], { root: repo.root, nowMs: NOW });
@@ -51,7 +53,7 @@ describe('Production view page', () => {
     expect(rows.find((r) => r.includes('(this text)'))).toMatch(new RegExp(`^${b.slice(0, 7)} \\(this text\\)\\t${b.slice(0, 7)} Longer greeting\\t120\\t`));
     expect(rows.find((r) => r.startsWith('v-hotfix'))).toContain('not in git history');
     expect(await page.locator('.changes li').allInnerTexts()).toEqual([
-      expect.stringMatching(new RegExp(`^12-04 06h: ${a.slice(0, 7)} → ${b.slice(0, 7)} · before: 120 req over 6 h · TTFT p50 \\d+ ms · p99 \\d+ ms · after: 121 req over 6 h`)),
+      expect.stringMatching(new RegExp(`^12-04 06h: ${a.slice(0, 7)} → ${b.slice(0, 7)} · before \\(the same hours a week earlier\\): 120 req over 6 h · TTFT p50 \\d+ ms · p99 \\d+ ms · after: 120 req over 6 h`)),
       expect.stringMatching(/→ v-hotfix/),
     ]);
     expect(await page.locator('.baseline').textContent()).toMatch(/^Baseline band \(hourly TTFT p99, all versions\): no baseline yet: /);
@@ -70,16 +72,19 @@ describe('Production view page', () => {
     const hourNow = Math.floor(Date.now() / HOUR) * HOUR; // the CLI reads up to its own now
     const hour = (version: string, h: number, base: number) => tracesLine(Array.from({ length: 20 }, (_, k) => otlpSpan({ promptName: 'greet', version, startMs: hourNow - h * HOUR + k * 60_000, ttftMs: base + k * 3, e2eMs: base + 400 })));
     const lines = [...[12, 11, 10, 9, 8, 7].map((h) => hour(a.slice(0, 7), h, 120)), ...[6, 5, 4, 3, 2, 1].map((h) => hour(b.slice(0, 7), h, 260))];
+    // The same hours a week earlier, served by A: what B's first hours are compared with.
+    lines.push(...[6, 5, 4, 3, 2, 1].map((h) => hour(a.slice(0, 7), 168 + h, 120)));
     repo.write('app.jsonl', `${lines.join('\n')}\n`);
     const file = resolve(ARTIFACTS, 'production-cli.html');
     await promisify(execFile)(process.execPath, [resolve('dist/cli.js'), 'prod', 'greet.prompt', '--traces', 'app.jsonl', '--since', '24h', '--report', file], { cwd: repo.root, timeout: 60_000 });
     const { page, problems } = await openOfflinePage(browser, file);
     expect(await page.locator('h2').first().textContent()).toBe('Production of greet — greet.prompt');
-    expect(await page.locator('h3').first().textContent()).toBe('traces app.jsonl · last 24h');
+    // The header says the range the figures cover, in UTC.
+    expect(await page.locator('h3').first().textContent()).toMatch(/^traces app\.jsonl · last 24h: \d{4}-\d\d-\d\d \d\d:\d\d UTC – \d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
     const rows = await page.locator('.production-versions tbody tr').allInnerTexts();
     expect(rows).toHaveLength(2);
     expect(rows[0]).toMatch(new RegExp(`^${b.slice(0, 7)} \\(this text\\)\\t${b.slice(0, 7)} Longer greeting\\t120\\t0\\.0%`));
-    expect(await page.locator('.changes li').allInnerTexts()).toEqual([expect.stringMatching(new RegExp(`${a.slice(0, 7)} → ${b.slice(0, 7)} · before: 120 req over 6 h · TTFT p50 \\d+ ms · p99 \\d+ ms · after: 120 req over 6 h`))]);
+    expect(await page.locator('.changes li').allInnerTexts()).toEqual([expect.stringMatching(new RegExp(`${a.slice(0, 7)} → ${b.slice(0, 7)} · before \\(the same hours a week earlier\\): 120 req over 6 h · TTFT p50 \\d+ ms · p99 \\d+ ms · after: 120 req over 6 h`))]);
     expect(await page.evaluate(() => document.body.dataset.chartsDrawn)).toBe('1');
     const [inked] = await inkedPixels(page.locator('canvas').first());
     expect(inked).toBeGreaterThan(1000);

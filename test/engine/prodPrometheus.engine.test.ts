@@ -36,9 +36,13 @@ beforeAll(async () => {
   const steps = 6 * 60 - 5; // up to five minutes ago
   const va = `gen_ai_prompt_name="greet",gen_ai_prompt_version="${a.slice(0, 7)}",gen_ai_operation_name="chat"`;
   const vb = `gen_ai_prompt_name="greet",gen_ai_prompt_version="${b.slice(0, 7)}",gen_ai_operation_name="chat"`;
+  repo.commit('Deploy prompt', { 'deploy.prompt': 'Summarise the release notes for the on-call engineer in three short bullet points.\n' });
+  // A version deployed 30 minutes ago: its series appears then, its first sample already holding 10 requests.
+  const vc = `gen_ai_prompt_name="deploy",gen_ai_prompt_version="c0ffee1",gen_ai_operation_name="chat"`;
   const om = [
     '# TYPE gen_ai_client_operation_duration_seconds histogram',
     '# UNIT gen_ai_client_operation_duration_seconds seconds',
+    ...histogramSeries('gen_ai_client_operation_duration_seconds', vc, nowS - 31 * 60, 30, 10, 0.5),
     ...histogramSeries('gen_ai_client_operation_duration_seconds', va, startS, steps, 10, 0.5),
     ...histogramSeries('gen_ai_client_operation_duration_seconds', vb, startS, steps, 10, 1.0),
     // 2 failed calls a minute for b, none for a
@@ -73,9 +77,8 @@ describe('prod --prometheus on backfilled history', () => {
     const report = JSON.parse(stdout);
     expect(report.versions.map((v: { revision: string }) => v.revision)).toEqual([b, a]);
     const [vb, va] = report.versions;
-    // increase() over the window extrapolates to its edges: within a few percent of 10 a minute × 355 minutes
-    expect(va.requests).toBeGreaterThan(3400);
-    expect(va.requests).toBeLessThan(3800);
+    // The series began inside the window: its whole count, 10 a minute × 355 minutes, the first scrape's 10 included.
+    expect(va.requests).toBe(3550);
     expect(va.errors).toBe(0);
     expect(vb.errors / vb.requests).toBeCloseTo(2 / 12, 2);
     expect(Object.keys(vb.errorsByType)).toEqual(['timeout']);
@@ -91,6 +94,12 @@ describe('prod --prometheus on backfilled history', () => {
     expect(report.server).toContainEqual({ engine: 'llama.cpp', metric: 'prefill per token', meanMs: expect.closeTo(5, 3) });
     expect(report.server).toContainEqual({ engine: 'llama.cpp', metric: 'decode per token', meanMs: expect.closeTo(25, 3) });
     expect(report.notes.join('\n')).toMatch(/whole server \(its own metrics, all prompts\): vLLM TTFT p50 120 ms · p99 159 ms; llama\.cpp prefill per token mean 5 ms/);
+  });
+
+  it('a version deployed inside the window keeps its first scrape: every request counted (not increase()\'s 290 of 300)', async () => {
+    const { stdout } = await run(process.execPath, [resolve('dist/cli.js'), 'prod', 'deploy.prompt', '--prometheus', prometheusUrl, '--since', '6h', '--json'], { cwd: repo.root, timeout: 60_000 });
+    const report = JSON.parse(stdout);
+    expect(report.versions).toMatchObject([{ version: 'c0ffee1', requests: 300, revision: null }]);
   });
 
   it('a window before any history has no versions; an invalid window is stated', async () => {

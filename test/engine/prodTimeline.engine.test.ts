@@ -18,6 +18,7 @@ import { LspHarness } from '../server/lspHarness';
 
 const run = promisify(execFile);
 const HOUR_S = 3600;
+const WEEK_S = 7 * 24 * HOUR_S;
 const STEP_S = 60;
 const BOUNDS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24];
 let prometheus: RunningPrometheus | undefined;
@@ -43,9 +44,12 @@ beforeAll(async () => {
   const labels = (rev: string) => `gen_ai_prompt_name="greet",gen_ai_prompt_version="${rev.slice(0, 7)}",gen_ai_operation_name="chat"`;
   const om = [
     '# TYPE gen_ai_client_operation_duration_seconds histogram',
+    ...histogram('gen_ai_client_operation_duration_seconds', labels(a), switchS - WEEK_S, 6 * 60, 10, 0.5),
     ...histogram('gen_ai_client_operation_duration_seconds', labels(a), startS, 6 * 60, 10, 0.5),
     ...histogram('gen_ai_client_operation_duration_seconds', labels(b), switchS, Math.floor((nowS - 300 - switchS) / STEP_S), 10, 1.0),
     '# TYPE gen_ai_client_operation_time_to_first_chunk_seconds histogram',
+    // A week earlier A served the hours B serves now (its TTFT then 0.06 s, in (0.04, 0.08]): B's change is compared with those.
+    ...histogram('gen_ai_client_operation_time_to_first_chunk_seconds', labels(a), switchS - WEEK_S, 6 * 60, 10, 0.06),
     ...histogram('gen_ai_client_operation_time_to_first_chunk_seconds', labels(a), startS, 6 * 60, 10, 0.1),
     ...histogram('gen_ai_client_operation_time_to_first_chunk_seconds', labels(b), switchS, Math.floor((nowS - 300 - switchS) / STEP_S), 10, 0.3),
   ];
@@ -83,12 +87,13 @@ describe('production over time from Prometheus', () => {
     expect(timeline.changes).toHaveLength(1);
     const change = timeline.changes[0]!;
     expect(change).toMatchObject({ version: b.slice(0, 7), previous: a.slice(0, 7), t: switchS * 1000 });
-    expect(change.before).toMatchObject({ how: 'median-of-hours', ttftP50Ms: expect.closeTo(120, 0) });
+    // Before: A in the same hours a week earlier (not the six hours before the switch, another time of day).
+    expect(change.before).toMatchObject({ how: 'median-of-hours', matched: 'week-before', ttftP50Ms: expect.closeTo(60, 0) });
     expect(change.after).toMatchObject({ how: 'median-of-hours', ttftP50Ms: expect.closeTo(240, 0) });
-    expect(change.before!.requests).toBeGreaterThan(3000);
-    // Eleven hours of history: no band yet, and the view says what it needs.
+    expect(change.before!.requests).toBeGreaterThan(2000);
+    // Eleven hours and one earlier week at these hours: no band yet, and the view says what it needs.
     expect(timeline.band.method).toBe('none');
-    expect(timeline.band.note).toMatch(/^no baseline yet: the weekly rhythm needs 2 more weeks/);
+    expect(timeline.band.note).toMatch(/^no baseline yet: the weekly rhythm needs 1 more week /);
   });
 
   it('the CLI: prod --prometheus --window 1h gives per version and hour the requests and TTFT/E2E percentiles; --window 6h and --report read the same range', async () => {

@@ -102,11 +102,15 @@ describe('prompt-insight alerts: rules checked and unit-tested by promtool', () 
     expect(`${result.stdout}${result.stderr}`).toContain('SUCCESS');
   }, 120_000);
 
-  it('the signal rule: p99 from the GenAI client histogram, per prompt', async () => {
+  it.each([
+    ['the SDK exporter names it', 'gen_ai_client_operation_time_to_first_chunk_bucket'],
+    ["the Collector's exporter names it, unit appended", 'gen_ai_client_operation_time_to_first_chunk_seconds_bucket'],
+    ['the newer conventions name it', 'gen_ai_client_inference_time_to_first_chunk_seconds_bucket'],
+  ])('the signal rule: p99 from the GenAI client histogram, per prompt, however %s', async (_how, name) => {
     const dir = mkdtempSync(join(tmpdir(), 'pi-promsignal-'));
     const rules = prometheusRules({ prompt: 'homes', metric: 'ttft' });
     writeFileSync(join(dir, 'signal.yml'), stringify({ groups: [rules.groups[0]] }, { lineWidth: 0 }));
-    const bucket = (le: string, values: string) => ({ series: `gen_ai_client_operation_time_to_first_chunk_bucket{le="${le}",gen_ai_prompt_name="homes"}`, values });
+    const bucket = (le: string, values: string) => ({ series: `${name}{le="${le}",gen_ai_prompt_name="homes"}`, values });
     // Ten requests a minute, every one between 0.16 s and 0.32 s: p99 = 0.16 + 0.99 × 0.16 by linear interpolation.
     const tests = {
       rule_files: ['signal.yml'],
@@ -122,5 +126,13 @@ describe('prompt-insight alerts: rules checked and unit-tested by promtool', () 
     writeFileSync(join(dir, 'tests.yml'), stringify(tests, { lineWidth: 0 }));
     const result = await run('promtool', ['test', 'rules', join(dir, 'tests.yml')]).catch((error: { stdout: string; stderr: string }) => error);
     expect(`${result.stdout}${result.stderr}`).toContain('SUCCESS');
+  });
+
+  it('alerts --metric ttft,e2e writes both into one file whose rule groups are named apart (promtool checks it)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pi-promboth-'));
+    writeFileSync(join(dir, 'homes.prompty'), readFileSync(resolve('examples/homes/homes.prompty')));
+    await run(process.execPath, [resolve('dist/cli.js'), 'alerts', 'homes.prompty', '--metric', 'ttft,e2e', '--prometheus-rules', 'both.yml'], { cwd: dir });
+    const { stdout } = await run('promtool', ['check', 'rules', join(dir, 'both.yml')]);
+    expect(stdout).toMatch(/SUCCESS: 14 rules found/);
   });
 });

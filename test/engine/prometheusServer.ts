@@ -3,11 +3,15 @@
  * tsdb create-blocks-from openmetrics`, for weeks of history (retention raised so the backfilled
  * blocks are not dropped at start: the default keeps 15 days); and one that scrapes a live target
  * every 500 ms. Each resolves once a query the test names answers with at least one series.
+ *
+ * With PROMPT_INSIGHT_PROMETHEUS_BACKEND=victoria-metrics the same tests run against VictoriaMetrics
+ * (test/engine/install-victoria.sh): the history imported through its /api/v1/import/prometheus, the
+ * live target scraped by its own promscrape — the same query API, another store's answers.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort, waitUntilReady } from '../fixtures/localServers';
 
@@ -57,8 +61,12 @@ export interface RunningPrometheus {
   stop(): void;
 }
 
+export const BACKEND = process.env.PROMPT_INSIGHT_PROMETHEUS_BACKEND === 'victoria-metrics' ? 'victoria-metrics' : 'prometheus';
+const VICTORIA = join(process.env.PROMPT_INSIGHT_TOOLS ?? resolve('.e2e-tools'), 'victoria-metrics/root/usr/bin/victoria-metrics');
+
 /** `om`: OpenMetrics lines (with their # TYPE lines), without the final # EOF. */
 export async function startRunningPrometheus(om: string[], ready: string): Promise<RunningPrometheus> {
+  if (BACKEND === 'victoria-metrics') return startVictoria(om, ready);
   const dir = mkdtempSync(join(tmpdir(), 'pi-prom-backfill-'));
   writeFileSync(join(dir, 'history.om'), `${om.join('\n')}\n# EOF\n`);
   await run('promtool', ['tsdb', 'create-blocks-from', 'openmetrics', '--quiet', join(dir, 'history.om'), join(dir, 'data')], { timeout: 300_000, maxBuffer: 64 * 1024 * 1024 });
@@ -70,7 +78,41 @@ export async function startRunningPrometheus(om: string[], ready: string): Promi
 export async function startScrapingPrometheus(job: string, target: string, ready: string): Promise<RunningPrometheus> {
   const dir = mkdtempSync(join(tmpdir(), 'pi-prom-scrape-'));
   writeFileSync(join(dir, 'prometheus.yml'), `global:\n  scrape_interval: 500ms\n  scrape_timeout: 400ms\nscrape_configs:\n  - job_name: ${job}\n    static_configs:\n      - targets: ['${target}']\n`);
+  if (BACKEND === 'victoria-metrics') return startVictoriaProcess(dir, [`-promscrape.config=${join(dir, 'prometheus.yml')}`], ready, 60_000);
   return startPrometheus(dir, [], `Prometheus (scraping ${job})`, ready, 60_000);
+}
+
+/** VictoriaMetrics with the history imported (Prometheus text format: timestamps in ms) and flushed to search. */
+async function startVictoria(om: string[], ready: string): Promise<RunningPrometheus> {
+  const dir = mkdtempSync(join(tmpdir(), 'pi-vm-'));
+  const server = await startVictoriaProcess(dir, [], null, 60_000);
+  const samples = om.filter((l) => l !== '' && !l.startsWith('#')).map((l) => l.replace(/ (\d+(?:\.\d+)?)$/, (_m, t: string) => ` ${Math.round(Number(t) * 1000)}`));
+  for (let i = 0; i < samples.length; i += 50_000) {
+    const answer = await fetch(`${server.url}/api/v1/import/prometheus`, { method: 'POST', body: `${samples.slice(i, i + 50_000).join('\n')}\n` });
+    if (!answer.ok) throw new Error(`VictoriaMetrics refused the import: ${answer.status} ${await answer.text()}`);
+  }
+  await fetch(`${server.url}/internal/force_flush`);
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const answer = await (await fetch(`${server.url}/api/v1/query?query=${encodeURIComponent(ready)}`)).json();
+    if (answer.data?.result?.length > 0) return server;
+    if (Date.now() > deadline) throw new Error(`VictoriaMetrics never answered ${ready} after the import`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+async function startVictoriaProcess(dir: string, extraArgs: string[], ready: string | null, timeoutMs: number): Promise<RunningPrometheus> {
+  if (!existsSync(VICTORIA)) throw new Error(`VictoriaMetrics is not installed at ${VICTORIA}: run bash test/engine/install-victoria.sh (install-tools.sh does)`);
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  // Imported and scraped samples are searchable at once (the default waits 30 s for late data); no cache between queries.
+  const child: ChildProcess = spawn(VICTORIA, [`-storageDataPath=${join(dir, 'vm-data')}`, `-httpListenAddr=127.0.0.1:${port}`, '-retentionPeriod=100y', '-search.latencyOffset=0s', '-search.disableCache', ...extraArgs], { stdio: 'ignore' });
+  await waitUntilReady('VictoriaMetrics', child, async () => {
+    if (ready === null) return (await fetch(`${url}/health`)).ok;
+    const answer = await (await fetch(`${url}/api/v1/query?query=${encodeURIComponent(ready)}`)).json();
+    return answer.data?.result?.length > 0;
+  }, undefined, { pollMs: 250, timeoutMs });
+  return { url, stop: () => child.kill('SIGTERM') };
 }
 
 async function startPrometheus(dir: string, extraArgs: string[], name: string, ready: string, timeoutMs: number): Promise<RunningPrometheus> {

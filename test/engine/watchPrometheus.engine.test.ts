@@ -134,9 +134,10 @@ describe('watch --prometheus on three weeks of backfilled history, as of simulat
       const found = json.anomalies.filter((a: { metric: string }) => a.metric === metric);
       expect(found, metric).toHaveLength(1);
       expect(found[0]).toMatchObject({ start: iso(s.regressionS), end: null, version: 'b7e1c2d', likelyCause: { version: 'b7e1c2d' }, band: { method: 'same-hour-of-week' } });
-      // 50% slower, read through buckets 15% apart: clearly above the band and the 20% margin.
+      // 50% slower, read through buckets 15% apart: above the band and the 20% margin. `observed` is the median of
+      // all departing hours (at 21:40 the evening's, usually lower than the first hour's), the band the first hour's.
       expect(found[0].observed).toBeGreaterThan(found[0].band.upper);
-      expect(found[0].observed).toBeGreaterThan(found[0].band.median * 1.25);
+      expect(found[0].observed).toBeGreaterThan(found[0].band.median * 1.2);
     }
     expect(json.anomalies.filter((a: { metric: string }) => a.metric === 'error-rate')).toEqual([]);
   });

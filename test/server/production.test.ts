@@ -89,7 +89,8 @@ beforeAll(async () => {
       if (query.includes('time_to_first_chunk') && query.startsWith('histogram_quantile(0.5,')) result = value('0.42');
       else if (query.includes('time_to_first_chunk') && query.startsWith('histogram_quantile(0.99,')) result = value('2.1');
       else if (query.includes('time_to_first_chunk') && query.startsWith('histogram_quantile(0.9,')) result = value('1.2');
-      else if (query.startsWith('sum by (gen_ai_prompt_name, gen_ai_prompt_version) (increase(')) result = value('12345');
+      // The requests: increase() for series older than the window, the counter itself for new ones (its first scrape kept).
+      else if (/^sum by \(gen_ai_prompt_name, gen_ai_prompt_version\) \(+increase\(/.test(query)) result = value('12345');
       response.end(JSON.stringify({ status: 'success', data: { resultType: 'vector', result } }));
       return;
     }

@@ -93,8 +93,8 @@ describe('help that explains every command', () => {
     }
     const exit = /\nExit codes: (0 .*)\n/.exec(stdout)![1]!;
     expect(exit).toContain('2 usage error');
-    // A footer fits its command: only tokens speaks of --budget, only compare of --fail-on-regression.
+    // A footer fits its command: only tokens speaks of --budget, only the two gates (compare, prod --decide) of --fail-on-regression.
     expect(exit.includes('--budget')).toBe(command === 'tokens');
-    expect(exit.includes('--fail-on-regression')).toBe(command === 'compare');
+    expect(exit.includes('--fail-on-regression')).toBe(command === 'compare' || command === 'prod');
   });
 });

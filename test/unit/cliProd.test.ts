@@ -50,7 +50,7 @@ beforeAll(async () => {
 });
 
 describe('prompt-insight prod --traces', () => {
-  it('maps versions to git revisions (commit prefix and content hash), says the unknown one, compares latest with previous', async () => {
+  it('maps versions to git revisions (commit prefix and content hash), says the unknown one, compares latest with previous only over matched hours', async () => {
     const { code, stdout, stderr } = await cli(['prod', 'greet.prompt', '--traces', 'a.jsonl', 'b.jsonl.gz', '--json'], repo.root);
     expect(stderr).toBe('');
     expect(code).toBe(0);
@@ -73,7 +73,9 @@ describe('prompt-insight prod --traces', () => {
     expect(report.comparison.head).toBe(b.slice(0, 7));
     expect(report.comparison.base).toBe(`sha256:${hashA.slice(0, 16)}`);
     const verdict = Object.fromEntries(report.comparison.verdicts.map((v: { metric: string; verdict: string }) => [v.metric, v.verdict]));
-    expect(verdict).toEqual({ ttftMs: 'worse', e2eMs: 'worse', errorRate: 'worse' });
+    // A served 3 h ago, B in the last hour: different hours, nothing to match them on — no verdict (traffic differs by the hour).
+    expect(verdict).toEqual({ ttftMs: 'insufficient', e2eMs: 'insufficient', errorRate: 'insufficient' });
+    expect(report.comparison.matching).toMatchObject({ method: 'unmatched', hours: 0 });
     expect(report.skipped).toEqual({ lines: 1, spans: 0, reasons: { 'malformed-json': 1 } });
     expect(report.otherPrompts).toEqual({ summarize: 1, 'evil\u001b[2J\u001b]0;pwned\u0007': 1 });
     expect(report.notes.join('\n')).toMatch(/version v-hotfix is seen in production \(3 requests\) but is not in greet\.prompt's git history/);
@@ -84,7 +86,7 @@ describe('prompt-insight prod --traces', () => {
     expect(text.code).toBe(0);
     expect(text.stdout).toContain(`version ${b.slice(0, 7)} (greet) · ${b.slice(0, 10)} "Longer greeting"`);
     expect(text.stdout).toContain('40 requests · 10 errors (25.0%) · rate_limit 10');
-    expect(text.stdout).toMatch(/worse\s+TTFT \+100 ms \(median\)/);
+    expect(text.stdout).toMatch(/insufficient\s+TTFT: no verdict: the two versions served different hours/);
     expect(text.stdout).toContain('not in git history');
     expect(text.stdout).toContain('skipped: 1 lines, 0 spans (malformed-json 1)');
     // A prompt name from a trace file is anyone's text: no terminal escape reaches the terminal.

@@ -16,24 +16,10 @@ import { startSim, type RunningSim } from '../../src/core/sim/simServer';
 import { TestRepo } from '../fixtures/gitRepo';
 import { otlpSpan, tracesLine } from '../fixtures/otlpTraces';
 import { runCli } from '../fixtures/cli';
+import { PROMPT } from '../fixtures/sampledPrompt';
 
 const cli = (args: string[], cwd: string) => runCli(args, cwd);
 
-const PROMPT = `---
-name: homes-assistant
-model:
-  api: chat
-  configuration: { type: openai, name: gpt-4o-mini }
-sample:
-  city: Bellevue, WA
-  request: Find homes nearby.
----
-system:
-You are a real-estate assistant for {{city}}. List single-family homes only.
-
-user:
-{{request}}
-`;
 
 const EXISTING = `# Hand-written cases: keep this comment.
 tests:

@@ -70,7 +70,7 @@ describe('Prometheus source, bounded', () => {
     const rev = repo.commit('greet', { 'greet.prompt': '---\nmodel: m\n---\nHello.\n' });
     const url = await serve((_req, res) => {
       const q = queries.at(-1)!;
-      const result = q.startsWith('sum by (gen_ai_prompt_name, gen_ai_prompt_version) (increase(')
+      const result = /^sum by \(gen_ai_prompt_name, gen_ai_prompt_version\) \(+increase\(/.test(q)
         ? [
             { metric: { gen_ai_prompt_name: 'greet', gen_ai_prompt_version: rev.slice(0, 8) }, value: [1, '120.4'] },
             { metric: { gen_ai_prompt_name: 'other', gen_ai_prompt_version: 'x' }, value: [1, '5'] },

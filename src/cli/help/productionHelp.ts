@@ -1,6 +1,6 @@
 /** `--help` of the commands that read production and stored data: prod, watch, alerts, sample, history, export. */
-import { ALERTS_USAGE, EXPORT_USAGE, HISTORY_USAGE, PROD_USAGE, SAMPLE_USAGE, WATCH_USAGE } from './usage';
-import { JSON_FLAG, PROMPT_FLAG, TRACES_FLAG_HELP, type CommandHelp } from './flagHelp';
+import { ALERTS_USAGE, EXPORT_USAGE, HISTORY_USAGE, PROD_USAGE, SAMPLE_USAGE, VERSION_USAGE, WATCH_USAGE } from './usage';
+import { JSON_FLAG, JUDGE_FLAGS_HELP, PROMPT_FLAG, STORE_FLAGS_HELP, TRACES_FLAG_HELP, type CommandHelp } from './flagHelp';
 
 const PROMETHEUS_SOURCE = { name: 'prometheus', value: 'URL', meaning: 'a Prometheus server (or Thanos, Mimir, VictoriaMetrics): PromQL over the GenAI client histograms' };
 const NOW = { name: 'now', value: 'ISO', meaning: 'read as of this moment (e.g. 2026-12-05T08:55:00Z): replays what was said then; spans that ended later are left out' };
@@ -16,10 +16,17 @@ export const PRODUCTION_HELP: Record<string, CommandHelp> = {
       { name: 'window', value: 'W', meaning: 'also per version and time window (30m, 1h, 6h, 1d; UTC-aligned)' },
       { name: 'report', value: 'out.html', meaning: "the editor's Production page (versions, hourly chart, version changes) as one offline HTML file" },
       NOW,
+      { name: 'score', value: 'N', meaning: "score up to N captured answers per version with the tests file's defaultTest checks (0: none); stored beside the run store" },
+      ...STORE_FLAGS_HELP,
+      ...JUDGE_FLAGS_HELP,
+      { name: 'decide', meaning: "the gray-release decision between --base and --head under the base's policy: promote, roll back or insufficient evidence" },
+      { name: 'base', value: 'V1', meaning: 'the version serving before (with --decide)' },
+      { name: 'head', value: 'V2', meaning: 'the version being rolled out (with --decide)' },
+      { name: 'fail-on-regression', meaning: 'with --decide: exit 1 on roll back, 2 on insufficient evidence' },
       JSON_FLAG,
     ],
-    examples: ['prompt-insight prod homes.prompty --traces traces.jsonl.gz --since 24h --window 1h', 'prompt-insight prod homes.prompty --prometheus http://127.0.0.1:9090 --json'],
-    exitCodes: '0 ok · 1 the file or a source could not be read · 2 usage error · 130 interrupted',
+    examples: ['prompt-insight prod homes.prompty --traces traces.jsonl.gz --since 24h --window 1h', 'prompt-insight prod homes.prompty --prometheus http://127.0.0.1:9090 --json', 'prompt-insight prod homes.prompty --traces traces.jsonl.gz --score 50 --decide --base v1 --head v2 --fail-on-regression'],
+    exitCodes: '0 ok (with --decide: promote) · 1 the file or a source could not be read, or --fail-on-regression and roll back · 2 usage error, or --fail-on-regression and insufficient evidence · 130 interrupted',
   },
   watch: {
     summary: "The prompt's production TTFT, E2E and error rate per hour against their dynamic baselines (the same hour of past weeks): anomalies, with the version live then.",
@@ -34,7 +41,8 @@ export const PRODUCTION_HELP: Record<string, CommandHelp> = {
     flags: [
       { name: 'prometheus-rules', value: 'out.yml', meaning: 'where the rule file is written (check it with promtool check rules)' },
       PROMPT_FLAG,
-      { name: 'metric', value: 'M', meaning: 'ttft or e2e' },
+      { name: 'metric', value: 'M', meaning: 'ttft, e2e, or ttft,e2e (one rule group each)' },
+      { name: 'histogram', value: 'NAME', meaning: "the histogram's bucket series as your exporter names it (e.g. gen_ai_client_operation_time_to_first_chunk_seconds_bucket), with one --metric" },
       { name: 'quantile', value: 'Q', meaning: 'the quantile watched (default 0.99)' },
       { name: 'weeks', value: 'N', meaning: 'how many past weeks make the baseline (default 4)' },
       { name: 'margin', value: 'X', meaning: 'how far above the baseline fires, as a share (default 0.2)' },
@@ -59,6 +67,13 @@ export const PRODUCTION_HELP: Record<string, CommandHelp> = {
     ],
     examples: ['prompt-insight sample homes.prompty --traces traces.jsonl.gz --n 20 --strategy slowest --dry-run'],
     exitCodes: '0 ok · 1 the file, traces or tests file could not be read or written · 2 usage error · 130 interrupted',
+  },
+  version: {
+    summary: "The id to embed at build time as the prompt's version in your telemetry (gen_ai.prompt.version): the file's last commit when it is committed and unchanged, else each prompt's content hash.",
+    usage: VERSION_USAGE,
+    flags: [PROMPT_FLAG, JSON_FLAG],
+    examples: ['prompt-insight version examples/homes/homes.prompty --json'],
+    exitCodes: '0 ok · 1 the file could not be read or a prompt has no version · 2 usage error',
   },
   history: {
     summary: "The prompt file's revisions in git history (renames followed), with the path it had at each.",

@@ -9,7 +9,7 @@ export const LOAD_USAGE =
   'prompt-insight load FILE --endpoint URL (--concurrency 1,2,4,8 | --rate 0.5,1,2 [--max-concurrency C] [--arrival constant|poisson|gamma] [--burstiness B] [--seed N] | --sweep N [--limit 64] | --search max-concurrency|max-rate [--limit 64]) [--requests N] [--duration S] [--inputs tests|FILE.jsonl] [--attainment 0.95] [--scenario S] [--slo ttftMs.p90<=1000]... [--prompt NAME] [--model ID] [--provider P] [--api-key-env VAR] [--timeout-ms T] [--cache cold|warm|as-is] [--server-metrics URL | --prometheus URL [--prometheus-selector SELECTOR]] [--store PATH | --no-store] [--allow-param NAME]... [--allow-cost-params] [--allow-retrieval ORIGIN]... [--otlp-endpoint URL] [--report out.html] [--json]';
 
 export const ALERTS_USAGE =
-  'prompt-insight alerts FILE --prometheus-rules out.yml [--prompt NAME] [--metric ttft|e2e] [--quantile 0.99] [--weeks 4] [--margin 0.2] [--for 2h]';
+  'prompt-insight alerts FILE --prometheus-rules out.yml [--prompt NAME] [--metric ttft|e2e|ttft,e2e] [--histogram NAME] [--quantile 0.99] [--weeks 4] [--margin 0.2] [--for 2h]';
 
 export const WATCH_USAGE =
   'prompt-insight watch FILE (--traces PATH... | --prometheus URL [--since 35d] [--timeout-ms T]) [--prompt NAME] [--now ISO] [--json]';
@@ -21,7 +21,10 @@ export const EXPORT_USAGE =
   'prompt-insight export [--store PATH] [--kind runs|load] [--format json|csv|otlp-json] [--out FILE]';
 
 export const PROD_USAGE =
-  'prompt-insight prod FILE (--traces PATH... | --prometheus URL [--timeout-ms T]) [--prompt NAME] [--since 24h] [--window 1h|6h|1d] [--report out.html] [--now ISO] [--json]';
+  'prompt-insight prod FILE (--traces PATH... | --prometheus URL [--timeout-ms T]) [--prompt NAME] [--since 24h] [--window 1h|6h|1d] [--report out.html] [--now ISO] [--score 50] [--store PATH | --no-store] [--judge-endpoint URL --judge-model ID] [--decide --base V1 --head V2 [--fail-on-regression]] [--json]';
+
+export const VERSION_USAGE =
+  'prompt-insight version FILE [--prompt NAME] [--json]';
 
 export const HISTORY_USAGE =
   'prompt-insight history FILE [--json]';

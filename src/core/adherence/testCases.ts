@@ -52,6 +52,8 @@ export interface TestSuite {
   problems: string[];
   /** `scenario:` and `slo:` at the top of the tests file, as written (the rollout decision reads them). */
   rollout?: { scenario?: unknown; slo?: unknown };
+  /** The assertions that hold for every answer whatever its inputs (`defaultTest: assert:`, GitHub's evaluators): production adherence scores with them. */
+  everyAnswer?: Assertion[];
 }
 
 /** `homes.prompty`, `homes.prompt.md`, `homes.prompt.txt`, `homes.prompt` → `homes.tests.yaml`. */
@@ -70,7 +72,10 @@ export function loadTestSuite(file: string, text: string, format: PromptFormat, 
   if (format === 'github-prompt-yaml') return githubSuite(prompt);
   const problems: string[] = [];
   const frontTests = format === 'text' ? undefined : readFrontMatter(text).fields.raw('tests');
-  if (frontTests !== undefined) return { cases: promptfooCases({ tests: frontTests }, 'front matter', problems, file), source: `${basename(file)} front matter`, problems };
+  if (frontTests !== undefined) {
+    const everyAnswer: Assertion[] = [];
+    return { cases: promptfooCases({ tests: frontTests }, 'front matter', problems, file, everyAnswer), source: `${basename(file)} front matter`, problems, everyAnswer };
+  }
   const sidecar = sidecarPathFor(file);
   let sidecarText: string | undefined;
   try {
@@ -84,7 +89,8 @@ export function loadTestSuite(file: string, text: string, format: PromptFormat, 
   if (error) return { cases: [], source: basename(sidecar), problems: [`${basename(sidecar)}: ${error.message}`] };
   const top = isPlainRecord(parsed.value) ? parsed.value : {};
   const rollout = top.scenario !== undefined || top.slo !== undefined ? { rollout: { ...(top.scenario !== undefined ? { scenario: top.scenario } : {}), ...(top.slo !== undefined ? { slo: top.slo } : {}) } } : {};
-  return { cases: promptfooCases(parsed.value, basename(sidecar), problems, file), source: basename(sidecar), problems, ...rollout };
+  const everyAnswer: Assertion[] = [];
+  return { cases: promptfooCases(parsed.value, basename(sidecar), problems, file, everyAnswer), source: basename(sidecar), problems, everyAnswer, ...rollout };
 }
 
 /** A case without a description is named by its inputs: `#1 city=Bellevue, WA · request=Find homes…`. */
@@ -94,7 +100,7 @@ export function caseName(index: number, vars: Record<string, unknown>): string {
   return text ? `#${index + 1} ${text.length > 60 ? `${text.slice(0, 59)}…` : text}` : `case ${index + 1}`;
 }
 
-function promptfooCases(root: unknown, where: string, problems: string[], promptPath?: string): TestCase[] {
+function promptfooCases(root: unknown, where: string, problems: string[], promptPath?: string, everyAnswer: Assertion[] = []): TestCase[] {
   const doc = Array.isArray(root) ? { tests: root } : isPlainRecord(root) ? root : undefined;
   if (!doc || !Array.isArray(doc.tests)) {
     problems.push(`${where}: expected \`tests:\` with a list of test cases.`);
@@ -102,6 +108,10 @@ function promptfooCases(root: unknown, where: string, problems: string[], prompt
   }
   const defaults = isPlainRecord(doc.defaultTest) ? doc.defaultTest : {};
   const defaultAsserts = Array.isArray(defaults.assert) ? defaults.assert : [];
+  defaultAsserts.forEach((a, j) => {
+    const assertion = readAssertion(a, `${where}: defaultTest.assert[${j}]`, []);
+    if (assertion) everyAnswer.push(assertion);
+  });
   const cases: TestCase[] = [];
   doc.tests.forEach((raw, index) => {
     if (!isPlainRecord(raw)) return problems.push(`${where}: tests[${index}] is not a mapping.`);
@@ -188,7 +198,9 @@ function githubSuite(prompt: Prompt): TestSuite {
   const rows = prompt.tests.length > 0 ? prompt.tests : [];
   if (rows.length === 0) problems.push('No testData rows: each row of testData is one test case.');
   const cases = assertions.length === 0 ? [] : rows.map((row, i) => ({ description: caseName(i, row.vars), vars: { ...row.vars, ...(row.expected !== undefined ? { expected: row.expected } : {}) }, assertions, threshold: 1, ...groundingOf(row.vars.context, row.expected ?? row.vars.reference, undefined, `testData[${i}]`, problems) }));
-  return { cases, source: 'testData × evaluators', problems };
+  // Evaluators hold for every row; those that quote the row's expected answer need a reference.
+  const everyAnswer = assertions.filter((a) => !/\{\{\s*expected/.test(typeof a.value === 'string' ? a.value : (a.judge?.prompt ?? '')));
+  return { cases, source: 'testData × evaluators', problems, everyAnswer };
 }
 
 /** `relevant: [id, …]` on a case: the passages relevant to it, for context-precision. */

@@ -23,8 +23,10 @@ export interface Anomaly {
   observed: number;
   band: Band;
   version: string | null;
-  /** The version change within two windows before the start, if any. */
+  /** The version change within the anomaly's first window or the two before it, if any. */
   likelyCause?: VersionChange;
+  /** The anomaly is judged against the windows before that change (a step change is not absorbed by the band). */
+  judgedAgainst?: 'pre-change';
 }
 
 export interface AnomalyOptions extends BaselineOptions {
@@ -33,29 +35,45 @@ export interface AnomalyOptions extends BaselineOptions {
   margin?: number;
   /** Sustained: `need` of the last `of` windows depart; default 3 of 4. */
   sustain?: { need: number; of: number };
+  /**
+   * Version changes: for PRE_CHANGE_DAYS after a change, a window is judged against the windows before it
+   * only, so a step change the deploy made is not taken into its own baseline.
+   */
+  changes?: readonly VersionChange[];
 }
+
+/** How long after a version change its windows are judged against the history before it; later it is the new normal. */
+export const PRE_CHANGE_DAYS = 7;
 
 export interface WindowJudgement {
   t: number;
   value: number;
   band: Band;
   departs: boolean;
+  /** Judged against the history before this version change. */
+  preChange?: VersionChange;
 }
 
 export function judgeWindows(series: readonly SeriesPoint[], options: AnomalyOptions = {}): WindowJudgement[] {
   const direction = options.direction ?? 'higher-is-worse';
   const margin = options.margin ?? 0.2;
   const sorted = [...series].filter((p) => Number.isFinite(p.value)).sort((a, b) => a.t - b.t);
+  const windowMs = options.windowMs ?? 3_600_000;
+  const changes = [...(options.changes ?? [])].filter((c) => c.t > (sorted[0]?.t ?? Infinity)).sort((a, b) => a.t - b.t);
   return sorted.map((point, i) => {
-    const band = baselineAt(sorted.slice(0, i), point.t, options);
-    if (band.median === null || band.upper === null || band.lower === null) return { t: point.t, value: point.value, band, departs: false };
+    // The latest change at or before this window's end, if recent: its own windows are no baseline for it.
+    const change = [...changes].reverse().find((c) => c.t < point.t + windowMs && point.t - c.t < PRE_CHANGE_DAYS * 86_400_000);
+    const cutoff = change ? Math.floor(change.t / windowMs) * windowMs : undefined;
+    const history = cutoff === undefined ? sorted.slice(0, i) : sorted.filter((p) => p.t < cutoff);
+    const band = baselineAt(history, point.t, cutoff === undefined ? options : { ...options, daysBack: 14, mixDayKinds: true, rollingEndMs: cutoff });
+    if (band.median === null || band.upper === null || band.lower === null) return { t: point.t, value: point.value, band, departs: false, ...(change ? { preChange: change } : {}) };
     // Material: beyond the margin relative to the median, and beyond the absolute floor (rates whose median is 0).
     const floor = options.minAbsoluteWidth ?? 0;
     const departs =
       direction === 'higher-is-worse'
         ? point.value > band.upper && point.value > band.median * (1 + margin) && point.value > band.median + floor
         : point.value < band.lower && point.value < band.median * (1 - margin) && point.value < band.median - floor;
-    return { t: point.t, value: point.value, band, departs };
+    return { t: point.t, value: point.value, band, departs, ...(change ? { preChange: change } : {}) };
   });
 }
 
@@ -85,8 +103,9 @@ function close(metric: string, judged: readonly WindowJudgement[], startIndex: n
   const start = judged[startIndex]!;
   const within = judged.slice(startIndex, endIndex ?? judged.length).filter((w) => w.departs).map((w) => w.value).sort((a, b) => a - b);
   const observed = within.length % 2 ? within[within.length >> 1]! : (within[(within.length >> 1) - 1]! + within[within.length >> 1]!) / 2;
-  const live = [...versions].filter((v) => v.t <= start.t).sort((a, b) => b.t - a.t)[0];
-  const cause = versions.find((v) => v.t <= start.t && v.t >= start.t - 2 * windowMs);
+  // The version live by the end of the first departing window: a deploy at 14:20 makes the 14:00 window depart.
+  const live = [...versions].filter((v) => v.t < start.t + windowMs).sort((a, b) => b.t - a.t)[0];
+  const cause = [...versions].filter((v) => v.t < start.t + windowMs && v.t >= start.t - 2 * windowMs).sort((a, b) => b.t - a.t)[0];
   return {
     metric,
     start: start.t,
@@ -95,6 +114,7 @@ function close(metric: string, judged: readonly WindowJudgement[], startIndex: n
     band: start.band,
     version: live?.version ?? null,
     ...(cause ? { likelyCause: cause } : {}),
+    ...(start.preChange ? { judgedAgainst: 'pre-change' as const } : {}),
   };
 }
 

@@ -11,7 +11,7 @@
  * recorded signal, so it can be tested (and reused) on its own.
  */
 import { stringify } from 'yaml';
-import { metricNames, prometheusHistogramNames, prometheusLabel, type SemconvMode } from '../telemetry/genaiConventions';
+import { metricNames, prometheusLabel, type SemconvMode } from '../telemetry/genaiConventions';
 
 export type RuleMetric = 'ttft' | 'e2e';
 
@@ -27,7 +27,11 @@ export interface RuleOptions {
   /** Sustained for this long before the alert fires; default 2h. */
   for?: string;
   semconv?: SemconvMode;
-  /** The histogram as Prometheus names it; default the SDK exporter's name. */
+  /**
+   * The histogram's bucket series as Prometheus names it (`--histogram`). Default: any of the names it may have —
+   * the SDK exporter's (`…_time_to_first_chunk_bucket`), the Collector's with the unit (`…_seconds_bucket`), the
+   * v1.41.1 `operation` and newer `inference` names — matched by a regex, so the rules work whichever is exported.
+   */
   histogram?: string;
 }
 
@@ -84,23 +88,27 @@ export function prometheusRules(options: RuleOptions): { groups: object[] } {
   const minWidth = options.minRelativeWidth ?? 0.1;
   const names = ruleNames(options.metric, quantile);
   const metrics = metricNames(options.semconv ?? 'v1.41.1');
-  const histogram = options.histogram ?? `${prometheusHistogramNames(options.metric === 'ttft' ? metrics.timeToFirstChunk : metrics.duration, 's')[0]}_bucket`;
   const promptLabel = prometheusLabel('gen_ai.prompt.name');
   const selector = `{${promptLabel}=${promString(options.prompt)}}`;
+  const family = (options.metric === 'ttft' ? metrics.timeToFirstChunk : metrics.duration).replace(/^gen_ai\.client\.(operation|inference)\./, '').replace(/\./g, '_');
+  const bucketSelector = options.histogram
+    ? `${options.histogram}${selector}`
+    : `{__name__=~"gen_ai_client_(operation|inference)_${family}(_seconds)?_bucket", ${promptLabel}=${promString(options.prompt)}}`;
   const byPrompt = `${promptLabel}`;
   const weeksExpr = Array.from({ length: weeks }, (_, i) => `label_replace(${names.signal1h}${selector} offset ${i + 1}w, "weeks_ago", "${i + 1}", "", "")`).join('\n  or ');
   const what = options.metric === 'ttft' ? 'time to first token' : 'end-to-end latency';
   return {
     groups: [
       {
-        name: `prompt-insight-signal-${asciiEscaped(options.prompt)}`,
+        // Unique per prompt, metric and quantile: the TTFT and E2E rules of one prompt go in one file without colliding.
+        name: `prompt-insight-signal-${asciiEscaped(options.prompt)}-${options.metric}-p${Math.round(quantile * 100)}`,
         rules: [
-          { record: names.signal5m, expr: `histogram_quantile(${quantile}, sum by (le, ${byPrompt}) (rate(${histogram}${selector}[5m])))` },
+          { record: names.signal5m, expr: `histogram_quantile(${quantile}, sum by (le, ${byPrompt}) (rate(${bucketSelector}[5m])))` },
           { record: names.signal1h, expr: `avg_over_time(${names.signal5m}${selector}[1h])` },
         ],
       },
       {
-        name: `prompt-insight-baseline-${asciiEscaped(options.prompt)}`,
+        name: `prompt-insight-baseline-${asciiEscaped(options.prompt)}-${options.metric}-p${Math.round(quantile * 100)}`,
         rules: [
           { record: names.weeks, expr: weeksExpr },
           { record: names.baseline, expr: `quantile without (weeks_ago) (0.5, ${names.weeks}${selector})` },
@@ -129,6 +137,9 @@ export function prometheusRules(options: RuleOptions): { groups: object[] } {
   };
 }
 
-export function prometheusRulesYaml(options: RuleOptions): string {
-  return `# Prometheus rules written by prompt-insight alerts: a dynamic baseline for prompt ${promString(options.prompt)}.\n# Check with: promtool check rules FILE. Route the alert with Alertmanager (labels: severity, metric).\n${stringify(prometheusRules(options), { lineWidth: 0 })}`;
+/** One file of rules for one or more metrics of a prompt (their groups are named apart). */
+export function prometheusRulesYaml(options: RuleOptions | readonly RuleOptions[]): string {
+  const all = Array.isArray(options) ? options : [options as RuleOptions];
+  const groups = all.flatMap((o) => prometheusRules(o).groups);
+  return `# Prometheus rules written by prompt-insight alerts: a dynamic baseline for prompt ${promString(all[0]!.prompt)}.\n# Check with: promtool check rules FILE. Route the alert with Alertmanager (labels: severity, metric).\n${stringify({ groups }, { lineWidth: 0 })}`;
 }

@@ -36,6 +36,12 @@ export interface BaselineOptions {
   minRelativeWidth?: number;
   /** …and at least this much in the metric's own unit (for rates whose usual value is 0); default 0. */
   minAbsoluteWidth?: number;
+  /** Days looked back for the same hour of the day; default 7 (14 when judging against the days before a deploy). */
+  daysBack?: number;
+  /** With too few days of the same kind (weekday or weekend), use days of either kind before giving up. */
+  mixDayKinds?: boolean;
+  /** The rolling fallback takes the day before this moment instead of the day before `t`. */
+  rollingEndMs?: number;
 }
 
 const HOUR_MS = 3_600_000;
@@ -58,7 +64,8 @@ function band(values: readonly number[], method: BaselineMethod, k: number, minR
   const m = median(values);
   const mad = median(values.map((v) => Math.abs(v - m))) * MAD_SCALE;
   const half = Math.max(k * mad, Math.abs(m) * minRelativeWidth, minAbsoluteWidth);
-  return { method, median: m, lower: m - half, upper: m + half, n: values.length, ...(note ? { note } : {}) };
+  // Every watched metric is non-negative (latencies, rates): a band below 0 says nothing, and printed it confuses.
+  return { method, median: m, lower: Math.max(0, m - half), upper: m + half, n: values.length, ...(note ? { note } : {}) };
 }
 
 /** Without a rhythm to go by, the band is the last day's whole range (widened by the margin): its peak is normal. */
@@ -90,14 +97,18 @@ export function baselineAt(history: readonly SeriesPoint[], t: number, options: 
   // Days of the same kind only (weekday or weekend, UTC): a Monday judged by the weekend's hours would
   // call its usual peak a regression.
   const sameHourOfDay: number[] = [];
-  for (let d = 1; d <= 7; d++) {
+  const anyKind: number[] = [];
+  for (let d = 1; d <= (options.daysBack ?? 7); d++) {
     const at = t - d * DAY_MS;
-    if (isWeekend(at) !== isWeekend(t)) continue;
     const found = history.find((p) => p.t >= at && p.t < at + windowMs);
-    if (found && Number.isFinite(found.value)) sameHourOfDay.push(found.value);
+    if (!found || !Number.isFinite(found.value)) continue;
+    anyKind.push(found.value);
+    if (isWeekend(at) === isWeekend(t)) sameHourOfDay.push(found.value);
   }
+  if (sameHourOfDay.length < MIN_DAYS && options.mixDayKinds && anyKind.length >= MIN_DAYS) return band(anyKind, 'same-hour-of-day', k, minRelativeWidth, `${weeksShort}; the same hour of the last ${anyKind.length} days before the version change is used (weekdays and weekend days)`, minAbsoluteWidth);
   if (sameHourOfDay.length >= MIN_DAYS) return band(sameHourOfDay, 'same-hour-of-day', k, minRelativeWidth, `${weeksShort}; the same hour of the last ${sameHourOfDay.length} days is used meanwhile`, minAbsoluteWidth);
-  const rolling = history.filter((p) => p.t < t && p.t >= t - DAY_MS && Number.isFinite(p.value)).map((p) => p.value);
+  const rollingEnd = Math.min(t, options.rollingEndMs ?? t);
+  const rolling = history.filter((p) => p.t < rollingEnd && p.t >= rollingEnd - DAY_MS && Number.isFinite(p.value)).map((p) => p.value);
   if (rolling.length >= MIN_ROLLING) return dayRangeBand(rolling, minRelativeWidth, `${weeksShort}, and the daily rhythm ${MIN_DAYS - sameHourOfDay.length} more day${MIN_DAYS - sameHourOfDay.length === 1 ? '' : 's'}; the last day's windows are used meanwhile`);
   const hoursShort = Math.ceil(((MIN_ROLLING - rolling.length) * windowMs) / HOUR_MS);
   return { method: 'none', median: null, lower: null, upper: null, n: rolling.length, note: `no baseline yet: ${weeksShort}, or ${hoursShort} more hour${hoursShort === 1 ? '' : 's'} for a rolling one` };

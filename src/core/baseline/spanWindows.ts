@@ -19,6 +19,9 @@ interface Window {
   errors: number;
   ttft: number[];
   e2e: number[];
+  tpot: number[];
+  inputTokens: number;
+  withInput: number;
 }
 
 /** Windows with fewer requests than this give no percentile (a p99 of 5 requests is their maximum). */
@@ -80,12 +83,14 @@ export class SpanWindows implements SpanSink {
     this.matched++;
     const start = Math.floor(span.startMs / this.windowMs) * this.windowMs;
     let w = this.windows.get(start);
-    if (!w) this.windows.set(start, (w = { requests: 0, errors: 0, ttft: [], e2e: [] }));
+    if (!w) this.windows.set(start, (w = { requests: 0, errors: 0, ttft: [], e2e: [], tpot: [], inputTokens: 0, withInput: 0 }));
     w.requests++;
+    if (span.inputTokens !== null) (w.inputTokens += span.inputTokens), w.withInput++;
     if (span.errorType !== null) w.errors++;
     else {
       this.keep(w.ttft, span.ttftMs, w.requests);
       this.keep(w.e2e, span.e2eMs, w.requests);
+      this.keep(w.tpot, span.tpotMs, w.requests);
     }
     const seen = this.firstSeen.get(span.promptVersion);
     if (seen === undefined || span.startMs < seen) this.firstSeen.set(span.promptVersion, span.startMs);
@@ -120,6 +125,16 @@ export class SpanWindows implements SpanSink {
       if (values.length < MIN_REQUESTS_PER_WINDOW) continue;
       const sorted = [...values].sort((a, b) => a - b);
       out.push({ t, value: sorted[Math.min(sorted.length - 1, Math.ceil(0.99 * sorted.length) - 1)]! });
+    }
+    return out;
+  }
+
+  /** What moves with an anomaly (anomalyCause.ts): input tokens per request (mean), TPOT p50, per window. */
+  companions(): { 'input-tokens': SeriesPoint[]; 'tpot.p50': SeriesPoint[] } {
+    const out = { 'input-tokens': [] as SeriesPoint[], 'tpot.p50': [] as SeriesPoint[] };
+    for (const [t, w] of [...this.windows].sort((a, b) => a[0] - b[0])) {
+      if (w.withInput >= MIN_REQUESTS_PER_WINDOW) out['input-tokens'].push({ t, value: w.inputTokens / w.withInput });
+      if (w.tpot.length >= MIN_REQUESTS_PER_WINDOW) out['tpot.p50'].push({ t, value: [...w.tpot].sort((a, b) => a - b)[w.tpot.length >> 1]! });
     }
     return out;
   }

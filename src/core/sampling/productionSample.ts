@@ -13,7 +13,7 @@ import type { ImportedSpan, SkipReason, SpanSink } from '../telemetry/importOtlp
 import { seededRandom } from '../stats/random';
 import type { Prompt } from '../formats/model';
 import { inertText } from '../render/references';
-import { MAX_CAPTURED_CHARS, parseCapturedMessages, type CapturedMessage } from './capturedMessages';
+import { MAX_CAPTURED_CHARS, parseMessagesJson, type CapturedMessage } from '../telemetry/capturedContent';
 import { KeptCases, type Rank } from './keptCases';
 import { mapStrings, type Redactor } from './redact';
 import { varsFromMessages } from './templateVars';
@@ -107,6 +107,10 @@ export class SampleSink implements SpanSink {
     }
     if (span.endMs > this.options.nowMs + FUTURE_TOLERANCE_MS) return this.skip('future-end');
     this.matched++;
+    if (span.inputTooLarge) {
+      this.counts.inputTooLarge++;
+      return;
+    }
     if (!span.inputMessages || !span.traceId || !span.spanId) {
       this.withoutInput++;
       return;
@@ -122,7 +126,7 @@ export class SampleSink implements SpanSink {
       this.counts.inputTooLarge++;
       return;
     }
-    const messages = parseCapturedMessages(span.inputMessages);
+    const messages = parseMessagesJson(span.inputMessages);
     if (!messages) {
       this.counts.unreadableInput++;
       return;

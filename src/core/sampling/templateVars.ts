@@ -8,7 +8,7 @@
  */
 import { renderTemplate } from '../formats/template';
 import type { Prompt } from '../formats/model';
-import type { CapturedMessage } from './capturedMessages';
+import type { CapturedMessage } from '../telemetry/capturedContent';
 
 const sentinel = (i: number) => `\u0000PI${i}\u0000`;
 const SENTINEL = /\u0000PI(\d+)\u0000/g;

@@ -4,7 +4,7 @@
  */
 import { readJsonLines } from './importLines';
 import type { Readable } from 'node:stream';
-import { collectSpans, type ImportedSpan, type SkipReason, type SpanSink } from './importOtlpSpans';
+import { OtlpReader, type ImportedSpan, type ReaderOptions, type SkipReason, type SpanSink } from './importOtlpSpans';
 import { ProdAggregator } from './prodAggregate';
 import { commandLineTraceOpener } from './workspaceTraces';
 
@@ -21,6 +21,12 @@ export interface ImportOptions {
   open?: (path: string) => Promise<Readable>;
   /** A second reader of the same spans in the same pass (the editor's per-hour timeline). */
   alsoTo?: SpanSink;
+  /** Versions by content for calls that name none (versionResolver.ts). */
+  matchContent?: ReaderOptions['matchContent'];
+  /** Hand on the messages sent (`sample`). */
+  keepContent?: boolean;
+  /** Hand on the answers received (production adherence). */
+  keepAnswers?: boolean;
 }
 
 export interface ImportTotals {
@@ -38,15 +44,17 @@ export async function importOtlpFiles(paths: readonly string[], options: ImportO
 function teeSink(a: SpanSink, b: SpanSink): SpanSink {
   return {
     span: (span: ImportedSpan) => (a.span(span), b.span(span)),
-    skip: (reason: SkipReason) => (a.skip(reason), b.skip(reason)),
+    skip: (reason: SkipReason, source?: Parameters<SpanSink['skip']>[1]) => (a.skip(reason, source), b.skip(reason, source)),
     other: () => (a.other(), b.other()),
   };
 }
 
 /** Streams every file's spans into `sink` (any reader of spans: the production aggregate, the baseline's windows). */
-export async function readTraceFiles(paths: readonly string[], sink: SpanSink, options: Pick<ImportOptions, 'maxLineBytes' | 'signal' | 'open'> = {}): Promise<ImportTotals> {
+export async function readTraceFiles(paths: readonly string[], sink: SpanSink, options: Pick<ImportOptions, 'maxLineBytes' | 'signal' | 'open' | 'matchContent' | 'keepContent' | 'keepAnswers'> = {}): Promise<ImportTotals> {
   const totals: ImportTotals = { files: 0, lines: 0 };
   const open = options.open ?? commandLineTraceOpener();
+  // One reader over every file: a call's ancestors or log records may be in the next file.
+  const reader = new OtlpReader(sink, { ...(options.matchContent ? { matchContent: options.matchContent } : {}), ...(options.keepContent ? { keepContent: true } : {}), ...(options.keepAnswers ? { keepAnswers: true } : {}) });
   for (const path of paths) {
     // The opener's own message says what was refused and why (outside the workspace, a FIFO, a device).
     const source = await open(path);
@@ -56,7 +64,7 @@ export async function readTraceFiles(paths: readonly string[], sink: SpanSink, o
         if (options.signal?.aborted) throw new Error('interrupted');
         totals.lines++;
         if (event.kind === 'refused') sink.skip(event.reason);
-        else collectSpans(event.value, sink);
+        else reader.data(event.value);
       }
     } catch (error) {
       source.destroy();
@@ -68,5 +76,6 @@ export async function readTraceFiles(paths: readonly string[], sink: SpanSink, o
       throw error;
     }
   }
+  reader.end();
   return totals;
 }

@@ -5,8 +5,11 @@
  * has a bound whatever the traffic (the sample is said in the result).
  */
 import { seededRandom } from '../stats/random';
+import type { SourceId } from './conventions';
 import type { ImportedSpan, SkipReason } from './importOtlpSpans';
 import { JSON_LINE_REFUSALS } from './importLines';
+import type { VersionOrigin } from './traceJoin';
+import { HourlyValues } from './matchedHours';
 
 export const DEFAULT_MAX_VALUES = 1_000_000;
 
@@ -41,6 +44,13 @@ export class ValueSeries {
     return this.seen > this.kept;
   }
 
+  /** Another series' values added to this one (two production labels of one revision). */
+  absorb(other: ValueSeries): void {
+    const before = this.seen;
+    for (const value of other.values.subarray(0, other.kept)) this.add(value);
+    this.seen = before + other.seen;
+  }
+
   /** The kept values, sorted ascending (a copy). */
   sorted(): Float64Array {
     return this.values.slice(0, this.kept).sort();
@@ -66,6 +76,21 @@ export interface VersionAggregate {
   /** Cache-read tokens over the requests that reported both. */
   cacheReadOfReported: number;
   inputOfCacheReported: number;
+  /** Requests per hour, for comparisons over matched time (matchedHours.ts). */
+  hourly: HourlyValues;
+  /** The labels production gave this version (a registry integer, a deploy commit, …), with their requests. */
+  labels: Map<string, number>;
+  /** Where each request's version came from, and which convention its span was read with. */
+  versionFrom: Map<VersionOrigin, number>;
+  sources: Map<SourceId, number>;
+}
+
+/** Per convention (conventions.ts): model calls read, with a TTFT, and left out by reason. */
+export interface SourceCounts {
+  read: number;
+  withTtft: number;
+  failed: number;
+  skipped: Partial<Record<SkipReason, number>>;
 }
 
 export interface SkipCounts {
@@ -76,11 +101,45 @@ export interface SkipCounts {
   reasons: Partial<Record<SkipReason, number>>;
 }
 
+/** A production label (and name) → the version it is counted under. */
+export type Relabel = (name: string | null, version: string) => { name: string | null; version: string };
+
+/** A reader of spans that counts per version and can rename them after the read (versionResolver.ts revisionRename). */
+export interface Relabelable {
+  relabel(rename: Relabel): void;
+}
+
+function addCounts<K>(into: Map<K, number>, from: ReadonlyMap<K, number>): void {
+  for (const [k, n] of from) into.set(k, (into.get(k) ?? 0) + n);
+}
+
+function mergeAggregate(into: VersionAggregate, from: VersionAggregate): void {
+  into.requests += from.requests;
+  into.errors += from.errors;
+  addCounts(into.errorsByType, from.errorsByType);
+  into.firstSeenMs = Math.min(into.firstSeenMs, from.firstSeenMs);
+  into.lastSeenMs = Math.max(into.lastSeenMs, from.lastSeenMs);
+  into.ttftMs.absorb(from.ttftMs);
+  into.e2eMs.absorb(from.e2eMs);
+  into.tpotMs.absorb(from.tpotMs);
+  into.hourly.absorb(from.hourly);
+  into.inputTokens += from.inputTokens;
+  into.outputTokens += from.outputTokens;
+  into.cacheReadTokens += from.cacheReadTokens;
+  into.withInputTokens += from.withInputTokens;
+  into.cacheReadOfReported += from.cacheReadOfReported;
+  into.inputOfCacheReported += from.inputOfCacheReported;
+  addCounts(into.labels, from.labels);
+  addCounts(into.versionFrom, from.versionFrom);
+  addCounts(into.sources, from.sources);
+}
+
 const LINE_REASONS: ReadonlySet<SkipReason> = new Set([...JSON_LINE_REFUSALS, 'not-traces-data', 'corrupt-gzip']);
 
 export class ProdAggregator {
   readonly versions = new Map<string, VersionAggregate>();
   readonly skipped: SkipCounts = { lines: 0, spans: 0, reasons: {} };
+  readonly bySource = new Map<SourceId, SourceCounts>();
   /** Spans that are not GenAI inference calls (other operations, plain application spans). */
   otherSpans = 0;
   /** Inference spans outside the time window (before `--since`, or after `--now`). */
@@ -115,10 +174,21 @@ export class ProdAggregator {
         withInputTokens: 0,
         cacheReadOfReported: 0,
         inputOfCacheReported: 0,
+        hourly: new HourlyValues(seed * 3 + 3),
+        labels: new Map([[span.promptVersion, 0]]),
+        versionFrom: new Map(),
+        sources: new Map(),
       };
       this.versions.set(key, agg);
     }
     agg.requests++;
+    agg.labels.set(span.promptVersion, (agg.labels.get(span.promptVersion) ?? 0) + 1);
+    agg.versionFrom.set(span.versionFrom, (agg.versionFrom.get(span.versionFrom) ?? 0) + 1);
+    agg.sources.set(span.source, (agg.sources.get(span.source) ?? 0) + 1);
+    const source = this.source(span.source);
+    source.read++;
+    if (span.ttftMs !== null) source.withTtft++;
+    if (span.errorType !== null) source.failed++;
     agg.firstSeenMs = Math.min(agg.firstSeenMs, span.startMs);
     agg.lastSeenMs = Math.max(agg.lastSeenMs, span.endMs);
     if (span.inputTokens !== null) {
@@ -130,6 +200,7 @@ export class ProdAggregator {
       }
     }
     if (span.outputTokens !== null) agg.outputTokens += span.outputTokens;
+    agg.hourly.add(span.startMs, span.errorType !== null, span.ttftMs, span.e2eMs);
     if (span.cacheReadTokens !== null) agg.cacheReadTokens += span.cacheReadTokens;
     if (span.errorType !== null) {
       agg.errors++;
@@ -141,10 +212,36 @@ export class ProdAggregator {
     if (span.tpotMs !== null) agg.tpotMs.add(span.tpotMs);
   }
 
-  skip(reason: SkipReason): void {
+  skip(reason: SkipReason, sourceId?: SourceId): void {
     if (LINE_REASONS.has(reason)) this.skipped.lines++;
     else this.skipped.spans++;
     this.skipped.reasons[reason] = (this.skipped.reasons[reason] ?? 0) + 1;
+    if (sourceId) {
+      const source = this.source(sourceId);
+      source.skipped[reason] = (source.skipped[reason] ?? 0) + 1;
+    }
+  }
+
+  /** Versions renamed (labels of one revision become that revision), aggregates of one name merged. */
+  relabel(rename: Relabel): void {
+    const old = [...this.versions.values()];
+    this.versions.clear();
+    for (const agg of old) {
+      const { name, version } = rename(agg.promptName, agg.version);
+      const key = `${name ?? ''}\u0000${version}`;
+      const into = this.versions.get(key);
+      if (!into) {
+        this.versions.set(key, { ...agg, promptName: name, version });
+        continue;
+      }
+      mergeAggregate(into, agg);
+    }
+  }
+
+  private source(id: SourceId): SourceCounts {
+    let counts = this.bySource.get(id);
+    if (!counts) this.bySource.set(id, (counts = { read: 0, withTtft: 0, failed: 0, skipped: {} }));
+    return counts;
   }
 
   other(): void {

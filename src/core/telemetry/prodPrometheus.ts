@@ -13,6 +13,7 @@ import { wilsonInterval } from '../stats/proportions';
 import type { SkipCounts } from './prodAggregate';
 import { errorRateVerdict, orderVersions, PROD_PERCENTILES, type ProdPercentiles, type ProdReport, type ProdVersion } from './prodReport';
 import { loadFileVersions, matchVersion, type FileVersions } from './prodVersions';
+import { resolveVersionLabels } from './versionResolver';
 
 export interface PrometheusOptions {
   /** PromQL range, e.g. `24h` (default), `7d`. */
@@ -76,6 +77,16 @@ interface Sample {
 
 export class PrometheusError extends Error {}
 
+/**
+ * What a counter counted over `window`, a new series' first scrape included: `increase()` starts from a series'
+ * first sample, so a series that appears inside the window (every deploy's new version label, every restarted
+ * client's) loses the count that sample already held — 101 of 110 requests. For series that did not exist at the
+ * window's start, the counter's last value is its whole count (counters start at 0); for the others, increase().
+ */
+export function counted(selector: string, window: string): string {
+  return `((increase(${selector}[${window}]) and ${selector} offset ${window}) or (last_over_time(${selector}[${window}]) unless ${selector} offset ${window}))`;
+}
+
 export function isPromqlDuration(window: string): boolean {
   return /^\d{1,5}[smhdwy]$/.test(window);
 }
@@ -129,9 +140,9 @@ export async function prodFromPrometheus(file: string, url: string, options: Pro
     return r.samples;
   };
   const fileVersions = await (options.fileVersions ?? loadFileVersions(file, options.signal ? { signal: options.signal } : {}));
-  const requests = await query(`sum by (${by}) (increase(${DURATION_COUNT}[${window}]))`);
-  const errors = await query(`sum by (${by}, error_type) (increase(${DURATION_COUNT.replace('"}', '", error_type!=""}')}[${window}]))`);
-  const tokens = await query(`sum by (${by}, gen_ai_token_type) (increase(${TOKEN_SUM}[${window}]))`);
+  const requests = await query(`sum by (${by}) (${counted(DURATION_COUNT, window)})`);
+  const errors = await query(`sum by (${by}, error_type) (${counted(DURATION_COUNT.replace('"}', '", error_type!=""}'), window)})`);
+  const tokens = await query(`sum by (${by}, gen_ai_token_type) (${counted(TOKEN_SUM, window)})`);
   const quantiles: Record<string, Map<string, Partial<Record<'p50' | 'p90' | 'p99', number>>>> = {};
   for (const [metric, selector] of Object.entries(HISTOGRAMS)) {
     const perKey = new Map<string, Partial<Record<'p50' | 'p90' | 'p99', number>>>();
@@ -147,6 +158,8 @@ export async function prodFromPrometheus(file: string, url: string, options: Pro
   }
 
   const wanted = options.prompt ? new Set([options.prompt]) : fileVersions.promptNames;
+  // Registry integers and deploy commits among the labels → the file's revisions.
+  const resolved = await resolveVersionLabels(file, fileVersions, requests.map((r) => ({ name: r.labels[NAME_LABEL] ?? null, version: r.labels[VERSION_LABEL] ?? '' })).filter((l) => l.version !== ''), options.signal ? { signal: options.signal } : {});
   const versions: ProdVersion[] = [];
   const orders = new Map<ProdVersion, number | null>();
   const otherPrompts: Record<string, number> = {};
@@ -201,8 +214,10 @@ export async function prodFromPrometheus(file: string, url: string, options: Pro
   const notes = [
     `percentiles are interpolated within histogram buckets over the last ${window} (no per-request values, so no intervals and no latency verdicts; use --traces for those).`,
   ];
+  notes.push(...resolved.problems);
   if (fileVersions.historyProblem) notes.push(`git history unavailable (${fileVersions.historyProblem}): versions are not mapped to revisions.`);
   for (const v of ordered) if (!v.inGitHistory) notes.push(`version ${v.version} is seen in production (${v.requests} requests) but is not in ${file}'s git history.`);
+  if (versions.length > 0 && quantiles.ttftMs!.size === 0) notes.push('no TTFT: Prometheus holds no time-to-first-chunk histogram for these prompts (gen_ai_client_operation_time_to_first_chunk, …_seconds, or the gen_ai_client_inference_* names). The instrumentation records none — the official OpenAI instrumentation and OpenLLMetry do not; the AI SDK and Prompt Insight\'s own export do (docs/instrument-your-app.md).');
   if (dropped) notes.push(`${dropped} series beyond ${MAX_SERIES} per query were left out.`);
   const server = await serverFigures(query, window);
   if (server.length) notes.push(`whole server (its own metrics, all prompts): ${server.map(describeFigure).join('; ')}`);

@@ -6,7 +6,7 @@
  */
 import { boundedGet } from '../endpoint/boundedGet';
 import { medianOf } from '../stats/percentile';
-import { DURATION_COUNT, HISTOGRAMS, MAX_SERIES, NAME_LABEL, PrometheusError, VERSION_LABEL } from './prodPrometheus';
+import { counted, DURATION_COUNT, HISTOGRAMS, MAX_SERIES, NAME_LABEL, PrometheusError, VERSION_LABEL } from './prodPrometheus';
 import type { ProdReport } from './prodReport';
 import { baselineBand, HOUR_MS, versionChanges, type TimelineData, type TimelinePoint } from './prodTimeline';
 
@@ -17,6 +17,7 @@ export interface RangeSeries {
 }
 
 const BASELINE_HISTORY_MS = 5 * 7 * 24 * HOUR_MS;
+const WEEK_MS = 7 * 24 * HOUR_MS;
 
 export async function rangeQuery(baseUrl: string, query: string, range: { startMs: number; endMs: number; stepS: number }, bounds: { timeoutMs: number; maxBytes: number }): Promise<{ series: RangeSeries[]; dropped: number }> {
   const params = new URLSearchParams({ query, start: (range.startMs / 1000).toFixed(3), end: (range.endMs / 1000).toFixed(3), step: String(range.stepS) });
@@ -87,8 +88,8 @@ export async function prometheusTimeline(url: string, report: ProdReport, option
         for (const p of metric === 'ttft' ? [90] : [50, 90, 99])
           more.set(`${metric}P${p}Ms`, await rangeQuery(url, `histogram_quantile(${p / 100}, sum by (le, ${by}) (rate(${withNames(selector, names)}[${over}])))`, at, bounds));
     return {
-      requests: await rangeQuery(url, `sum by (${by}) (increase(${withNames(DURATION_COUNT, names)}[${over}]))`, at, bounds),
-      errors: await rangeQuery(url, `sum by (${by}) (increase(${withNames(DURATION_COUNT.replace('"}', '", error_type!=""}'), names)}[${over}]))`, at, bounds),
+      requests: await rangeQuery(url, `sum by (${by}) (${counted(withNames(DURATION_COUNT, names), over)})`, at, bounds),
+      errors: await rangeQuery(url, `sum by (${by}) (${counted(withNames(DURATION_COUNT.replace('"}', '", error_type!=""}'), names), over)})`, at, bounds),
       p50: await rangeQuery(url, `histogram_quantile(0.5, sum by (le, ${by}) (rate(${withNames(HISTOGRAMS.ttftMs, names)}[${over}])))`, at, bounds),
       p99: await rangeQuery(url, `histogram_quantile(0.99, sum by (le, ${by}) (rate(${withNames(HISTOGRAMS.ttftMs, names)}[${over}])))`, at, bounds),
       more,
@@ -114,33 +115,39 @@ export async function prometheusTimeline(url: string, report: ProdReport, option
   const more = new Map([...fields].map((field) => [field, joined(whole.more.get(field) ?? none, running?.more.get(field))] as const));
   const history = hourly ? await rangeQuery(url, `histogram_quantile(0.99, sum by (le) (rate(${withNames(HISTOGRAMS.ttftMs, names)}[${span}])))`, { ...range, startMs: startMs - BASELINE_HISTORY_MS }, bounds) : { series: [] };
 
+  // The same window a week earlier, per version: a version change's "before" is the previous version in the same hours
+  // a week earlier when it did not serve them side by side (prodTimeline.ts versionChanges).
+  const weekAgo = hourly && requests.series.length > 0 ? await perVersion(span, { ...range, startMs: range.startMs - WEEK_MS, endMs: range.endMs - WEEK_MS }) : undefined;
+
   const wanted = new Map(report.versions.map((v) => [`${v.promptName ?? ''}\u0000${v.version}`, v.version]));
   const key = (labels: Record<string, string>) => `${labels[NAME_LABEL] ?? ''}\u0000${labels[VERSION_LABEL] ?? ''}`;
   const lookup = (result: { series: RangeSeries[] }, k: string) => new Map(result.series.find((s) => key(s.labels) === k)?.values.map(([t, v]) => [t - STEP, v]) ?? []);
+  const finite = (v: number | undefined) => (v !== undefined && Number.isFinite(v) ? Math.round(v * 10_000) / 10 : null);
+  const pointsOf = (sets: { requests: { series: RangeSeries[] }; errors: { series: RangeSeries[] }; p50: { series: RangeSeries[] }; p99: { series: RangeSeries[] } }, fieldSets: Map<string, { series: RangeSeries[] }>, k: string): TimelinePoint[] => {
+    const errorsAt = lookup(sets.errors, k);
+    const p50At = lookup(sets.p50, k);
+    const p99At = lookup(sets.p99, k);
+    const moreAt = [...fieldSets].map(([field, result]) => [field, lookup(result, k)] as const);
+    const points: TimelinePoint[] = [];
+    for (const [t, value] of lookup(sets.requests, k)) {
+      const count = Math.round(value);
+      if (count > 0) points.push({ t, requests: count, errors: Math.min(count, Math.round(errorsAt.get(t) ?? 0)), ttftP50Ms: finite(p50At.get(t)), ttftP99Ms: finite(p99At.get(t)), ...Object.fromEntries(moreAt.map(([field, at]) => [field, finite(at.get(t))])) });
+    }
+    return points;
+  };
   const versions: TimelineData['versions'] = [];
+  const earlier = new Map<string, TimelinePoint[]>();
   const firstSeen = new Map<string, number>();
   for (const series of requests.series) {
     const version = wanted.get(key(series.labels));
     if (version === undefined) continue;
-    const k = key(series.labels);
-    const errorsAt = lookup(errors, k);
-    const p50At = lookup(p50, k);
-    const p99At = lookup(p99, k);
-    const moreAt = [...more].map(([field, result]) => [field, lookup(result, k)] as const);
-    const points: TimelinePoint[] = [];
-    for (const [end, value] of series.values) {
-      const t = end - STEP;
-      const count = Math.round(value);
-      if (count <= 0) continue;
-      const finite = (v: number | undefined) => (v !== undefined && Number.isFinite(v) ? Math.round(v * 10_000) / 10 : null);
-      points.push({ t, requests: count, errors: Math.min(count, Math.round(errorsAt.get(t) ?? 0)), ttftP50Ms: finite(p50At.get(t)), ttftP99Ms: finite(p99At.get(t)), ...Object.fromEntries(moreAt.map(([field, at]) => [field, finite(at.get(t))])) });
-      if (!firstSeen.has(version) || t < firstSeen.get(version)!) firstSeen.set(version, t);
-    }
+    const points = pointsOf({ requests, errors, p50, p99 }, more, key(series.labels));
+    for (const { t } of points) if (!firstSeen.has(version) || t < firstSeen.get(version)!) firstSeen.set(version, t);
     versions.push({ version, points });
+    if (weekAgo) earlier.set(version, pointsOf(weekAgo, new Map(), key(series.labels)));
   }
-  const allPoints = versions.flatMap((v) => v.points);
-  const changes = versionChanges(firstSeen, options.sinceMs - STEP, (from, to) => {
-    const inside = allPoints.filter((p) => p.t >= from && p.t < to);
+  const changes = versionChanges(firstSeen, options.sinceMs - STEP, (version, from, to) => {
+    const inside = [...(versions.find((v) => v.version === version)?.points ?? []), ...(earlier.get(version) ?? [])].filter((p) => p.t >= from && p.t < to);
     if (inside.length === 0) return null;
     const hours = new Set(inside.map((p) => p.t)).size;
     const med = (values: number[]) => (values.length ? Math.round(medianOf(values) * 10) / 10 : null);

@@ -9,6 +9,9 @@ import { newcombeDifferenceInterval, proportionTest, wilsonInterval } from '../s
 import { quantileRanks } from '../stats/quantileInterval';
 import type { SkipCounts, ValueSeries, VersionAggregate } from './prodAggregate';
 import { matchVersion, type FileVersions } from './prodVersions';
+import type { SourceSummary } from './prodSources';
+import { matchTime, type MatchedTime, type MatchMethod } from './matchedHours';
+import type { ProdAdherence } from './prodAdherence';
 
 export const PROD_PERCENTILES = [
   ['p50', 0.5],
@@ -36,8 +39,14 @@ export interface ProdVersion {
   promptName: string | null;
   /** Git commit (or `working`) this version is, or null when it is not in the file's history. */
   revision: string | null;
-  matchedBy: 'commit' | 'content-hash' | null;
+  /** How the version was tied to the revision; 'content' when the calls named no version and their messages matched it. */
+  matchedBy: 'commit' | 'content-hash' | 'deploy-commit' | 'registry' | 'content' | null;
   inGitHistory: boolean;
+  /** Requests per place the version came from (span, ancestor, resource, content) and per convention read. */
+  versionFrom?: Record<string, number>;
+  /** Every production label counted as this version (its revision's), with its requests, when there are several. */
+  labels?: { label: string; requests: number }[];
+  sources?: Record<string, number>;
   revisionDate?: string;
   revisionSubject?: string;
   /** First span start / last span end seen (trace files); null from Prometheus, which gives counts over the window. */
@@ -55,6 +64,8 @@ export interface ProdVersion {
   tokens: { input: number; output: number; cacheRead: number; requestsWithUsage: number };
   /** Cache-read input tokens / input tokens, over the requests that reported both; null when none did. */
   cacheReadShare: number | null;
+  /** Sampled production answers scored with the prompt's reference-free checks (prodAdherence.ts). */
+  adherence?: ProdAdherence;
 }
 
 export interface ErrorRateVerdict {
@@ -72,8 +83,13 @@ export interface ErrorRateVerdict {
 export interface ProdComparison {
   base: string;
   head: string;
+  /** How the two were put on the same hours (matchedHours.ts): side by side, the same hours of the week, or not at all. */
+  matching?: { method: MatchMethod; hours: number; summary: string };
   verdicts: (Verdict | ErrorRateVerdict)[];
 }
+
+/** The matched requests behind a comparison (not in its JSON): the production decision judges SLOs on them. */
+export const matchedEvidence = new WeakMap<ProdComparison, MatchedTime>();
 
 /** The bootstrap of medians (2000 resamples) is given at most this many values a side, for time. */
 const BOOTSTRAP_MAX_VALUES = 2_000;
@@ -99,8 +115,12 @@ export function versionReport(agg: VersionAggregate, versions: FileVersions | un
     version: agg.version,
     promptName: agg.promptName,
     revision: match.revision,
-    matchedBy: match.how,
+    // Every request matched by its messages: the label is the revision content matching chose.
+    matchedBy: match.revision !== null && agg.versionFrom.size === 1 && agg.versionFrom.has('content') ? 'content' : match.how,
     inGitHistory: match.revision !== null,
+    ...(agg.labels.size > 1 ? { labels: [...agg.labels].sort((a, b) => b[1] - a[1]).map(([label, requests]) => ({ label, requests })) } : {}),
+    versionFrom: Object.fromEntries(agg.versionFrom),
+    sources: Object.fromEntries(agg.sources),
     ...('date' in match && match.date ? { revisionDate: match.date } : {}),
     ...('subject' in match && match.subject ? { revisionSubject: match.subject } : {}),
     firstSeen: new Date(agg.firstSeenMs).toISOString(),
@@ -145,16 +165,29 @@ export function errorRateVerdict(base: { rev: string; errors: number; total: num
   return { ...common, verdict, pValue, difference, ci95, test, summary: verdict === 'no-difference' ? `error rate ${points}, no significant difference (${formatP(pValue)})` : `error rate ${points}, ${formatP(pValue)}` };
 }
 
-/** Latest vs previous version: TTFT and E2E medians (bootstrap, as `compare`), and the error rate. */
+/**
+ * Latest vs previous version over matched time (matchedHours.ts): TTFT and E2E medians (bootstrap, as `compare`)
+ * and the error rate, each from the same hours for both. Without matched hours every verdict is insufficient and
+ * says why — traffic differs by the hour, so an unmatched comparison would compare the hours.
+ */
 export function compareVersions(previous: { report: ProdVersion; agg: VersionAggregate }, latest: { report: ProdVersion; agg: VersionAggregate }): ProdComparison {
-  const label = (r: ProdVersion) => r.version;
-  const values = (series: ValueSeries) => thin(series.sorted(), BOOTSTRAP_MAX_VALUES);
+  const base = previous.report.version;
+  const head = latest.report.version;
+  const matched = matchTime(previous.agg.hourly, latest.agg.hourly, MIN_RUNS_FOR_CLAIM);
+  const matching = { method: matched.method, hours: matched.hours, summary: matched.summary };
+  if (matched.method === 'unmatched') {
+    const none = (metric: 'ttftMs' | 'e2eMs'): Verdict => ({ metric, base, head, verdict: 'insufficient', pValue: null, difference: null, ci95: null, test: null, summary: `${metric === 'ttftMs' ? 'TTFT' : 'E2E'}: ${matched.summary}` });
+    return { base, head, matching, verdicts: [none('ttftMs'), none('e2eMs'), { metric: 'errorRate', base, head, verdict: 'insufficient', pValue: null, difference: null, ci95: null, test: null, summary: `error rate: ${matched.summary}` }] };
+  }
+  const values = (v: number[]) => thin(Float64Array.from(v).sort(), BOOTSTRAP_MAX_VALUES);
   const verdicts: (Verdict | ErrorRateVerdict)[] = [
-    latencyVerdict('ttftMs', { rev: label(previous.report), values: values(previous.agg.ttftMs) }, { rev: label(latest.report), values: values(latest.agg.ttftMs) }),
-    latencyVerdict('e2eMs', { rev: label(previous.report), values: values(previous.agg.e2eMs) }, { rev: label(latest.report), values: values(latest.agg.e2eMs) }),
-    errorRateVerdict({ rev: label(previous.report), errors: previous.report.errors, total: previous.report.requests }, { rev: label(latest.report), errors: latest.report.errors, total: latest.report.requests }),
+    latencyVerdict('ttftMs', { rev: base, values: values(matched.base.ttftMs) }, { rev: head, values: values(matched.head.ttftMs) }),
+    latencyVerdict('e2eMs', { rev: base, values: values(matched.base.e2eMs) }, { rev: head, values: values(matched.head.e2eMs) }),
+    errorRateVerdict({ rev: base, errors: matched.base.errors, total: matched.base.requests }, { rev: head, errors: matched.head.errors, total: matched.head.requests }),
   ];
-  return { base: label(previous.report), head: label(latest.report), verdicts };
+  const comparison = { base, head, matching, verdicts };
+  matchedEvidence.set(comparison, matched);
+  return comparison;
 }
 
 /**
@@ -179,6 +212,8 @@ export interface ProdReport {
   versions: ProdVersion[];
   comparison: ProdComparison | null;
   skipped: SkipCounts;
+  /** Per convention read: model calls, TTFT coverage, what was left out and what the source never records (trace files). */
+  sources?: SourceSummary[];
   /** Inference spans for prompts this file does not hold, by name (at most 20 names). */
   otherPrompts: Record<string, number>;
   notes: string[];

@@ -9,6 +9,7 @@ import { baselineAt, type BaselineMethod, type SeriesPoint } from '../baseline/s
 import { percentile } from '../stats/percentile';
 import { seededRandom } from '../stats/random';
 import type { ImportedSpan, SkipReason, SpanSink } from './importOtlpSpans';
+import type { Relabel } from './prodAggregate';
 
 export const HOUR_MS = 3_600_000;
 /** History kept before the window for the baseline: its weekly rhythm needs at least two weeks, four are used. */
@@ -44,6 +45,8 @@ export interface WindowFigures {
   ttftP99Ms: number | null;
   /** `pooled`: percentiles of the requests themselves (trace files); `median-of-hours`: of the hourly figures (Prometheus). */
   how: 'pooled' | 'median-of-hours';
+  /** For the figures before a change: the previous version in the same hours (side by side) or a week earlier. */
+  matched?: 'same-hours' | 'week-before';
 }
 
 export interface VersionChangeMark {
@@ -52,6 +55,8 @@ export interface VersionChangeMark {
   previous: string | null;
   before: WindowFigures | null;
   after: WindowFigures | null;
+  /** Why there are no figures before: the previous version served no matching hours. */
+  beforeNote?: string;
 }
 
 export interface BaselineBandData {
@@ -94,6 +99,8 @@ export class ProdTimeline implements SpanSink {
   /** version → hour start → figures */
   private readonly hours = new Map<string, Map<number, Hour>>();
   private readonly firstSeen = new Map<string, number>();
+  /** The prompt names each label was seen with (a rename is per name and label). */
+  private readonly names = new Map<string, Set<string | null>>();
   private readonly random = seededRandom(11);
 
   private readonly bucketMs: number;
@@ -122,6 +129,9 @@ export class ProdTimeline implements SpanSink {
     if (span.promptName === null || !this.promptNames.has(span.promptName)) return;
     if (span.startMs < this.sinceMs - (this.withBand ? BASELINE_HISTORY_MS : 0) || span.startMs > this.untilMs) return;
     const t = Math.floor(span.startMs / this.bucketMs) * this.bucketMs;
+    const names = this.names.get(span.promptVersion);
+    if (names) names.add(span.promptName);
+    else this.names.set(span.promptVersion, new Set([span.promptName]));
     let byHour = this.hours.get(span.promptVersion);
     if (!byHour) this.hours.set(span.promptVersion, (byHour = new Map()));
     let hour = byHour.get(t);
@@ -145,6 +155,34 @@ export class ProdTimeline implements SpanSink {
 
   other(): void {}
 
+  /** Labels of one revision merged under one name (versionResolver.ts revisionRename): their hours pooled. */
+  relabel(rename: Relabel): void {
+    for (const [label, byHour] of [...this.hours]) {
+      const name = [...(this.names.get(label) ?? [null])].map((n) => rename(n, label).version).find((v) => v !== label);
+      if (name === undefined) continue;
+      this.hours.delete(label);
+      const into = this.hours.get(name) ?? new Map<number, Hour>();
+      for (const [t, h] of byHour) {
+        const at = into.get(t);
+        if (!at) into.set(t, h);
+        else {
+          at.requests += h.requests;
+          at.errors += h.errors;
+          at.ttft.push(...h.ttft);
+          at.seen += h.seen;
+          at.e2e.push(...h.e2e);
+          at.e2eSeen += h.e2eSeen;
+          at.tpot.push(...h.tpot);
+          at.tpotSeen += h.tpotSeen;
+        }
+      }
+      this.hours.set(name, into);
+      const first = this.firstSeen.get(label)!;
+      this.firstSeen.delete(label);
+      this.firstSeen.set(name, Math.min(first, this.firstSeen.get(name) ?? first));
+    }
+  }
+
   data(): TimelineData {
     const versions = [...this.hours].map(([version, byHour]) => ({
       version,
@@ -159,12 +197,11 @@ export class ProdTimeline implements SpanSink {
       .filter(([, values]) => values.length >= MIN_REQUESTS_FOR_P99)
       .sort((a, b) => a[0] - b[0])
       .map(([t, values]) => ({ t, value: quantiles(values).ttftP99Ms! }));
-    const changes = versionChanges(this.firstSeen, this.sinceMs, (from, to) => {
+    const changes = versionChanges(this.firstSeen, this.sinceMs, (version, from, to) => {
       const values: number[] = [];
       let requests = 0;
       let hours = 0;
-      for (const [t, v] of allHours) if (t >= from && t < to) (values.push(...v), hours++);
-      for (const byHour of this.hours.values()) for (const [t, h] of byHour) if (t >= from && t < to) requests += h.requests;
+      for (const [t, h] of this.hours.get(version) ?? []) if (t >= from && t < to) (values.push(...h.ttft), (requests += h.requests), hours++);
       if (requests === 0) return null;
       return { hours, requests, ...quantiles(values), how: 'pooled' };
     });
@@ -193,23 +230,36 @@ function quantiles(values: readonly number[]): { ttftP50Ms: number | null; ttftP
 
 const round = (ms: number) => Math.round(ms * 10) / 10;
 
-/** Each version first seen inside the window, with the hours before and after its first request. */
-export function versionChanges(firstSeen: ReadonlyMap<string, number>, sinceMs: number, figures: (fromMs: number, toMs: number) => WindowFigures | null): VersionChangeMark[] {
+/**
+ * Each version first seen inside the window, with figures compared over matched time (as prod's comparison,
+ * matchedHours.ts): after = the new version in the CHANGE_WINDOW_HOURS from its first hour; before = the previous
+ * version in those same hours when it still served them (a gray release), else in the same hours a week earlier,
+ * else none — with why: the hours before a deploy are other hours of the day, not a baseline.
+ */
+export function versionChanges(firstSeen: ReadonlyMap<string, number>, sinceMs: number, figures: (version: string, fromMs: number, toMs: number) => WindowFigures | null): VersionChangeMark[] {
   const ordered = [...firstSeen].sort((a, b) => a[1] - b[1]);
   const marks: VersionChangeMark[] = [];
   for (const [i, [version, t]] of ordered.entries()) {
     if (i === 0 || t < sinceMs) continue; // the first version ever seen is not a change
+    const previous = ordered[i - 1]![0];
     const hour = Math.floor(t / HOUR_MS) * HOUR_MS;
+    const end = hour + CHANGE_WINDOW_HOURS * HOUR_MS;
+    const sideBySide = figures(previous, hour, end);
+    const weekBefore = sideBySide ? null : figures(previous, hour - WEEK_MS, end - WEEK_MS);
+    const before = sideBySide ? { ...sideBySide, matched: 'same-hours' as const } : weekBefore ? { ...weekBefore, matched: 'week-before' as const } : null;
     marks.push({
       t,
       version,
-      previous: ordered[i - 1]![0],
-      before: figures(hour - CHANGE_WINDOW_HOURS * HOUR_MS, hour),
-      after: figures(hour, hour + CHANGE_WINDOW_HOURS * HOUR_MS),
+      previous,
+      before,
+      after: figures(version, hour, end),
+      ...(before ? {} : { beforeNote: `${previous} served neither these hours nor the same hours a week before: no like-for-like figures` }),
     });
   }
   return marks;
 }
+
+const WEEK_MS = 7 * 24 * HOUR_MS;
 
 /** The band for every hour of the window, from the hours before it. */
 export function baselineBand(series: readonly SeriesPoint[], sinceMs: number, untilMs: number): BaselineBandData {

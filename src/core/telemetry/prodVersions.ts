@@ -12,6 +12,7 @@ import { contentsAt, fileHistory, type FileRevision } from '../history/fileHisto
 import { renderWithReferences } from '../render/renderWithReferences';
 import { requestOf } from '../run/promptRequest';
 import { promptContentHash } from '../store/runKey';
+import { promptTemplate, type PromptTemplate } from './contentMatch';
 
 export interface RevisionFacts {
   rev: string;
@@ -19,6 +20,17 @@ export interface RevisionFacts {
   subject: string;
   /** Content hash (64 hex) per prompt name in the file at this revision. */
   hashes: Map<string, string>;
+  /** Each prompt's literal text between its variables, for versions by content (contentMatch.ts). */
+  templates: Map<string, PromptTemplate>;
+}
+
+/** A production label resolved outside the file's own commits: a deploy commit, or the user's registry table. */
+export interface VersionAlias {
+  /** The revision of the file (a commit in `revisions`) whose text the label serves. */
+  rev: string;
+  how: 'deploy-commit' | 'registry';
+  /** For a registry entry: the table's file. */
+  from?: string;
 }
 
 export interface FileVersions {
@@ -29,6 +41,17 @@ export interface FileVersions {
   shallow: boolean;
   /** Why history could not be read (not a repository, untracked file); versions then map to nothing. */
   historyProblem?: string;
+  repoRoot?: string;
+  /** The paths the file had (renames), relative to the repository root. */
+  paths: string[];
+  /** Labels resolved by versionResolver.ts (per prompt name, or '' for any prompt). */
+  aliases: Map<string, VersionAlias>;
+}
+
+/** `sha256:` + 16 hex digits of each prompt's content hash in a file's text (what the exporter writes for uncommitted text). */
+export async function contentLabels(fileName: string, text: string): Promise<Map<string, string>> {
+  const { hashes } = await promptFacts(fileName, text, new Set());
+  return new Map([...hashes].map(([name, hash]) => [name, `sha256:${hash.slice(0, 16)}`]));
 }
 
 /** Enough history to map any version a deployment still serves; older ones are said to be unmapped. */
@@ -40,7 +63,7 @@ export async function loadFileVersions(file: string, options: { signal?: AbortSi
   const revisions: RevisionFacts[] = [];
   let working: RevisionFacts | undefined;
   try {
-    working = { rev: 'working', date: '', subject: 'working copy', hashes: await promptHashes(file, readFileSync(file, 'utf8'), promptNames) };
+    working = { rev: 'working', date: '', subject: 'working copy', ...(await promptFacts(file, readFileSync(file, 'utf8'), promptNames)) };
   } catch {
     // an unreadable working copy: history alone
   }
@@ -48,31 +71,36 @@ export async function loadFileVersions(file: string, options: { signal?: AbortSi
   try {
     history = await fileHistory(file, { ...call, maxCount: MAX_REVISIONS });
   } catch (error) {
-    return { revisions: working ? [working] : [], promptNames, shallow: false, historyProblem: (error as Error).message };
+    return { revisions: working ? [working] : [], promptNames, shallow: false, historyProblem: (error as Error).message, paths: [], aliases: new Map() };
   }
   const present: FileRevision[] = history.revisions.filter((r) => !r.deleted);
   const contents = await contentsAt(history.repoRoot, present, call);
   for (const [i, revision] of present.entries()) {
     const content = contents[i]!;
-    const hashes = content.ok ? await promptHashes(revision.path, content.text, promptNames) : new Map<string, string>();
-    revisions.push({ rev: revision.rev, date: revision.date, subject: revision.subject, hashes });
+    const facts = content.ok ? await promptFacts(revision.path, content.text, promptNames) : { hashes: new Map<string, string>(), templates: new Map<string, PromptTemplate>() };
+    revisions.push({ rev: revision.rev, date: revision.date, subject: revision.subject, ...facts });
   }
   const newest = revisions[0];
   if (working && (!newest || [...working.hashes].some(([name, hash]) => newest.hashes.get(name) !== hash))) revisions.unshift(working);
-  return { revisions, promptNames, shallow: history.shallow };
+  return { revisions, promptNames, shallow: history.shallow, repoRoot: history.repoRoot, paths: [...new Set([history.path, ...present.map((r) => r.path)])], aliases: new Map() };
 }
 
-/** The content hash of each prompt of a file's text, rendered with its own sample values (as `run` sends it). */
-async function promptHashes(fileName: string, text: string, names: Set<string>): Promise<Map<string, string>> {
+/**
+ * The content hash of each prompt of a file's text, rendered with its own sample values (as `run` sends it),
+ * and its template for versions by content.
+ */
+async function promptFacts(fileName: string, text: string, names: Set<string>): Promise<Pick<RevisionFacts, 'hashes' | 'templates'>> {
   const hashes = new Map<string, string>();
+  const templates = new Map<string, PromptTemplate>();
   let doc;
   try {
     doc = parsePromptFile(fileName, text);
   } catch {
-    return hashes;
+    return { hashes, templates };
   }
   for (const prompt of doc.prompts) {
     names.add(prompt.name);
+    templates.set(prompt.name, promptTemplate(prompt));
     try {
       // No file references at a past revision: what the text itself renders to.
       const { rendering } = await renderWithReferences(text, prompt, {}, {});
@@ -82,12 +110,12 @@ async function promptHashes(fileName: string, text: string, names: Set<string>):
       // a prompt that cannot be rendered has no content hash
     }
   }
-  return hashes;
+  return { hashes, templates };
 }
 
 export interface VersionMatch {
   revision: string | null;
-  how: 'commit' | 'content-hash' | null;
+  how: 'commit' | 'content-hash' | 'deploy-commit' | 'registry' | null;
   date?: string;
   subject?: string;
   /** Position in history, 0 = newest; null when unmapped. */
@@ -98,6 +126,14 @@ const COMMIT_PREFIX = /^[0-9a-f]{7,64}$/i;
 const SHORT_HASH = /^sha256:([0-9a-f]{8,64})$/i;
 
 export function matchVersion(version: string, promptName: string | null, versions: FileVersions): VersionMatch {
+  const alias = versions.aliases.get(`${promptName ?? ''}\u0000${version}`) ?? versions.aliases.get(`\u0000${version}`);
+  if (alias) {
+    const order = versions.revisions.findIndex((r) => r.rev === alias.rev);
+    if (order >= 0) {
+      const at = versions.revisions[order]!;
+      return { revision: at.rev, how: alias.how, ...(at.date ? { date: at.date } : {}), subject: at.subject, order };
+    }
+  }
   const v = version.trim().toLowerCase();
   const hashPrefix = SHORT_HASH.exec(v)?.[1] ?? (/^[0-9a-f]{64}$/.test(v) ? v : undefined);
   for (const [order, r] of versions.revisions.entries()) {

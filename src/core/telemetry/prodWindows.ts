@@ -3,7 +3,8 @@
  * Production view draws (ProdTimeline for trace files, prometheusTimeline for Prometheus) with its
  * bucket set to the window — no second aggregator.
  */
-import type { ImportedSpan, SkipReason, SpanSink } from './importOtlpSpans';
+import type { ImportedSpan, SpanSink } from './importOtlpSpans';
+import type { Relabel, Relabelable } from './prodAggregate';
 import type { TimelineData, TimelinePoint } from './prodTimeline';
 
 export interface WindowPercentiles {
@@ -61,10 +62,11 @@ function windowOf(p: TimelinePoint, size: number, untilMs: number): VersionWindo
 }
 
 /** Every span to each sink (the report's aggregate already takes one `alsoTo`). */
-export function fanOut(...sinks: SpanSink[]): SpanSink {
+export function fanOut(...sinks: (SpanSink & Partial<Relabelable>)[]): SpanSink & Relabelable {
   return {
     span: (s: ImportedSpan) => sinks.forEach((k) => k.span(s)),
-    skip: (r: SkipReason) => sinks.forEach((k) => k.skip(r)),
+    skip: (...a: Parameters<SpanSink['skip']>) => sinks.forEach((k) => k.skip(...a)),
     other: (...a: Parameters<SpanSink['other']>) => sinks.forEach((k) => k.other(...a)),
+    relabel: (rename: Relabel) => sinks.forEach((k) => k.relabel?.(rename)),
   };
 }

@@ -33,6 +33,8 @@ export interface ProductionSourceView {
   timeline: TimelineData | null;
   /** The band's method in words, or what it still needs. */
   baseline: string;
+  /** The time the figures cover, in words (the versions table and the hourly chart may cover different ranges). */
+  range?: string;
 }
 
 export interface ProductionView {
@@ -69,9 +71,23 @@ export function productionView(file: string, production: FileProduction, promptN
     const timeline = reading.timeline ? { ...reading.timeline, versions: reading.timeline.versions.filter((v) => shown.has(v.version)), changes: reading.timeline.changes.filter((c) => shown.has(c.version)) } : null;
     const band = timeline?.band;
     const baseline = !band ? 'no hourly figures from this source' : band.method === 'none' ? (band.note ?? 'no baseline yet') : `dynamic baseline: ${BAND_WORDS[band.method] ?? band.method}${band.note ? ` — ${band.note}` : ''}`;
-    return { label: reading.label, since: reading.source.since, kind: reading.source.kind, error: reading.error ?? null, notes: reading.notes, versions, timeline, baseline };
+    return { label: reading.label, since: reading.source.since, kind: reading.source.kind, error: reading.error ?? null, notes: reading.notes, versions, timeline, baseline, range: rangeWords(reading) };
   });
   return { kind: 'production', file, prompt: promptName, sources };
+}
+
+const utc = (ms: number | string) => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+
+/** What the figures cover: the window asked for, or — trace files read whole — the first and last span, said apart from the chart's range. */
+function rangeWords(reading: FileProduction['readings'][number]): string {
+  const report = reading.report;
+  const chart = reading.timeline ? `hourly chart: ${utc(reading.timeline.sinceMs)} – ${utc(reading.timeline.untilMs)}` : null;
+  if (report?.source.kind === 'otlp-files' && report.window.since === null) {
+    const seen = report.versions.flatMap((v) => [v.firstSeen, v.lastSeen]).filter((t): t is string => t !== null).sort();
+    const versions = seen.length ? `versions: every span in the files, ${utc(seen[0]!)} – ${utc(seen.at(-1)!)}` : 'versions: every span in the files';
+    return chart ? `${versions}; ${chart}` : versions;
+  }
+  return reading.timeline ? `last ${reading.source.since}: ${utc(reading.timeline.sinceMs)} – ${utc(reading.timeline.untilMs)}` : `last ${reading.source.since}`;
 }
 
 export function isProductionView(value: unknown): value is ProductionView {

@@ -93,3 +93,14 @@ describe('dynamic baseline', () => {
     for (const a of anomalies) expect(new Date(a.start).getUTCHours()).toBeLessThan(7);
   });
 });
+
+describe('bands of non-negative metrics', () => {
+  it('never go below 0 (an error rate of 0.5% ± 3 MADs is not "−1.2% to 2.2%")', () => {
+    const week = 7 * 24 * 3_600_000;
+    const history = [0.001, 0.02, 0.0, 0.03].map((value, i) => ({ t: 10 * week - (i + 1) * week, value }));
+    const band = baselineAt(history, 10 * week);
+    expect(band.method).toBe('same-hour-of-week');
+    expect(band.lower).toBe(0);
+    expect(band.upper!).toBeGreaterThan(band.median!);
+  });
+});

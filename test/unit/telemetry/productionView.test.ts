@@ -37,6 +37,16 @@ beforeAll(() => {
   const weeks: string[] = [];
   for (let h = 21 * 24; h >= 1; h--) weeks.push(tracesLine(hourOfSpans(a.slice(0, 7), HOUR_NOW - h * HOUR, 100)));
   repo.write('history/weeks.jsonl.gz', gzipSync(`${weeks.join('\n')}\n`));
+  // A every hour for eight days until 5 hours ago, then B: a week earlier A served B's hours.
+  const replaced: string[] = [];
+  for (let h = 8 * 24; h >= 5; h--) replaced.push(tracesLine(hourOfSpans(a.slice(0, 7), HOUR_NOW - h * HOUR, 100)));
+  for (let h = 4; h >= 1; h--) replaced.push(tracesLine(hourOfSpans(b.slice(0, 7), HOUR_NOW - h * HOUR, 300)));
+  repo.write('replaced/week.jsonl', `${replaced.join('\n')}\n`);
+  // A gray release: A keeps serving beside B.
+  const gray: string[] = [];
+  for (let h = 10; h >= 1; h--) gray.push(tracesLine(hourOfSpans(a.slice(0, 7), HOUR_NOW - h * HOUR, 100)));
+  for (let h = 4; h >= 1; h--) gray.push(tracesLine(hourOfSpans(b.slice(0, 7), HOUR_NOW - h * HOUR + 30_000, 300)));
+  repo.write('gray/day.jsonl', `${gray.join('\n')}\n`);
 });
 
 describe('Production view', () => {
@@ -55,11 +65,25 @@ describe('Production view', () => {
     expect(timeline.changes).toHaveLength(1);
     const change = timeline.changes[0]!;
     expect(change).toMatchObject({ version: b.slice(0, 7), previous: a.slice(0, 7), t: HOUR_NOW - 4 * HOUR });
-    // Pooled: 120 requests (each TTFT six times) → p99 at rank 117.81 of the sorted values, both 119.
-    expect(change.before).toEqual({ hours: 6, requests: 120, ttftP50Ms: 109.5, ttftP99Ms: 119, how: 'pooled' });
+    // A served neither B's hours nor the same hours a week before: the six hours before the deploy are another
+    // time of day, not a baseline — no figures, and why.
+    expect(change.before).toBeNull();
+    expect(change.beforeNote).toBe(`${a.slice(0, 7)} served neither these hours nor the same hours a week before: no like-for-like figures`);
     expect(change.after).toEqual({ hours: 4, requests: 80, ttftP50Ms: 309.5, ttftP99Ms: 319, how: 'pooled' });
     expect(timeline.band.method).toBe('none');
     expect(source!.baseline).toMatch(/^no baseline yet: the weekly rhythm needs 2 more weeks of history at this hour, or \d+ more hours for a rolling one$/);
+  });
+
+  it('before/after over matched hours: the same hours a week earlier when B replaced A; the same hours side by side in a gray release', async () => {
+    const changeOf = async (traces: string) => {
+      const production = await readFileProduction(`${repo.root}/greet.prompt`, [{ kind: 'traces', traces, since: '24h' }], { root: repo.root, nowMs: NOW });
+      return production.readings[0]!.timeline!.changes[0]!;
+    };
+    const replaced = await changeOf('replaced/*.jsonl');
+    expect(replaced.before).toEqual({ hours: 6, requests: 120, ttftP50Ms: 109.5, ttftP99Ms: 119, how: 'pooled', matched: 'week-before' });
+    expect(replaced.after).toMatchObject({ hours: 4, requests: 80, ttftP50Ms: 309.5 });
+    const gray = await changeOf('gray/*.jsonl');
+    expect(gray.before).toEqual({ hours: 4, requests: 80, ttftP50Ms: 109.5, ttftP99Ms: 119, how: 'pooled', matched: 'same-hours' });
   });
 
   it('three weeks of history: the band is the same hour of the week, and says so', async () => {

@@ -1,0 +1,140 @@
+/**
+ * `prod`'s production adherence and decision: `--score N` (answers scored per version; 0: none; scores kept
+ * in `--store PATH`, default .prompt-insight/prod-scores.jsonl, or not with `--no-store`),
+ * `--judge-endpoint URL --judge-model ID` for judge rubrics, `--decide --base V1 --head V2
+ * [--fail-on-regression]`. The checks and the policy come from the BASE revision's files when deciding
+ * (the change cannot relax its own gate), else from the tests file on disk.
+ */
+import { resolve } from 'node:path';
+import { loadTestSuite, type TestSuite } from '../core/adherence/testCases';
+import type { Judge } from '../core/adherence/score';
+import { transportJudge } from '../core/compare/judge';
+import { loadGatePolicy } from '../core/compare/gatePolicy';
+import { loadRevisionSources } from '../core/compare/revisionSources';
+import { detectFormat } from '../core/formats/detect';
+import type { RolloutPolicy } from '../core/rollout/scenario';
+import { policyText } from '../core/rollout/scenario';
+import { SloError } from '../core/rollout/slo';
+import { AnswerSample, DEFAULT_SCORED_PER_VERSION, referenceFreeChecks, scoreAnswers, type ProdAdherence } from '../core/telemetry/prodAdherence';
+import { DEFAULT_SCORE_STORE, ProdScoreStore } from '../core/telemetry/prodScoreStore';
+import { decideProduction, DECISION_WORDS, type ProdDecision } from '../core/telemetry/prodDecision';
+import type { ProdReport } from '../core/telemetry/prodReport';
+import { findVersion } from '../core/telemetry/prodFromTraces';
+import type { FileVersions } from '../core/telemetry/prodVersions';
+import { type ParsedArgs, numberFlag, stringFlag, UsageError } from './args';
+import { endpointTransport, ENDPOINT_FLAGS } from './endpointArgs';
+import { promptsOf } from './promptFile';
+import { readPromptFile } from '../core/files/workspaceFile';
+import { decodePromptBytes } from '../core/formats/decode';
+
+export const ADHERENCE_VALUED = ['score', 'store', 'base', 'head', ...ENDPOINT_FLAGS.map((f) => `judge-${f}`), 'judge-model'];
+export const ADHERENCE_BOOLEAN = ['decide', 'fail-on-regression', 'no-store'];
+
+export interface AdherencePlan {
+  cap: number;
+  judge?: Judge;
+  decide?: { base: string; head: string; failOnRegression: boolean };
+  sample: AnswerSample;
+  /** Where scores are kept between runs; absent with --no-store. */
+  storePath?: string;
+}
+
+export function adherencePlan(args: ParsedArgs, window: { sinceMs?: number; untilMs?: number }, timeoutMs: number, signal?: AbortSignal): AdherencePlan {
+  const cap = numberFlag(args, 'score', { min: 0, max: 10_000, integer: true }, DEFAULT_SCORED_PER_VERSION);
+  const judgeTransport = endpointTransport(args, 'judge-');
+  const judgeModel = stringFlag(args, 'judge-model');
+  if (judgeTransport && !judgeModel) throw new UsageError('--judge-endpoint needs --judge-model');
+  const base = stringFlag(args, 'base');
+  const head = stringFlag(args, 'head');
+  const deciding = args.flags.get('decide') === true;
+  if (args.flags.has('store') && args.flags.has('no-store')) throw new UsageError('--store and --no-store exclude each other');
+  if (deciding && (!base || !head)) throw new UsageError('--decide needs --base V1 --head V2 (the versions as production labels them, or their commits)');
+  if (!deciding && (base || head || args.flags.has('fail-on-regression'))) throw new UsageError('--base, --head and --fail-on-regression go with --decide');
+  return {
+    cap,
+    ...(judgeTransport && judgeModel ? { judge: transportJudge(judgeTransport, judgeModel, timeoutMs, signal) } : {}),
+    ...(deciding ? { decide: { base: base!, head: head!, failOnRegression: args.flags.get('fail-on-regression') === true } } : {}),
+    sample: new AnswerSample(cap, window),
+    ...(args.flags.has('no-store') ? {} : { storePath: stringFlag(args, 'store') ?? DEFAULT_SCORE_STORE }),
+  };
+}
+
+/** The base revision's policy and tests file (deciding), else the tests file on disk and no policy. */
+async function checksSource(file: string, plan: AdherencePlan, report: ProdReport, fileVersions: FileVersions, promptName: string | undefined, signal?: AbortSignal): Promise<{ suite: TestSuite; policy?: RolloutPolicy }> {
+  const baseRev = plan.decide ? findVersion(report.versions, plan.decide.base)?.revision : undefined;
+  if (plan.decide && baseRev) {
+    const { sources, history } = await loadRevisionSources(file, [baseRev], signal ? { signal } : {});
+    try {
+      const gate = await loadGatePolicy(sources, { file, ...(promptName ? { promptName } : {}), ...(history ? { repoRoot: history.repoRoot } : fileVersions.repoRoot ? { repoRoot: fileVersions.repoRoot } : {}), ...(signal ? { signal } : {}) }, { from: 'base' });
+      return { suite: gate.suite, policy: gate.policy };
+    } catch (error) {
+      if (error instanceof SloError) throw new UsageError(error.message);
+      throw error;
+    }
+  }
+  return workingSuite(file, promptName);
+}
+
+async function workingSuite(file: string, promptName: string | undefined): Promise<{ suite: TestSuite }> {
+  const parsed = await promptsOf(file, promptName);
+  if ('error' in parsed) return { suite: { cases: [], source: file, problems: [parsed.error] } };
+  const decoded = decodePromptBytes(await readPromptFile(file));
+  const text = decoded.ok ? decoded.text : '';
+  return { suite: loadTestSuite(resolve(file), text, detectFormat(file, text), parsed.prompts[0]!) };
+}
+
+/**
+ * Whether answers are worth reading: deciding, or the tests file on disk has checks for every answer.
+ * (Reading them holds each call until its trace's log records are in: not paid for nothing.)
+ */
+export async function wantsAnswers(file: string, plan: AdherencePlan, promptName: string | undefined): Promise<boolean> {
+  if (plan.cap === 0) return false;
+  if (plan.decide) return true;
+  const { suite } = await workingSuite(file, promptName);
+  return (suite.everyAnswer?.length ?? 0) > 0;
+}
+
+/** Scores each version's sampled answers into the report (`versions[].adherence`), and decides when asked. */
+export async function scoreAndDecide(file: string, plan: AdherencePlan, report: ProdReport, fileVersions: FileVersions, promptName: string | undefined, signal?: AbortSignal): Promise<{ decision?: ProdDecision; notes: string[] }> {
+  const notes: string[] = [];
+  const { suite, policy } = await checksSource(file, plan, report, fileVersions, promptName, signal);
+  const { checks, leftOut } = referenceFreeChecks(suite, plan.judge !== undefined);
+  if (leftOut.length) notes.push(`production adherence leaves out ${leftOut.join(', ')}.`);
+  const noChecks = checks.length === 0 ? `${suite.source} has no check every answer can be held to (defaultTest: assert: contains, regex, is-json, json-schema, llm-rubric …)` : undefined;
+  if (plan.cap > 0 && !noChecks) {
+    const store = plan.storePath ? new ProdScoreStore(plan.storePath) : undefined;
+    if (store?.problem) notes.push(store.problem);
+    for (const v of report.versions) {
+      const adherence: ProdAdherence = await scoreAnswers(plan.sample.answersOf(v.promptName, v.version), checks, plan.judge, store);
+      v.adherence = adherence;
+    }
+    store?.save();
+    if (report.versions.length > 0 && report.versions.every((v) => v.adherence!.withAnswer === 0)) notes.push('no answer was captured on these spans: production adherence needs the output recorded (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true, or the library\'s own switch).');
+  } else if (plan.cap > 0 && plan.decide && noChecks) notes.push(`${noChecks}: adherence does not gate this decision.`);
+  if (!plan.decide) return { notes };
+  const base = findVersion(report.versions, plan.decide.base);
+  const head = findVersion(report.versions, plan.decide.head);
+  if (!base || !head || !report.comparison || !policy) {
+    const why = !base || !head ? `version ${!base ? plan.decide.base : plan.decide.head} served no request of this prompt in the source` : !policy ? `version ${plan.decide.base} is not in ${file}'s git history: its policy cannot be read` : 'the two versions cannot be compared';
+    return { notes, decision: { decision: 'insufficient', base: plan.decide.base, head: plan.decide.head, matching: null, reasons: [why, 'A gate fails closed: no decision without evidence.'] } };
+  }
+  const decision = decideProduction({ policy, base, head, comparison: report.comparison, ...(noChecks || plan.cap === 0 ? { adherenceNotMeasured: noChecks ?? '--score 0' } : {}) });
+  notes.push(`decided under ${plan.decide.base}'s policy: ${policyText(policy)}`);
+  return { decision, notes };
+}
+
+/** `promote` 0; with --fail-on-regression `roll-back` 1 and `insufficient` 2 (a gate fails closed; distinct so a pipeline can wait and retry). */
+export function decisionExitCode(decision: ProdDecision, failOnRegression: boolean): number {
+  if (!failOnRegression || decision.decision === 'promote') return 0;
+  return decision.decision === 'roll-back' ? 1 : 2;
+}
+
+export function decisionText(d: ProdDecision): string {
+  return [`decision: ${DECISION_WORDS[d.decision]} ${d.head} (against ${d.base})${d.matching ? ` · ${d.matching}` : ''}`, ...d.reasons.map((r) => `  - ${r}`)].join('\n');
+}
+
+export function adherenceLine(a: ProdAdherence): string {
+  if (a.rate === null) return `  adherence: no answer scored (${a.withAnswer} captured${a.unscored ? `, ${a.unscored} could not be scored` : ''})`;
+  const pct = (x: number) => `${Math.round(x * 100)}%`;
+  return `  adherence ${pct(a.rate)} [${pct(a.ci95![0])}, ${pct(a.ci95![1])}] · ${a.passed} of ${a.scored} sampled answers pass (of ${a.withAnswer} captured)${a.unscored ? ` · ${a.unscored} unscored` : ''}${a.fromStore ? ` · ${a.fromStore} scored before (stored)` : ''} · checks: ${a.checks.join(', ')}`;
+}

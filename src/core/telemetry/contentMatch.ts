@@ -1,0 +1,99 @@
+/**
+ * Versions by content: a prompt at a revision, rendered with a marker in place of each variable, is the
+ * literal text between the variables; a production call's messages are that revision's when each
+ * message of the template is found, in order and of the same role, with its literals in order. The
+ * match is linear in the message's length: the literals are found left to right with indexOf (leftmost
+ * is right for patterns whose only wildcards are the variables), no regular expression, no backtracking.
+ */
+import { createHash } from 'node:crypto';
+import { renderTemplate } from '../formats/template';
+import type { Prompt } from '../formats/model';
+import type { CapturedMessage } from './capturedContent';
+
+export interface MessageTemplate {
+  role: string;
+  /** The text between the variables, trimmed at the ends; null when the template has logic (it matches any text). */
+  literals: string[] | null;
+}
+
+export interface PromptTemplate {
+  messages: MessageTemplate[];
+  /** Literal characters in all: a template of variables alone is no evidence of anything. */
+  literalChars: number;
+  /** SHA-256 of the system message when it has no variables (what an app that logs no text can send). */
+  systemSha256: string | null;
+}
+
+/** Below this many literal characters a template is not matched (`{{question}}` alone matches every call). */
+export const MIN_LITERAL_CHARS = 16;
+
+const MARK = '\u0000PI\u0000';
+
+/** A nested object with the marker at each variable's path (`a.b` → {a: {b: MARK}}). */
+function markerVars(names: readonly string[]): Record<string, unknown> {
+  const vars: Record<string, unknown> = {};
+  for (const name of names) {
+    const path = name.split(/\.|\[(\d+)\]/).filter((p) => p !== undefined && p !== '');
+    let at = vars;
+    path.forEach((key, i) => {
+      if (i === path.length - 1) at[key] = MARK;
+      else at = (at[key] = typeof at[key] === 'object' && at[key] !== null ? at[key] : {}) as Record<string, unknown>;
+    });
+  }
+  return vars;
+}
+
+export function promptTemplate(prompt: Prompt): PromptTemplate {
+  const messages: MessageTemplate[] = [];
+  let literalChars = 0;
+  let systemSha256: string | null = null;
+  for (const message of prompt.messages) {
+    const names = renderTemplate(message.template, prompt.templateSyntax, {}).unresolved.filter((p) => !p.runtime).map((p) => p.name);
+    const rendered = renderTemplate(message.template, prompt.templateSyntax, markerVars(names));
+    if (rendered.unevaluatedLogic || rendered.unresolved.length > 0) {
+      messages.push({ role: message.role, literals: null });
+      continue;
+    }
+    const literals = rendered.text.trim().split(MARK);
+    literals[0] = literals[0]!.trimStart();
+    literalChars += literals.reduce((n, l) => n + l.trim().length, 0);
+    if (message.role === 'system' && systemSha256 === null && literals.length === 1) systemSha256 = sha256(literals[0]!);
+    messages.push({ role: message.role, literals });
+  }
+  return { messages, literalChars, systemSha256 };
+}
+
+export function sha256(text: string): string {
+  return createHash('sha256').update(text.trim()).digest('hex');
+}
+
+/** The template's messages found in the captured ones, in order (other messages, e.g. earlier turns, may lie between). */
+export function matchesTemplate(template: PromptTemplate, captured: readonly CapturedMessage[]): boolean {
+  if (template.literalChars < MIN_LITERAL_CHARS) return false;
+  let next = 0;
+  for (const message of template.messages) {
+    let found = false;
+    while (next < captured.length && !found) {
+      const candidate = captured[next++]!;
+      found = candidate.role === message.role && (message.literals === null || fits(message.literals, candidate.content.trim()));
+    }
+    if (!found) return false;
+  }
+  return true;
+}
+
+/** `text` is literals[0] + anything + literals[1] + … + anything + literals[n]. */
+function fits(literals: readonly string[], text: string): boolean {
+  const first = literals[0]!;
+  const last = literals[literals.length - 1]!;
+  if (literals.length === 1) return text === first;
+  if (!text.startsWith(first) || !text.endsWith(last) || first.length + last.length > text.length) return false;
+  let at = first.length;
+  const end = text.length - last.length;
+  for (let i = 1; i < literals.length - 1; i++) {
+    const found = text.indexOf(literals[i]!, at);
+    if (found < 0 || found + literals[i]!.length > end) return false;
+    at = found + literals[i]!.length;
+  }
+  return true;
+}

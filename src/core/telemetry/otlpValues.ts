@@ -1,0 +1,111 @@
+/**
+ * Values as the OTLP JSON mapping writes them: attributes as `{key, value: {stringValue | intValue |
+ * doubleValue | boolValue | kvlistValue}}`, int64 as decimal strings (numbers accepted), trace and span ids
+ * in hex or, as some exporters write them, base64. Nothing here throws on what a file holds.
+ */
+
+export type AttributeMap = Map<string, string | number | boolean>;
+
+type AnyValue = { stringValue?: unknown; intValue?: unknown; doubleValue?: unknown; boolValue?: unknown; kvlistValue?: unknown };
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** One AnyValue as a plain value; arrays and maps are left out (undefined). */
+export function plainValue(value: unknown): string | number | boolean | undefined {
+  if (!isObject(value)) return undefined;
+  const v = value as AnyValue;
+  if (typeof v.stringValue === 'string') return v.stringValue;
+  if (v.intValue !== undefined) {
+    const n = Number(v.intValue);
+    return Number.isFinite(n) ? n : undefined;
+  }
+  if (typeof v.doubleValue === 'number' || typeof v.doubleValue === 'string') {
+    const n = Number(v.doubleValue);
+    return Number.isFinite(n) ? n : undefined;
+  }
+  if (typeof v.boolValue === 'boolean') return v.boolValue;
+  return undefined;
+}
+
+/** Attribute list → map of plain values (arrays are not needed by the importer and are left out). */
+export function attributeMap(list: unknown): AttributeMap {
+  const map: AttributeMap = new Map();
+  if (!Array.isArray(list)) return map;
+  for (const kv of list) {
+    if (!isObject(kv) || typeof kv.key !== 'string') continue;
+    const value = plainValue(kv.value);
+    if (value !== undefined) map.set(kv.key, value);
+  }
+  return map;
+}
+
+/** A log record's body as a map: a `kvlistValue` body's entries, or a string body under `content`. */
+export function bodyMap(body: unknown): AttributeMap {
+  if (isObject(body) && isObject(body.kvlistValue)) return attributeMap(body.kvlistValue.values);
+  const plain = plainValue(body);
+  return typeof plain === 'string' ? new Map([['content', plain]]) : new Map();
+}
+
+export function firstString(attributes: ReadonlyMap<string, unknown>, names: readonly string[]): string | null {
+  for (const name of names) {
+    const value = attributes.get(name);
+    if (typeof value === 'string' && value.trim() !== '') return value.trim();
+    if (typeof value === 'number') return String(value);
+  }
+  return null;
+}
+
+export function firstNumber(attributes: ReadonlyMap<string, unknown>, names: readonly string[]): number | null {
+  for (const name of names) {
+    const n = numberOf(attributes.get(name));
+    if (n !== null) return n;
+  }
+  return null;
+}
+
+export function numberOf(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (typeof value === 'string' && value.trim() !== '') {
+    const n = Number(value);
+    return Number.isFinite(n) ? n : null;
+  }
+  return null;
+}
+
+/** null = absent; undefined = present but not a plausible count (negative, fractional, beyond 2^40). */
+export function tokenCount(value: unknown): number | null | undefined {
+  if (value === undefined) return null;
+  const n = numberOf(value);
+  if (n === null || n < 0 || !Number.isInteger(n) || n > 2 ** 40) return undefined;
+  return n;
+}
+
+/** Unix nanoseconds (decimal string or number) → ms; null when missing, not a number or before 1970. */
+export function nanosToMs(value: unknown): number | null {
+  let n: number;
+  if (typeof value === 'string' && /^\d{1,20}$/.test(value)) n = Number(value);
+  else if (typeof value === 'number' && Number.isFinite(value)) n = value;
+  else return null;
+  if (n <= 0) return null;
+  return n / 1e6;
+}
+
+const HEX_ID = /^[0-9a-fA-F]+$/;
+const BASE64_ID = /^[A-Za-z0-9+/]+={0,2}$/;
+
+/** A valid id (validId) in lowercase hex. */
+export function hexId(value: string, bytes: number): string {
+  return value.length === bytes * 2 && HEX_ID.test(value) ? value.toLowerCase() : Buffer.from(value, 'base64').toString('hex');
+}
+
+/** A trace (16 bytes) or span (8 bytes) id in hex, or in base64 as some exporters write it; all zeros is invalid. */
+export function validId(value: unknown, bytes: number): boolean {
+  if (typeof value !== 'string') return false;
+  let decoded: Buffer;
+  if (value.length === bytes * 2 && HEX_ID.test(value)) decoded = Buffer.from(value, 'hex');
+  else if (value.length === Math.ceil(bytes / 3) * 4 && BASE64_ID.test(value)) decoded = Buffer.from(value, 'base64');
+  else return false;
+  return decoded.length === bytes && decoded.some((b) => b !== 0);
+}

@@ -1,0 +1,139 @@
+/**
+ * Production adherence: the answers each version received in production (captured on its spans or
+ * log records, conventions.ts `answer`) scored with the prompt's reference-free checks — the tests
+ * file's assertions for every answer (`defaultTest`, GitHub's evaluators) that need no expected answer and no retrieved
+ * context: contains, regex, JSON and schema, length, and judge rubrics when a judge is configured.
+ * Bounded: a seeded uniform sample of at most `cap` successful answers per version is kept while the
+ * files stream (a reservoir), and only those are scored. Per version: passed of scored, with its Wilson
+ * interval, and the answers that could not be scored, with why.
+ */
+import { JUDGE_TYPES } from '../adherence/checkText';
+import { scoreRun, type Judge } from '../adherence/score';
+import type { Assertion, TestSuite } from '../adherence/testCases';
+import type { AssertionType } from '../adherence/assertionTypes';
+import { wilsonInterval } from '../stats/proportions';
+import { seededRandom } from '../stats/random';
+import type { ImportedSpan, SpanSink } from './importOtlpSpans';
+import type { Relabel } from './prodAggregate';
+import { ProdScoreStore } from './prodScoreStore';
+
+/** Answers scored per version by default: enough for an interval of about ±14 points at 50%. */
+export const DEFAULT_SCORED_PER_VERSION = 50;
+
+/** Checks that need a reference answer, the case's context or the request's timing: not for production answers. */
+const NOT_REFERENCE_FREE: ReadonlySet<AssertionType> = new Set<AssertionType>(['equals', 'latency', 'ttft', 'factuality', 'answer-correctness', 'context-recall', 'context-precision', 'context-relevance', 'faithfulness', 'context-faithfulness', 'hallucination']);
+
+export interface SampledAnswer {
+  answer: string;
+  traceId?: string;
+  spanId?: string;
+}
+
+export interface ProdAdherence {
+  /** The checks applied (their labels). */
+  checks: string[];
+  /** Successful requests with a captured answer, and how many of them were scored (the sample). */
+  withAnswer: number;
+  sampled: number;
+  passed: number;
+  /** Scored answers (pass or fail); unscored ones (a check that could not decide) are not in the rate. */
+  scored: number;
+  unscored: number;
+  rate: number | null;
+  ci95: [number, number] | null;
+  /** Scores read from the store (scored in an earlier run), not scored again. */
+  fromStore: number;
+}
+
+/** The tests file's checks that hold for any answer (`defaultTest`, GitHub's evaluators), reference-free; judges only with a judge. */
+export function referenceFreeChecks(suite: TestSuite, withJudge: boolean): { checks: Assertion[]; leftOut: string[] } {
+  const leftOut: string[] = [];
+  const checks = (suite.everyAnswer ?? []).filter((a) => {
+    if (NOT_REFERENCE_FREE.has(a.type)) return leftOut.push(`${a.label} (needs a reference, context or timing)`), false;
+    if (JUDGE_TYPES.has(a.type) && !withJudge) return leftOut.push(`${a.label} (no judge: --judge-endpoint and --judge-model)`), false;
+    return true;
+  });
+  return { checks, leftOut };
+}
+
+/** A seeded reservoir of successful answers per version, fed by the same pass that aggregates the spans. */
+export class AnswerSample implements SpanSink {
+  private readonly byKey = new Map<string, { name: string | null; version: string; seen: number; answers: SampledAnswer[] }>();
+  private readonly random: () => number;
+
+  constructor(
+    private readonly cap: number,
+    private readonly window: { sinceMs?: number; untilMs?: number } = {},
+    seed = 1,
+  ) {
+    this.random = seededRandom(seed ^ 0xad4e);
+  }
+
+  span(span: ImportedSpan): void {
+    if (span.errorType !== null || span.answer === undefined || this.cap <= 0) return;
+    if ((this.window.sinceMs !== undefined && span.endMs < this.window.sinceMs) || (this.window.untilMs !== undefined && span.endMs > this.window.untilMs)) return;
+    const key = `${span.promptName ?? ''}\u0000${span.promptVersion}`;
+    let entry = this.byKey.get(key);
+    if (!entry) this.byKey.set(key, (entry = { name: span.promptName, version: span.promptVersion, seen: 0, answers: [] }));
+    this.offer(entry, { answer: span.answer, ...(span.traceId ? { traceId: span.traceId } : {}), ...(span.spanId ? { spanId: span.spanId } : {}) });
+  }
+
+  skip(): void {}
+  other(): void {}
+
+  /** Labels of one revision become one version, as the aggregate's do: their samples are pooled, still at most `cap`. */
+  relabel(rename: Relabel): void {
+    const old = [...this.byKey.values()];
+    this.byKey.clear();
+    for (const entry of old) {
+      const { name, version } = rename(entry.name, entry.version);
+      const key = `${name ?? ''}\u0000${version}`;
+      const into = this.byKey.get(key);
+      if (!into) this.byKey.set(key, { ...entry, name, version });
+      else for (const answer of entry.answers) this.offer(into, answer);
+    }
+  }
+
+  answersOf(name: string | null, version: string): { seen: number; answers: SampledAnswer[] } {
+    const entry = this.byKey.get(`${name ?? ''}\u0000${version}`);
+    return entry ? { seen: entry.seen, answers: entry.answers } : { seen: 0, answers: [] };
+  }
+
+  private offer(entry: { seen: number; answers: SampledAnswer[] }, answer: SampledAnswer): void {
+    entry.seen++;
+    if (entry.answers.length < this.cap) entry.answers.push(answer);
+    else {
+      const slot = Math.floor(this.random() * entry.seen);
+      if (slot < this.cap) entry.answers[slot] = answer;
+    }
+  }
+}
+
+/** Scores the sampled answers with the checks (all must pass, as a case without a threshold); the store's scores are reused. */
+export async function scoreAnswers(sample: { seen: number; answers: readonly SampledAnswer[] }, checks: Assertion[], judge?: Judge, store?: ProdScoreStore): Promise<ProdAdherence> {
+  const testCase = { description: 'production answer', vars: {}, assertions: checks, threshold: 1 };
+  let passed = 0;
+  let unscored = 0;
+  let fromStore = 0;
+  for (const { answer } of sample.answers) {
+    const key = ProdScoreStore.key(checks, answer);
+    const stored = store?.get(key);
+    if (store?.fromEarlierRun(key)) fromStore++;
+    const status = stored ?? (await scoreRun(testCase, { answer, ok: true, ttftMs: null, e2eMs: null }, judge)).status;
+    if (status === 'pass') passed++;
+    else if (status === 'unscored') unscored++;
+    if (!stored && status !== 'unscored') store?.set(key, status);
+  }
+  const scored = sample.answers.length - unscored;
+  return {
+    checks: checks.map((c) => c.label),
+    withAnswer: sample.seen,
+    sampled: sample.answers.length,
+    passed,
+    scored,
+    unscored,
+    rate: scored > 0 ? passed / scored : null,
+    ci95: scored > 0 ? wilsonInterval(passed, scored) : null,
+    fromStore,
+  };
+}

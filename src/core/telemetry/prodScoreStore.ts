@@ -1,0 +1,73 @@
+/**
+ * Scores of production answers, kept between runs: a CD step that asks `prod --decide` every few minutes
+ * draws the same seeded sample from the same files, and a judge's verdict costs a model call. Keyed by
+ * the checks and the answer's text (SHA-256), so a changed check or answer is scored again; an unscored
+ * answer is not kept (a judge configured later may decide it). JSON Lines, appended; bounded: at most
+ * MAX_ENTRIES are read (the newest), and a file over MAX_BYTES is not read at all (said).
+ */
+import { createHash } from 'node:crypto';
+import { appendFileSync, lstatSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { canonicalJson } from '../endpoint/params';
+
+export const DEFAULT_SCORE_STORE = '.prompt-insight/prod-scores.jsonl';
+const MAX_BYTES = 32 * 1024 * 1024;
+const MAX_ENTRIES = 200_000;
+
+export type StoredStatus = 'pass' | 'fail';
+
+export class ProdScoreStore {
+  private readonly scores = new Map<string, StoredStatus>();
+  private readonly added: string[] = [];
+  private readonly addedKeys = new Set<string>();
+  /** Why the file was not read, when it was not (not a regular file, too large). */
+  readonly problem?: string;
+
+  constructor(private readonly path: string) {
+    let text = '';
+    try {
+      const stat = lstatSync(path);
+      if (!stat.isFile()) this.problem = `${path} is not a regular file: production scores are not kept`;
+      else if (stat.size > MAX_BYTES) this.problem = `${path} is over ${MAX_BYTES / 1024 / 1024} MB: not read (delete it to start again)`;
+      else text = readFileSync(path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.problem = `${path} is not read: ${(error as Error).message}`;
+    }
+    for (const line of text.split('\n').slice(-MAX_ENTRIES)) {
+      try {
+        const entry = JSON.parse(line) as { k?: unknown; s?: unknown };
+        if (typeof entry.k === 'string' && (entry.s === 'pass' || entry.s === 'fail')) this.scores.set(entry.k, entry.s);
+      } catch {
+        // a torn or foreign line: skipped
+      }
+    }
+  }
+
+  static key(checks: unknown, answer: string): string {
+    return createHash('sha256').update(canonicalJson(checks)).update('\u0000').update(answer).digest('hex');
+  }
+
+  get(key: string): StoredStatus | undefined {
+    return this.scores.get(key);
+  }
+
+  /** Stored by an earlier run (not merely scored earlier in this one: the same answer twice). */
+  fromEarlierRun(key: string): boolean {
+    return this.scores.has(key) && !this.addedKeys.has(key);
+  }
+
+  set(key: string, status: StoredStatus): void {
+    if (this.scores.get(key) === status) return;
+    this.scores.set(key, status);
+    this.addedKeys.add(key);
+    this.added.push(JSON.stringify({ k: key, s: status }));
+  }
+
+  /** Appends what was scored this run. */
+  save(): void {
+    if (this.added.length === 0 || this.problem) return;
+    mkdirSync(dirname(this.path), { recursive: true });
+    appendFileSync(this.path, `${this.added.join('\n')}\n`);
+    this.added.length = 0;
+  }
+}

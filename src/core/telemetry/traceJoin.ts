@@ -1,0 +1,156 @@
+/**
+ * Model calls joined with the rest of their trace: the prompt identity may sit on the call's span, on any
+ * ancestor span (an app's request span, OpenLLMetry's workflow, the AI SDK's agent), on the trace's root,
+ * or on the Resource; the messages sent may arrive as log records (the official OpenAI instrumentation).
+ * Exporters send a span when it ends, so ancestors usually arrive after the call: a call without its own
+ * identity is held until its trace's root span has arrived (or the input ends). Everything kept is
+ * bounded: held calls, parent links and log messages are each a FIFO of fixed size, and what overflows
+ * is released (or forgotten) oldest first — a call is then judged with what had arrived.
+ */
+import type { CapturedMessage } from './capturedContent';
+import type { Identity, ModelCall } from './spanFields';
+
+export type VersionOrigin = 'span' | 'ancestor' | 'resource' | 'content';
+
+export interface JoinedCall extends ModelCall {
+  /** The identity found nearest the call: its span, its ancestors (nearest first), the trace's root, the Resource. */
+  identity: Identity;
+  versionFrom: Exclude<VersionOrigin, 'content'> | null;
+}
+
+export interface JoinOptions {
+  /** Calls held for their ancestors (default 100,000). */
+  maxHeld?: number;
+  /** Parent links and identities of other spans kept (default 200,000). */
+  maxLinks?: number;
+  /** Join log-record messages to their calls and hold calls for them (content matching, `sample`). */
+  content?: boolean;
+}
+
+/** Parent links followed at most (a cycle in a hostile file ends here). */
+const MAX_DEPTH = 64;
+
+interface Link {
+  parent: string | null;
+  identity: Identity | null;
+}
+
+const hasIdentity = (i: Identity | null | undefined): i is Identity => !!i && (i.name !== null || i.version !== null);
+
+export class TraceJoin {
+  private readonly held = new Map<string, { call: ModelCall; resource: Identity | null }>();
+  private readonly heldByTrace = new Map<string, Set<string>>();
+  private readonly links = new Map<string, Link>();
+  private readonly roots = new Map<string, Identity>();
+  private readonly logMessages = new Map<string, CapturedMessage[]>();
+  private readonly logAnswers = new Map<string, string>();
+  private readonly maxHeld: number;
+  private readonly maxLinks: number;
+  /** Calls released before their trace was complete, because more were waiting than are kept. */
+  releasedEarly = 0;
+
+  constructor(
+    private readonly emit: (call: JoinedCall) => void,
+    private readonly options: JoinOptions = {},
+  ) {
+    this.maxHeld = options.maxHeld ?? 100_000;
+    this.maxLinks = options.maxLinks ?? 200_000;
+  }
+
+  modelCall(call: ModelCall, resource: Identity | null): void {
+    if (call.own.version !== null && call.own.name !== null && !this.options.content) return this.release({ call, resource });
+    const key = `${call.traceId}/${call.spanId}`;
+    this.held.set(key, { call, resource });
+    const ofTrace = this.heldByTrace.get(call.traceId);
+    if (ofTrace) ofTrace.add(key);
+    else this.heldByTrace.set(call.traceId, new Set([key]));
+    if (this.held.size > this.maxHeld) {
+      const [oldest] = this.held.keys();
+      this.releasedEarly++;
+      this.releaseKey(oldest!);
+    }
+  }
+
+  /** Any other span: its parent and identity, for the calls below it. A root span completes its trace. */
+  span(traceId: string, spanId: string, parent: string | null, identity: Identity | null): void {
+    if (parent === null) {
+      if (hasIdentity(identity)) remember(this.roots, traceId, identity, this.maxLinks);
+      this.completeTrace(traceId);
+      return;
+    }
+    if (hasIdentity(identity) || this.heldByTrace.has(traceId)) remember(this.links, `${traceId}/${spanId}`, { parent, identity: hasIdentity(identity) ? identity : null }, this.maxLinks);
+  }
+
+  /** A message of a call, from a log record or event tied to its span. */
+  message(traceId: string, spanId: string, message: CapturedMessage): void {
+    if (!this.options.content) return;
+    const key = `${traceId}/${spanId}`;
+    const list = this.logMessages.get(key);
+    if (list) list.push(message);
+    else remember(this.logMessages, key, [message], this.maxLinks);
+  }
+
+  /** The answer of a call, from a `gen_ai.choice` log record tied to its span. */
+  answer(traceId: string, spanId: string, text: string): void {
+    if (this.options.content) remember(this.logAnswers, `${traceId}/${spanId}`, text, this.maxLinks);
+  }
+
+  /** The input ended: every held call is judged with what arrived. */
+  end(): void {
+    for (const key of [...this.held.keys()]) this.releaseKey(key);
+  }
+
+  private completeTrace(traceId: string): void {
+    for (const key of [...(this.heldByTrace.get(traceId) ?? [])]) {
+      // Log records may still follow the spans: a call that needs its messages waits for the end.
+      if (this.options.content && !this.held.get(key)?.call.messages && !this.logMessages.has(key)) continue;
+      this.releaseKey(key);
+    }
+  }
+
+  private releaseKey(key: string): void {
+    const entry = this.held.get(key);
+    if (!entry) return;
+    this.held.delete(key);
+    const ofTrace = this.heldByTrace.get(entry.call.traceId);
+    ofTrace?.delete(key);
+    if (ofTrace?.size === 0) this.heldByTrace.delete(entry.call.traceId);
+    this.release(entry);
+  }
+
+  private release({ call, resource }: { call: ModelCall; resource: Identity | null }): void {
+    let name = call.own.name;
+    let version = call.own.version;
+    let versionFrom: JoinedCall['versionFrom'] = version !== null ? 'span' : null;
+    const take = (identity: Identity | null | undefined, from: 'ancestor' | 'resource') => {
+      if (!identity) return;
+      name ??= identity.name;
+      if (version === null && identity.version !== null) {
+        version = identity.version;
+        versionFrom = from;
+      }
+    };
+    let at = call.parentSpanId;
+    for (let depth = 0; at !== null && depth < MAX_DEPTH && (name === null || version === null); depth++) {
+      const link = this.links.get(`${call.traceId}/${at}`);
+      if (!link) break;
+      take(link.identity, 'ancestor');
+      at = link.parent;
+    }
+    // The root is every span's ancestor, however the links between them were lost.
+    if (name === null || version === null) take(this.roots.get(call.traceId), 'ancestor');
+    take(resource, 'resource');
+    const key = `${call.traceId}/${call.spanId}`;
+    const logged = this.logMessages.get(key);
+    if (logged) this.logMessages.delete(key);
+    const answer = call.answer ?? this.logAnswers.get(key) ?? null;
+    this.logAnswers.delete(key);
+    this.emit({ ...call, messages: call.messages ?? logged ?? null, answer, identity: { name, version }, versionFrom });
+  }
+}
+
+/** A FIFO map of bounded size: the oldest entry goes when a new one would exceed it. */
+function remember<V>(map: Map<string, V>, key: string, value: V, max: number): void {
+  if (!map.has(key) && map.size >= max) map.delete(map.keys().next().value!);
+  map.set(key, value);
+}

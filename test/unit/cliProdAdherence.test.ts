@@ -1,0 +1,135 @@
+/**
+ * Production adherence and the production decision, through the built CLI on trace files: each version's
+ * sampled answers (gen_ai.output.messages) scored with the tests file's checks for every answer
+ * (defaultTest), with a Wilson interval; `prod --decide --base --head` promotes, rolls back or says the
+ * evidence is insufficient under the base revision's policy, with exit codes for a CD step. Times are
+ * anchored to a fixed moment (--now); answers are drawn with a fixed seed.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { seededRandom } from '../../src/core/stats/random';
+import { runCli } from '../fixtures/cli';
+import { TestRepo } from '../fixtures/gitRepo';
+import { otlpSpan, tracesLine } from '../fixtures/otlpTraces';
+
+const NOW = Date.parse('2026-12-04T23:50:00Z');
+const HOUR = 3_600_000;
+const TESTS = 'defaultTest:\n  assert:\n    - type: is-json\ntests:\n  - vars: { topic: tea }\n    assert:\n      - type: contains\n        value: tea\n';
+
+let repo: TestRepo;
+let v1: string;
+let v2: string;
+
+/** Two days of a gray release (each request to either version); `badShare` of a version's answers are not JSON. */
+function write(name: string, badShare: Record<string, number>, options: { output?: boolean; errors?: Record<string, number> } = {}) {
+  const r = seededRandom(7);
+  const spans = [];
+  for (let t = NOW - 48 * HOUR; t < NOW; t += 60_000) {
+    const version = r() < 0.5 ? v1 : v2;
+    const answer = r() < (badShare[version] ?? 0) ? 'Sure! {"tea": 1' : '{"tea": 1}';
+    const failed = r() < (options.errors?.[version] ?? 0);
+    const ttft = 300 * (0.9 + 0.2 * r());
+    const extra: Record<string, string> = options.output === false ? {} : { 'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: answer }] }]) };
+    spans.push(otlpSpan({ promptName: 'greet', version, startMs: t, ttftMs: ttft, e2eMs: ttft + 400, extra, ...(failed ? { errorType: 'timeout' } : {}) }));
+  }
+  const lines: string[] = [];
+  for (let i = 0; i < spans.length; i += 500) lines.push(tracesLine(spans.slice(i, i + 500)));
+  writeFileSync(join(repo.root, name), `${lines.join('\n')}\n`);
+}
+
+const prod = (args: string[]) => runCli(['prod', 'greet.prompt', '--now', new Date(NOW).toISOString(), ...args], repo.root);
+
+beforeAll(() => {
+  repo = new TestRepo();
+  v1 = repo.commit('Greeting', { 'greet.prompt': '---\nmodel: gpt-test\n---\nAnswer in JSON.\n', 'greet.tests.yaml': TESTS }).slice(0, 8);
+  v2 = repo.commit('Shorter', { 'greet.prompt': '---\nmodel: gpt-test\n---\nAnswer.\n' }).slice(0, 8);
+  write('worse.jsonl', { [v1]: 0.05, [v2]: 0.5 });
+  write('same.jsonl', { [v1]: 0.05, [v2]: 0.05 });
+  write('no-output.jsonl', {}, { output: false });
+  write('errors.jsonl', { [v1]: 0.05, [v2]: 0.05 }, { errors: { [v2]: 0.2 } });
+});
+
+describe('production adherence per version', () => {
+  it('scores a bounded sample of each version\'s answers with the checks for every answer, with an interval', async () => {
+    const { code, stdout, stderr } = await prod(['--traces', 'worse.jsonl', '--json']);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const report = JSON.parse(stdout);
+    const [head, base] = report.versions;
+    expect(head.version).toBe(v2);
+    // defaultTest's is-json only: the case's `contains tea` needs that case's inputs.
+    expect(head.adherence).toMatchObject({ checks: ['is-json'], sampled: 50, scored: 50, unscored: 0 });
+    expect(head.adherence.withAnswer).toBe(head.requests);
+    expect(head.adherence.rate).toBeGreaterThan(0.3);
+    expect(head.adherence.rate).toBeLessThan(0.7);
+    expect(base.adherence.rate).toBeGreaterThan(0.85);
+    expect(head.adherence.ci95[0]).toBeLessThan(head.adherence.rate);
+    expect(head.adherence.ci95[1]).toBeGreaterThan(head.adherence.rate);
+    const text = await prod(['--traces', 'worse.jsonl', '--score', '10', '--no-store']);
+    expect(text.stdout).toMatch(/adherence \d+% \[\d+%, \d+%\] · \d+ of 10 sampled answers pass \(of \d+ captured\) · checks: is-json/);
+  });
+
+  it('--score 0 scores nothing; spans without the answer say how to capture it', async () => {
+    const off = JSON.parse((await prod(['--traces', 'worse.jsonl', '--score', '0', '--json'])).stdout);
+    expect(off.versions[0].adherence).toBeUndefined();
+    const none = JSON.parse((await prod(['--traces', 'no-output.jsonl', '--json'])).stdout);
+    expect(none.versions[0].adherence).toMatchObject({ withAnswer: 0, scored: 0, rate: null });
+    expect(none.notes.join('\n')).toMatch(/no answer was captured on these spans/);
+  });
+});
+
+describe('scores are kept between runs', () => {
+  it('a second run reuses each stored score (a tampered store shows it), --no-store scores again; a store that is not a file is said', async () => {
+    const first = JSON.parse((await prod(['--traces', 'worse.jsonl', '--store', 'scores.jsonl', '--json'])).stdout);
+    expect(first.versions.map((v: { adherence: { fromStore: number } }) => v.adherence.fromStore)).toEqual([0, 0]);
+    const lines = readFileSync(join(repo.root, 'scores.jsonl'), 'utf8').trim().split('\n');
+    // Distinct answers only: the two texts under one set of checks.
+    expect(lines.map((l) => JSON.parse(l).s).sort()).toEqual(['fail', 'pass']);
+    writeFileSync(join(repo.root, 'scores.jsonl'), `${lines.map((l) => l.replace('"pass"', '"fail"')).join('\n')}\nnot json\n`);
+    const second = JSON.parse((await prod(['--traces', 'worse.jsonl', '--store', 'scores.jsonl', '--json'])).stdout);
+    expect(second.versions.map((v: { adherence: { fromStore: number; passed: number } }) => [v.adherence.fromStore, v.adherence.passed])).toEqual([[50, 0], [50, 0]]);
+    const fresh = JSON.parse((await prod(['--traces', 'worse.jsonl', '--no-store', '--json'])).stdout);
+    expect(fresh.versions[0].adherence).toMatchObject({ fromStore: 0, passed: first.versions[0].adherence.passed });
+    mkdirSync(join(repo.root, 'a-folder'));
+    const folder = JSON.parse((await prod(['--traces', 'worse.jsonl', '--store', 'a-folder', '--json'])).stdout);
+    expect(folder.notes.join('\n')).toMatch(/a-folder is not a regular file: production scores are not kept/);
+  });
+});
+
+describe('prod --decide', () => {
+  it('rolls back a version whose answers fail more often: exit 1 with --fail-on-regression, 0 without', async () => {
+    const gate = await prod(['--traces', 'worse.jsonl', '--decide', '--base', v1, '--head', v2, '--fail-on-regression', '--json']);
+    expect(gate.code).toBe(1);
+    const { decision } = JSON.parse(gate.stdout);
+    expect(decision).toMatchObject({ decision: 'roll-back', base: v1, head: v2 });
+    expect(decision.reasons[0]).toMatch(/^adherence -\d+ pts, p [<=] 0\.0\d+ — significantly worse/);
+    const report = await prod(['--traces', 'worse.jsonl', '--decide', '--base', v1, '--head', v2]);
+    expect(report.code).toBe(0);
+    expect(report.stdout).toMatch(new RegExp(`decision: ROLL BACK ${v2} \\(against ${v1}\\) · over the \\d+ hours both versions served side by side`));
+    expect(report.stdout).toMatch(new RegExp(`decided under ${v1}'s policy: interactive`));
+  });
+
+  it('promotes an equal version (exit 0); more failed requests roll it back', async () => {
+    const same = await prod(['--traces', 'same.jsonl', '--decide', '--base', v1, '--head', v2, '--fail-on-regression', '--json']);
+    expect(same.code).toBe(0);
+    expect(JSON.parse(same.stdout).decision.decision).toBe('promote');
+    const errors = await prod(['--traces', 'errors.jsonl', '--decide', '--base', v1, '--head', v2, '--fail-on-regression', '--json']);
+    expect(errors.code).toBe(1);
+    expect(JSON.parse(errors.stdout).decision.reasons[0]).toMatch(/^error rate \+\d+(\.\d+)? pts.* — significantly more failed requests/);
+  });
+
+  it('fails closed: no captured answers, or a version production never served, is insufficient (exit 2)', async () => {
+    const none = await prod(['--traces', 'no-output.jsonl', '--decide', '--base', v1, '--head', v2, '--fail-on-regression', '--json']);
+    expect(none.code).toBe(2);
+    expect(JSON.parse(none.stdout).decision.decision).toBe('insufficient');
+    const missing = await prod(['--traces', 'same.jsonl', '--decide', '--base', v1, '--head', 'deadbeef', '--fail-on-regression']);
+    expect(missing.code).toBe(2);
+    expect(missing.stdout).toMatch(/decision: INSUFFICIENT EVIDENCE deadbeef[\s\S]*version deadbeef served no request of this prompt/);
+  });
+
+  it('usage: --decide needs both versions; --base without --decide is refused', async () => {
+    expect((await prod(['--traces', 'same.jsonl', '--decide', '--base', v1])).stderr).toMatch(/--decide needs --base V1 --head V2/);
+    expect((await prod(['--traces', 'same.jsonl', '--base', v1])).stderr).toMatch(/go with --decide/);
+  });
+});
