@@ -1,8 +1,8 @@
 /** `prompt-insight prod`: what production measured for each version of a prompt file. */
 import { writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import type { ProductionSource } from '../protocol/productionSettings';
-import { describeProductionSource } from '../protocol/productionSettings';
+import type { ProductionSource } from '../core/telemetry/productionSettings';
+import { describeProductionSource } from '../core/telemetry/productionSettings';
 import { standaloneReportHtml } from '../core/compare/report';
 import { printable } from '../core/history/fileHistory';
 import { sinceToMs, type FileProduction } from '../core/telemetry/prodForEditor';

@@ -7,7 +7,7 @@
 import { findAnomalies, findDrift, type Anomaly, type Drift, type VersionChange } from '../core/baseline/anomalies';
 import { explainAnomaly, type Companion } from '../core/baseline/anomalyCause';
 import { watchSeriesFromPrometheus, type PromWatchSeries } from '../core/baseline/promSeries';
-import { baselineAt, type SeriesPoint } from '../core/baseline/seasonalBaseline';
+import { baselineAt, type SeriesPoint } from '../core/stats/seasonalBaseline';
 import { SKEW_TOLERANCE_MS, SpanWindows, WATCH_METRICS, type WatchMetric } from '../core/baseline/spanWindows';
 import { formatMs } from '../core/metrics/format';
 import { readTraceFiles } from '../core/telemetry/importOtlp';

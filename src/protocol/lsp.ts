@@ -6,7 +6,7 @@ import { isAbsolute } from 'node:path';
 import { NotificationType, RequestType } from 'vscode-languageserver-protocol';
 
 export { CLIENT_COMMANDS, isPromptCommandArgs, type PromptCommandArgs } from './commands';
-import { readProductionSettings, type ProductionSettings } from './productionSettings';
+import { readProductionSettings, type ProductionSettings } from '../core/telemetry/productionSettings';
 import { readTokenizerSettings, type TokenizerSettings } from './tokenizerSettings';
 
 export interface WireRange {

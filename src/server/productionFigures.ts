@@ -7,7 +7,7 @@
  */
 import { findWorkspaceRoot } from '../core/files/workspaceFile';
 import type { FileProduction } from '../core/telemetry/prodForEditor';
-import type { ProductionSettings, ProductionSource } from '../protocol/productionSettings';
+import type { ProductionSettings, ProductionSource } from '../core/telemetry/productionSettings';
 import { readProductionOffThread } from './productionReader';
 import { filePathOfUri } from './uri';
 

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { FileProduction } from '../core/telemetry/prodForEditor';
-import type { ProductionSource } from '../protocol/productionSettings';
+import type { ProductionSource } from '../core/telemetry/productionSettings';
 
 export interface ProductionReadRequest {
   file: string;

@@ -6,7 +6,7 @@
  * value (median of its departing windows), the band at its start, the prompt version live then, and
  * — when a version change falls just before it — that change as the likely cause.
  */
-import { baselineAt, type Band, type BaselineOptions, type SeriesPoint } from './seasonalBaseline';
+import { baselineAt, type Band, type BaselineOptions, type SeriesPoint } from '../stats/seasonalBaseline';
 
 export type Direction = 'higher-is-worse' | 'lower-is-worse';
 

@@ -5,7 +5,7 @@
  * before the anomaly (before its version change, when one caused it) and the anomaly's own windows.
  */
 import type { Anomaly } from './anomalies';
-import type { SeriesPoint } from './seasonalBaseline';
+import type { SeriesPoint } from '../stats/seasonalBaseline';
 
 export type Companion = 'input-tokens' | 'tpot.p50' | 'queue' | 'kv-cache';
 

@@ -9,7 +9,7 @@ import { counted, DURATION_COUNT, HISTOGRAMS, VERSION_LABEL } from '../telemetry
 import { namesMatcher, rangeQuery, withNames, type RangeSeries } from '../telemetry/prodPrometheusTimeline';
 import { wilsonInterval } from '../stats/proportions';
 import type { VersionChange } from './anomalies';
-import type { SeriesPoint } from './seasonalBaseline';
+import type { SeriesPoint } from '../stats/seasonalBaseline';
 import type { WatchMetric } from './spanWindows';
 import type { Companion } from './anomalyCause';
 

@@ -9,7 +9,7 @@ import type { ImportedSpan, SkipReason, SpanSink } from '../telemetry/importOtlp
 import { wilsonInterval } from '../stats/proportions';
 import { seededRandom } from '../stats/random';
 import type { VersionChange } from './anomalies';
-import type { SeriesPoint } from './seasonalBaseline';
+import type { SeriesPoint } from '../stats/seasonalBaseline';
 
 export type WatchMetric = 'ttft.p99' | 'e2e.p99' | 'error-rate';
 export const WATCH_METRICS: readonly WatchMetric[] = ['ttft.p99', 'e2e.p99', 'error-rate'];

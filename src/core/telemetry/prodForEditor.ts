@@ -4,8 +4,8 @@
  * read to a byte bound, Prometheus answers to the importer's time and size bounds — and each failure
  * kept as that source's message, never thrown. The language server caches the result (prodCache.ts).
  */
-import type { ProductionSource } from '../../protocol/productionSettings';
-import { describeProductionSource } from '../../protocol/productionSettings';
+import type { ProductionSource } from './productionSettings';
+import { describeProductionSource } from './productionSettings';
 import { prodFromPrometheus } from './prodPrometheus';
 import { prometheusTimeline } from './prodPrometheusTimeline';
 import { prodFromTraces } from './prodFromTraces';

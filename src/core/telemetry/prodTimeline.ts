@@ -5,7 +5,7 @@
  * which needs weeks of history — so the sink keeps up to five weeks of hours before the shown window,
  * bounded per hour by a fixed-seed reservoir.
  */
-import { baselineAt, type BaselineMethod, type SeriesPoint } from '../baseline/seasonalBaseline';
+import { baselineAt, type BaselineMethod, type SeriesPoint } from '../stats/seasonalBaseline';
 import { percentile } from '../stats/percentile';
 import { seededRandom } from '../stats/random';
 import type { ImportedSpan, SkipReason, SpanSink } from './importOtlpSpans';

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { findAnomalies, findDrift, staticThresholdAlerts } from '../../../src/core/baseline/anomalies';
-import { baselineAt } from '../../../src/core/baseline/seasonalBaseline';
+import { baselineAt } from '../../../src/core/stats/seasonalBaseline';
 import { DAY, HOUR, series, SPIKE_AT, STEP_AT, T0, VERSION_CHANGE, workedExample } from '../../fixtures/productionSeries';
 
 describe('dynamic baseline', () => {

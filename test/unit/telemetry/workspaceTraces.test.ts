@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { readTraceFiles } from '../../../src/core/telemetry/importOtlp';
 import { ProdAggregator } from '../../../src/core/telemetry/prodAggregate';
 import { boundedTraceOpener, resolveTraceFiles } from '../../../src/core/telemetry/workspaceTraces';
-import { readProductionSettings } from '../../../src/protocol/productionSettings';
+import { readProductionSettings } from '../../../src/core/telemetry/productionSettings';
 import { otlpSpan, tracesLine } from '../../fixtures/otlpTraces';
 
 const workspace = () => realpathSync(mkdtempSync(join(tmpdir(), 'pi-ws-traces-')));
