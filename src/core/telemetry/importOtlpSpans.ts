@@ -13,32 +13,20 @@ import type { SkipReason } from './skipReasons';
 import { capturedMessages, MAX_CAPTURED_CHARS, toGenAiJson } from './capturedContent';
 import { conventionRow, MESSAGE_EVENTS, type SourceId } from './conventions';
 import { attributeMap, bodyMap, hexId, isObject, validId } from './otlpValues';
-import { identityOf, parentOf, readModelCall, recogniseRow, type Identity } from './spanFields';
+import { identityOf, parentOf, readModelCall, recogniseRow, type CallFigures, type Identity } from './spanFields';
 import { TraceJoin, type JoinedCall, type VersionOrigin } from './traceJoin';
 
 export { INFERENCE_OPERATIONS } from './conventions';
 export { MAX_IDENTITY_CHARS, MAX_PLAUSIBLE_DURATION_S } from './spanFields';
 export { validId } from './otlpValues';
 
-export interface ImportedSpan {
+export interface ImportedSpan extends CallFigures {
   promptName: string | null;
   promptVersion: string;
   /** Which convention the span was read with (conventions.ts). */
   source: SourceId;
   /** Where the version came from: the span, an ancestor span, the Resource, or the messages it sent. */
   versionFrom: VersionOrigin;
-  /** Unix ms of the span's start and end. */
-  startMs: number;
-  endMs: number;
-  e2eMs: number;
-  ttftMs: number | null;
-  /** (E2E − TTFT) / (output tokens − 1), or the span's own `prompt_insight.time_per_output_token`. */
-  tpotMs: number | null;
-  inputTokens: number | null;
-  outputTokens: number | null;
-  cacheReadTokens: number | null;
-  /** `error.type`; else for a failed call the HTTP status, the exception's type or `_OTHER`; null = success. */
-  errorType: string | null;
   /** The span's trace and span ids in hex (provenance for sampled production cases). */
   traceId?: string;
   spanId?: string;

@@ -20,20 +20,27 @@ export interface Identity {
   version: string | null;
 }
 
-export interface ModelCall {
-  source: SourceId;
-  traceId: string;
-  spanId: string;
-  parentSpanId: string | null;
+/** What a model call measured, as production figures count it. */
+export interface CallFigures {
+  /** Unix ms of the span's start and end. */
   startMs: number;
   endMs: number;
   e2eMs: number;
   ttftMs: number | null;
+  /** (E2E − TTFT) / (output tokens − 1), or the span's own `prompt_insight.time_per_output_token`. */
   tpotMs: number | null;
   inputTokens: number | null;
   outputTokens: number | null;
   cacheReadTokens: number | null;
+  /** `error.type`; else for a failed call the HTTP status, the exception's type or `_OTHER`; null = success. */
   errorType: string | null;
+}
+
+export interface ModelCall extends CallFigures {
+  source: SourceId;
+  traceId: string;
+  spanId: string;
+  parentSpanId: string | null;
   /** Identity on the span itself. */
   own: Identity;
   messages: CapturedMessage[] | null;
