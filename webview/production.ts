@@ -24,6 +24,8 @@ function figures(f: WindowFigures | null): string {
   return `${f.requests} req over ${f.hours} h · TTFT p50 ${ms(f.ttftP50Ms)} · p99 ${ms(f.ttftP99Ms)}${f.how === 'median-of-hours' ? ' (medians of hourly figures)' : ''}`;
 }
 
+const pct = (x: number) => `${Math.round(x * 100)}%`;
+
 export function renderProduction(target: HTMLElement, view: ProductionView): number {
   const started = performance.now();
   const parts: Node[] = [el('header', {}, [el('h2', { text: `Production of ${view.prompt} — ${view.file}` })])];
@@ -33,7 +35,7 @@ export function renderProduction(target: HTMLElement, view: ProductionView): num
     section.append(el('h3', { text: `${source.label} · ${source.range ?? `last ${source.since}`}` }));
     if (source.error) section.append(el('p', { className: 'fail', text: source.error }));
     const table = el('table', { className: 'matrix production-versions', attrs: { 'aria-label': 'versions in production' } });
-    table.append(el('thead', {}, [el('tr', {}, ['version', 'revision', 'requests', 'errors', 'TTFT p50', 'TTFT p99', 'E2E p50', 'E2E p99'].map((h) => el('th', { text: h, attrs: { scope: 'col' } })))]));
+    table.append(el('thead', {}, [el('tr', {}, ['version', 'revision', 'requests', 'errors', 'TTFT p50', 'TTFT p99', 'E2E p50', 'E2E p99', 'adherence'].map((h) => el('th', { text: h, attrs: { scope: 'col' } })))]));
     table.append(
       el('tbody', {}, source.versions.map((v) => el('tr', { className: v.thisText ? 'this-text' : '' }, [
         el('th', { text: `${v.version}${v.thisText ? ' (this text)' : ''}`, attrs: { scope: 'row' } }),
@@ -44,6 +46,7 @@ export function renderProduction(target: HTMLElement, view: ProductionView): num
         el('td', { text: ms(v.ttftP99Ms) }),
         el('td', { text: ms(v.e2eP50Ms) }),
         el('td', { text: ms(v.e2eP99Ms) }),
+        el('td', { text: v.adherence ? `${pct(v.adherence.rate)} [${pct(v.adherence.low)}, ${pct(v.adherence.high)}] · ${v.adherence.passed}/${v.adherence.scored}` : 'n/a', attrs: v.adherence ? { title: `${v.adherence.passed} of ${v.adherence.scored} sampled answers pass (of ${v.adherence.withAnswer} captured)` } : {} }),
       ]))),
     );
     section.append(source.versions.length ? table : el('p', { text: 'No requests of this prompt in the window.' }));

@@ -129,6 +129,8 @@ export function productionHoverSection(lookup: ProductionLookup | undefined, pro
     const e2e = v.e2eMs.p50 ? `E2E p50 ${formatMs(v.e2eMs.p50.value)} · p99 ${v.e2eMs.p99 ? formatMs(v.e2eMs.p99.value) : 'n/a'}` : undefined;
     const errors = `errors ${(v.errorRate * 100).toFixed(1)}%${Object.keys(v.errorsByType).length ? ` (${Object.entries(v.errorsByType).slice(0, 3).map(([t, n]) => `${safe(t)} ${n}`).join(', ')})` : ''}`;
     lines.push('', [e2e, errors, v.ttftMs.p99 === null && v.ttftMs.n > 0 ? `p99 needs 100 requests (has ${v.ttftMs.n})` : undefined].filter(Boolean).join(' · '));
+    const adherence = adherenceWords(v.adherence);
+    if (adherence) lines.push('', adherence);
     if (reading.report?.source.kind === 'prometheus') lines.push('', '_percentiles interpolated within histogram buckets (no intervals)_');
     for (const missing of p.notInHistory.slice(0, 3)) lines.push('', `⚠ version ${safe(shortVersion(missing.version))} seen in production is not in this file's git history (${formatCount(missing.requests)} req)`);
     for (const note of reading.notes.slice(0, 2)) lines.push('', `_${safe(note)}_`);
@@ -145,4 +147,13 @@ export function productionViewResult(lookup: ProductionLookup, prompt: PromptAna
   const hash = promptHashOf(prompt);
   const own = new Set(lookup.production.readings.map((r) => versionOfText(r.report?.versions.filter((v) => v.promptName === prompt.prompt.name || v.promptName === null) ?? [], lookup.production.versions, prompt.prompt.name, hash)));
   return { view: productionView(file, lookup.production, prompt.prompt.name, (v) => own.has(v)) };
+}
+
+const pct = (x: number) => `${Math.round(x * 100)}%`;
+
+/** `adherence 92% [81%, 97%] · 46 of 50 sampled answers pass`, from the tests file's judge-free checks. */
+function adherenceWords(a: PromptProduction['version']['adherence']): string | undefined {
+  if (!a) return undefined;
+  if (a.rate === null || !a.ci95) return a.withAnswer > 0 ? `adherence: none of ${a.withAnswer} captured answers could be scored` : undefined;
+  return `adherence ${pct(a.rate)} [${pct(a.ci95[0])}, ${pct(a.ci95[1])}] · ${a.passed} of ${a.scored} sampled answers pass · checks: ${a.checks.slice(0, 3).map(safe).join(', ')}${a.checks.length > 3 ? ', …' : ''}`;
 }

@@ -33,9 +33,12 @@ describe('Production view page', () => {
     const a = repo.commit('First greeting', { 'greet.prompt': '---\nmodel: gpt-test\n---\nSay hello.\n' });
     const b = repo.commit('Longer greeting', { 'greet.prompt': '---\nmodel: gpt-test\n---\nSay hello, briefly and warmly.\n' });
     const lines: string[] = [];
-    const hour = (version: string, h: number, base: number) => tracesLine(Array.from({ length: 20 }, (_, k) => otlpSpan({ promptName: 'greet', version, startMs: HOUR_NOW - h * HOUR + k * 60_000, ttftMs: base + k * 3, e2eMs: base + 400 })));
+    // B's answers are captured, one in four not JSON: the tests file holds every answer to is-json (production adherence).
+    const answer = (k: number) => ({ 'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: k % 4 === 0 ? 'Hello!' : '{"hello": true}' }] }]) });
+    const hour = (version: string, h: number, base: number, answers = false) => tracesLine(Array.from({ length: 20 }, (_, k) => otlpSpan({ promptName: 'greet', version, startMs: HOUR_NOW - h * HOUR + k * 60_000, ttftMs: base + k * 3, e2eMs: base + 400, ...(answers ? { extra: answer(k) } : {}) })));
     for (let h = 20; h >= 7; h--) lines.push(hour(a.slice(0, 7), h, 120));
-    for (let h = 6; h >= 1; h--) lines.push(hour(b.slice(0, 7), h, 260));
+    for (let h = 6; h >= 1; h--) lines.push(hour(b.slice(0, 7), h, 260, true));
+    repo.write('greet.tests.yaml', 'defaultTest:\n  assert:\n    - type: is-json\ntests:\n  - vars: {}\n');
     // A week earlier A served the hours B serves now: the before/after compares those hours, not the morning with the afternoon.
     for (let h = 6; h >= 1; h--) lines.push(hour(a.slice(0, 7), 168 + h, 120));
     lines.push(tracesLine([otlpSpan({ promptName: 'greet', version: 'v-hotfix', startMs: HOUR_NOW - 3 * HOUR, ttftMs: 150, e2eMs: 300 })]));
@@ -52,6 +55,9 @@ describe('Production view page', () => {
     // Newest first (v-hotfix, unmapped, by when production first saw it): the text in the editor is marked.
     expect(rows.find((r) => r.includes('(this text)'))).toMatch(new RegExp(`^${b.slice(0, 7)} \\(this text\\)\\t${b.slice(0, 7)} Longer greeting\\t120\\t`));
     expect(rows.find((r) => r.startsWith('v-hotfix'))).toContain('not in git history');
+    // Adherence of the sampled answers (at most 50 per version) with its interval; versions without captured answers say n/a.
+    expect(rows.find((r) => r.includes('(this text)'))).toMatch(/\t\d+% \[\d+%, \d+%\] · \d+\/50$/);
+    expect(rows.find((r) => r.startsWith('v-hotfix'))).toMatch(/\tn\/a$/);
     expect(await page.locator('.changes li').allInnerTexts()).toEqual([
       expect.stringMatching(new RegExp(`^12-04 06h: ${a.slice(0, 7)} → ${b.slice(0, 7)} · before \\(the same hours a week earlier\\): 120 req over 6 h · TTFT p50 \\d+ ms · p99 \\d+ ms · after: 120 req over 6 h`)),
       expect.stringMatching(/→ v-hotfix/),

@@ -203,4 +203,27 @@ describe('production in the hover and lens', () => {
     expect(prometheusQueries.length).toBe(before);
     expect(await server.connection.sendRequest(productionViewRequest, { uri, promptIndex: 0 })).toEqual({ problem: 'Production sources are not read in Restricted Mode: trust the workspace first.' });
   });
+
+  it('production adherence: each version\'s captured answers scored with the tests file\'s judge-free checks, in the hover and the Production view; a judge rubric left out and said', async () => {
+    // 30 answers of version B, 24 of them JSON; the tests file holds every answer to is-json (and to a rubric, which needs a judge).
+    const answers = Array.from({ length: 30 }, (_, i) => otlpSpan({ promptName: 'greet', version: b.slice(0, 7), startMs: now - HOUR / 2 + i * 1000, ttftMs: 200, e2eMs: 600, extra: { 'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: i % 5 === 0 ? 'Hello!' : '{"greeting": "hello"}' }] }]) } }));
+    repo.write('answers/app.jsonl', `${tracesLine(answers)}\n`);
+    repo.write('greet.tests.yaml', 'defaultTest:\n  assert:\n    - type: is-json\n    - type: llm-rubric\n      value: is friendly\ntests:\n  - vars: {}\n');
+    try {
+      const server = await startServer({ production: { sources: [{ traces: 'answers/*.jsonl' }] } }, true);
+      const uri = await open(server, TEXT_B);
+      expect(await productionLens(server, uri)).toMatch(/^prod TTFT p50 200 ms/);
+      const result = await server.connection.sendRequest(productionViewRequest, { uri, promptIndex: 0 });
+      const source = result && 'view' in result ? result.view.sources[0]! : undefined;
+      const adherence = source?.versions[0]?.adherence;
+      expect(adherence).toMatchObject({ passed: 24, scored: 30, withAnswer: 30, rate: 0.8 });
+      expect(adherence!.low).toBeLessThan(0.8);
+      expect(adherence!.high).toBeGreaterThan(0.8);
+      expect(source!.notes.join(' ')).toMatch(/production adherence leaves out .*rubric.*prod --judge-endpoint scores these/);
+      const pct = (x: number) => `${Math.round(x * 100)}%`;
+      expect(await hoverText(server, uri)).toContain(`adherence 80% [${pct(adherence!.low)}, ${pct(adherence!.high)}] · 24 of 30 sampled answers pass · checks: `);
+    } finally {
+      repo.remove('greet.tests.yaml');
+    }
+  });
 });

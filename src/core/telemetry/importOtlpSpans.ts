@@ -72,7 +72,8 @@ export class OtlpReader {
     private readonly options: ReaderOptions = {},
   ) {
     const content = options.matchContent !== undefined || options.keepContent === true || options.keepAnswers === true;
-    this.join = new TraceJoin((call) => this.emit(call), { content, ...(options.maxHeld !== undefined ? { maxHeld: options.maxHeld } : {}) });
+    const holdIdentified = options.keepContent === true || options.keepAnswers === true;
+    this.join = new TraceJoin((call) => this.emit(call), { content, holdIdentified, ...(options.maxHeld !== undefined ? { maxHeld: options.maxHeld } : {}) });
   }
 
   data(data: unknown): void {

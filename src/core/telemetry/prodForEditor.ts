@@ -13,6 +13,8 @@ import type { ProdReport } from './prodReport';
 import { ProdTimeline, type TimelineData } from './prodTimeline';
 import { loadFileVersions, type FileVersions } from './prodVersions';
 import { boundedTraceOpener, EDITOR_TRACE_MAX_BYTES, resolveTraceFiles } from './workspaceTraces';
+import { editorAnswerSample, editorChecks, scoreVersions } from './editorAdherence';
+import { fanOut } from './prodWindows';
 
 /** Shorter than the CLI's 10 s: a hover's background read must not hold a refresh for long. */
 export const EDITOR_PROMETHEUS_TIMEOUT_MS = 5000;
@@ -86,13 +88,21 @@ async function readSource(file: string, source: ProductionSource, fileVersions: 
       const names = (await fileVersions).promptNames;
       const sinceMs = nowMs - sinceToMs(source.since);
       const timeline = new ProdTimeline(names, sinceMs, nowMs);
+      // Production adherence: answers sampled in the same pass, scored with the tests file's judge-free checks.
+      const checks = await editorChecks(options.root, file);
+      const answers = editorAnswerSample(checks, { sinceMs, untilMs: nowMs });
       const report = await prodFromTraces(file, resolved.files, {
         sinceMs,
         fileVersions,
         open: boundedTraceOpener(options.root, options.maxTraceBytes ?? EDITOR_TRACE_MAX_BYTES, (note) => notes.push(note)),
-        alsoTo: timeline,
+        alsoTo: answers ? fanOut(timeline, answers) : timeline,
+        ...(answers ? { keepAnswers: true } : {}),
         signal,
       });
+      if (answers) {
+        await scoreVersions(report, answers, checks);
+        if (checks.leftOut.length) notes.push(`production adherence leaves out ${checks.leftOut.join(', ')}.`);
+      }
       return { source, label, report, timeline: timeline.data(), notes };
     }
     const call = { window: source.since, atMs: nowMs, timeoutMs: options.prometheusTimeoutMs ?? EDITOR_PROMETHEUS_TIMEOUT_MS, maxBytes: EDITOR_PROMETHEUS_MAX_BYTES, fileVersions, signal };

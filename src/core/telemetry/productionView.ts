@@ -21,6 +21,8 @@ export interface ProductionVersionRow {
   ttftP99Ms: number | null;
   e2eP50Ms: number | null;
   e2eP99Ms: number | null;
+  /** Sampled production answers scored with the tests file's judge-free checks; null when none were scored. */
+  adherence: { rate: number; low: number; high: number; passed: number; scored: number; withAnswer: number } | null;
 }
 
 export interface ProductionSourceView {
@@ -66,6 +68,7 @@ export function productionView(file: string, production: FileProduction, promptN
         ttftP99Ms: v.ttftMs.p99?.value ?? null,
         e2eP50Ms: v.e2eMs.p50?.value ?? null,
         e2eP99Ms: v.e2eMs.p99?.value ?? null,
+        adherence: v.adherence?.rate != null && v.adherence.ci95 ? { rate: v.adherence.rate, low: v.adherence.ci95[0], high: v.adherence.ci95[1], passed: v.adherence.passed, scored: v.adherence.scored, withAnswer: v.adherence.withAnswer } : null,
       }));
     const shown = new Set(versions.map((v) => v.version));
     const timeline = reading.timeline ? { ...reading.timeline, versions: reading.timeline.versions.filter((v) => shown.has(v.version)), changes: reading.timeline.changes.filter((c) => shown.has(c.version)) } : null;

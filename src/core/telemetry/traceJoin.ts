@@ -25,6 +25,8 @@ export interface JoinOptions {
   maxLinks?: number;
   /** Join log-record messages to their calls and hold calls for them (content matching, `sample`). */
   content?: boolean;
+  /** Hold also the calls that name their prompt and version (their messages or answer may follow as log records: `sample`, production adherence); content matching alone needs only the others. */
+  holdIdentified?: boolean;
 }
 
 /** Parent links followed at most (a cycle in a hostile file ends here). */
@@ -58,7 +60,7 @@ export class TraceJoin {
   }
 
   modelCall(call: ModelCall, resource: Identity | null): void {
-    if (call.own.version !== null && call.own.name !== null && !this.options.content) return this.release({ call, resource });
+    if (call.own.version !== null && call.own.name !== null && !this.options.holdIdentified) return this.release({ call, resource });
     const key = `${call.traceId}/${call.spanId}`;
     this.held.set(key, { call, resource });
     const ofTrace = this.heldByTrace.get(call.traceId);
