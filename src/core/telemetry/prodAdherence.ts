@@ -14,7 +14,7 @@ import type { AssertionType } from '../adherence/assertionTypes';
 import { wilsonInterval } from '../stats/proportions';
 import { seededRandom } from '../stats/random';
 import type { ImportedSpan, SpanSink } from './importOtlpSpans';
-import type { Relabel } from './prodAggregate';
+import { relabelMap, versionKey, type Relabel } from './prodAggregate';
 import { ProdScoreStore } from './prodScoreStore';
 
 /** Answers scored per version by default: enough for an interval of about ±14 points at 50%. */
@@ -72,7 +72,7 @@ export class AnswerSample implements SpanSink {
   span(span: ImportedSpan): void {
     if (span.errorType !== null || span.answer === undefined || this.cap <= 0) return;
     if ((this.window.sinceMs !== undefined && span.endMs < this.window.sinceMs) || (this.window.untilMs !== undefined && span.endMs > this.window.untilMs)) return;
-    const key = `${span.promptName ?? ''}\u0000${span.promptVersion}`;
+    const key = versionKey(span.promptName, span.promptVersion);
     let entry = this.byKey.get(key);
     if (!entry) this.byKey.set(key, (entry = { name: span.promptName, version: span.promptVersion, seen: 0, answers: [] }));
     this.offer(entry, { answer: span.answer, ...(span.traceId ? { traceId: span.traceId } : {}), ...(span.spanId ? { spanId: span.spanId } : {}) });
@@ -83,19 +83,11 @@ export class AnswerSample implements SpanSink {
 
   /** Labels of one revision become one version, as the aggregate's do: their samples are pooled, still at most `cap`. */
   relabel(rename: Relabel): void {
-    const old = [...this.byKey.values()];
-    this.byKey.clear();
-    for (const entry of old) {
-      const { name, version } = rename(entry.name, entry.version);
-      const key = `${name ?? ''}\u0000${version}`;
-      const into = this.byKey.get(key);
-      if (!into) this.byKey.set(key, { ...entry, name, version });
-      else for (const answer of entry.answers) this.offer(into, answer);
-    }
+    relabelMap(this.byKey, rename, (entry) => entry, (entry, name, version) => ({ ...entry, name, version }), (into, from) => from.answers.forEach((answer) => this.offer(into, answer)));
   }
 
   answersOf(name: string | null, version: string): { seen: number; answers: SampledAnswer[] } {
-    const entry = this.byKey.get(`${name ?? ''}\u0000${version}`);
+    const entry = this.byKey.get(versionKey(name, version));
     return entry ? { seen: entry.seen, answers: entry.answers } : { seen: 0, answers: [] };
   }
 

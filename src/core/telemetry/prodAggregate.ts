@@ -109,6 +109,23 @@ export interface Relabelable {
   relabel(rename: Relabel): void;
 }
 
+/** The key of a prompt name and version in the per-version maps. */
+export const versionKey = (name: string | null, version: string): string => `${name ?? ''}\u0000${version}`;
+
+/** Re-keys a per-version map after a rename; an entry that lands on a key already taken is merged into it. */
+export function relabelMap<T>(map: Map<string, T>, rename: Relabel, identityOf: (entry: T) => { name: string | null; version: string }, renamed: (entry: T, name: string | null, version: string) => T, merge: (into: T, from: T) => void): void {
+  const old = [...map.values()];
+  map.clear();
+  for (const entry of old) {
+    const was = identityOf(entry);
+    const { name, version } = rename(was.name, was.version);
+    const key = versionKey(name, version);
+    const into = map.get(key);
+    if (into) merge(into, entry);
+    else map.set(key, renamed(entry, name, version));
+  }
+}
+
 function addCounts<K>(into: Map<K, number>, from: ReadonlyMap<K, number>): void {
   for (const [k, n] of from) into.set(k, (into.get(k) ?? 0) + n);
 }
@@ -152,7 +169,7 @@ export class ProdAggregator {
       this.outsideWindow++;
       return;
     }
-    const key = `${span.promptName ?? ''}\u0000${span.promptVersion}`;
+    const key = versionKey(span.promptName, span.promptVersion);
     let agg = this.versions.get(key);
     if (!agg) {
       const seed = this.versions.size + 1;
@@ -224,18 +241,7 @@ export class ProdAggregator {
 
   /** Versions renamed (labels of one revision become that revision), aggregates of one name merged. */
   relabel(rename: Relabel): void {
-    const old = [...this.versions.values()];
-    this.versions.clear();
-    for (const agg of old) {
-      const { name, version } = rename(agg.promptName, agg.version);
-      const key = `${name ?? ''}\u0000${version}`;
-      const into = this.versions.get(key);
-      if (!into) {
-        this.versions.set(key, { ...agg, promptName: name, version });
-        continue;
-      }
-      mergeAggregate(into, agg);
-    }
+    relabelMap(this.versions, rename, (agg) => ({ name: agg.promptName, version: agg.version }), (agg, promptName, version) => ({ ...agg, promptName, version }), mergeAggregate);
   }
 
   private source(id: SourceId): SourceCounts {

@@ -7,33 +7,22 @@
  */
 import type * as vscode from 'vscode';
 import { costParamSetKey, describeCostParams, type CostParam } from '../../core/endpoint/costParams';
-
-/** workspaceState keys: one per prompt file. */
-type StateKey = `promptInsight.costParams/${string}`;
-
-/** The sets a file's prompts may send, as costParamSetKey texts; a bounded list (the newest kept). */
-const MAX_REMEMBERED_SETS = 20;
+import { RememberedConsent } from './rememberedConsent';
 
 export class CostParamConsent {
-  constructor(private readonly state: Pick<vscode.Memento, 'get' | 'update'>) {}
+  private readonly remembered: RememberedConsent;
 
-  private key(file: string): StateKey {
-    return `promptInsight.costParams/${file}`;
-  }
-
-  private allowedSets(file: string): string[] {
-    const stored = this.state.get<unknown>(this.key(file));
-    return Array.isArray(stored) ? stored.filter((s): s is string => typeof s === 'string') : [];
+  constructor(state: Pick<vscode.Memento, 'get' | 'update'>) {
+    this.remembered = new RememberedConsent(state, 'promptInsight.costParams');
   }
 
   /** Whether these parameters of this file may be sent without asking (none, or confirmed before). */
   isAllowed(file: string, found: readonly CostParam[]): boolean {
-    return found.length === 0 || this.allowedSets(file).includes(costParamSetKey(found));
+    return found.length === 0 || this.remembered.agreed(file).includes(costParamSetKey(found));
   }
 
   async allow(file: string, found: readonly CostParam[]): Promise<void> {
-    const set = costParamSetKey(found);
-    await this.state.update(this.key(file), [...this.allowedSets(file).filter((s) => s !== set), set].slice(-MAX_REMEMBERED_SETS));
+    await this.remembered.remember(file, costParamSetKey(found));
   }
 
   /**
@@ -41,9 +30,7 @@ export class CostParamConsent {
    * parameters described and shows the dialog). A refusal is not remembered: the next run asks again.
    */
   async check(file: string, found: readonly CostParam[], ask: (description: string) => Promise<boolean>): Promise<boolean> {
-    if (this.isAllowed(file, found)) return true;
-    if (!(await ask(describeCostParams(found)))) return false;
-    await this.allow(file, found);
-    return true;
+    if (found.length === 0) return true;
+    return this.remembered.check(file, costParamSetKey(found), () => ask(describeCostParams(found)));
   }
 }

@@ -7,30 +7,20 @@
  */
 import type * as vscode from 'vscode';
 import { retrievalDestination } from '../../core/retrieval/retrievalStep';
+import { RememberedConsent } from './rememberedConsent';
 
 export { retrievalDestination };
 
-type StateKey = `promptInsight.retrieval/${string}`;
-const MAX_REMEMBERED = 20;
-
 export class RetrievalConsent {
-  constructor(private readonly state: Pick<vscode.Memento, 'get' | 'update'>) {}
+  private readonly remembered: RememberedConsent;
 
-  private key(file: string): StateKey {
-    return `promptInsight.retrieval/${file}`;
-  }
-
-  private allowed(file: string): string[] {
-    const stored = this.state.get<unknown>(this.key(file));
-    return Array.isArray(stored) ? stored.filter((s): s is string => typeof s === 'string') : [];
+  constructor(state: Pick<vscode.Memento, 'get' | 'update'>) {
+    this.remembered = new RememberedConsent(state, 'promptInsight.retrieval');
   }
 
   /** True when the run may go on: confirmed before for this file and destination, or confirmed now. A no is not remembered. */
   async check(file: string, url: string, ask: (destination: string) => Promise<boolean>): Promise<boolean> {
     const destination = retrievalDestination(url);
-    if (this.allowed(file).includes(destination)) return true;
-    if (!(await ask(destination))) return false;
-    await this.state.update(this.key(file), [...this.allowed(file).filter((d) => d !== destination), destination].slice(-MAX_REMEMBERED));
-    return true;
+    return this.remembered.check(file, destination, () => ask(destination));
   }
 }
