@@ -208,7 +208,8 @@ describe('production in the hover and lens', () => {
     // 30 answers of version B, 24 of them JSON; the tests file holds every answer to is-json (and to a rubric, which needs a judge).
     const answers = Array.from({ length: 30 }, (_, i) => otlpSpan({ promptName: 'greet', version: b.slice(0, 7), startMs: now - HOUR / 2 + i * 1000, ttftMs: 200, e2eMs: 600, extra: { 'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: i % 5 === 0 ? 'Hello!' : '{"greeting": "hello"}' }] }]) } }));
     repo.write('answers/app.jsonl', `${tracesLine(answers)}\n`);
-    repo.write('greet.tests.yaml', 'defaultTest:\n  assert:\n    - type: is-json\n    - type: llm-rubric\n      value: is friendly\ntests:\n  - vars: {}\n');
+    // A tests file of defaultTest alone: its checks hold for every answer, no case needed.
+    repo.write('greet.tests.yaml', 'defaultTest:\n  assert:\n    - type: is-json\n    - type: llm-rubric\n      value: is friendly\n');
     try {
       const server = await startServer({ production: { sources: [{ traces: 'answers/*.jsonl' }] } }, true);
       const uri = await open(server, TEXT_B);

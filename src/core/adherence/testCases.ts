@@ -102,16 +102,17 @@ export function caseName(index: number, vars: Record<string, unknown>): string {
 
 function promptfooCases(root: unknown, where: string, problems: string[], promptPath?: string, everyAnswer: Assertion[] = []): TestCase[] {
   const doc = Array.isArray(root) ? { tests: root } : isPlainRecord(root) ? root : undefined;
-  if (!doc || !Array.isArray(doc.tests)) {
-    problems.push(`${where}: expected \`tests:\` with a list of test cases.`);
-    return [];
-  }
-  const defaults = isPlainRecord(doc.defaultTest) ? doc.defaultTest : {};
+  const defaults = doc && isPlainRecord(doc.defaultTest) ? doc.defaultTest : {};
   const defaultAsserts = Array.isArray(defaults.assert) ? defaults.assert : [];
+  // The checks for every answer hold without cases too: a file of defaultTest alone scores production answers.
   defaultAsserts.forEach((a, j) => {
     const assertion = readAssertion(a, `${where}: defaultTest.assert[${j}]`, []);
     if (assertion) everyAnswer.push(assertion);
   });
+  if (!doc || !Array.isArray(doc.tests)) {
+    problems.push(`${where}: expected \`tests:\` with a list of test cases.`);
+    return [];
+  }
   const cases: TestCase[] = [];
   doc.tests.forEach((raw, index) => {
     if (!isPlainRecord(raw)) return problems.push(`${where}: tests[${index}] is not a mapping.`);
