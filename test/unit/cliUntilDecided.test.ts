@@ -34,8 +34,9 @@ describe('compare --until-decided', () => {
   });
 
   it('JSON: the summary, anytime-valid verdicts; a question it cannot settle stops at --max-runs and the gate fails closed', async () => {
-    // A 99% floor on a fix that passes ~98%: no number of runs within the cap settles it.
-    const { code, stdout } = await runCli(['compare', 'homes.prompty', '--base', a.slice(0, 8), '--head', 'HEAD', '--until-decided', '--max-runs', '16', '--slo', 'adherence>=0.99', '--endpoint', sim.url, '--concurrency', '8', '--json', '--fail-on-regression'], repo.root);
+    // A 99% floor on a fix that passes ~98%: no number of runs within the cap settles it. One request at
+    // a time, so the simulator's seeded answers reach the runs in one order and the verdict is reproducible.
+    const { code, stdout } = await runCli(['compare', 'homes.prompty', '--base', a.slice(0, 8), '--head', 'HEAD', '--until-decided', '--max-runs', '16', '--slo', 'adherence>=0.99', '--endpoint', sim.url, '--concurrency', '1', '--json', '--fail-on-regression'], repo.root);
     expect(code).toBe(1);
     const json = JSON.parse(stdout);
     expect(json.statistics).toBe('anytime');
