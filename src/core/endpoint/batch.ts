@@ -13,8 +13,11 @@ export interface BatchOptions {
   ratePerSec?: number;
   signal?: AbortSignal;
   random?: () => number;
-  /** Open loop: how late each request went out against its scheduled arrival (ms) — a client that cannot keep up shows here. */
-  onDispatchDelay?: (index: number, delayMs: number) => void;
+  /**
+   * Open loop: how late each request went out against its scheduled arrival (ms) — a client that cannot keep
+   * up shows here — and when it was scheduled, in ms from `origin` (the schedule itself, not a clock reading).
+   */
+  onDispatchDelay?: (index: number, delayMs: number, scheduledMs: number) => void;
   /** Open loop: the gap before each arrival (ms); absent = exponential (Poisson) at ratePerSec. */
   interArrivalMs?: () => number;
   /** Closed loop: no new request starts after this long (ms from the first); open loop: none is scheduled after it. Those in flight finish. */
@@ -60,7 +63,7 @@ export async function batchRunner<T>(runOne: (index: number, warmup: boolean) =>
       // The schedule bounds an open loop: a request due before the end goes out, late if the client lagged.
       if (signal?.aborted) break;
       const index = next++;
-      options.onDispatchDelay?.(index, performance.now() - due);
+      options.onDispatchDelay?.(index, performance.now() - due, due - origin);
       const run: Promise<void> = runOne(index, false).then(finish(index)).finally(() => inFlight.delete(run));
       inFlight.add(run);
     }

@@ -64,12 +64,12 @@ async function sendPoint(level: LoadLevel, arrival: Arrival, options: LoadPointO
   const jobs = Array.from({ length: options.requests }, (_, i) => ({ plan: options.plans[i % options.plans.length]!, testCase: i % options.plans.length }));
   const concurrency = level.kind === 'concurrency' ? level.concurrency : Math.min(level.maxConcurrency, 100_000);
   const dispatchDelays: number[] = [];
-  const delayOf = new Map<number, number>();
+  const scheduledOf = new Map<number, number>();
   // Through Prometheus both readings wait for a scrape after the moment they stand for (nothing of the previous point, all of this one).
   const countersBefore = options.prefixCacheSource ? await readPrefixCacheCounters(options.prefixCacheSource, { notBeforeMs: Date.now(), ...(options.signal ? { signal: options.signal } : {}) }) : undefined;
   const executed = await executeRunJobs(options.transport, jobs, {
     concurrency, warmup: 0, ...(options.metricsSource ? { metricsSource: options.metricsSource } : {}), timeoutMs: options.timeoutMs, cache: options.cache,
-    ...(level.kind === 'rate' ? { onDispatchDelay: (i: number, delay: number) => (dispatchDelays.push(delay), delayOf.set(i, delay)) } : {}),
+    ...(level.kind === 'rate' ? { onDispatchDelay: (i: number, delay: number, scheduled: number) => (dispatchDelays.push(delay), scheduledOf.set(i, scheduled)) } : {}),
     ...(level.kind === 'rate' ? { ratePerSec: level.ratePerSec, interArrivalMs: interArrivalSampler(arrival, level.ratePerSec, options.random ?? Math.random) } : {}),
     ...(options.durationMs !== undefined ? { durationMs: options.durationMs } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
@@ -82,7 +82,7 @@ async function sendPoint(level: LoadLevel, arrival: Arrival, options: LoadPointO
     ? pointCacheCounters(countersBefore, await readPrefixCacheCounters(options.prefixCacheSource, { notBeforeMs: endedAt, ...(options.signal ? { signal: options.signal } : {}) }))
     : noPrefixCacheCounters(countersBefore && 'reason' in countersBefore ? `before the point: ${countersBefore.reason}` : NO_METRICS_URL);
   const runs = executed.outcomes
-    .map((outcome, i) => ({ record: outcome.record, start: executed.startedAt[i]!, delay: delayOf.get(executed.jobOf[i]!) }))
+    .map((outcome, i) => ({ record: outcome.record, start: executed.startedAt[i]!, scheduled: scheduledOf.get(executed.jobOf[i]!) }))
     .filter((r) => r.record.error?.kind !== 'cancelled')
     .sort((a, b) => a.start - b.start);
   return { runs, dispatchDelays, counters, serverSamples: executed.serverMetrics?.samples ?? [] };

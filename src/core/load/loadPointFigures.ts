@@ -8,11 +8,12 @@ import type { LoadLevel, LoadPoint, LoadRequest, Spread } from './loadPointRecor
 import type { PointCacheCounters } from './prefixCacheCounters';
 import type { TimedRun } from './steadyWindow';
 
-/** A request as sent: its record, when it started on the point's clock, and (open loop) how late it went out. */
+/** A request as sent: its record, when it started on the point's clock, and (open loop) when it was due. */
 export interface SentRequest {
   record: RunRecord;
   start: number;
-  delay: number | undefined;
+  /** Open loop: when the request was due, on the stamps' clock (the batch's start is 0). */
+  scheduled: number | undefined;
 }
 
 export function cacheStates(records: readonly RunRecord[]): { cold: number; warm: number; unknown: number } {
@@ -33,7 +34,7 @@ export function requestRows(runs: readonly SentRequest[], counted: ReadonlySet<T
   return runs.map((r) => ({
     startedAtMs: Math.round(r.start * 10) / 10,
     // Open loop: when the arrival process scheduled it (sent late by dispatchDelay when the client lagged).
-    ...(r.delay !== undefined ? { scheduledAtMs: Math.round((r.start - r.delay) * 10) / 10 } : {}),
+    ...(r.scheduled !== undefined ? { scheduledAtMs: Math.round(r.scheduled * 10) / 10 } : {}),
     ttftMs: r.record.ttftMs,
     tpotMs: r.record.tpotMs,
     e2eMs: r.record.e2eMs,
