@@ -15,7 +15,7 @@ import { detectFormat } from '../core/formats/detect';
 import type { RolloutPolicy } from '../core/rollout/scenario';
 import { policyText } from '../core/rollout/scenario';
 import { SloError } from '../core/rollout/slo';
-import { AnswerSample, DEFAULT_SCORED_PER_VERSION, referenceFreeChecks, scoreAnswers, type ProdAdherence } from '../core/telemetry/prodAdherence';
+import { AnswerSample, DEFAULT_SCORED_PER_VERSION, referenceFreeChecks, scoreAnswers, type ProdAdherence, type ProdHallucination } from '../core/telemetry/prodAdherence';
 import { DEFAULT_SCORE_STORE, ProdScoreStore } from '../core/telemetry/prodScoreStore';
 import { decideProduction, DECISION_WORDS, type ProdDecision } from '../core/telemetry/prodDecision';
 import type { ProdReport } from '../core/telemetry/prodReport';
@@ -133,8 +133,17 @@ export function decisionText(d: ProdDecision): string {
   return [`decision: ${DECISION_WORDS[d.decision]} ${d.head} (against ${d.base})${d.matching ? ` · ${d.matching}` : ''}`, ...d.reasons.map((r) => `  - ${r}`)].join('\n');
 }
 
-export function adherenceLine(a: ProdAdherence): string {
-  if (a.rate === null) return `  adherence: no answer scored (${a.withAnswer} captured${a.unscored ? `, ${a.unscored} could not be scored` : ''})`;
+/** The version's adherence line, and its hallucination line when a context check ran. */
+export function adherenceLines(a: ProdAdherence): string[] {
   const pct = (x: number) => `${Math.round(x * 100)}%`;
-  return `  adherence ${pct(a.rate)} [${pct(a.ci95![0])}, ${pct(a.ci95![1])}] · ${a.passed} of ${a.scored} sampled answers pass (of ${a.withAnswer} captured)${a.unscored ? ` · ${a.unscored} unscored` : ''}${a.fromStore ? ` · ${a.fromStore} scored before (stored)` : ''} · checks: ${a.checks.join(', ')}`;
+  const line = a.rate === null ? `  adherence: no answer scored (${a.withAnswer} captured${a.unscored ? `, ${a.unscored} could not be scored` : ''})` : `  adherence ${pct(a.rate)} [${pct(a.ci95![0])}, ${pct(a.ci95![1])}] · ${a.passed} of ${a.scored} sampled answers pass (of ${a.withAnswer} captured)${a.unscored ? ` · ${a.unscored} unscored` : ''}${a.fromStore ? ` · ${a.fromStore} scored before (stored)` : ''} · checks: ${a.checks.join(', ')}`;
+  return a.hallucination ? [line, hallucinationLine(a.hallucination)] : [line];
+}
+
+/** Production's hallucination rate against the passages each answer's trace retrieved. */
+function hallucinationLine(h: ProdHallucination): string {
+  const pct = (x: number) => `${Math.round(x * 100)}%`;
+  const without = h.withoutContext ? ` · ${h.withoutContext} sampled answers without retrieved passages in their trace (not judged)` : '';
+  if (h.judged === 0) return `  hallucination: no answer judged against its retrieved passages${without}`;
+  return `  hallucination ${pct(h.hallucinated / h.judged)} [${pct(h.ci95![0])}, ${pct(h.ci95![1])}] · ${h.hallucinated} of ${h.judged} answers judged against the passages their trace retrieved${without}`;
 }

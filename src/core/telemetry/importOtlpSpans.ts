@@ -15,6 +15,7 @@ import { conventionRow, MESSAGE_EVENTS, type SourceId } from './conventions';
 import { attributeMap, bodyMap, hexId, isObject, validId } from './otlpValues';
 import { identityOf, parentOf, readModelCall, recogniseRow, type CallFigures, type Identity } from './spanFields';
 import { TraceJoin, type JoinedCall, type VersionOrigin } from './traceJoin';
+import { retrievedContextOf, type RetrievedContext } from './retrievedContext';
 
 export { INFERENCE_OPERATIONS } from './conventions';
 export { MAX_IDENTITY_CHARS, MAX_PLAUSIBLE_DURATION_S } from './spanFields';
@@ -36,6 +37,8 @@ export interface ImportedSpan extends CallFigures {
   inputTooLarge?: true;
   /** The answer received, when asked for and captured. */
   answer?: string;
+  /** The passages retrieved in its trace before the call (with `keepRetrievals`). */
+  retrieved?: RetrievedContext;
 }
 
 export type { SkipReason } from './skipReasons';
@@ -58,6 +61,8 @@ export interface ReaderOptions {
   keepContent?: boolean;
   /** Hand on the answers received (`answer`), for production adherence. */
   keepAnswers?: boolean;
+  /** Hand on, with the answers, the passages retrieved before each call in its trace (context checks). */
+  keepRetrievals?: boolean;
   maxHeld?: number;
 }
 
@@ -73,7 +78,8 @@ export class OtlpReader {
   ) {
     const content = options.matchContent !== undefined || options.keepContent === true || options.keepAnswers === true;
     const holdIdentified = options.keepContent === true || options.keepAnswers === true;
-    this.join = new TraceJoin((call) => this.emit(call), { content, holdIdentified, ...(options.maxHeld !== undefined ? { maxHeld: options.maxHeld } : {}) });
+    const retrievals = options.keepAnswers === true && options.keepRetrievals === true;
+    this.join = new TraceJoin((call) => this.emit(call), { content, holdIdentified, retrievals, ...(options.maxHeld !== undefined ? { maxHeld: options.maxHeld } : {}) });
   }
 
   data(data: unknown): void {
@@ -105,7 +111,13 @@ export class OtlpReader {
     const row = recogniseRow(attributes, raw.name, scope);
     if (!row) {
       this.sink.other();
-      if (validId(raw.traceId, 16) && validId(raw.spanId, 8)) this.join.span(hexId(raw.traceId as string, 16), hexId(raw.spanId as string, 8), parentOf(raw), identityOf(attributes) ?? null);
+      if (!validId(raw.traceId, 16) || !validId(raw.spanId, 8)) return;
+      const traceId = hexId(raw.traceId as string, 16);
+      if (this.options.keepRetrievals) {
+        const context = retrievedContextOf(raw, attributes);
+        if (context) this.join.retrieval(traceId, context);
+      }
+      this.join.span(traceId, hexId(raw.spanId as string, 8), parentOf(raw), identityOf(attributes) ?? null);
       return;
     }
     const call = readModelCall(raw, row, attributes);
@@ -173,6 +185,7 @@ export class OtlpReader {
       spanId: call.spanId,
       ...(this.options.keepContent && call.messages ? { inputMessages: toGenAiJson(call.messages) } : this.options.keepContent && call.contentTooLarge ? { inputTooLarge: true } : {}),
       ...(this.options.keepAnswers && call.answer !== null ? { answer: call.answer } : {}),
+      ...(call.retrieved ? { retrieved: call.retrieved } : {}),
     });
   }
 }

@@ -29,6 +29,26 @@ export function plainValue(value: unknown): string | number | boolean | undefine
   return undefined;
 }
 
+/** Items of an OTLP array or map read at most, and their nesting: a hostile file cannot make a value large. */
+const MAX_STRUCTURED_ITEMS = 1_000;
+const MAX_STRUCTURED_DEPTH = 8;
+
+/** One AnyValue with its arrays (`arrayValue`) and maps (`kvlistValue`) as JS arrays and objects; bounded. */
+export function structuredValue(value: unknown, depth = 0): unknown {
+  if (!isObject(value) || depth > MAX_STRUCTURED_DEPTH) return undefined;
+  if (isObject(value.arrayValue)) {
+    const items = Array.isArray(value.arrayValue.values) ? value.arrayValue.values.slice(0, MAX_STRUCTURED_ITEMS) : [];
+    return items.map((item) => structuredValue(item, depth + 1));
+  }
+  if (isObject(value.kvlistValue)) {
+    const out: Record<string, unknown> = {};
+    const entries = Array.isArray(value.kvlistValue.values) ? value.kvlistValue.values.slice(0, MAX_STRUCTURED_ITEMS) : [];
+    for (const kv of entries) if (isObject(kv) && typeof kv.key === 'string' && kv.key !== '__proto__') out[kv.key] = structuredValue(kv.value, depth + 1);
+    return out;
+  }
+  return plainValue(value);
+}
+
 /** Attribute list → map of plain values (arrays are not needed by the importer and are left out). */
 export function attributeMap(list: unknown): AttributeMap {
   const map: AttributeMap = new Map();

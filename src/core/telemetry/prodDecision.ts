@@ -2,7 +2,7 @@
  * The production decision for a deployed change (base → head): promote, roll back, or insufficient,
  * by the same rules as `compare`'s rollout decision (rollout/decision.ts) under the base revision's
  * policy (scenario and SLOs), on production evidence: TTFT and E2E from the hours both versions are
- * matched on (matchedHours.ts), adherence from their scored production answers (prodAdherence.ts),
+ * matched on (matchedHours.ts), adherence and hallucination from their scored production answers (prodAdherence.ts),
  * and the error rate — significantly more failed requests holds the change, as a criterion of its own.
  * It fails closed: unmatched hours, too few requests or no scored answers where the tests file has
  * checks are "insufficient", never "promote".
@@ -47,6 +47,8 @@ export function decideProduction(input: ProdDecisionInput): ProdDecision {
     tpotMs: [],
     tokensPerSec: [],
     adherence: { passed: v.adherence?.passed ?? 0, total: v.adherence?.scored ?? 0 },
+    // Judged against the passages the app retrieved (prodAdherence.ts): ceilings and increases are judged as in compare.
+    ...(v.adherence?.hallucination ? { hallucination: { hallucinated: v.adherence.hallucination.hallucinated, total: v.adherence.hallucination.judged } } : {}),
   });
   const latency = comparison.verdicts.filter((v): v is Verdict => v.metric !== 'errorRate');
   const adherence: Verdict = input.adherenceNotMeasured

@@ -1,7 +1,8 @@
 /**
  * Scores of production answers, kept between runs: a CD step that asks `prod --decide` every few minutes
  * draws the same seeded sample from the same files, and a judge's verdict costs a model call. Keyed by
- * the checks and the answer's text (SHA-256), so a changed check or answer is scored again; an unscored
+ * the checks, the answer's text and the context it was judged against (SHA-256), so a changed check, answer
+ * or context is scored again (a hallucination verdict is kept beside the status); an unscored
  * answer is not kept (a judge configured later may decide it). JSON Lines, appended; bounded: at most
  * MAX_ENTRIES are read (the newest), and a file over MAX_BYTES is not read at all (said).
  */
@@ -15,9 +16,14 @@ const MAX_BYTES = 32 * 1024 * 1024;
 const MAX_ENTRIES = 200_000;
 
 export type StoredStatus = 'pass' | 'fail';
+/** A stored score: the status, and whether the answer hallucinated when a context check judged it. */
+export interface StoredScore {
+  status: StoredStatus;
+  hallucinated?: boolean;
+}
 
 export class ProdScoreStore {
-  private readonly scores = new Map<string, StoredStatus>();
+  private readonly scores = new Map<string, StoredScore>();
   private readonly added: string[] = [];
   private readonly addedKeys = new Set<string>();
   /** Why the file was not read, when it was not (not a regular file, too large). */
@@ -35,19 +41,22 @@ export class ProdScoreStore {
     }
     for (const line of text.split('\n').slice(-MAX_ENTRIES)) {
       try {
-        const entry = JSON.parse(line) as { k?: unknown; s?: unknown };
-        if (typeof entry.k === 'string' && (entry.s === 'pass' || entry.s === 'fail')) this.scores.set(entry.k, entry.s);
+        const entry = JSON.parse(line) as { k?: unknown; s?: unknown; h?: unknown };
+        if (typeof entry.k === 'string' && (entry.s === 'pass' || entry.s === 'fail')) this.scores.set(entry.k, { status: entry.s, ...(typeof entry.h === 'boolean' ? { hallucinated: entry.h } : {}) });
       } catch {
         // a torn or foreign line: skipped
       }
     }
   }
 
-  static key(checks: unknown, answer: string): string {
-    return createHash('sha256').update(canonicalJson(checks)).update('\u0000').update(answer).digest('hex');
+  static key(checks: unknown, answer: string, context?: readonly string[]): string {
+    const hash = createHash('sha256').update(canonicalJson(checks)).update('\u0000').update(answer);
+    // The context only when there is one: keys of answers scored without context stay what they were.
+    if (context) hash.update('\u0000').update(canonicalJson(context));
+    return hash.digest('hex');
   }
 
-  get(key: string): StoredStatus | undefined {
+  get(key: string): StoredScore | undefined {
     return this.scores.get(key);
   }
 
@@ -56,11 +65,12 @@ export class ProdScoreStore {
     return this.scores.has(key) && !this.addedKeys.has(key);
   }
 
-  set(key: string, status: StoredStatus): void {
-    if (this.scores.get(key) === status) return;
-    this.scores.set(key, status);
+  set(key: string, score: StoredScore): void {
+    const known = this.scores.get(key);
+    if (known?.status === score.status && known.hallucinated === score.hallucinated) return;
+    this.scores.set(key, score);
     this.addedKeys.add(key);
-    this.added.push(JSON.stringify({ k: key, s: status }));
+    this.added.push(JSON.stringify({ k: key, s: score.status, ...(score.hallucinated !== undefined ? { h: score.hallucinated } : {}) }));
   }
 
   /** Appends what was scored this run. */

@@ -5,9 +5,12 @@
  * Exporters send a span when it ends, so ancestors usually arrive after the call: a call without its own
  * identity is held until its trace's root span has arrived (or the input ends). Everything kept is
  * bounded: held calls, parent links and log messages are each a FIFO of fixed size, and what overflows
- * is released (or forgotten) oldest first — a call is then judged with what had arrived.
+ * is released (or forgotten) oldest first — a call is then judged with what had arrived. With `retrievals`,
+ * the passages of the trace's retriever spans (retrievedContext.ts) travel with the calls made after them,
+ * within a character budget.
  */
 import type { CapturedMessage } from './capturedContent';
+import { contextBefore, contextChars, type RetrievedContext } from './retrievedContext';
 import type { Identity, ModelCall } from './spanFields';
 
 export type VersionOrigin = 'span' | 'ancestor' | 'resource' | 'content';
@@ -16,6 +19,8 @@ export interface JoinedCall extends ModelCall {
   /** The identity found nearest the call: its span, its ancestors (nearest first), the trace's root, the Resource. */
   identity: Identity;
   versionFrom: Exclude<VersionOrigin, 'content'> | null;
+  /** The passages retrieved in its trace before the call started (with `retrievals`). */
+  retrieved?: RetrievedContext;
 }
 
 export interface JoinOptions {
@@ -27,6 +32,10 @@ export interface JoinOptions {
   content?: boolean;
   /** Hold also the calls that name their prompt and version (their messages or answer may follow as log records: `sample`, production adherence); content matching alone needs only the others. */
   holdIdentified?: boolean;
+  /** Keep retriever spans' passages for the calls of their trace (production adherence's context checks). */
+  retrievals?: boolean;
+  /** Characters of retrieved passages kept at most, over all traces (default 32 M); the oldest trace's go first. */
+  maxRetrievedChars?: number;
 }
 
 /** Parent links followed at most (a cycle in a hostile file ends here). */
@@ -46,6 +55,8 @@ export class TraceJoin {
   private readonly roots = new Map<string, Identity>();
   private readonly logMessages = new Map<string, CapturedMessage[]>();
   private readonly logAnswers = new Map<string, string>();
+  private readonly retrievals = new Map<string, RetrievedContext[]>();
+  private retrievedChars = 0;
   private readonly maxHeld: number;
   private readonly maxLinks: number;
   /** Calls released before their trace was complete, because more were waiting than are kept. */
@@ -97,6 +108,21 @@ export class TraceJoin {
     if (this.options.content) remember(this.logAnswers, `${traceId}/${spanId}`, text, this.maxLinks);
   }
 
+  /**
+   * A retriever span's passages, for the calls of its trace that start after it ended. Kept past the trace's
+   * root: exporters send a streamed call's span after the request span that holds it (seen with OpenLLMetry and
+   * the official SDK), so the budget alone bounds them.
+   */
+  retrieval(traceId: string, context: RetrievedContext): void {
+    if (!this.options.retrievals) return;
+    const list = this.retrievals.get(traceId);
+    if (list) list.push(context);
+    else this.retrievals.set(traceId, [context]);
+    this.retrievedChars += contextChars(context);
+    const max = this.options.maxRetrievedChars ?? 32_000_000;
+    while (this.retrievedChars > max && this.retrievals.size > 0) this.forgetRetrievals(this.retrievals.keys().next().value!);
+  }
+
   /** The input ended: every held call is judged with what arrived. */
   end(): void {
     for (const key of [...this.held.keys()]) this.releaseKey(key);
@@ -108,6 +134,13 @@ export class TraceJoin {
       if (this.options.content && !this.held.get(key)?.call.messages && !this.logMessages.has(key)) continue;
       this.releaseKey(key);
     }
+  }
+
+  private forgetRetrievals(traceId: string): void {
+    const contexts = this.retrievals.get(traceId);
+    if (!contexts) return;
+    this.retrievals.delete(traceId);
+    this.retrievedChars -= contexts.reduce((n, c) => n + contextChars(c), 0);
   }
 
   private releaseKey(key: string): void {
@@ -147,7 +180,8 @@ export class TraceJoin {
     if (logged) this.logMessages.delete(key);
     const answer = call.answer ?? this.logAnswers.get(key) ?? null;
     this.logAnswers.delete(key);
-    this.emit({ ...call, messages: call.messages ?? logged ?? null, answer, identity: { name, version }, versionFrom });
+    const retrieved = this.options.retrievals ? contextBefore(this.retrievals.get(call.traceId) ?? [], call.startMs) : undefined;
+    this.emit({ ...call, messages: call.messages ?? logged ?? null, answer, identity: { name, version }, versionFrom, ...(retrieved ? { retrieved } : {}) });
   }
 }
 

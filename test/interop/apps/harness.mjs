@@ -9,17 +9,18 @@ const loaded = await import(pathToFileURL(resolve(appFile)).href);
 const app = typeof loaded.shutdown === 'function' ? loaded : loaded.default;
 const cities = ['Bellevue, WA', 'Lyon', 'Osaka'];
 for (let i = 0; i < Number(count); i++) {
+  const city = cities[i % cities.length];
   const started = performance.now();
   let ttftMs = null;
   let answer = '';
   try {
-    for await (const piece of app.answer(cities[i % cities.length], `Find homes nearby, request ${i}.`)) {
+    for await (const piece of app.answer(city, `Find homes nearby, request ${i}.`)) {
       if (ttftMs === null && piece) ttftMs = performance.now() - started;
       answer += piece ?? '';
     }
-    console.log(JSON.stringify({ ok: true, ttftMs, e2eMs: performance.now() - started, answer }));
+    console.log(JSON.stringify({ city, ok: true, ttftMs, e2eMs: performance.now() - started, answer }));
   } catch (error) {
-    console.log(JSON.stringify({ ok: false, error: String(error?.status ?? error?.statusCode ?? error?.message ?? error).slice(0, 200) }));
+    console.log(JSON.stringify({ city, ok: false, error: String(error?.status ?? error?.statusCode ?? error?.message ?? error).slice(0, 200) }));
   }
 }
 await app.shutdown();
