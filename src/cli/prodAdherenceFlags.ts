@@ -108,7 +108,11 @@ export async function scoreAndDecide(file: string, plan: AdherencePlan, report: 
       const adherence: ProdAdherence = await scoreAnswers(plan.sample.answersOf(v.promptName, v.version), checks, plan.judge, store);
       v.adherence = adherence;
     }
-    store?.save();
+    try {
+      store?.save();
+    } catch (error) {
+      notes.push(`production scores were not stored: ${(error as Error).message}`);
+    }
     if (report.versions.length > 0 && report.versions.every((v) => v.adherence!.withAnswer === 0)) notes.push('no answer was captured on these spans: production adherence needs the output recorded (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true, or the library\'s own switch).');
   } else if (plan.cap > 0 && plan.decide && noChecks) notes.push(`${noChecks}: adherence does not gate this decision.`);
   if (!plan.decide) return { notes };

@@ -7,7 +7,7 @@ import { standaloneReportHtml } from '../core/compare/report';
 import { printable } from '../core/history/fileHistory';
 import { sinceToMs, type FileProduction } from '../core/telemetry/prodForEditor';
 import { ProdTimeline, type TimelineData } from '../core/telemetry/prodTimeline';
-import { loadFileVersions } from '../core/telemetry/prodVersions';
+import { loadFileVersions, type FileVersions } from '../core/telemetry/prodVersions';
 import { productionView } from '../core/telemetry/productionView';
 import { fanOut, versionWindows, type VersionWindow, type WindowPercentiles } from '../core/telemetry/prodWindows';
 import { windowSizeMs } from '../core/telemetry/prodWindows';
@@ -15,11 +15,11 @@ import { reportAssets } from './reportAssets';
 import { formatMs } from '../core/metrics/format';
 import type { ProdPercentiles, ProdReport } from '../core/telemetry/prodReport';
 import { sourceLines } from '../core/telemetry/prodSources';
-import { nowFlag, parseArgs, stringFlag, UsageError } from './args';
+import { nowFlag, parseArgs, stringFlag, UsageError, type ParsedArgs } from './args';
 import type { CliIO } from './io';
 import { terminalJson, terminalSafeIO } from './terminalText';
 import { PROD_USAGE } from './help/usage';
-import { ADHERENCE_BOOLEAN, ADHERENCE_VALUED, adherenceLines, adherencePlan, decisionExitCode, decisionText, scoreAndDecide, wantsAnswers } from './prodAdherenceFlags';
+import { ADHERENCE_BOOLEAN, ADHERENCE_VALUED, adherenceLines, adherencePlan, decisionExitCode, decisionText, scoreAndDecide, wantsAnswers, type AdherencePlan } from './prodAdherenceFlags';
 
 export async function prodCommand(argv: string[], rawIO: CliIO): Promise<number> {
   // Versions, prompt names and error types are anyone's text: the terminal shows them, never obeys them.
@@ -45,42 +45,8 @@ export async function prodCommand(argv: string[], rawIO: CliIO): Promise<number>
   if (prometheus !== undefined && args.flags.has('decide')) throw new UsageError('--decide reads trace files (--traces): it needs each request, its hour and its answer; Prometheus keeps counts per bucket');
   const scoring = adherencePlan(args, { ...(sinceMs !== undefined ? { sinceMs } : {}), ...(args.flags.has('now') ? { untilMs: nowMs } : {}) }, 60_000, signal);
 
-  let report: ProdReport;
-  let windows: TimelineData | null = null;
-  let hourly: TimelineData | null = null;
-  let source: ProductionSource;
-  if (prometheus !== undefined) {
-    const { prodFromPrometheus, DEFAULT_PROMETHEUS_MAX_BYTES, DEFAULT_PROMETHEUS_TIMEOUT_MS } = await import('../core/telemetry/prodPrometheus');
-    const { prometheusTimeline } = await import('../core/telemetry/prodPrometheusTimeline');
-    const timeoutMs = args.flags.has('timeout-ms') ? Number(stringFlag(args, 'timeout-ms')) : undefined;
-    if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs >= 100)) throw new UsageError('--timeout-ms must be an integer ≥ 100');
-    // parseSince above admits no years; an ISO date is refused by prodFromPrometheus (a PromQL range is a duration).
-    const rangeMs = sinceToMs(since ?? '24h');
-    // Prometheus answers at most 11,000 points per series; the hourly chart of the report asks for one per hour.
-    for (const step of [windowMs, reportPath ? 3_600_000 : undefined]) {
-      if (step !== undefined && rangeMs / step > 10_000) throw new UsageError(`--since ${since} in windows of ${step === windowMs ? windowArg : '1h (the report)'} is more than the 10,000 points one range query answers: a shorter --since or a larger --window`);
-    }
-    report = await prodFromPrometheus(file!, prometheus, { ...(since ? { window: since } : {}), ...(prompt ? { prompt } : {}), ...(timeoutMs ? { timeoutMs } : {}), atMs: nowMs, fileVersions, signal });
-    const call = { sinceMs: nowMs - rangeMs, atMs: nowMs, timeoutMs: timeoutMs ?? DEFAULT_PROMETHEUS_TIMEOUT_MS, maxBytes: DEFAULT_PROMETHEUS_MAX_BYTES };
-    if (windowMs !== undefined) windows = await prometheusTimeline(prometheus, report, { ...call, stepMs: windowMs, band: false });
-    if (reportPath) hourly = await prometheusTimeline(prometheus, report, call);
-    source = { kind: 'prometheus', prometheus, since: since ?? '24h' };
-  } else {
-    const { prodFromTraces } = await import('../core/telemetry/prodFromTraces');
-    const names = prompt ? new Set([prompt]) : (await fileVersions).promptNames;
-    const sinks: Parameters<typeof fanOut> = [];
-    // No --since: the windows cover every span the files hold; the report's chart the last 24 h, as the panel's default.
-    sinks.push(scoring.sample);
-    const windowSink = windowMs !== undefined ? new ProdTimeline(names, sinceMs ?? 0, nowMs, { bucketMs: windowMs, band: false }) : null;
-    const hourlySink = reportPath ? new ProdTimeline(names, sinceMs ?? nowMs - sinceToMs('24h'), nowMs) : null;
-    for (const sink of [windowSink, hourlySink]) if (sink) sinks.push(sink);
-    // Answers are read (and held per trace until its log records are in) only when they are scored.
-    const keepAnswers = await wantsAnswers(file!, scoring, prompt);
-    report = await prodFromTraces(file!, traces, { ...(sinceMs !== undefined ? { sinceMs } : {}), ...(args.flags.has('now') ? { untilMs: nowMs } : {}), ...(prompt ? { prompt } : {}), fileVersions, alsoTo: fanOut(...sinks), ...(keepAnswers ? { keepAnswers, ...(scoring.judge ? { keepRetrievals: true } : {}) } : {}), ...(scoring.decide ? { compare: { base: scoring.decide.base, head: scoring.decide.head } } : {}), signal });
-    windows = windowSink?.data() ?? null;
-    hourly = hourlySink?.data() ?? null;
-    source = { kind: 'traces', traces: traces.join(' '), since: since ?? '24h' };
-  }
+  const read: ReadRequest = { file: file!, args, nowMs, ...(since !== undefined ? { since } : {}), ...(sinceMs !== undefined ? { sinceMs } : {}), ...(prompt !== undefined ? { prompt } : {}), ...(windowMs !== undefined ? { windowMs, windowArg: windowArg! } : {}), ...(reportPath !== undefined ? { reportPath } : {}), fileVersions, signal };
+  const { report, windows, hourly, source } = prometheus !== undefined ? await readPrometheus(read, prometheus) : await readTraces(read, traces, scoring);
   const { decision, notes: scoringNotes } = prometheus === undefined ? await scoreAndDecide(file!, scoring, report, await fileVersions, prompt, signal) : { decision: undefined, notes: [] };
   report.notes.push(...scoringNotes);
   const byVersion = windows ? versionWindows(windows) : null;
@@ -99,6 +65,70 @@ export async function prodCommand(argv: string[], rawIO: CliIO): Promise<number>
     io.stdout(`${terminalJson(decision ? { ...json, decision } : json)}\n`);
   } else io.stdout(`${formatReport(report, byVersion ?? undefined)}${decision ? `\n${decisionText(decision)}\n` : ''}`);
   return decision ? decisionExitCode(decision, scoring.decide!.failOnRegression) : 0;
+}
+
+/** What both sources are read for: the range, the windows, the report's chart. */
+interface ReadRequest {
+  file: string;
+  args: ParsedArgs;
+  nowMs: number;
+  since?: string;
+  sinceMs?: number;
+  prompt?: string;
+  windowMs?: number;
+  windowArg?: string;
+  reportPath?: string;
+  fileVersions: Promise<FileVersions>;
+  signal: AbortSignal;
+}
+
+interface ProdRead {
+  report: ProdReport;
+  /** Per `--window` (null without), and hourly for `--report` (null without). */
+  windows: TimelineData | null;
+  hourly: TimelineData | null;
+  source: ProductionSource;
+}
+
+async function readPrometheus(r: ReadRequest, prometheus: string): Promise<ProdRead> {
+  const { prodFromPrometheus, DEFAULT_PROMETHEUS_MAX_BYTES, DEFAULT_PROMETHEUS_TIMEOUT_MS } = await import('../core/telemetry/prodPrometheus');
+  const { prometheusTimeline } = await import('../core/telemetry/prodPrometheusTimeline');
+  const timeoutMs = r.args.flags.has('timeout-ms') ? Number(stringFlag(r.args, 'timeout-ms')) : undefined;
+  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs >= 100)) throw new UsageError('--timeout-ms must be an integer ≥ 100');
+  // parseSince admits no years; an ISO date is refused by prodFromPrometheus (a PromQL range is a duration).
+  const rangeMs = sinceToMs(r.since ?? '24h');
+  // Prometheus answers at most 11,000 points per series; the hourly chart of the report asks for one per hour.
+  for (const step of [r.windowMs, r.reportPath ? 3_600_000 : undefined]) {
+    if (step !== undefined && rangeMs / step > 10_000) throw new UsageError(`--since ${r.since} in windows of ${step === r.windowMs ? r.windowArg : '1h (the report)'} is more than the 10,000 points one range query answers: a shorter --since or a larger --window`);
+  }
+  const report = await prodFromPrometheus(r.file, prometheus, { ...(r.since ? { window: r.since } : {}), ...(r.prompt ? { prompt: r.prompt } : {}), ...(timeoutMs ? { timeoutMs } : {}), atMs: r.nowMs, fileVersions: r.fileVersions, signal: r.signal });
+  const call = { sinceMs: r.nowMs - rangeMs, atMs: r.nowMs, timeoutMs: timeoutMs ?? DEFAULT_PROMETHEUS_TIMEOUT_MS, maxBytes: DEFAULT_PROMETHEUS_MAX_BYTES };
+  const windows = r.windowMs !== undefined ? await prometheusTimeline(prometheus, report, { ...call, stepMs: r.windowMs, band: false }) : null;
+  const hourly = r.reportPath ? await prometheusTimeline(prometheus, report, call) : null;
+  return { report, windows, hourly, source: { kind: 'prometheus', prometheus, since: r.since ?? '24h' } };
+}
+
+async function readTraces(r: ReadRequest, traces: string[], scoring: AdherencePlan): Promise<ProdRead> {
+  const { prodFromTraces } = await import('../core/telemetry/prodFromTraces');
+  const names = r.prompt ? new Set([r.prompt]) : (await r.fileVersions).promptNames;
+  // No --since: the windows cover every span the files hold; the report's chart the last 24 h, as the panel's default.
+  const windowSink = r.windowMs !== undefined ? new ProdTimeline(names, r.sinceMs ?? 0, r.nowMs, { bucketMs: r.windowMs, band: false }) : null;
+  const hourlySink = r.reportPath ? new ProdTimeline(names, r.sinceMs ?? r.nowMs - sinceToMs('24h'), r.nowMs) : null;
+  const sinks: Parameters<typeof fanOut> = [scoring.sample, ...[windowSink, hourlySink].filter((k): k is ProdTimeline => k !== null)];
+  // Answers are read (and held per trace until its log records are in) only when they are scored; the passages
+  // retrieved before each call only when a judge will read them.
+  const keepAnswers = await wantsAnswers(r.file, scoring, r.prompt);
+  const report = await prodFromTraces(r.file, traces, {
+    ...(r.sinceMs !== undefined ? { sinceMs: r.sinceMs } : {}),
+    ...(r.args.flags.has('now') ? { untilMs: r.nowMs } : {}),
+    ...(r.prompt ? { prompt: r.prompt } : {}),
+    fileVersions: r.fileVersions,
+    alsoTo: fanOut(...sinks),
+    ...(keepAnswers ? { keepAnswers, ...(scoring.judge ? { keepRetrievals: true } : {}) } : {}),
+    ...(scoring.decide ? { compare: { base: scoring.decide.base, head: scoring.decide.head } } : {}),
+    signal: r.signal,
+  });
+  return { report, windows: windowSink?.data() ?? null, hourly: hourlySink?.data() ?? null, source: { kind: 'traces', traces: traces.join(' '), since: r.since ?? '24h' } };
 }
 
 const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };

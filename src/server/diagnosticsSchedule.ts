@@ -1,6 +1,6 @@
 /** Diagnostics published a moment after the last edit of a document (debounced), at once when it opens. */
 
-export const DIAGNOSTICS_DELAY_MS = 150;
+const DIAGNOSTICS_DELAY_MS = 150;
 
 export class DiagnosticsSchedule {
   private readonly pending = new Map<string, NodeJS.Timeout>();

@@ -5,7 +5,8 @@
  * evidence is insufficient under the base revision's policy, with exit codes for a CD step. Times are
  * anchored to a fixed moment (--now); answers are drawn with a fixed seed.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { seededRandom } from '../../src/core/stats/random';
@@ -53,7 +54,9 @@ beforeAll(() => {
 describe('production adherence per version', () => {
   it('scores a bounded sample of each version\'s answers with the checks for every answer, with an interval', async () => {
     const { code, stdout, stderr } = await prod(['--traces', 'worse.jsonl', '--json']);
-    expect(stderr).toBe('');
+    // The scores' store is made as the results store is: its folder, with a .gitignore, said once.
+    expect(stderr).toBe('prompt-insight: created .prompt-insight/ for the results store, with a .gitignore inside that keeps it out of git\n');
+    expect(readFileSync(join(repo.root, '.prompt-insight/.gitignore'), 'utf8')).toContain('*');
     expect(code).toBe(0);
     const report = JSON.parse(stdout);
     const [head, base] = report.versions;
@@ -93,7 +96,19 @@ describe('scores are kept between runs', () => {
     expect(fresh.versions[0].adherence).toMatchObject({ fromStore: 0, passed: first.versions[0].adherence.passed });
     mkdirSync(join(repo.root, 'a-folder'));
     const folder = JSON.parse((await prod(['--traces', 'worse.jsonl', '--store', 'a-folder', '--json'])).stdout);
-    expect(folder.notes.join('\n')).toMatch(/a-folder is not a regular file: production scores are not kept/);
+    expect(folder.notes.join('\n')).toMatch(/a-folder is not used: The results store a-folder is a directory/);
+  });
+
+  it('a repository\'s `.prompt-insight` linked elsewhere is neither read nor written through', async () => {
+    const outside = mkdtempSync(join(tmpdir(), 'pi-outside-'));
+    const clone = new TestRepo();
+    clone.commit('Greeting', { 'greet.prompt': '---\nmodel: gpt-test\n---\nAnswer in JSON.\n', 'greet.tests.yaml': TESTS });
+    symlinkSync(outside, join(clone.root, '.prompt-insight'));
+    copyFileSync(join(repo.root, 'same.jsonl'), join(clone.root, 'same.jsonl'));
+    const { code, stdout } = await runCli(['prod', 'greet.prompt', '--now', new Date(NOW).toISOString(), '--traces', 'same.jsonl', '--json'], clone.root);
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout).notes.join('\n')).toMatch(/prod-scores\.jsonl is not used: The results store's folder \.prompt-insight is a symbolic link/);
+    expect(readdirSync(outside)).toEqual([]);
   });
 });
 

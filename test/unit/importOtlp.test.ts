@@ -80,7 +80,8 @@ describe('OTLP JSON Lines import', () => {
     const negative = { ...good(1), endTimeUnixNano: String(BigInt(T0) * 1_000_000n - 5n) };
     const astronomic = { ...good(2), endTimeUnixNano: '1' + '0'.repeat(20) }; // beyond 20 digits: not an int64
     const e30 = good(3, { ttftMs: 1e33 }); // TTFT of 1e30 s
-    const e30End = { ...good(10), endTimeUnixNano: 1e30 }; // a number, not a string: read, then refused as absurd
+    const e30End = { ...good(10), endTimeUnixNano: 1e30 }; // a number, not a string: beyond any Date, not a time
+    const yearBeyondDates = { ...good(11), startTimeUnixNano: 1e22, endTimeUnixNano: 1e22 }; // zero duration, but no Date holds it
     const badId = { ...good(4), spanId: 'not-an-id' };
     const hugeVersion = good(5, { version: 'v'.repeat(10 * 1024 * 1024) });
     const hugeUnknown = good(6, { extra: { 'app.debug.dump': 'x'.repeat(10 * 1024 * 1024) } }); // unknown attribute: ignored, span kept
@@ -89,7 +90,7 @@ describe('OTLP JSON Lines import', () => {
       '{"resourceSpans": [',
       'not json at all',
       '{"something":"else"}',
-      tracesLine([negative, astronomic, e30, e30End, badId, good(8)]),
+      tracesLine([negative, astronomic, e30, e30End, yearBeyondDates, badId, good(8)]),
       tracesLine([hugeVersion]),
       tracesLine([hugeUnknown, notGenAi, 'junk' as unknown as Record<string, unknown>]),
       tracesLine([good(9, { outputTokens: -3 })]),
@@ -99,8 +100,8 @@ describe('OTLP JSON Lines import', () => {
     expect(v[0]!.requests).toBe(2); // good(8) and the span with the 10 MB unknown attribute
     expect(aggregate.otherSpans).toBe(1);
     expect(aggregate.skipped.lines).toBe(3);
-    expect(aggregate.skipped.reasons).toEqual({ 'malformed-json': 2, 'not-traces-data': 1, 'absurd-duration': 2, 'bad-timestamps': 1, 'absurd-ttft': 1, 'bad-id': 1, 'identity-too-long': 1, 'bad-span': 1, 'absurd-tokens': 1 });
-    expect(aggregate.skipped.spans).toBe(8);
+    expect(aggregate.skipped.reasons).toEqual({ 'malformed-json': 2, 'not-traces-data': 1, 'absurd-duration': 1, 'bad-timestamps': 3, 'absurd-ttft': 1, 'bad-id': 1, 'identity-too-long': 1, 'bad-span': 1, 'absurd-tokens': 1 });
+    expect(aggregate.skipped.spans).toBe(9);
   });
 
   it('skips a line over the cap while streaming it, and reads the lines after it', async () => {

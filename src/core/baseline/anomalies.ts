@@ -43,7 +43,7 @@ export interface AnomalyOptions extends BaselineOptions {
 }
 
 /** How long after a version change its windows are judged against the history before it; later it is the new normal. */
-export const PRE_CHANGE_DAYS = 7;
+const PRE_CHANGE_DAYS = 7;
 
 export interface WindowJudgement {
   t: number;

@@ -8,6 +8,7 @@
 import type { ImportedSpan, SkipReason, SpanSink } from '../telemetry/importOtlpSpans';
 import { wilsonInterval } from '../stats/proportions';
 import { seededRandom } from '../stats/random';
+import { reservoirKeep } from '../stats/reservoir';
 import type { VersionChange } from './anomalies';
 import type { SeriesPoint } from '../stats/seasonalBaseline';
 
@@ -106,11 +107,7 @@ export class SpanWindows implements SpanSink {
 
   private keep(values: number[], value: number | null, seen: number): void {
     if (value === null || !Number.isFinite(value)) return;
-    if (values.length < this.maxPerWindow) values.push(value);
-    else {
-      const slot = Math.floor(this.random() * seen);
-      if (slot < this.maxPerWindow) values[slot] = value;
-    }
+    reservoirKeep(values, this.maxPerWindow, seen, value, this.random);
   }
 
   series(metric: WatchMetric): SeriesPoint[] {

@@ -103,11 +103,21 @@ export function text(value: string): string {
     .replace(/\bwww\./gi, (m) => `${m.slice(0, 3)}\\.`);
 }
 
+/** The longest run of backticks in the text: a loop, not Math.max(...runs) — text of 200,000 runs would overflow the stack. */
+export function longestBacktickRun(text: string): number {
+  let longest = 0;
+  let run = 0;
+  for (let i = 0; i < text.length; i++) {
+    run = text.charCodeAt(i) === 96 ? run + 1 : 0;
+    if (run > longest) longest = run;
+  }
+  return longest;
+}
+
 /** A name shown as code: backticks long enough that none inside can close it, and `|` escaped for tables. */
 function code(value: string): string {
   const clean = value.replace(/[\r\n\t]+/g, ' ').replace(CONTROL, '\ufffd');
-  const longest = Math.max(0, ...[...clean.matchAll(/`+/g)].map((m) => m[0].length));
-  const fence = '`'.repeat(longest + 1);
+  const fence = '`'.repeat(longestBacktickRun(clean) + 1);
   const pad = clean.startsWith('`') || clean.endsWith('`') ? ' ' : '';
   return `${fence}${pad}${clean.replace(/\|/g, '\\|')}${pad}${fence}`;
 }

@@ -65,7 +65,7 @@ export function serverView(inWindow: readonly MetricsSample[]): LoadPoint['serve
   if (inWindow.length === 0) return null;
   const spread = (pick: (s: MetricsSample) => number | undefined): Spread | null => {
     const values = inWindow.map(pick).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
-    return values.length > 0 ? { max: Math.max(...values), mean: values.reduce((a, b) => a + b, 0) / values.length } : null;
+    return values.length > 0 ? { max: values.reduce((m, v) => Math.max(m, v), -Infinity), mean: values.reduce((a, b) => a + b, 0) / values.length } : null;
   };
   const preempt = inWindow.map((s) => s.preemptions).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
   return {

@@ -26,7 +26,7 @@ export function steadyWindow(runs: readonly TimedRun[], inFlight: number, limits
   const endOf = (r: TimedRun): number | null => (r.record.e2eMs !== null ? r.start + r.record.e2eMs : null);
   const ends = runs.map(endOf).filter((e): e is number => e !== null).sort((a, b) => a - b);
   const rampOver = ends[Math.max(0, inFlight - 1)];
-  const lastSend = Math.max(...runs.map((r) => r.start));
+  const lastSend = runs.reduce((latest, r) => Math.max(latest, r.start), -Infinity);
   const inside = rampOver === undefined ? [] : runs.filter((r) => {
     const end = endOf(r) ?? r.start;
     return end > rampOver && end <= lastSend;

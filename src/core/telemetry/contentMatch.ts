@@ -25,19 +25,27 @@ export interface PromptTemplate {
 }
 
 /** Below this many literal characters a template is not matched (`{{question}}` alone matches every call). */
-export const MIN_LITERAL_CHARS = 16;
+const MIN_LITERAL_CHARS = 16;
 
 const MARK = '\u0000PI\u0000';
 
-/** A nested object with the marker at each variable's path (`a.b` → {a: {b: MARK}}). */
+/** Path segments that would reach an object's prototype: a repository's variable names never get to write there. */
+const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * A nested object with the marker at each variable's path (`a.b` → {a: {b: MARK}}). The names come from a
+ * repository's prompt (any revision of it): objects without a prototype, and a path through a prototype
+ * key is not marked (the template then has an unresolved variable and matches nothing by its literals).
+ */
 function markerVars(names: readonly string[]): Record<string, unknown> {
-  const vars: Record<string, unknown> = {};
+  const vars: Record<string, unknown> = Object.create(null);
   for (const name of names) {
     const path = name.split(/\.|\[(\d+)\]/).filter((p) => p !== undefined && p !== '');
+    if (path.some((key) => PROTOTYPE_KEYS.has(key))) continue;
     let at = vars;
     path.forEach((key, i) => {
       if (i === path.length - 1) at[key] = MARK;
-      else at = (at[key] = typeof at[key] === 'object' && at[key] !== null ? at[key] : {}) as Record<string, unknown>;
+      else at = (at[key] = typeof at[key] === 'object' && at[key] !== null ? at[key] : Object.create(null)) as Record<string, unknown>;
     });
   }
   return vars;

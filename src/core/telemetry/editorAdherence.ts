@@ -3,17 +3,15 @@
  * read from the trace files in the same pass as the figures, scored with the checks of the tests file
  * on disk that hold for any answer and need no judge — the editor never sends production answers to a
  * judge on its own; `prod --score --judge-endpoint` does that when asked. Bounded like `prod --score`:
- * a seeded sample of at most EDITOR_SCORED_PER_VERSION answers per version.
+ * a seeded sample of at most DEFAULT_SCORED_PER_VERSION answers per version (as `prod --score`).
  */
 import { loadTestSuite } from '../adherence/testCases';
 import type { Assertion } from '../adherence/testCases';
 import { readPromptFile, readTestsFileSync } from '../files/workspaceFile';
 import { decodePromptBytes } from '../formats/decode';
 import { detectFormat, parsePromptFile } from '../formats/detect';
-import { AnswerSample, referenceFreeChecks, scoreAnswers } from './prodAdherence';
+import { AnswerSample, DEFAULT_SCORED_PER_VERSION, referenceFreeChecks, scoreAnswers } from './prodAdherence';
 import type { ProdReport } from './prodReport';
-
-export const EDITOR_SCORED_PER_VERSION = 50;
 
 export interface EditorChecks {
   /** Per prompt name, the checks every production answer is held to (absent: none). */
@@ -44,7 +42,7 @@ export async function editorChecks(root: string, file: string): Promise<EditorCh
 
 /** A sample for the read when there are checks to score (else nothing is held). */
 export function editorAnswerSample(checks: EditorChecks, window: { sinceMs: number; untilMs: number }): AnswerSample | null {
-  return checks.byPrompt.size ? new AnswerSample(EDITOR_SCORED_PER_VERSION, window) : null;
+  return checks.byPrompt.size ? new AnswerSample(DEFAULT_SCORED_PER_VERSION, window) : null;
 }
 
 /** Each version's sampled answers scored into the report (`versions[].adherence`). */

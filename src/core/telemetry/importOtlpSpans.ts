@@ -17,8 +17,6 @@ import { identityOf, parentOf, readModelCall, recogniseRow, type CallFigures, ty
 import { TraceJoin, type JoinedCall, type VersionOrigin } from './traceJoin';
 import { retrievedContextOf, type RetrievedContext } from './retrievedContext';
 
-export { INFERENCE_OPERATIONS } from './conventions';
-export { MAX_IDENTITY_CHARS, MAX_PLAUSIBLE_DURATION_S } from './spanFields';
 export { validId } from './otlpValues';
 
 export interface ImportedSpan extends CallFigures {

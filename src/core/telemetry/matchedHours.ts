@@ -8,6 +8,7 @@
  * there is no verdict, and the report says why.
  */
 import { seededRandom } from '../stats/random';
+import { mergeReservoirs, reservoirKeep } from '../stats/reservoir';
 
 export const HOUR_MS = 3_600_000;
 const WEEK_HOURS = 168;
@@ -60,18 +61,16 @@ export class HourlyValues {
       else {
         into.requests += h.requests;
         into.errors += h.errors;
-        for (const v of h.e2e) this.keep(into.e2e, ++into.e2eSeen, v);
-        for (const v of h.ttft) this.keep(into.ttft, ++into.ttftSeen, v);
+        into.e2e = mergeReservoirs(into.e2e, into.e2eSeen, h.e2e, h.e2eSeen, MAX_PER_HOUR, this.random);
+        into.e2eSeen += h.e2eSeen;
+        into.ttft = mergeReservoirs(into.ttft, into.ttftSeen, h.ttft, h.ttftSeen, MAX_PER_HOUR, this.random);
+        into.ttftSeen += h.ttftSeen;
       }
     }
   }
 
   private keep(values: number[], seen: number, value: number): void {
-    if (values.length < MAX_PER_HOUR) values.push(value);
-    else {
-      const slot = Math.floor(this.random() * seen);
-      if (slot < MAX_PER_HOUR) values[slot] = value;
-    }
+    reservoirKeep(values, MAX_PER_HOUR, seen, value, this.random);
   }
 }
 

@@ -13,7 +13,7 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** One AnyValue as a plain value; arrays and maps are left out (undefined). */
-export function plainValue(value: unknown): string | number | boolean | undefined {
+function plainValue(value: unknown): string | number | boolean | undefined {
   if (!isObject(value)) return undefined;
   const v = value as AnyValue;
   if (typeof v.stringValue === 'string') return v.stringValue;
@@ -102,14 +102,18 @@ export function tokenCount(value: unknown): number | null | undefined {
   return n;
 }
 
-/** Unix nanoseconds (decimal string or number) → ms; null when missing, not a number or before 1970. */
+const MAX_DATE_MS = 8.64e15;
+
+/** Unix nanoseconds (decimal string or number) → ms; null when missing, not a number, before 1970 or beyond a Date. */
 export function nanosToMs(value: unknown): number | null {
   let n: number;
   if (typeof value === 'string' && /^\d{1,20}$/.test(value)) n = Number(value);
   else if (typeof value === 'number' && Number.isFinite(value)) n = value;
   else return null;
   if (n <= 0) return null;
-  return n / 1e6;
+  // Beyond what a Date holds (±8.64e15 ms) a time would throw wherever it is printed: not a time.
+  const ms = n / 1e6;
+  return ms <= MAX_DATE_MS ? ms : null;
 }
 
 const HEX_ID = /^[0-9a-fA-F]+$/;

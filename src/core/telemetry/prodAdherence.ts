@@ -16,6 +16,7 @@ import type { Assertion, TestSuite } from '../adherence/testCases';
 import type { AssertionType } from '../adherence/assertionTypes';
 import { wilsonInterval } from '../stats/proportions';
 import { seededRandom } from '../stats/random';
+import { mergeReservoirs, reservoirKeep } from '../stats/reservoir';
 import type { ImportedSpan, SpanSink } from './importOtlpSpans';
 import { relabelMap, versionKey, type Relabel } from './prodAggregate';
 import { ProdScoreStore } from './prodScoreStore';
@@ -29,7 +30,7 @@ const NOT_REFERENCE_FREE: ReadonlySet<AssertionType> = new Set<AssertionType>(['
 const CONTEXT_CHECKS: ReadonlySet<AssertionType> = new Set<AssertionType>(['hallucination', 'faithfulness', 'context-faithfulness', 'context-relevance']);
 
 /** Why a context check cannot judge an answer whose trace shows no retrieval. */
-export const NO_RETRIEVAL_CAPTURED = 'no retriever span before the call in its trace carries the passages (OpenInference RETRIEVER, a Langfuse retriever observation, OpenLLMetry vector-DB results, gen_ai retrieval)';
+const NO_RETRIEVAL_CAPTURED = 'no retriever span before the call in its trace carries the passages (OpenInference RETRIEVER, a Langfuse retriever observation, OpenLLMetry vector-DB results, gen_ai retrieval)';
 
 export interface SampledAnswer {
   answer: string;
@@ -114,7 +115,10 @@ export class AnswerSample implements SpanSink {
 
   /** Labels of one revision become one version, as the aggregate's do: their samples are pooled, still at most `cap`. */
   relabel(rename: Relabel): void {
-    relabelMap(this.byKey, rename, (entry) => entry, (entry, name, version) => ({ ...entry, name, version }), (into, from) => from.answers.forEach((answer) => this.offer(into, answer)));
+    relabelMap(this.byKey, rename, (entry) => entry, (entry, name, version) => ({ ...entry, name, version }), (into, from) => {
+      into.answers = mergeReservoirs(into.answers, into.seen, from.answers, from.seen, this.cap, this.random);
+      into.seen += from.seen;
+    });
   }
 
   answersOf(name: string | null, version: string): { seen: number; answers: SampledAnswer[] } {
@@ -123,12 +127,7 @@ export class AnswerSample implements SpanSink {
   }
 
   private offer(entry: { seen: number; answers: SampledAnswer[] }, answer: SampledAnswer): void {
-    entry.seen++;
-    if (entry.answers.length < this.cap) entry.answers.push(answer);
-    else {
-      const slot = Math.floor(this.random() * entry.seen);
-      if (slot < this.cap) entry.answers[slot] = answer;
-    }
+    reservoirKeep(entry.answers, this.cap, ++entry.seen, answer, this.random);
   }
 }
 

@@ -5,6 +5,7 @@
  * has a bound whatever the traffic (the sample is said in the result).
  */
 import { seededRandom } from '../stats/random';
+import { mergeReservoirs } from '../stats/reservoir';
 import type { SourceId } from './conventions';
 import type { ImportedSpan, SkipReason } from './importOtlpSpans';
 import { JSON_LINE_REFUSALS } from './importLines';
@@ -44,11 +45,12 @@ export class ValueSeries {
     return this.seen > this.kept;
   }
 
-  /** Another series' values added to this one (two production labels of one revision). */
+  /** Another series' values pooled with this one's (two production labels of one revision), each in proportion to what it saw. */
   absorb(other: ValueSeries): void {
-    const before = this.seen;
-    for (const value of other.values.subarray(0, other.kept)) this.add(value);
-    this.seen = before + other.seen;
+    const merged = mergeReservoirs([...this.values.subarray(0, this.kept)], this.seen, [...other.values.subarray(0, other.kept)], other.seen, this.maxValues, this.random);
+    this.values = Float64Array.from(merged);
+    this.kept = merged.length;
+    this.seen += other.seen;
   }
 
   /** The kept values, sorted ascending (a copy). */

@@ -4,12 +4,13 @@
  * the checks, the answer's text and the context it was judged against (SHA-256), so a changed check, answer
  * or context is scored again (a hallucination verdict is kept beside the status); an unscored
  * answer is not kept (a judge configured later may decide it). JSON Lines, appended; bounded: at most
- * MAX_ENTRIES are read (the newest), and a file over MAX_BYTES is not read at all (said).
+ * MAX_ENTRIES are read (the newest), and a file over MAX_BYTES is not read at all (said). The file is the
+ * results store's kind (store/storeFile.ts): never read or written through a link, its folder included.
  */
 import { createHash } from 'node:crypto';
-import { appendFileSync, lstatSync, mkdirSync, readFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { closeSync, fstatSync, writeSync } from 'node:fs';
 import { canonicalJson } from '../endpoint/params';
+import { forEachLine, openStoreForAppend, openStoreForRead } from '../store/storeFile';
 
 export const DEFAULT_SCORE_STORE = '.prompt-insight/prod-scores.jsonl';
 const MAX_BYTES = 32 * 1024 * 1024;
@@ -30,16 +31,21 @@ export class ProdScoreStore {
   readonly problem?: string;
 
   constructor(private readonly path: string) {
-    let text = '';
+    const lines: string[] = [];
     try {
-      const stat = lstatSync(path);
-      if (!stat.isFile()) this.problem = `${path} is not a regular file: production scores are not kept`;
-      else if (stat.size > MAX_BYTES) this.problem = `${path} is over ${MAX_BYTES / 1024 / 1024} MB: not read (delete it to start again)`;
-      else text = readFileSync(path, 'utf8');
+      const fd = openStoreForRead(path);
+      if (fd !== undefined) {
+        try {
+          if (fstatSync(fd).size > MAX_BYTES) this.problem = `${path} is over ${MAX_BYTES / 1024 / 1024} MB: not read (delete it to start again)`;
+          else forEachLine(fd, (line) => lines.push(line));
+        } finally {
+          closeSync(fd);
+        }
+      }
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.problem = `${path} is not read: ${(error as Error).message}`;
+      this.problem = `${path} is not used: ${(error as Error).message}`;
     }
-    for (const line of text.split('\n').slice(-MAX_ENTRIES)) {
+    for (const line of lines.slice(-MAX_ENTRIES)) {
       try {
         const entry = JSON.parse(line) as { k?: unknown; s?: unknown; h?: unknown };
         if (typeof entry.k === 'string' && (entry.s === 'pass' || entry.s === 'fail')) this.scores.set(entry.k, { status: entry.s, ...(typeof entry.h === 'boolean' ? { hallucinated: entry.h } : {}) });
@@ -76,8 +82,12 @@ export class ProdScoreStore {
   /** Appends what was scored this run. */
   save(): void {
     if (this.added.length === 0 || this.problem) return;
-    mkdirSync(dirname(this.path), { recursive: true });
-    appendFileSync(this.path, `${this.added.join('\n')}\n`);
+    const fd = openStoreForAppend(this.path);
+    try {
+      writeSync(fd, `${this.added.join('\n')}\n`);
+    } finally {
+      closeSync(fd);
+    }
     this.added.length = 0;
   }
 }

@@ -8,6 +8,7 @@
 import { baselineAt, type BaselineMethod, type SeriesPoint } from '../stats/seasonalBaseline';
 import { percentile } from '../stats/percentile';
 import { seededRandom } from '../stats/random';
+import { mergeReservoirs, reservoirKeep } from '../stats/reservoir';
 import type { ImportedSpan, SkipReason, SpanSink } from './importOtlpSpans';
 import type { Relabel } from './prodAggregate';
 
@@ -118,11 +119,7 @@ export class ProdTimeline implements SpanSink {
 
   /** A fixed-seed reservoir: each bucket keeps at most MAX_PER_HOUR values of a metric. */
   private keep(values: number[], seen: number, value: number): void {
-    if (values.length < MAX_PER_HOUR) values.push(value);
-    else {
-      const slot = Math.floor(this.random() * seen);
-      if (slot < MAX_PER_HOUR) values[slot] = value;
-    }
+    reservoirKeep(values, MAX_PER_HOUR, seen, value, this.random);
   }
 
   span(span: ImportedSpan): void {
@@ -166,13 +163,14 @@ export class ProdTimeline implements SpanSink {
         const at = into.get(t);
         if (!at) into.set(t, h);
         else {
+          // Each metric's reservoirs pooled in proportion to what each label saw, still at most MAX_PER_HOUR.
           at.requests += h.requests;
           at.errors += h.errors;
-          at.ttft.push(...h.ttft);
+          at.ttft = mergeReservoirs(at.ttft, at.seen, h.ttft, h.seen, MAX_PER_HOUR, this.random);
           at.seen += h.seen;
-          at.e2e.push(...h.e2e);
+          at.e2e = mergeReservoirs(at.e2e, at.e2eSeen, h.e2e, h.e2eSeen, MAX_PER_HOUR, this.random);
           at.e2eSeen += h.e2eSeen;
-          at.tpot.push(...h.tpot);
+          at.tpot = mergeReservoirs(at.tpot, at.tpotSeen, h.tpot, h.tpotSeen, MAX_PER_HOUR, this.random);
           at.tpotSeen += h.tpotSeen;
         }
       }

@@ -166,7 +166,10 @@ export function contextBefore(retrievals: readonly RetrievedContext[], startMs: 
   return { source: last.source, endMs: last.endMs, ...(tooLarge ? { passages: [], tooLarge: true as const } : { passages }), ...(query !== undefined ? { query } : {}) };
 }
 
-/** Characters a context holds (for the join's memory bound). */
+/** What an entry costs beside its text, in characters: empty retrievals by the million must meet the bound too. */
+const ENTRY_OVERHEAD_CHARS = 256;
+
+/** Characters a context holds, with its entry's overhead (for the join's memory bound). */
 export function contextChars(context: RetrievedContext): number {
-  return context.passages.reduce((n, p) => n + p.length, 0) + (context.query?.length ?? 0);
+  return context.passages.reduce((n, p) => n + p.length, 0) + (context.query?.length ?? 0) + ENTRY_OVERHEAD_CHARS;
 }

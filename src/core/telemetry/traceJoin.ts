@@ -4,12 +4,13 @@
  * or on the Resource; the messages sent may arrive as log records (the official OpenAI instrumentation).
  * Exporters send a span when it ends, so ancestors usually arrive after the call: a call without its own
  * identity is held until its trace's root span has arrived (or the input ends). Everything kept is
- * bounded: held calls, parent links and log messages are each a FIFO of fixed size, and what overflows
- * is released (or forgotten) oldest first — a call is then judged with what had arrived. With `retrievals`,
+ * bounded: held calls, parent links and log messages are each a FIFO of fixed size, the text they carry
+ * (messages, answers) within a character budget, and what overflows is released (or forgotten) oldest
+ * first — a call is then judged with what had arrived. With `retrievals`,
  * the passages of the trace's retriever spans (retrievedContext.ts) travel with the calls made after them,
  * within a character budget.
  */
-import type { CapturedMessage } from './capturedContent';
+import { MAX_CAPTURED_CHARS, type CapturedMessage } from './capturedContent';
 import { contextBefore, contextChars, type RetrievedContext } from './retrievedContext';
 import type { Identity, ModelCall } from './spanFields';
 
@@ -36,7 +37,21 @@ export interface JoinOptions {
   retrievals?: boolean;
   /** Characters of retrieved passages kept at most, over all traces (default 32 M); the oldest trace's go first. */
   maxRetrievedChars?: number;
+  /** Characters of captured text (held calls' messages and answers, log-record messages and answers) kept at most (default 64 M). */
+  maxTextChars?: number;
 }
+
+/** Messages of one call read from log records at most (a call is not 200 turns; a hostile file is). */
+const MAX_LOG_MESSAGES = 200;
+
+interface Logged {
+  messages: CapturedMessage[];
+  answer?: string;
+}
+
+const loggedChars = (l: Logged): number => messagesChars(l.messages) + (l.answer?.length ?? 0);
+const messagesChars = (messages: readonly CapturedMessage[] | null): number => (messages ?? []).reduce((n, m) => n + m.content.length, 0);
+const callChars = (call: ModelCall): number => messagesChars(call.messages) + (call.answer?.length ?? 0);
 
 /** Parent links followed at most (a cycle in a hostile file ends here). */
 const MAX_DEPTH = 64;
@@ -53,14 +68,15 @@ export class TraceJoin {
   private readonly heldByTrace = new Map<string, Set<string>>();
   private readonly links = new Map<string, Link>();
   private readonly roots = new Map<string, Identity>();
-  private readonly logMessages = new Map<string, CapturedMessage[]>();
-  private readonly logAnswers = new Map<string, string>();
+  /** What log records said of a call (its messages, its answer), by `trace/span`, oldest first. */
+  private readonly logged = new Map<string, Logged>();
+  /** Characters of text in held calls and in the log records' messages and answers. */
+  private heldTextChars = 0;
+  private logTextChars = 0;
   private readonly retrievals = new Map<string, RetrievedContext[]>();
   private retrievedChars = 0;
   private readonly maxHeld: number;
   private readonly maxLinks: number;
-  /** Calls released before their trace was complete, because more were waiting than are kept. */
-  releasedEarly = 0;
 
   constructor(
     private readonly emit: (call: JoinedCall) => void,
@@ -70,16 +86,21 @@ export class TraceJoin {
     this.maxLinks = options.maxLinks ?? 200_000;
   }
 
+  private get maxTextChars(): number {
+    return this.options.maxTextChars ?? 64_000_000;
+  }
+
   modelCall(call: ModelCall, resource: Identity | null): void {
     if (call.own.version !== null && call.own.name !== null && !this.options.holdIdentified) return this.release({ call, resource });
     const key = `${call.traceId}/${call.spanId}`;
     this.held.set(key, { call, resource });
+    this.heldTextChars += callChars(call);
     const ofTrace = this.heldByTrace.get(call.traceId);
     if (ofTrace) ofTrace.add(key);
     else this.heldByTrace.set(call.traceId, new Set([key]));
-    if (this.held.size > this.maxHeld) {
+    // Held calls are bounded in number and in the text they carry: the oldest is judged with what arrived.
+    while (this.held.size > this.maxHeld || (this.heldTextChars > this.maxTextChars && this.held.size > 1)) {
       const [oldest] = this.held.keys();
-      this.releasedEarly++;
       this.releaseKey(oldest!);
     }
   }
@@ -96,16 +117,39 @@ export class TraceJoin {
 
   /** A message of a call, from a log record or event tied to its span. */
   message(traceId: string, spanId: string, message: CapturedMessage): void {
-    if (!this.options.content) return;
-    const key = `${traceId}/${spanId}`;
-    const list = this.logMessages.get(key);
-    if (list) list.push(message);
-    else remember(this.logMessages, key, [message], this.maxLinks);
+    if (!this.options.content || message.content.length > MAX_CAPTURED_CHARS) return;
+    const entry = this.loggedEntry(`${traceId}/${spanId}`);
+    if (entry.messages.length >= MAX_LOG_MESSAGES) return;
+    entry.messages.push(message);
+    this.logTextChars += message.content.length;
+    this.boundLogText();
   }
 
   /** The answer of a call, from a `gen_ai.choice` log record tied to its span. */
   answer(traceId: string, spanId: string, text: string): void {
-    if (this.options.content) remember(this.logAnswers, `${traceId}/${spanId}`, text, this.maxLinks);
+    if (!this.options.content || text.length > MAX_CAPTURED_CHARS) return;
+    const entry = this.loggedEntry(`${traceId}/${spanId}`);
+    this.logTextChars += text.length - (entry.answer?.length ?? 0);
+    entry.answer = text;
+    this.boundLogText();
+  }
+
+  private loggedEntry(key: string): Logged {
+    let entry = this.logged.get(key);
+    if (!entry) {
+      const dropped = remember(this.logged, key, (entry = { messages: [] }), this.maxLinks);
+      if (dropped) this.logTextChars -= loggedChars(dropped);
+    }
+    return entry;
+  }
+
+  /** Log-record text over the budget: the oldest calls' go first. */
+  private boundLogText(): void {
+    while (this.logTextChars > this.maxTextChars && this.logged.size > 1) {
+      const [key, entry] = this.logged.entries().next().value!;
+      this.logged.delete(key);
+      this.logTextChars -= loggedChars(entry);
+    }
   }
 
   /**
@@ -131,7 +175,7 @@ export class TraceJoin {
   private completeTrace(traceId: string): void {
     for (const key of [...(this.heldByTrace.get(traceId) ?? [])]) {
       // Log records may still follow the spans: a call that needs its messages waits for the end.
-      if (this.options.content && !this.held.get(key)?.call.messages && !this.logMessages.has(key)) continue;
+      if (this.options.content && !this.held.get(key)?.call.messages && !this.logged.get(key)?.messages.length) continue;
       this.releaseKey(key);
     }
   }
@@ -147,6 +191,7 @@ export class TraceJoin {
     const entry = this.held.get(key);
     if (!entry) return;
     this.held.delete(key);
+    this.heldTextChars -= callChars(entry.call);
     const ofTrace = this.heldByTrace.get(entry.call.traceId);
     ofTrace?.delete(key);
     if (ofTrace?.size === 0) this.heldByTrace.delete(entry.call.traceId);
@@ -176,17 +221,26 @@ export class TraceJoin {
     if (name === null || version === null) take(this.roots.get(call.traceId), 'ancestor');
     take(resource, 'resource');
     const key = `${call.traceId}/${call.spanId}`;
-    const logged = this.logMessages.get(key);
-    if (logged) this.logMessages.delete(key);
-    const answer = call.answer ?? this.logAnswers.get(key) ?? null;
-    this.logAnswers.delete(key);
+    const entry = this.logged.get(key);
+    if (entry) {
+      this.logged.delete(key);
+      this.logTextChars -= loggedChars(entry);
+    }
+    const logged = entry?.messages.length ? entry.messages : undefined;
+    const answer = call.answer ?? entry?.answer ?? null;
     const retrieved = this.options.retrievals ? contextBefore(this.retrievals.get(call.traceId) ?? [], call.startMs) : undefined;
     this.emit({ ...call, messages: call.messages ?? logged ?? null, answer, identity: { name, version }, versionFrom, ...(retrieved ? { retrieved } : {}) });
   }
 }
 
-/** A FIFO map of bounded size: the oldest entry goes when a new one would exceed it. */
-function remember<V>(map: Map<string, V>, key: string, value: V, max: number): void {
-  if (!map.has(key) && map.size >= max) map.delete(map.keys().next().value!);
+/** A FIFO map of bounded size: the oldest entry goes when a new one would exceed it (and is returned). */
+function remember<V>(map: Map<string, V>, key: string, value: V, max: number): V | undefined {
+  let dropped: V | undefined;
+  if (!map.has(key) && map.size >= max) {
+    const oldest = map.keys().next().value!;
+    dropped = map.get(oldest);
+    map.delete(oldest);
+  }
   map.set(key, value);
+  return dropped;
 }

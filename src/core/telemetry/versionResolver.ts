@@ -20,7 +20,7 @@ import { matchVersion, type FileVersions, type VersionAlias } from './prodVersio
 import { createHash } from 'node:crypto';
 
 /** `homes.prompty` → `homes.versions.yaml` beside it. */
-export function registryPathFor(file: string): string {
+function registryPathFor(file: string): string {
   const name = basename(file).replace(/\.(prompty|prompt\.ya?ml|prompt\.md|prompt\.txt|prompt|txt|md)$/i, '');
   return join(dirname(file), `${name}.versions.yaml`);
 }

@@ -36,4 +36,13 @@ describe('content match', () => {
     expect(matchesTemplate(t, [{ role: 'system', content: 'You are a careful real-estate assistant.' }, { role: 'user', content: 'whatever' }])).toBe(true);
     expect(matchesTemplate(t, [{ role: 'system', content: 'You are a real-estate assistant.' }, { role: 'user', content: 'whatever' }])).toBe(false);
   });
+
+  it('a repository\'s variable names never write to a prototype: `{{__proto__.polluted}}`, `{{constructor.prototype.x}}`', () => {
+    for (const variable of ['__proto__.polluted', 'constructor.prototype.polluted', 'a.__proto__.polluted']) {
+      const t = template(`---\nname: p\n---\nsystem:\nYou are a careful real-estate assistant. {{${variable}}}\n`);
+      expect(({} as Record<string, unknown>).polluted, variable).toBeUndefined();
+      expect(Object.prototype.hasOwnProperty.call(Object.prototype, 'polluted')).toBe(false);
+      expect(t.messages).toHaveLength(1);
+    }
+  });
 });

@@ -7,6 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { attributeMap, structuredValue } from '../../../src/core/telemetry/otlpValues';
 import { contextBefore, retrievedContextOf, type RetrievedContext } from '../../../src/core/telemetry/retrievedContext';
+import type { ModelCall } from '../../../src/core/telemetry/spanFields';
+import { TraceJoin, type JoinedCall } from '../../../src/core/telemetry/traceJoin';
 
 const s = (v: string) => ({ stringValue: v });
 const arr = (...values: unknown[]) => ({ arrayValue: { values } });
@@ -78,5 +80,36 @@ describe('a call\'s context', () => {
   });
   it('together over the cap: too large, never cut', () => {
     expect(contextBefore([r(1, ['x'.repeat(60_000)]), r(2, ['y'.repeat(60_000)])], 100)).toMatchObject({ passages: [], tooLarge: true });
+  });
+});
+
+describe('the join keeps retrievals within its budget', () => {
+  const call = (traceId: string, startMs: number): ModelCall => ({
+    source: 'otel-genai', traceId, spanId: 'b'.repeat(16), parentSpanId: null, own: { name: 'p', version: 'v' },
+    startMs, endMs: startMs + 10, e2eMs: 10, ttftMs: null, tpotMs: null, inputTokens: null, outputTokens: null, cacheReadTokens: null, errorType: null,
+    messages: null, contentTooLarge: false, answer: 'a', systemSha256: null,
+  });
+  const context = (passages: string[]): RetrievedContext => ({ source: 'openinference', endMs: 5, passages });
+
+  it('a call gets its own trace\'s passages; a million empty retrievals push the oldest out instead of growing', () => {
+    const got = new Map<string, JoinedCall>();
+    const join = new TraceJoin((c) => got.set(c.traceId, c), { retrievals: true, holdIdentified: true, maxRetrievedChars: 100_000 });
+    join.retrieval('t-first', context(['first passage']));
+    for (let i = 0; i < 1_000_000; i++) join.retrieval(`t-${i}`, context([]));
+    join.retrieval('t-last', context(['last passage']));
+    join.modelCall(call('t-first', 100), null);
+    join.modelCall(call('t-last', 100), null);
+    join.end();
+    expect(got.get('t-last')!.retrieved?.passages).toEqual(['last passage']);
+    expect(got.get('t-first')!.retrieved).toBeUndefined();
+  });
+
+  it('without `retrievals` nothing is kept', () => {
+    const got: JoinedCall[] = [];
+    const join = new TraceJoin((c) => got.push(c), { holdIdentified: true });
+    join.retrieval('t', context(['p']));
+    join.modelCall(call('t', 100), null);
+    join.end();
+    expect(got[0]!.retrieved).toBeUndefined();
   });
 });
