@@ -5,7 +5,7 @@
  * allows — and each version change with the hours before and after it. No HTML strings from data.
  */
 import { BarController, BarElement, CategoryScale, Chart, Filler, Legend, LinearScale, LineController, LineElement, PointElement, Title, Tooltip, type ChartConfiguration } from 'chart.js';
-import type { ProductionSourceView, ProductionView } from '../src/core/telemetry/productionView';
+import type { ProductionSourceView, ProductionVersionRow, ProductionView } from '../src/core/telemetry/productionView';
 import type { WindowFigures } from '../src/core/telemetry/prodTimeline';
 import { formatMs } from '../src/core/metrics/format';
 import { chartPalette, themeKindOf } from './chartPalette';
@@ -25,6 +25,17 @@ function figures(f: WindowFigures | null): string {
 }
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
+
+/** The adherence cell: the pass rate, and the hallucination rate when a judge read the retrieved passages. */
+function adherenceText(v: ProductionVersionRow): string {
+  const h = v.hallucination ? ` · hallucination ${pct(v.hallucination.rate)} [${pct(v.hallucination.low)}, ${pct(v.hallucination.high)}]` : '';
+  return v.adherence ? `${pct(v.adherence.rate)} [${pct(v.adherence.low)}, ${pct(v.adherence.high)}] · ${v.adherence.passed}/${v.adherence.scored}${h}` : 'n/a';
+}
+
+function adherenceTitle(v: ProductionVersionRow): string {
+  const h = v.hallucination ? `; ${v.hallucination.hallucinated} of ${v.hallucination.judged} judged answers hallucinate against the passages their trace retrieved` : '';
+  return `${v.adherence!.passed} of ${v.adherence!.scored} sampled answers pass (of ${v.adherence!.withAnswer} captured)${h}`;
+}
 
 export function renderProduction(target: HTMLElement, view: ProductionView): number {
   const started = performance.now();
@@ -46,7 +57,7 @@ export function renderProduction(target: HTMLElement, view: ProductionView): num
         el('td', { text: ms(v.ttftP99Ms) }),
         el('td', { text: ms(v.e2eP50Ms) }),
         el('td', { text: ms(v.e2eP99Ms) }),
-        el('td', { text: v.adherence ? `${pct(v.adherence.rate)} [${pct(v.adherence.low)}, ${pct(v.adherence.high)}] · ${v.adherence.passed}/${v.adherence.scored}` : 'n/a', attrs: v.adherence ? { title: `${v.adherence.passed} of ${v.adherence.scored} sampled answers pass (of ${v.adherence.withAnswer} captured)` } : {} }),
+        el('td', { text: adherenceText(v), attrs: v.adherence ? { title: adherenceTitle(v) } : {} }),
       ]))),
     );
     section.append(source.versions.length ? table : el('p', { text: 'No requests of this prompt in the window.' }));

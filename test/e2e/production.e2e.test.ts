@@ -3,6 +3,7 @@
  * table, the chart (inked), the version change with before/after, the baseline line; offline and CSP-clean.
  */
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -13,6 +14,7 @@ import { readFileProduction } from '../../src/core/telemetry/prodForEditor';
 import { productionView } from '../../src/core/telemetry/productionView';
 import { TestRepo } from '../fixtures/gitRepo';
 import { otlpSpan, tracesLine } from '../fixtures/otlpTraces';
+import { startScriptedJudge } from '../unit/adherence/scriptedJudge';
 import { inkedPixels, launchChromium, openOfflinePage } from './browser';
 
 const ARTIFACTS = 'test-artifacts/e2e';
@@ -97,5 +99,49 @@ describe('Production view page', () => {
     expect(problems).toEqual([]);
     await page.screenshot({ path: `${ARTIFACTS}/production-cli.png`, fullPage: true });
     await page.close();
+  });
+
+  it('prod --report with a judge: the adherence column gives each version\'s hallucination against the passages its trace retrieved', async () => {
+    const LISTING = '12 Elm St, Bellevue: single-family house listed at $850,000.';
+    const TRUE_ANSWER = '12 Elm St is listed at $850,000.';
+    const INVENTED = '12 Elm St is listed at $790,000.';
+    const judge = await startScriptedJudge([
+      { step: 'claims', when: `Text:\n${TRUE_ANSWER}`, reply: { claims: [TRUE_ANSWER] } },
+      { step: 'claims', when: `Text:\n${INVENTED}`, reply: { claims: [INVENTED] } },
+      { step: 'verdicts', when: `1. ${TRUE_ANSWER}`, reply: { verdicts: [{ claim: 1, verdict: 'supported', passage: 1 }] } },
+      { step: 'verdicts', when: `1. ${INVENTED}`, reply: { verdicts: [{ claim: 1, verdict: 'contradicted', passage: 1 }] } },
+    ]);
+    try {
+      const repo = new TestRepo();
+      const a = repo.commit('Listings', { 'listings.prompt': '---\nmodel: gpt-test\n---\nAnswer from the listings.\n', 'listings.tests.yaml': 'defaultTest:\n  assert:\n    - type: hallucination\n' });
+      const b = repo.commit('Attractive prices', { 'listings.prompt': '---\nmodel: gpt-test\n---\nAnswer from the listings; round prices.\n' });
+      const hourNow = Math.floor(Date.now() / HOUR) * HOUR;
+      // Each request: the app's retriever span (OpenInference), then the model call with its answer, in one trace.
+      // Version B invents the price in every fourth answer: 5 of its 20.
+      const spans = Array.from({ length: 40 }, (_, k) => {
+        const version = (k % 2 ? b : a).slice(0, 7);
+        const startMs = hourNow - 2 * HOUR + k * 60_000;
+        const answer = k % 2 && k % 8 === 1 ? INVENTED : TRUE_ANSWER;
+        const call = otlpSpan({ promptName: 'listings', version, startMs, ttftMs: 200, e2eMs: 600, extra: { 'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: answer }] }]) } });
+        const ns = (ms: number) => (BigInt(ms) * 1_000_000n).toString();
+        const retriever = { traceId: call.traceId, spanId: randomBytes(8).toString('hex'), name: 'listings-search', startTimeUnixNano: ns(startMs - 80), endTimeUnixNano: ns(startMs - 20), attributes: [{ key: 'openinference.span.kind', value: { stringValue: 'RETRIEVER' } }, { key: 'retrieval.documents.0.document.content', value: { stringValue: LISTING } }] };
+        return [retriever, call];
+      }).flat();
+      repo.write('app.jsonl', `${tracesLine(spans)}\n`);
+      const file = resolve(ARTIFACTS, 'production-hallucination.html');
+      await promisify(execFile)(process.execPath, [resolve('dist/cli.js'), 'prod', 'listings.prompt', '--traces', 'app.jsonl', '--since', '24h', '--judge-endpoint', judge.url, '--judge-model', 'judge-model', '--no-store', '--report', file], { cwd: repo.root, timeout: 60_000 });
+      const { page, problems } = await openOfflinePage(browser, file);
+      const rows = await page.locator('.production-versions tbody tr').allInnerTexts();
+      expect(rows).toHaveLength(2);
+      expect(rows.find((r) => r.startsWith(b.slice(0, 7)))).toMatch(/\t75% \[\d+%, \d+%\] · 15\/20 · hallucination 25% \[\d+%, \d+%\]$/);
+      expect(rows.find((r) => r.startsWith(a.slice(0, 7)))).toMatch(/\t100% \[\d+%, 100%\] · 20\/20 · hallucination 0% \[0%, \d+%\]$/);
+      const title = await page.locator('.production-versions tbody tr').first().locator('td').last().getAttribute('title');
+      expect(title).toMatch(/judged answers hallucinate against the passages their trace retrieved$/);
+      expect(problems).toEqual([]);
+      await page.screenshot({ path: `${ARTIFACTS}/production-hallucination.png`, fullPage: true });
+      await page.close();
+    } finally {
+      await judge.close();
+    }
   });
 });

@@ -7,6 +7,7 @@
  */
 import type { FileProduction } from './prodForEditor';
 import type { ProdVersion } from './prodReport';
+import type { ProdHallucination } from './prodAdherence';
 import type { TimelineData } from './prodTimeline';
 
 export interface ProductionVersionRow {
@@ -21,8 +22,10 @@ export interface ProductionVersionRow {
   ttftP99Ms: number | null;
   e2eP50Ms: number | null;
   e2eP99Ms: number | null;
-  /** Sampled production answers scored with the tests file's judge-free checks; null when none were scored. */
+  /** Sampled production answers scored with the tests file's checks (the editor: judge-free ones); null when none were scored. */
   adherence: { rate: number; low: number; high: number; passed: number; scored: number; withAnswer: number } | null;
+  /** Judged against the passages each answer's trace retrieved (`prod --report` with a judge); null otherwise. */
+  hallucination: { rate: number; low: number; high: number; hallucinated: number; judged: number } | null;
 }
 
 export interface ProductionSourceView {
@@ -69,6 +72,7 @@ export function productionView(file: string, production: FileProduction, promptN
         e2eP50Ms: v.e2eMs.p50?.value ?? null,
         e2eP99Ms: v.e2eMs.p99?.value ?? null,
         adherence: v.adherence?.rate != null && v.adherence.ci95 ? { rate: v.adherence.rate, low: v.adherence.ci95[0], high: v.adherence.ci95[1], passed: v.adherence.passed, scored: v.adherence.scored, withAnswer: v.adherence.withAnswer } : null,
+        hallucination: hallucinationOf(v.adherence?.hallucination),
       }));
     const shown = new Set(versions.map((v) => v.version));
     const timeline = reading.timeline ? { ...reading.timeline, versions: reading.timeline.versions.filter((v) => shown.has(v.version)), changes: reading.timeline.changes.filter((c) => shown.has(c.version)) } : null;
@@ -99,4 +103,8 @@ export function isProductionView(value: unknown): value is ProductionView {
     typeof v === 'object' && v !== null && v.kind === 'production' && typeof v.file === 'string' && typeof v.prompt === 'string' && Array.isArray(v.sources) &&
     v.sources.every((s) => typeof s?.label === 'string' && Array.isArray(s.versions) && Array.isArray(s.notes) && (s.timeline === null || (Array.isArray(s.timeline?.versions) && Array.isArray(s.timeline.changes) && Array.isArray(s.timeline.band?.points))))
   );
+}
+
+function hallucinationOf(h: ProdHallucination | undefined): ProductionVersionRow['hallucination'] {
+  return h && h.judged > 0 && h.ci95 ? { rate: h.hallucinated / h.judged, low: h.ci95[0], high: h.ci95[1], hallucinated: h.hallucinated, judged: h.judged } : null;
 }
