@@ -13,6 +13,7 @@ describe('code fences', () => {
   it('an answer of 300,000 separate backticks does not overflow the stack (a spread of its runs did)', () => {
     const hostile = '` '.repeat(300_000);
     expect(fenceFor(hostile)).toBe('```');
+    expect(fenceFor(`${hostile}${'`'.repeat(7)}`)).toBe('`'.repeat(8));
     expect(longestBacktickRun(`${hostile}${'`'.repeat(7)}`)).toBe(7);
   });
 });
