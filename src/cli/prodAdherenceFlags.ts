@@ -137,16 +137,16 @@ export function decisionText(d: ProdDecision): string {
   return [`decision: ${DECISION_WORDS[d.decision]} ${d.head} (against ${d.base})${d.matching ? ` · ${d.matching}` : ''}`, ...d.reasons.map((r) => `  - ${r}`)].join('\n');
 }
 
+const pct = (x: number) => `${Math.round(x * 100)}%`;
+
 /** The version's adherence line, and its hallucination line when a context check ran. */
 export function adherenceLines(a: ProdAdherence): string[] {
-  const pct = (x: number) => `${Math.round(x * 100)}%`;
   const line = a.rate === null ? `  adherence: no answer scored (${a.withAnswer} captured${a.unscored ? `, ${a.unscored} could not be scored` : ''})` : `  adherence ${pct(a.rate)} [${pct(a.ci95![0])}, ${pct(a.ci95![1])}] · ${a.passed} of ${a.scored} sampled answers pass (of ${a.withAnswer} captured)${a.unscored ? ` · ${a.unscored} unscored` : ''}${a.fromStore ? ` · ${a.fromStore} scored before (stored)` : ''} · checks: ${a.checks.join(', ')}`;
   return a.hallucination ? [line, hallucinationLine(a.hallucination)] : [line];
 }
 
 /** Production's hallucination rate against the passages each answer's trace retrieved. */
 function hallucinationLine(h: ProdHallucination): string {
-  const pct = (x: number) => `${Math.round(x * 100)}%`;
   const without = h.withoutContext ? ` · ${h.withoutContext} sampled answers without retrieved passages in their trace (not judged)` : '';
   if (h.judged === 0) return `  hallucination: no answer judged against its retrieved passages${without}`;
   return `  hallucination ${pct(h.hallucinated / h.judged)} [${pct(h.ci95![0])}, ${pct(h.ci95![1])}] · ${h.hallucinated} of ${h.judged} answers judged against the passages their trace retrieved${without}`;

@@ -12,6 +12,7 @@
  */
 import { MAX_CAPTURED_CHARS, type CapturedMessage } from './capturedContent';
 import { contextBefore, contextChars, type RetrievedContext } from './retrievedContext';
+import { TextBudgetMap } from './textBudgetMap';
 import type { Identity, ModelCall } from './spanFields';
 
 export type VersionOrigin = 'span' | 'ancestor' | 'resource' | 'content';
@@ -69,14 +70,14 @@ export class TraceJoin {
   private readonly links = new Map<string, Link>();
   private readonly roots = new Map<string, Identity>();
   /** What log records said of a call (its messages, its answer), by `trace/span`, oldest first. */
-  private readonly logged = new Map<string, Logged>();
-  /** Characters of text in held calls and in the log records' messages and answers. */
+  private readonly logged: TextBudgetMap<Logged>;
+  /** The retrievals of each trace, oldest trace first. */
+  private readonly retrievals: TextBudgetMap<RetrievedContext[]>;
+  /** Characters of text in held calls. */
   private heldTextChars = 0;
-  private logTextChars = 0;
-  private readonly retrievals = new Map<string, RetrievedContext[]>();
-  private retrievedChars = 0;
   private readonly maxHeld: number;
   private readonly maxLinks: number;
+  private readonly maxTextChars: number;
 
   constructor(
     private readonly emit: (call: JoinedCall) => void,
@@ -84,10 +85,9 @@ export class TraceJoin {
   ) {
     this.maxHeld = options.maxHeld ?? 100_000;
     this.maxLinks = options.maxLinks ?? 200_000;
-  }
-
-  private get maxTextChars(): number {
-    return this.options.maxTextChars ?? 64_000_000;
+    this.maxTextChars = options.maxTextChars ?? 64_000_000;
+    this.logged = new TextBudgetMap(loggedChars, this.maxTextChars, this.maxLinks);
+    this.retrievals = new TextBudgetMap((contexts) => contexts.reduce((n, c) => n + contextChars(c), 0), options.maxRetrievedChars ?? 32_000_000);
   }
 
   modelCall(call: ModelCall, resource: Identity | null): void {
@@ -118,38 +118,19 @@ export class TraceJoin {
   /** A message of a call, from a log record or event tied to its span. */
   message(traceId: string, spanId: string, message: CapturedMessage): void {
     if (!this.options.content || message.content.length > MAX_CAPTURED_CHARS) return;
-    const entry = this.loggedEntry(`${traceId}/${spanId}`);
+    const entry = this.logged.entry(`${traceId}/${spanId}`, () => ({ messages: [] }));
     if (entry.messages.length >= MAX_LOG_MESSAGES) return;
     entry.messages.push(message);
-    this.logTextChars += message.content.length;
-    this.boundLogText();
+    this.logged.grew(message.content.length);
   }
 
   /** The answer of a call, from a `gen_ai.choice` log record tied to its span. */
   answer(traceId: string, spanId: string, text: string): void {
     if (!this.options.content || text.length > MAX_CAPTURED_CHARS) return;
-    const entry = this.loggedEntry(`${traceId}/${spanId}`);
-    this.logTextChars += text.length - (entry.answer?.length ?? 0);
+    const entry = this.logged.entry(`${traceId}/${spanId}`, () => ({ messages: [] }));
+    const grown = text.length - (entry.answer?.length ?? 0);
     entry.answer = text;
-    this.boundLogText();
-  }
-
-  private loggedEntry(key: string): Logged {
-    let entry = this.logged.get(key);
-    if (!entry) {
-      const dropped = remember(this.logged, key, (entry = { messages: [] }), this.maxLinks);
-      if (dropped) this.logTextChars -= loggedChars(dropped);
-    }
-    return entry;
-  }
-
-  /** Log-record text over the budget: the oldest calls' go first. */
-  private boundLogText(): void {
-    while (this.logTextChars > this.maxTextChars && this.logged.size > 1) {
-      const [key, entry] = this.logged.entries().next().value!;
-      this.logged.delete(key);
-      this.logTextChars -= loggedChars(entry);
-    }
+    this.logged.grew(grown);
   }
 
   /**
@@ -159,12 +140,8 @@ export class TraceJoin {
    */
   retrieval(traceId: string, context: RetrievedContext): void {
     if (!this.options.retrievals) return;
-    const list = this.retrievals.get(traceId);
-    if (list) list.push(context);
-    else this.retrievals.set(traceId, [context]);
-    this.retrievedChars += contextChars(context);
-    const max = this.options.maxRetrievedChars ?? 32_000_000;
-    while (this.retrievedChars > max && this.retrievals.size > 0) this.forgetRetrievals(this.retrievals.keys().next().value!);
+    this.retrievals.entry(traceId, () => []).push(context);
+    this.retrievals.grew(contextChars(context));
   }
 
   /** The input ended: every held call is judged with what arrived. */
@@ -178,13 +155,6 @@ export class TraceJoin {
       if (this.options.content && !this.held.get(key)?.call.messages && !this.logged.get(key)?.messages.length) continue;
       this.releaseKey(key);
     }
-  }
-
-  private forgetRetrievals(traceId: string): void {
-    const contexts = this.retrievals.get(traceId);
-    if (!contexts) return;
-    this.retrievals.delete(traceId);
-    this.retrievedChars -= contexts.reduce((n, c) => n + contextChars(c), 0);
   }
 
   private releaseKey(key: string): void {
@@ -221,11 +191,7 @@ export class TraceJoin {
     if (name === null || version === null) take(this.roots.get(call.traceId), 'ancestor');
     take(resource, 'resource');
     const key = `${call.traceId}/${call.spanId}`;
-    const entry = this.logged.get(key);
-    if (entry) {
-      this.logged.delete(key);
-      this.logTextChars -= loggedChars(entry);
-    }
+    const entry = this.logged.take(key);
     const logged = entry?.messages.length ? entry.messages : undefined;
     const answer = call.answer ?? entry?.answer ?? null;
     const retrieved = this.options.retrievals ? contextBefore(this.retrievals.get(call.traceId) ?? [], call.startMs) : undefined;
@@ -233,14 +199,8 @@ export class TraceJoin {
   }
 }
 
-/** A FIFO map of bounded size: the oldest entry goes when a new one would exceed it (and is returned). */
-function remember<V>(map: Map<string, V>, key: string, value: V, max: number): V | undefined {
-  let dropped: V | undefined;
-  if (!map.has(key) && map.size >= max) {
-    const oldest = map.keys().next().value!;
-    dropped = map.get(oldest);
-    map.delete(oldest);
-  }
+/** A FIFO map of bounded size: the oldest entry goes when a new one would exceed it. */
+function remember<V>(map: Map<string, V>, key: string, value: V, max: number): void {
+  if (!map.has(key) && map.size >= max) map.delete(map.keys().next().value!);
   map.set(key, value);
-  return dropped;
 }
