@@ -61,7 +61,9 @@ describe('the prompt gate workflow on a pull request, as GitHub Actions runs it'
     expect(summary).toMatch(/^### Prompt gate: ✅ SHIP — `examples\/homes\/homes\.prompty` \(homes-assistant\)/m);
     expect(summary).toContain('| revision | adherence | TTFT p50 | TTFT p90 | E2E p50 | E2E p90 | prompt tokens | runs |');
     expect(summary).toMatch(new RegExp(`\\| \`${baseSha.slice(0, 7)}\` base — Homes assistant \\| \\d+/\\d+ \\d+%`));
-    expect(summary).toMatch(/\| adherence ≥ 0\.5 \| broken .* \| met \d+% \[\d+%–\d+%\] \(n = \d+\) \|/);
+    // The gate stops once the head's case is settled; the base's own SLO may still be open then
+    // (compare shuffles the runs, so the simulator's seeded answers fall in a different order each time).
+    expect(summary).toMatch(/\| adherence ≥ 0\.5 \| (broken|unclear) \d+% \[\d+%–\d+%\] \(n = \d+\) \| met \d+% \[\d+%–\d+%\] \(n = \d+\) \|/);
     // GitHub renders it: the table is a table.
     const html = new MarkdownIt().render(summary);
     expect(html).toMatch(/<table>[\s\S]*<th>revision<\/th>[\s\S]*<td><code>[0-9a-f]{7}<\/code> base/);
