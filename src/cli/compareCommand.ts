@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import type { RunCheck } from '../core/adherence/runChecks';
 import { compareRevisions, type CompareOptions, type ComparisonResult } from '../core/compare/compare';
 import { batchLine, compareUntilDecided, DEFAULT_MAX_RUNS_PER_CASE, untilDecidedLine, type UntilDecidedProgress } from '../core/compare/untilDecided';
-import { transportJudge } from '../core/compare/judge';
+import { transportJudge } from '../core/run/transportJudge';
 import { renderReportHtml } from '../core/compare/report';
 import { comparisonView } from '../core/compare/view';
 import { policyText } from '../core/rollout/scenario';

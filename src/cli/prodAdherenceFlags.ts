@@ -8,7 +8,7 @@
 import { resolve } from 'node:path';
 import { loadTestSuite, type TestSuite } from '../core/adherence/testCases';
 import type { Judge } from '../core/adherence/score';
-import { transportJudge } from '../core/compare/judge';
+import { transportJudge } from '../core/run/transportJudge';
 import { loadGatePolicy } from '../core/compare/gatePolicy';
 import { loadRevisionSources } from '../core/compare/revisionSources';
 import { detectFormat } from '../core/formats/detect';

@@ -10,7 +10,7 @@ import { CACHE_MODES, type CacheMode } from '../core/endpoint/serverKind';
 import { isSafeSelector, type MetricsSource } from '../core/endpoint/serverMetrics';
 import { checkRun, hasClaimsChecks, runCheckPlan, type RunCheck } from '../core/adherence/runChecks';
 import { loadTestSuite, sampleCaseVars } from '../core/adherence/testCases';
-import { transportJudge } from '../core/compare/judge';
+import { transportJudge } from '../core/run/transportJudge';
 import { detectFormat } from '../core/formats/detect';
 import { executePromptRuns, planPromptRun, PlanError } from '../core/run/promptRun';
 import { scoredRunOf } from '../core/run/retrievalRun';

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adherenceOf, scoreRun } from '../../src/core/adherence/score';
 import type { TestCase } from '../../src/core/adherence/testCases';
-import { transportJudge } from '../../src/core/compare/judge';
+import { transportJudge } from '../../src/core/run/transportJudge';
 import { httpTransport } from '../../src/core/endpoint/transport';
 import { startLlamaServer, type LlamaServer } from './llamaServer';
 

@@ -1,6 +1,6 @@
 /** Code fences around any text: longer than its longest backtick run, whatever the text's size. */
 import { describe, expect, it } from 'vitest';
-import { longestBacktickRun } from '../../src/core/compare/markdownReport';
+import { longestBacktickRun } from '../../src/core/text/backtickRuns';
 import { fenceFor } from '../../src/extension/shared/markdownFence';
 
 describe('code fences', () => {

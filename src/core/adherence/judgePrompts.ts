@@ -2,7 +2,7 @@
  * The judge prompts of the grounded evaluators (faithfulness, hallucination, answer-correctness,
  * context-*), versioned here so that a score can be traced to the exact words the judge was asked.
  * Change a prompt → bump its version: runs scored with another version are not comparable. The judge
- * is called at temperature 0 (compare/judge.ts). Each reply is JSON; anything else is off-format and
+ * is called at temperature 0 (run/transportJudge.ts). Each reply is JSON; anything else is off-format and
  * leaves the run UNDETERMINED (groundedChecks.ts), never a 0.
  */
 

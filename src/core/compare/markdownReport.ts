@@ -10,6 +10,7 @@ import type { PercentileTriple } from '../metrics/summary';
 import type { RolloutDecisionKind, SloOutcome } from '../rollout/decision';
 import type { ObjectiveJudgement } from '../rollout/sloJudgement';
 import { policyText } from '../rollout/scenario';
+import { longestBacktickRun } from '../text/backtickRuns';
 import type { ComparisonResult } from './compare';
 import type { RevisionResult } from './revisionResult';
 
@@ -101,17 +102,6 @@ export function text(value: string): string {
     .replace(/([\\`*_{}[\]#+|~@])/g, '\\$1')
     .replace(/:\/\//g, '\\://')
     .replace(/\bwww\./gi, (m) => `${m.slice(0, 3)}\\.`);
-}
-
-/** The longest run of backticks in the text: a loop, not Math.max(...runs) — text of 200,000 runs would overflow the stack. */
-export function longestBacktickRun(text: string): number {
-  let longest = 0;
-  let run = 0;
-  for (let i = 0; i < text.length; i++) {
-    run = text.charCodeAt(i) === 96 ? run + 1 : 0;
-    if (run > longest) longest = run;
-  }
-  return longest;
 }
 
 /** A name shown as code: backticks long enough that none inside can close it, and `|` escaped for tables. */

@@ -5,6 +5,7 @@
  * name and password written into it are neither sent (the request goes without credentials) nor
  * printed, and they are registered as secrets so that no other text shows them either.
  */
+import { readBodyBounded } from './boundedBody';
 import { registerUrlSecrets } from './secrets';
 
 export function boundedGet(url: string, timeoutMs: number, maxBytes: number): Promise<{ text: string; contentType: string } | { error: string }> {
@@ -46,21 +47,10 @@ async function boundedRequest(url: string, timeoutMs: number, maxBytes: number, 
       await response.body?.cancel();
       return { error: `more than ${maxBytes} bytes` };
     }
-    const reader = response.body?.getReader();
-    if (!reader) return { error: 'no body' };
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.length;
-      if (size > maxBytes) {
-        await reader.cancel();
-        return { error: `more than ${maxBytes} bytes` };
-      }
-      chunks.push(value);
-    }
-    return { text: Buffer.concat(chunks).toString('utf8'), contentType: response.headers.get('content-type') ?? '' };
+    if (!response.body) return { error: 'no body' };
+    const body = await readBodyBounded(response, maxBytes);
+    if ('tooLarge' in body) return { error: `more than ${maxBytes} bytes` };
+    return { text: body.text, contentType: response.headers.get('content-type') ?? '' };
   } catch (error) {
     if ((error as Error).name === 'TimeoutError') return { error: `no answer within ${timeoutMs} ms` };
     // fetch's messages may quote the URL; its cause (ECONNREFUSED…) is what the user can act on.

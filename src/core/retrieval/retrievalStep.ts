@@ -16,6 +16,7 @@
 import { detectFormat } from '../formats/detect';
 import { readFrontMatter } from '../formats/frontMatterDoc';
 import { isPlainRecord, parseYaml } from '../formats/yaml';
+import { readBodyBounded } from '../endpoint/boundedBody';
 import { registerUrlSecrets } from '../endpoint/secrets';
 
 export interface RetrievalStep {
@@ -176,21 +177,9 @@ export function passagesText(passages: readonly Passage[]): string {
 }
 
 async function readBounded(response: Response, shown: string): Promise<string> {
-  const reader = response.body?.getReader();
-  if (!reader) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > MAX_RETRIEVAL_RESPONSE_BYTES) {
-      await reader.cancel();
-      throw new RetrievalError('too_large', `the search service ${shown} answered more than ${MAX_RETRIEVAL_RESPONSE_BYTES} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  const body = await readBodyBounded(response, MAX_RETRIEVAL_RESPONSE_BYTES);
+  if ('tooLarge' in body) throw new RetrievalError('too_large', `the search service ${shown} answered more than ${MAX_RETRIEVAL_RESPONSE_BYTES} bytes`);
+  return body.text;
 }
 
 function passagesOf(text: string, shown: string): Passage[] {

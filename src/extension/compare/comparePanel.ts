@@ -8,7 +8,6 @@
 import * as vscode from 'vscode';
 import { compareRevisions, type CompareOptions } from '../../core/compare/compare';
 import { batchLine, compareUntilDecided, type UntilDecidedProgress } from '../../core/compare/untilDecided';
-import { transportJudge } from '../../core/compare/judge';
 import { loadRevisionSources } from '../../core/compare/revisionSources';
 import { loadGatePolicy } from '../../core/compare/gatePolicy';
 import { comparisonView } from '../../core/compare/view';
@@ -18,7 +17,7 @@ import { ResultsStore } from '../../core/store/resultsStore';
 import { isWebviewToHost, type HostToWebview, type RevisionChoice } from '../../protocol/webview';
 import type { EndpointTransports } from '../endpoints/endpointTransports';
 import { chooseEndpoint } from '../endpoints/endpoints';
-import { judgeEndpointOfSettings } from '../endpoints/judgeEndpoint';
+import { judgeOfSettings } from '../endpoints/judgeEndpoint';
 import { runCacheMode } from '../shared/runSettings';
 import { storePathOf } from '../shared/storePath';
 import { capacityUnderSlo } from './capacityUnderSlo';
@@ -116,8 +115,8 @@ export class ComparePanel {
       const shownFile = vscode.workspace.asRelativePath(this.document.uri, false);
       await confirmComparison(this.context.workspaceState, { file, shownFile, promptName: this.promptName, sources, retrievalUrl: gate.retrieval.step?.url }, choice);
       const transport = await this.transports.transportFor(choice);
-      const judgeEndpoint = judgeEndpointOfSettings((m) => this.log.warn(m));
-      const judge = judgeEndpoint ? transportJudge(await this.transports.transportFor(judgeEndpoint.choice), judgeEndpoint.model, settings.get<number>('run.timeoutMs', 60_000), controller.signal) : undefined;
+      // A judge that cannot be reached leaves its checks unscored, said in the log and in a warning.
+      const judge = await judgeOfSettings(this.transports, (m) => (this.log.warn(m), void vscode.window.showWarningMessage(m)), controller.signal);
       const store = new ResultsStore(storePathOf(this.context));
       store.check(); // before any run: a store that cannot take the runs would lose them
       const timeoutMs = settings.get<number>('run.timeoutMs', 60_000);

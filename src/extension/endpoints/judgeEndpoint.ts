@@ -1,5 +1,8 @@
 /** The judge endpoint of the settings (`promptInsight.judge.endpoint` / `.model`), for llm-rubric, llm evaluators and grounded checks. */
 import * as vscode from 'vscode';
+import type { Judge } from '../../core/adherence/score';
+import { transportJudge } from '../../core/run/transportJudge';
+import type { EndpointTransports } from './endpointTransports';
 import { configuredEndpoints, type EndpointChoice } from './endpoints';
 
 export interface JudgeEndpoint {
@@ -16,4 +19,16 @@ export function judgeEndpointOfSettings(warn: (message: string) => void): JudgeE
   const choice = name ? configuredEndpoints(warn).find((c) => c.config.name === name) : undefined;
   const model = settings.get<string>('judge.model')?.trim() || choice?.config.model;
   return name && choice && model ? { name, choice, model } : undefined;
+}
+
+/** The settings' judge, ready to ask (runs and compare share it); undefined, with a warning, when none is set or it cannot be reached. */
+export async function judgeOfSettings(transports: EndpointTransports, warn: (message: string) => void, signal: AbortSignal): Promise<Judge | undefined> {
+  const judge = judgeEndpointOfSettings(warn);
+  if (!judge) return undefined;
+  try {
+    return transportJudge(await transports.transportFor(judge.choice), judge.model, vscode.workspace.getConfiguration('promptInsight').get<number>('run.timeoutMs', 60_000), signal);
+  } catch (error) {
+    warn(`Judge endpoint '${judge.name}' not usable: ${(error as Error).message}`);
+    return undefined;
+  }
 }

@@ -3,15 +3,11 @@
  * when a judge model is involved, after the batch, since the judge may share the runs' server), its
  * verdict shown in the run document and kept for the store and telemetry.
  */
-import * as vscode from 'vscode';
 import { JUDGE_TYPES } from '../../core/adherence/checkText';
 import { checkRun, hasClaimsChecks, type RunCheck, type RunCheckPlan } from '../../core/adherence/runChecks';
 import type { Judge } from '../../core/adherence/score';
-import { transportJudge } from '../../core/compare/judge';
 import type { RunOutcome } from '../../core/run/runOnce';
 import { scoredRunOf } from '../../core/run/retrievalRun';
-import type { EndpointTransports } from '../endpoints/endpointTransports';
-import { judgeEndpointOfSettings } from '../endpoints/judgeEndpoint';
 import type { RunDocumentState } from './runDocument';
 
 export class RunChecking {
@@ -79,14 +75,3 @@ export function needsJudge(plan: RunCheckPlan): boolean {
   return plan.cases.some((c) => c.assertions.some((a) => JUDGE_TYPES.has(a.type)));
 }
 
-/** The judge endpoint of the settings, for llm-rubric and llm evaluators; undefined when none is set or it cannot be reached. */
-export async function judgeOfSettings(transports: EndpointTransports, warn: (message: string) => void, signal: AbortSignal): Promise<Judge | undefined> {
-  const judge = judgeEndpointOfSettings(warn);
-  if (!judge) return undefined;
-  try {
-    return transportJudge(await transports.transportFor(judge.choice), judge.model, vscode.workspace.getConfiguration('promptInsight').get<number>('run.timeoutMs', 60_000), signal);
-  } catch (error) {
-    warn(`Judge endpoint '${judge.name}' not usable: ${(error as Error).message}`);
-    return undefined;
-  }
-}

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adherenceOf, scoreRun, type CaseScore, type Judge } from '../../../src/core/adherence/score';
 import { loadTestSuite } from '../../../src/core/adherence/testCases';
-import { transportJudge } from '../../../src/core/compare/judge';
+import { transportJudge } from '../../../src/core/run/transportJudge';
 import { runOnce } from '../../../src/core/run/runOnce';
 import { httpTransport, type ChatTransport } from '../../../src/core/endpoint/transport';
 import { parsePromptFile } from '../../../src/core/formats/detect';

@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { transportJudge } from '../../../src/core/compare/judge';
+import { transportJudge } from '../../../src/core/run/transportJudge';
 import { httpTransport } from '../../../src/core/endpoint/transport';
 import type { Judge } from '../../../src/core/adherence/score';
 import { CLAIMS_SYSTEM, VERDICTS_SYSTEM, RELEVANCE_SYSTEM } from '../../../src/core/adherence/judgePrompts';

@@ -227,7 +227,7 @@ describe('providers', () => {
 
 describe('judge endpoint', () => {
   it('asks at temperature 0 and returns the answer; a failing judge is an error', async () => {
-    const { transportJudge } = await import('../../../src/core/compare/judge');
+    const { transportJudge } = await import('../../../src/core/run/transportJudge');
     server = await scriptedServer((_, i) => (i === 0 ? { steps: [{ write: delta({ content: '{"pass": true, "score": 1}' }, 'stop') }, { write: DONE }] } : { status: 500, steps: [{ write: '{"error":{"message":"judge down"}}' }] }));
     const judge = transportJudge(httpTransport({ name: 'judge', provider: 'openai', baseUrl: server.url }, undefined), 'judge-model', 5000);
     expect(await judge([{ role: 'user', content: 'grade this' }])).toBe('{"pass": true, "score": 1}');

@@ -1,6 +1,6 @@
 /** A judge model for llm-rubric and GitHub llm evaluators, over any transport (temperature 0). */
 import type { Judge } from '../adherence/score';
-import { runOnce } from '../run/runOnce';
+import { runOnce } from './runOnce';
 import type { ChatTransport } from '../endpoint/transport';
 
 export function transportJudge(transport: ChatTransport, model: string, timeoutMs: number, signal?: AbortSignal): Judge {
