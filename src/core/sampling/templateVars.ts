@@ -9,13 +9,15 @@
 import { renderTemplate } from '../formats/template';
 import type { Prompt } from '../formats/model';
 import type { CapturedMessage } from '../telemetry/capturedContent';
+import { matchLiterals } from '../text/literalPattern';
 
 const sentinel = (i: number) => `\u0000PI${i}\u0000`;
 const SENTINEL = /\u0000PI(\d+)\u0000/g;
 const SIMPLE_NAME = /^[A-Za-z_][\w-]*$/;
 
 export function varsFromMessages(prompt: Prompt, messages: readonly CapturedMessage[]): Record<string, string> | null {
-  const vars: Record<string, string> = {};
+  // A Map: a variable named `constructor` or `__proto__` is a name like any other here.
+  const vars = new Map<string, string>();
   let used = 0;
   for (const message of prompt.messages) {
     const names = [...new Set(renderTemplate(message.template, prompt.templateSyntax, {}).unresolved.filter((p) => !p.runtime).map((p) => p.name))];
@@ -29,9 +31,9 @@ export function varsFromMessages(prompt: Prompt, messages: readonly CapturedMess
     for (const { m, i } of candidates) {
       const values = matchTemplate(template, m.content.trim(), names);
       if (!values) continue;
-      for (const [k, v] of Object.entries(values)) {
-        if (k in vars && vars[k] !== v) return null; // a variable used twice must have one value
-        vars[k] = v;
+      for (const [k, v] of values) {
+        if (vars.has(k) && vars.get(k) !== v) return null; // a variable used twice must have one value
+        vars.set(k, v);
       }
       used = i + 1;
       matched = true;
@@ -39,18 +41,15 @@ export function varsFromMessages(prompt: Prompt, messages: readonly CapturedMess
     }
     if (!matched) return null;
   }
-  return Object.keys(vars).length > 0 ? vars : null;
+  return vars.size > 0 ? Object.fromEntries(vars) : null;
 }
 
 /**
- * The template's literal pieces found in the text in linear time, without a regular expression: the
- * first piece must start the text and the last must end it; each piece between is taken at its first
- * occurrence after the previous one — the leftmost-shortest reading a lazy pattern would give, and a
- * match exists exactly when this finds one. A variable used twice is found at its first place and
- * must then stand, unchanged, at the later ones (no backtracking: otherwise null, and the case keeps
- * its messages). Work is bounded by the text's length times the number of pieces.
+ * The template's variables read from the text (text/literalPattern.ts: linear time, leftmost pieces).
+ * A variable used twice is found at its first place and must then stand, unchanged, at the later ones
+ * (otherwise null, and the case keeps its messages).
  */
-export function matchTemplate(template: string, text: string, names: readonly string[]): Record<string, string> | null {
+export function matchTemplate(template: string, text: string, names: readonly string[]): Map<string, string> | null {
   const literals: string[] = [];
   const slots: string[] = [];
   let last = 0;
@@ -60,38 +59,9 @@ export function matchTemplate(template: string, text: string, names: readonly st
     last = m.index! + m[0].length;
   }
   literals.push(template.slice(last));
-  const head = literals[0]!;
-  const tail = literals[literals.length - 1]!;
-  if (slots.length === 0) return text === head ? {} : null;
-  if (!text.startsWith(head) || text.length < head.length + tail.length || !text.endsWith(tail)) return null;
-  const end = text.length - tail.length;
-  const values: Record<string, string> = {};
-  let at = head.length;
-  for (let i = 0; i < slots.length; i++) {
-    const name = slots[i]!;
-    const next = i + 1 < slots.length ? literals[i + 1]! : null;
-    const known = Object.hasOwn(values, name) ? values[name]! : undefined;
-    if (known !== undefined) {
-      // A repeated variable: its value must stand here, then the next piece right after it.
-      if (!text.startsWith(known, at) || at + known.length > end) return null;
-      at += known.length;
-      if (next === null) {
-        if (at !== end) return null;
-      } else {
-        if (!text.startsWith(next, at) || at + next.length > end) return null;
-        at += next.length;
-      }
-      continue;
-    }
-    if (next === null) {
-      values[name] = text.slice(at, end);
-      at = end;
-      continue;
-    }
-    const found = text.indexOf(next, at);
-    if (found < 0 || found + next.length > end) return null;
-    values[name] = text.slice(at, found);
-    at = found + next.length;
-  }
-  return at === end ? values : null;
+  const gaps = matchLiterals(literals, text, (gap, earlier) => {
+    const first = slots.indexOf(slots[gap]!);
+    return first < gap ? earlier[first] : undefined;
+  });
+  return gaps && new Map(slots.map((name, i) => [name, gaps[i]!]));
 }

@@ -2,12 +2,13 @@
  * Versions by content: a prompt at a revision, rendered with a marker in place of each variable, is the
  * literal text between the variables; a production call's messages are that revision's when each
  * message of the template is found, in order and of the same role, with its literals in order. The
- * match is linear in the message's length: the literals are found left to right with indexOf (leftmost
- * is right for patterns whose only wildcards are the variables), no regular expression, no backtracking.
+ * match is linear in the message's length (text/literalPattern.ts: leftmost literals, no regular
+ * expression, no backtracking).
  */
 import { createHash } from 'node:crypto';
 import { renderTemplate } from '../formats/template';
 import type { Prompt } from '../formats/model';
+import { matchLiterals } from '../text/literalPattern';
 import type { CapturedMessage } from './capturedContent';
 
 export interface MessageTemplate {
@@ -83,25 +84,9 @@ export function matchesTemplate(template: PromptTemplate, captured: readonly Cap
     let found = false;
     while (next < captured.length && !found) {
       const candidate = captured[next++]!;
-      found = candidate.role === message.role && (message.literals === null || fits(message.literals, candidate.content.trim()));
+      found = candidate.role === message.role && (message.literals === null || matchLiterals(message.literals, candidate.content.trim()) !== null);
     }
     if (!found) return false;
-  }
-  return true;
-}
-
-/** `text` is literals[0] + anything + literals[1] + … + anything + literals[n]. */
-function fits(literals: readonly string[], text: string): boolean {
-  const first = literals[0]!;
-  const last = literals[literals.length - 1]!;
-  if (literals.length === 1) return text === first;
-  if (!text.startsWith(first) || !text.endsWith(last) || first.length + last.length > text.length) return false;
-  let at = first.length;
-  const end = text.length - last.length;
-  for (let i = 1; i < literals.length - 1; i++) {
-    const found = text.indexOf(literals[i]!, at);
-    if (found < 0 || found + literals[i]!.length > end) return false;
-    at = found + literals[i]!.length;
   }
   return true;
 }

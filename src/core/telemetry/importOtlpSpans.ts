@@ -69,6 +69,8 @@ const GENAI_CONTENT = conventionRow('otel-genai').content;
 /** Reads OTLP objects one after another into a sink; `end()` once the input is done. */
 export class OtlpReader {
   private readonly join: TraceJoin;
+  /** Whether a call's messages and answer are read at all. */
+  private readonly withContent: boolean;
 
   constructor(
     private readonly sink: SpanSink,
@@ -77,6 +79,7 @@ export class OtlpReader {
     const content = options.matchContent !== undefined || options.keepContent === true || options.keepAnswers === true;
     const holdIdentified = options.keepContent === true || options.keepAnswers === true;
     const retrievals = options.keepAnswers === true && options.keepRetrievals === true;
+    this.withContent = content;
     this.join = new TraceJoin((call) => this.emit(call), { content, holdIdentified, retrievals, ...(options.maxHeld !== undefined ? { maxHeld: options.maxHeld } : {}) });
   }
 
@@ -118,13 +121,14 @@ export class OtlpReader {
       this.join.span(traceId, hexId(raw.spanId as string, 8), parentOf(raw), identityOf(attributes) ?? null);
       return;
     }
-    const call = readModelCall(raw, row, attributes);
+    const call = readModelCall(raw, row, attributes, this.withContent);
     if (typeof call === 'string') return this.sink.skip(call, row.source);
     this.join.modelCall(call, resource);
   }
 
   /** Log records tied to a span: the messages of the older GenAI events, or the `gen_ai.*` content attributes. */
   private logs(resourceLogs: unknown[]): void {
+    if (!this.withContent) return; // log records carry only messages and answers
     for (const rl of resourceLogs) {
       const scopeLogs = isObject(rl) ? rl.scopeLogs : undefined;
       if (!Array.isArray(scopeLogs)) continue;

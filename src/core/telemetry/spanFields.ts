@@ -80,8 +80,11 @@ export function recogniseRow(attributes: AttributeMap, spanName: unknown, scope:
   return null;
 }
 
-/** A model-call span's fields through its row; a skip reason when it cannot be trusted. */
-export function readModelCall(raw: Record<string, unknown>, row: ConventionRow, attributes: AttributeMap): ModelCall | SkipReason {
+/**
+ * A model-call span's fields through its row; a skip reason when it cannot be trusted. The messages and the
+ * answer are parsed only `withContent` (a caller that neither matches nor keeps them does not pay for the JSON).
+ */
+export function readModelCall(raw: Record<string, unknown>, row: ConventionRow, attributes: AttributeMap, withContent: boolean): ModelCall | SkipReason {
   if (!validId(raw.traceId, 16) || !validId(raw.spanId, 8)) return 'bad-id';
   const start = nanosToMs(raw.startTimeUnixNano);
   const end = nanosToMs(raw.endTimeUnixNano);
@@ -125,9 +128,9 @@ export function readModelCall(raw: Record<string, unknown>, row: ConventionRow, 
     cacheReadTokens,
     errorType: errorTypeOf(row, raw, attributes, events),
     own,
-    messages: capturedMessages(row.content, attributes) ?? eventMessages(events),
-    contentTooLarge: row.content.some((field) => field.kind !== 'indexed' && overCap(attributes.get(field.attribute))),
-    answer: capturedAnswer(row.answer, attributes),
+    messages: withContent ? capturedMessages(row.content, attributes) ?? eventMessages(events) : null,
+    contentTooLarge: withContent && row.content.some((field) => field.kind !== 'indexed' && overCap(attributes.get(field.attribute))),
+    answer: withContent ? capturedAnswer(row.answer, attributes) : null,
     systemSha256: typeof hash === 'string' && /^[0-9a-f]{64}$/i.test(hash) ? hash.toLowerCase() : null,
   };
 }

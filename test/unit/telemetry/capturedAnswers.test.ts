@@ -8,6 +8,8 @@
 import { describe, expect, it } from 'vitest';
 import { OtlpReader, type ImportedSpan, type SpanSink } from '../../../src/core/telemetry/importOtlpSpans';
 import { MAX_CAPTURED_CHARS } from '../../../src/core/telemetry/capturedContent';
+import { attributeMap } from '../../../src/core/telemetry/otlpValues';
+import { readModelCall, recogniseRow } from '../../../src/core/telemetry/spanFields';
 
 const s = (key: string, v: string) => ({ key, value: { stringValue: v } });
 const T0 = BigInt(1_790_000_000_000) * 1_000_000n;
@@ -53,5 +55,15 @@ describe('the answer received, per source', () => {
     const big = 'x'.repeat(MAX_CAPTURED_CHARS + 1);
     expect(read([span([genai, s('gen_ai.output.messages', JSON.stringify([{ role: 'assistant', content: 'kept out' }]))])], [], false)).toEqual([undefined]);
     expect(read([span([s('ai.operationId', 'ai.streamText.doStream'), s('ai.response.text', big)], 'ai.streamText.doStream')])).toEqual([undefined]);
+  });
+
+  it('a reader that neither matches nor keeps content does not parse it: the figures are read, the messages and answer are not', () => {
+    const raw = span([genai, s('gen_ai.input.messages', JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'Homes?' }] }])), s('gen_ai.output.messages', JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: 'A house.' }] }])), s('gen_ai.usage.input_tokens', '12')]);
+    const attributes = attributeMap(raw.attributes);
+    const row = recogniseRow(attributes, raw.name, 'app')!;
+    const withContent = readModelCall(raw, row, attributes, true);
+    const without = readModelCall(raw, row, attributes, false);
+    expect(withContent).toMatchObject({ messages: [{ role: 'user', content: 'Homes?' }], answer: 'A house.', inputTokens: 12 });
+    expect(without).toMatchObject({ messages: null, answer: null, contentTooLarge: false, inputTokens: 12, e2eMs: 900 });
   });
 });
