@@ -33,6 +33,8 @@ export const ADHERENCE_BOOLEAN = ['decide', 'fail-on-regression', 'no-store'];
 export interface AdherencePlan {
   cap: number;
   judge?: Judge;
+  /** Which judge (model and endpoint): part of a stored score's key, so another judge's verdicts are not reused. */
+  judgeId?: string;
   decide?: { base: string; head: string; failOnRegression: boolean };
   sample: AnswerSample;
   /** Where scores are kept between runs; absent with --no-store. */
@@ -52,7 +54,7 @@ export function adherencePlan(args: ParsedArgs, window: { sinceMs?: number; unti
   if (!deciding && (base || head || args.flags.has('fail-on-regression'))) throw new UsageError('--base, --head and --fail-on-regression go with --decide');
   return {
     cap,
-    ...(judgeTransport && judgeModel ? { judge: transportJudge(judgeTransport, judgeModel, timeoutMs, signal) } : {}),
+    ...(judgeTransport && judgeModel ? { judge: transportJudge(judgeTransport, judgeModel, timeoutMs, signal), judgeId: `${judgeModel} at ${stringFlag(args, 'judge-endpoint') ?? ''}` } : {}),
     ...(deciding ? { decide: { base: base!, head: head!, failOnRegression: args.flags.get('fail-on-regression') === true } } : {}),
     sample: new AnswerSample(cap, window),
     ...(args.flags.has('no-store') ? {} : { storePath: stringFlag(args, 'store') ?? DEFAULT_SCORE_STORE }),
@@ -105,7 +107,7 @@ export async function scoreAndDecide(file: string, plan: AdherencePlan, report: 
     const store = plan.storePath ? new ProdScoreStore(plan.storePath) : undefined;
     if (store?.problem) notes.push(store.problem);
     for (const v of report.versions) {
-      const adherence: ProdAdherence = await scoreAnswers(plan.sample.answersOf(v.promptName, v.version), checks, plan.judge, store);
+      const adherence: ProdAdherence = await scoreAnswers(plan.sample.answersOf(v.promptName, v.version), checks, { ...(plan.judge ? { judge: plan.judge, judgeId: plan.judgeId ?? '' } : {}), ...(store ? { store } : {}) });
       v.adherence = adherence;
     }
     try {

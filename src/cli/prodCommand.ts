@@ -136,7 +136,12 @@ const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 8
 /** `24h`, `7d`, `90m`, `2w` before now, or an ISO date. */
 export function parseSince(value: string, nowMs: number): number {
   const relative = /^(\d+(?:\.\d+)?)([smhdw])$/.exec(value.trim());
-  if (relative) return nowMs - Number(relative[1]) * UNIT_MS[relative[2]!]!;
+  if (relative) {
+    const ms = nowMs - Number(relative[1]) * UNIT_MS[relative[2]!]!;
+    // A Date holds ±8.64e15 ms: further back is no time (its printing threw).
+    if (!(ms >= -8.64e15)) throw new UsageError(`--since ${value} reaches before any date a time can hold: give a shorter duration`);
+    return ms;
+  }
   if (/^\d{4}-\d{2}-\d{2}/.test(value)) {
     const ms = Date.parse(value);
     if (Number.isFinite(ms)) return ms;

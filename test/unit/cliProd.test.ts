@@ -103,6 +103,9 @@ describe('prompt-insight prod --traces', () => {
     const since = await cli(['prod', 'greet.prompt', '--traces', 'a.jsonl', '--since', 'yesterday'], repo.root);
     expect(since.code).toBe(2);
     expect(since.stderr).toContain('--since takes a duration');
+    const ages = await cli(['prod', 'greet.prompt', '--traces', 'a.jsonl', '--since', '100000000w'], repo.root);
+    expect(ages.code, ages.stderr).toBe(2);
+    expect(ages.stderr).toContain('--since 100000000w reaches before any date a time can hold');
     const missing = await cli(['prod', 'greet.prompt', '--traces', 'nope.jsonl'], repo.root);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("'nope.jsonl' was not found");

@@ -83,15 +83,24 @@ describe('production adherence per version', () => {
 });
 
 describe('scores are kept between runs', () => {
-  it('a second run reuses each stored score (a tampered store shows it), --no-store scores again; a store that is not a file is said', async () => {
+  it('a second run reuses each stored score; scores not sealed on this machine (committed, forged) are not used; --no-store scores again; a store that is not a file is said', async () => {
     const first = JSON.parse((await prod(['--traces', 'worse.jsonl', '--store', 'scores.jsonl', '--json'])).stdout);
     expect(first.versions.map((v: { adherence: { fromStore: number } }) => v.adherence.fromStore)).toEqual([0, 0]);
+    const passed = first.versions.map((v: { adherence: { passed: number } }) => v.adherence.passed);
     const lines = readFileSync(join(repo.root, 'scores.jsonl'), 'utf8').trim().split('\n');
-    // Distinct answers only: the two texts under one set of checks.
+    // Distinct answers only: the two texts under one set of checks, each line sealed.
     expect(lines.map((l) => JSON.parse(l).s).sort()).toEqual(['fail', 'pass']);
-    writeFileSync(join(repo.root, 'scores.jsonl'), `${lines.map((l) => l.replace('"pass"', '"fail"')).join('\n')}\nnot json\n`);
+    expect(lines.every((l) => /"seal":"[0-9a-f]{64}"/.test(l))).toBe(true);
     const second = JSON.parse((await prod(['--traces', 'worse.jsonl', '--store', 'scores.jsonl', '--json'])).stdout);
-    expect(second.versions.map((v: { adherence: { fromStore: number; passed: number } }) => [v.adherence.fromStore, v.adherence.passed])).toEqual([[50, 0], [50, 0]]);
+    expect(second.versions.map((v: { adherence: { fromStore: number; passed: number } }) => [v.adherence.fromStore, v.adherence.passed])).toEqual(passed.map((p: number) => [50, p]));
+    // A pull request that commits "pass" for the answers it can predict: the forged lines (and plain ones) are scored again.
+    const forged = lines.map((l) => l.replace('"fail"', '"pass"'));
+    const plain = lines.map((l) => JSON.stringify({ k: JSON.parse(l).k, s: 'pass' }));
+    writeFileSync(join(repo.root, 'scores.jsonl'), `${[...forged, ...plain].join('\n')}\nnot json\n`);
+    const third = JSON.parse((await prod(['--traces', 'worse.jsonl', '--store', 'scores.jsonl', '--json'])).stdout);
+    // Only the one line still under its seal (the passing answer's) is reused; the failing answer is judged again and still fails.
+    expect(third.versions.map((v: { adherence: { fromStore: number; passed: number } }) => [v.adherence.fromStore, v.adherence.passed])).toEqual(passed.map((p: number) => [p, p]));
+    expect(third.notes.join('\n')).toMatch(/scores\.jsonl: 3 stored score\(s\) not written on this machine \(committed to the repository or copied\) were not used/);
     const fresh = JSON.parse((await prod(['--traces', 'worse.jsonl', '--no-store', '--json'])).stdout);
     expect(fresh.versions[0].adherence).toMatchObject({ fromStore: 0, passed: first.versions[0].adherence.passed });
     mkdirSync(join(repo.root, 'a-folder'));

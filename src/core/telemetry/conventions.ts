@@ -64,13 +64,16 @@ export const PROPAGATED_PREFIXES = ['traceloop.association.properties.', 'ai.tel
 /** A SHA-256 (hex) of the system message as sent: apps that log no text can still be matched by content. */
 export const SYSTEM_HASH_ATTRIBUTE = 'prompt_insight.prompt.system_sha256';
 
-/** Span events or log records (`event.name`) that carry one message each: the older GenAI conventions. */
-export const MESSAGE_EVENTS: Readonly<Record<string, string>> = {
-  'gen_ai.system.message': 'system',
-  'gen_ai.user.message': 'user',
-  'gen_ai.assistant.message': 'assistant',
-  'gen_ai.tool.message': 'tool',
-};
+/**
+ * Span events or log records (`event.name`) that carry one message each: the older GenAI conventions. A Map:
+ * an event named `constructor` or `toString` is no message (a plain object's lookup found its prototype's).
+ */
+export const MESSAGE_EVENTS: ReadonlyMap<string, string> = new Map([
+  ['gen_ai.system.message', 'system'],
+  ['gen_ai.user.message', 'user'],
+  ['gen_ai.assistant.message', 'assistant'],
+  ['gen_ai.tool.message', 'tool'],
+]);
 /** Span events whose time is the first chunk's (TTFT when no attribute says it). */
 export const FIRST_CHUNK_EVENTS = ['gen_ai.first_chunk', 'first_token', 'llm.first_token'] as const;
 /** HTTP status attributes (current and older names): a status of 400 or more is a failed call. */

@@ -138,7 +138,7 @@ export class OtlpReader {
           if (!isObject(record) || !validId(record.traceId, 16) || !validId(record.spanId, 8)) continue;
           const attributes = attributeMap(record.attributes);
           const event = attributes.get('event.name') ?? record.eventName;
-          const role = typeof event === 'string' ? MESSAGE_EVENTS[event] : undefined;
+          const role = typeof event === 'string' ? MESSAGE_EVENTS.get(event) : undefined;
           const traceId = hexId(record.traceId as string, 16);
           const spanId = hexId(record.spanId as string, 8);
           if (event === 'gen_ai.choice') {

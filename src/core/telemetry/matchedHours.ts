@@ -118,6 +118,8 @@ function balance(base: Slots, head: Slots, seed: number): { hours: number; base:
     return copy.slice(0, k);
   };
   const out = { hours: 0, base: { ttftMs: [] as number[], e2eMs: [] as number[], requests: 0, errors: 0 }, head: { ttftMs: [] as number[], e2eMs: [] as number[], requests: 0, errors: 0 } };
+  let baseErrors = 0;
+  let headErrors = 0;
   for (const [slot, baseHours] of [...base].sort((a, b) => a[0] - b[0])) {
     const headHours = head.get(slot);
     if (!headHours) continue;
@@ -131,13 +133,18 @@ function balance(base: Slots, head: Slots, seed: number): { hours: number; base:
     out.head.e2eMs.push(...draw(h.e2e, kE2e));
     out.base.ttftMs.push(...draw(b.ttft, kTtft));
     out.head.ttftMs.push(...draw(h.ttft, kTtft));
-    // Counts: the same number of requests a side, errors at each side's rate in that slot.
+    // Counts: the same number of requests a side, errors at each side's rate in that slot — summed unrounded and
+    // rounded once: a canary's big side has a fraction of an error an hour, which rounded hour by hour is none.
     const k = Math.min(b.requests, h.requests);
     out.base.requests += k;
     out.head.requests += k;
-    out.base.errors += Math.round((b.errors * k) / b.requests);
-    out.head.errors += Math.round((h.errors * k) / h.requests);
+    if (k > 0) {
+      baseErrors += (b.errors * k) / b.requests;
+      headErrors += (h.errors * k) / h.requests;
+    }
   }
+  out.base.errors = Math.round(baseErrors);
+  out.head.errors = Math.round(headErrors);
   return out;
 }
 

@@ -36,9 +36,9 @@ export interface SampledAnswer {
   answer: string;
   traceId?: string;
   spanId?: string;
-  /** The passages retrieved before the call, when its trace shows them; `contextTooLarge` when over the cap. */
+  /** The passages retrieved before the call, when its trace shows them; `contextUnusable` says why they are not used. */
   context?: string[];
-  contextTooLarge?: true;
+  contextUnusable?: string;
   /** The retrieval's query (the question, for context-relevance). */
   question?: string;
 }
@@ -105,7 +105,7 @@ export class AnswerSample implements SpanSink {
       answer: span.answer,
       ...(span.traceId ? { traceId: span.traceId } : {}),
       ...(span.spanId ? { spanId: span.spanId } : {}),
-      ...(r?.tooLarge ? { contextTooLarge: true as const } : r && r.passages.length > 0 ? { context: r.passages } : {}),
+      ...(r?.unusable ? { contextUnusable: r.unusable } : r && r.passages.length > 0 ? { context: r.passages } : {}),
       ...(r?.query !== undefined ? { question: r.query } : {}),
     });
   }
@@ -131,8 +131,15 @@ export class AnswerSample implements SpanSink {
   }
 }
 
+export interface ScoringOptions {
+  judge?: Judge;
+  /** Which judge (model and endpoint), kept in the stored scores' key. */
+  judgeId?: string;
+  store?: ProdScoreStore;
+}
+
 /** Scores the sampled answers with the checks (all must pass, as a case without a threshold); the store's scores are reused. */
-export async function scoreAnswers(sample: { seen: number; answers: readonly SampledAnswer[] }, checks: Assertion[], judge?: Judge, store?: ProdScoreStore): Promise<ProdAdherence> {
+export async function scoreAnswers(sample: { seen: number; answers: readonly SampledAnswer[] }, checks: Assertion[], { judge, judgeId, store }: ScoringOptions = {}): Promise<ProdAdherence> {
   const needsContext = checks.some((c) => CONTEXT_CHECKS.has(c.type));
   let passed = 0;
   let unscored = 0;
@@ -142,7 +149,8 @@ export async function scoreAnswers(sample: { seen: number; answers: readonly Sam
     const { answer } = sampled;
     const context = needsContext ? sampled.context : undefined;
     if (needsContext && !context) hallucination.withoutContext++;
-    const key = ProdScoreStore.key(checks, answer, context);
+    // The question is in the key (relevance checks judge the answer against it), and so is the judge.
+    const key = ProdScoreStore.key(checks, answer, { ...(context ? { context } : {}), ...(sampled.question !== undefined ? { question: sampled.question } : {}), ...(judge && judgeId !== undefined ? { judge: judgeId } : {}) });
     const stored = store?.get(key);
     if (store?.fromEarlierRun(key)) fromStore++;
     const score = stored ?? (await scoreOne(sampled, checks, needsContext, judge));
@@ -172,7 +180,7 @@ export async function scoreAnswers(sample: { seen: number; answers: readonly Sam
 
 /** One answer scored: its context (the passages its trace retrieved) and question, or why a context check cannot judge it. */
 async function scoreOne(sampled: SampledAnswer, checks: Assertion[], needsContext: boolean, judge?: Judge): Promise<{ status: 'pass' | 'fail' | 'unscored'; hallucinated?: boolean }> {
-  const contextProblem = !needsContext || sampled.context ? undefined : sampled.contextTooLarge ? 'the passages retrieved in its trace are over the context cap (100,000 characters)' : NO_RETRIEVAL_CAPTURED;
+  const contextProblem = !needsContext || sampled.context ? undefined : sampled.contextUnusable ? `the passages retrieved in its trace are ${sampled.contextUnusable}` : NO_RETRIEVAL_CAPTURED;
   const testCase = {
     description: 'production answer',
     vars: sampled.question !== undefined ? { query: sampled.question } : {},

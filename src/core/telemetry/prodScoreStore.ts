@@ -1,20 +1,22 @@
 /**
  * Scores of production answers, kept between runs: a CD step that asks `prod --decide` every few minutes
  * draws the same seeded sample from the same files, and a judge's verdict costs a model call. Keyed by
- * the checks, the answer's text and the context it was judged against (SHA-256), so a changed check, answer
- * or context is scored again (a hallucination verdict is kept beside the status); an unscored
- * answer is not kept (a judge configured later may decide it). JSON Lines, appended; bounded: at most
- * MAX_ENTRIES are read (the newest), and a file over MAX_BYTES is not read at all (said). The file is the
- * results store's kind (store/storeFile.ts): never read or written through a link, its folder included.
+ * the checks, the answer's text and the context, question and judge it was judged with (SHA-256), so a changed
+ * check, answer, context, question or judge is scored again (a hallucination verdict is kept beside the status); an unscored
+ * answer is not kept (a judge configured later may decide it). JSON Lines, appended, each line sealed with
+ * this machine's key as the results store's are (store/sealedLines.ts): a score file that came with a
+ * repository (a pull request can commit "pass" for answers it can predict) is never used, so the change
+ * cannot relax its own gate. Bounded: a file over MAX_BYTES is not read at all (said); never read or written
+ * through a link, its folder included (store/storeFile.ts).
  */
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync } from 'node:fs';
 import { canonicalJson } from '../endpoint/params';
-import { forEachLine, openStoreForAppend, openStoreForRead } from '../store/storeFile';
+import { appendSealedRecords, readSealedRecords } from '../store/sealedLines';
+import { openStoreForRead } from '../store/storeFile';
 
 export const DEFAULT_SCORE_STORE = '.prompt-insight/prod-scores.jsonl';
 const MAX_BYTES = 32 * 1024 * 1024;
-const MAX_ENTRIES = 200_000;
 
 export type StoredStatus = 'pass' | 'fail';
 /** A stored score: the status, and whether the answer hallucinated when a context check judged it. */
@@ -23,43 +25,57 @@ export interface StoredScore {
   hallucinated?: boolean;
 }
 
+interface ScoreLine {
+  k: string;
+  s: StoredStatus;
+  h?: boolean;
+}
+
+const isScoreLine = (value: unknown): boolean => {
+  const line = value as Partial<ScoreLine> | null;
+  return typeof line === 'object' && line !== null && typeof line.k === 'string' && /^[0-9a-f]{64}$/.test(line.k) && (line.s === 'pass' || line.s === 'fail') && (line.h === undefined || typeof line.h === 'boolean');
+};
+
 export class ProdScoreStore {
   private readonly scores = new Map<string, StoredScore>();
-  private readonly added: string[] = [];
+  private readonly added: ScoreLine[] = [];
   private readonly addedKeys = new Set<string>();
-  /** Why the file was not read, when it was not (not a regular file, too large). */
+  /** Why the file was not read, or not all of it was used (not a regular file, too large, scores from elsewhere). */
   readonly problem?: string;
+  /** Whether the file can take this run's scores (it was read, or is not there yet). */
+  private readonly writable: boolean = true;
 
   constructor(private readonly path: string) {
-    const lines: string[] = [];
     try {
       const fd = openStoreForRead(path);
       if (fd !== undefined) {
+        let size: number;
         try {
-          if (fstatSync(fd).size > MAX_BYTES) this.problem = `${path} is over ${MAX_BYTES / 1024 / 1024} MB: not read (delete it to start again)`;
-          else forEachLine(fd, (line) => lines.push(line));
+          size = fstatSync(fd).size;
         } finally {
           closeSync(fd);
         }
+        if (size > MAX_BYTES) {
+          this.problem = `${path} is over ${MAX_BYTES / 1024 / 1024} MB: not read (delete it to start again)`;
+          this.writable = false;
+          return;
+        }
+        // Read line by line into the map (later lines win), the lines themselves not kept.
+        const read = readSealedRecords<ScoreLine>(path, isScoreLine, (line) => {
+          this.scores.set(line.k, { status: line.s, ...(line.h !== undefined ? { hallucinated: line.h } : {}) });
+          return false;
+        });
+        if (read.foreignRecords > 0) this.problem = `${path}: ${read.foreignRecords} stored score(s) not written on this machine (committed to the repository or copied) were not used — they are scored again`;
       }
     } catch (error) {
       this.problem = `${path} is not used: ${(error as Error).message}`;
-    }
-    for (const line of lines.slice(-MAX_ENTRIES)) {
-      try {
-        const entry = JSON.parse(line) as { k?: unknown; s?: unknown; h?: unknown };
-        if (typeof entry.k === 'string' && (entry.s === 'pass' || entry.s === 'fail')) this.scores.set(entry.k, { status: entry.s, ...(typeof entry.h === 'boolean' ? { hallucinated: entry.h } : {}) });
-      } catch {
-        // a torn or foreign line: skipped
-      }
+      this.writable = false;
     }
   }
 
-  static key(checks: unknown, answer: string, context?: readonly string[]): string {
-    const hash = createHash('sha256').update(canonicalJson(checks)).update('\u0000').update(answer);
-    // The context only when there is one: keys of answers scored without context stay what they were.
-    if (context) hash.update('\u0000').update(canonicalJson(context));
-    return hash.digest('hex');
+  /** SHA-256 of what decided the score: the checks, the answer, and the context, question and judge it was judged with. */
+  static key(checks: unknown, answer: string, judgedWith: { context?: readonly string[]; question?: string; judge?: string } = {}): string {
+    return createHash('sha256').update(canonicalJson(checks)).update('\u0000').update(answer).update('\u0000').update(canonicalJson(judgedWith)).digest('hex');
   }
 
   get(key: string): StoredScore | undefined {
@@ -76,18 +92,13 @@ export class ProdScoreStore {
     if (known?.status === score.status && known.hallucinated === score.hallucinated) return;
     this.scores.set(key, score);
     this.addedKeys.add(key);
-    this.added.push(JSON.stringify({ k: key, s: score.status, ...(score.hallucinated !== undefined ? { h: score.hallucinated } : {}) }));
+    this.added.push({ k: key, s: score.status, ...(score.hallucinated !== undefined ? { h: score.hallucinated } : {}) });
   }
 
-  /** Appends what was scored this run. */
+  /** Appends what was scored this run, sealed. */
   save(): void {
-    if (this.added.length === 0 || this.problem) return;
-    const fd = openStoreForAppend(this.path);
-    try {
-      writeSync(fd, `${this.added.join('\n')}\n`);
-    } finally {
-      closeSync(fd);
-    }
+    if (this.added.length === 0 || !this.writable) return;
+    appendSealedRecords(this.path, this.added, (value) => (isScoreLine(value) ? undefined : 'not a score'), 'Production scores');
     this.added.length = 0;
   }
 }

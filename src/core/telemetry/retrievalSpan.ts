@@ -4,6 +4,7 @@
  * like runSpans.ts; otelExport.ts hands it to the SDK.
  */
 import { createHash } from 'node:crypto';
+import { scrubSecrets } from '../endpoint/secrets';
 import { ATTR, PI_ATTR } from './genaiConventions';
 import type { Attributes, RunSpan } from './runSpans';
 import type { TelemetryRun } from './runSpans';
@@ -29,7 +30,8 @@ export function retrievalSpan(input: TelemetryRun, chat: RunSpan): RunSpan | und
   if (input.run.id) attributes[PI_ATTR.runId] = input.run.id;
   if (failed) {
     attributes[ATTR.errorType] = record.error!.kind;
-    attributes[PI_ATTR.errorMessage] = record.error!.message.slice(0, 4096);
+    // Scrubbed as the chat span's message is: a render error can quote a variable's text.
+    attributes[PI_ATTR.errorMessage] = scrubSecrets(record.error!.message).slice(0, 4096);
   }
   return {
     name: RETRIEVAL_SPAN_NAME,

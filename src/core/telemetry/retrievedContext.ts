@@ -11,8 +11,9 @@
  *   `db.query.result.document` holds the documents' text;
  * - OTel GenAI (semantic conventions 1.45): `gen_ai.operation.name=retrieval`, `gen_ai.retrieval.documents`
  *   (structured or a JSON string; a document's text under `content`), `gen_ai.retrieval.query.text`.
- * Bounded: at most MAX_DOCUMENTS documents a span, and passages over the grounded evaluators' context cap
- * are not used (the call's context is then "too large", said, never truncated into a false verdict).
+ * Bounded: a span of more than MAX_DOCUMENTS documents, passages over the grounded evaluators' context cap,
+ * or documents that are JSON no parser can read (cut by an exporter's limit) are not used: the call's context
+ * is then unusable, with the reason said — never cut into a partial context that makes a false verdict.
  */
 import { MAX_RETRIEVED_CHARS } from '../retrieval/retrievalStep';
 import { parseBoundedJson } from './importLines';
@@ -25,8 +26,8 @@ export interface RetrievedContext {
   source: RetrievalSourceId;
   endMs: number;
   passages: string[];
-  /** Passages together over MAX_RETRIEVED_CHARS: not used. */
-  tooLarge?: true;
+  /** Why the passages are not used (over the cap, too many, unreadable); `passages` is then empty. */
+  unusable?: string;
   query?: string;
 }
 
@@ -41,22 +42,37 @@ interface RetrievalRow {
   source: RetrievalSourceId;
   /** The span is a retrieval of this source when this holds. */
   is(attributes: AttributeMap, raw: Record<string, unknown>): boolean;
-  /** Its documents' text, as found (before the caps). */
-  documents(attributes: AttributeMap, raw: Record<string, unknown>): string[];
+  /** Its documents' text, as found (before the character cap), or why they cannot be read whole. */
+  documents(attributes: AttributeMap, raw: Record<string, unknown>): string[] | Unusable;
   query(attributes: AttributeMap): string | undefined;
 }
 
+interface Unusable {
+  unusable: string;
+}
+
+const TOO_MANY: Unusable = { unusable: `over ${MAX_DOCUMENTS} documents` };
+const OVER_CAP = `over the context cap (${MAX_RETRIEVED_CHARS.toLocaleString('en-US')} characters)`;
+const UNREADABLE: Unusable = { unusable: 'not readable (JSON cut short or malformed)' };
+const TOO_BIG: Unusable = { unusable: OVER_CAP };
+
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' ? value : undefined);
 
-/** A value that may be JSON text (bounded), or already structured. */
+/**
+ * A value that may be JSON text (bounded), or already structured. Text that looks like a JSON list or object
+ * but does not parse is unreadable (an exporter's length limit cut it); a JSON string that does not parse is text.
+ */
 function parsed(value: unknown): unknown {
   if (typeof value !== 'string') return value;
   const trimmed = value.trim();
-  if (!trimmed.startsWith('[') && !trimmed.startsWith('{') && !trimmed.startsWith('"')) return value;
-  if (value.length > MAX_RETRIEVED_CHARS * 4) return undefined;
+  const structured = trimmed.startsWith('[') || trimmed.startsWith('{');
+  if (!structured && !trimmed.startsWith('"')) return value;
+  if (value.length > MAX_RETRIEVED_CHARS * 4) return TOO_BIG;
   const result = parseBoundedJson(value, { maxDepth: 16 });
-  return result.ok ? result.value : value;
+  return result.ok ? result.value : structured ? UNREADABLE : value;
 }
+
+const isUnusable = (v: unknown): v is Unusable => v === UNREADABLE || v === TOO_MANY || v === TOO_BIG;
 
 /** One document's text: a string, or an object's text under TEXT_KEYS (one level of `document` nesting). */
 function documentText(doc: unknown, depth = 0): string | undefined {
@@ -71,11 +87,13 @@ function documentText(doc: unknown, depth = 0): string | undefined {
 }
 
 /** The documents of an output: a list, or an object holding one under LIST_KEYS, or a single document. */
-function documentsOf(value: unknown): string[] {
+function documentsOf(value: unknown): string[] | Unusable {
   const v = parsed(value);
+  if (isUnusable(v)) return v;
   const list = Array.isArray(v) ? v : isObject(v) ? LIST_KEYS.map((k) => v[k]).find(Array.isArray) ?? [v] : v === undefined ? [] : [v];
+  if (list.length > MAX_DOCUMENTS) return TOO_MANY;
   const out: string[] = [];
-  for (const doc of list.slice(0, MAX_DOCUMENTS)) {
+  for (const doc of list) {
     const t = documentText(doc);
     if (t !== undefined) out.push(t);
   }
@@ -96,9 +114,10 @@ const ROWS: readonly RetrievalRow[] = [
     is: (a) => a.get('openinference.span.kind') === 'RETRIEVER',
     documents: (a) => {
       const out: string[] = [];
-      for (let i = 0; i < MAX_DOCUMENTS; i++) {
+      for (let i = 0; ; i++) {
         const content = a.get(`retrieval.documents.${i}.document.content`);
         if (content === undefined && !a.has(`retrieval.documents.${i}.document.id`)) break;
+        if (i === MAX_DOCUMENTS) return TOO_MANY;
         const t = text(content);
         if (t !== undefined) out.push(t);
       }
@@ -121,11 +140,13 @@ const ROWS: readonly RetrievalRow[] = [
   {
     source: 'openllmetry',
     is: (_a, raw) => resultEvents(raw).length > 0,
-    documents: (_a, raw) =>
-      resultEvents(raw).flatMap((event) => {
+    documents: (_a, raw) => {
+      const documents = resultEvents(raw).flatMap((event) => {
         const value = rawAttribute(event, 'db.query.result.document');
         return (Array.isArray(value) ? value : [value]).map(text).filter((t): t is string => t !== undefined);
-      }).slice(0, MAX_DOCUMENTS),
+      });
+      return documents.length > MAX_DOCUMENTS ? TOO_MANY : documents;
+    },
     query: () => undefined,
   },
 ];
@@ -147,10 +168,10 @@ export function retrievedContextOf(raw: Record<string, unknown>, attributes: Att
   if (!row) return null;
   const endMs = nanosToMs(raw.endTimeUnixNano);
   if (endMs === null) return null;
-  const passages = row.documents(attributes, raw);
+  const documents = row.documents(attributes, raw);
   const query = row.query(attributes);
-  const chars = passages.reduce((n, p) => n + p.length, 0);
-  return { source: row.source, endMs, ...(chars > MAX_RETRIEVED_CHARS ? { passages: [], tooLarge: true as const } : { passages }), ...(query !== undefined && query.length <= MAX_RETRIEVED_CHARS ? { query } : {}) };
+  const unusable = Array.isArray(documents) ? (documents.reduce((n, p) => n + p.length, 0) > MAX_RETRIEVED_CHARS ? OVER_CAP : undefined) : documents.unusable;
+  return { source: row.source, endMs, ...(unusable ? { passages: [], unusable } : { passages: documents as string[] }), ...(query !== undefined && query.length <= MAX_RETRIEVED_CHARS ? { query } : {}) };
 }
 
 /** The context of a call: the passages of its trace's retrievals that ended before it started, in order. */
@@ -161,9 +182,9 @@ export function contextBefore(retrievals: readonly RetrievedContext[], startMs: 
   const passages = before.flatMap((r) => r.passages);
   const chars = passages.reduce((n, p) => n + p.length, 0);
   const last = before[before.length - 1]!;
-  const tooLarge = before.some((r) => r.tooLarge) || chars > MAX_RETRIEVED_CHARS;
+  const unusable = before.find((r) => r.unusable)?.unusable ?? (chars > MAX_RETRIEVED_CHARS ? OVER_CAP : undefined);
   const query = [...before].reverse().find((r) => r.query !== undefined)?.query;
-  return { source: last.source, endMs: last.endMs, ...(tooLarge ? { passages: [], tooLarge: true as const } : { passages }), ...(query !== undefined ? { query } : {}) };
+  return { source: last.source, endMs: last.endMs, ...(unusable ? { passages: [], unusable } : { passages }), ...(query !== undefined ? { query } : {}) };
 }
 
 /** What an entry costs beside its text, in characters: empty retrievals by the million must meet the bound too. */

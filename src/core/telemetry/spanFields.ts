@@ -204,7 +204,7 @@ function eventMessages(events: Record<string, unknown>[]): CapturedMessage[] | n
   for (const event of events) {
     if (typeof event.name !== 'string') continue;
     const attributes = attributeMap(event.attributes);
-    const role = MESSAGE_EVENTS[event.name];
+    const role = MESSAGE_EVENTS.get(event.name);
     const content = attributes.get('content') ?? attributes.get('gen_ai.prompt');
     if (role && typeof content === 'string' && content.length <= MAX_CAPTURED_CHARS) out.push({ role, content });
   }

@@ -50,8 +50,12 @@ interface Logged {
   answer?: string;
 }
 
+/** What a message costs beyond its text (the object, its role): thousands of empty messages are not free. */
+const MESSAGE_OVERHEAD_CHARS = 64;
+
 const loggedChars = (l: Logged): number => messagesChars(l.messages) + (l.answer?.length ?? 0);
-const messagesChars = (messages: readonly CapturedMessage[] | null): number => (messages ?? []).reduce((n, m) => n + m.content.length, 0);
+const messageChars = (m: CapturedMessage): number => m.content.length + MESSAGE_OVERHEAD_CHARS;
+const messagesChars = (messages: readonly CapturedMessage[] | null): number => (messages ?? []).reduce((n, m) => n + messageChars(m), 0);
 const callChars = (call: ModelCall): number => messagesChars(call.messages) + (call.answer?.length ?? 0);
 
 /** Parent links followed at most (a cycle in a hostile file ends here). */
@@ -93,6 +97,9 @@ export class TraceJoin {
   modelCall(call: ModelCall, resource: Identity | null): void {
     if (call.own.version !== null && call.own.name !== null && !this.options.holdIdentified) return this.release({ call, resource });
     const key = `${call.traceId}/${call.spanId}`;
+    // The same span again (an exporter's retry) takes the place of the first copy, and of its characters.
+    const before = this.held.get(key);
+    if (before) this.heldTextChars -= callChars(before.call);
     this.held.set(key, { call, resource });
     this.heldTextChars += callChars(call);
     const ofTrace = this.heldByTrace.get(call.traceId);
@@ -121,7 +128,7 @@ export class TraceJoin {
     const entry = this.logged.entry(`${traceId}/${spanId}`, () => ({ messages: [] }));
     if (entry.messages.length >= MAX_LOG_MESSAGES) return;
     entry.messages.push(message);
-    this.logged.grew(message.content.length);
+    this.logged.grew(messageChars(message));
   }
 
   /** The answer of a call, from a `gen_ai.choice` log record tied to its span. */

@@ -66,4 +66,11 @@ describe('the answer received, per source', () => {
     expect(withContent).toMatchObject({ messages: [{ role: 'user', content: 'Homes?' }], answer: 'A house.', inputTokens: 12 });
     expect(without).toMatchObject({ messages: null, answer: null, contentTooLarge: false, inputTokens: 12, e2eMs: 900 });
   });
+
+  it('message events are looked up by their own names: an event named `constructor` or `toString` is no message', () => {
+    const event = (name: string, content: string) => ({ name, timeUnixNano: String(T0), attributes: [s('content', content)] });
+    const raw = { ...span([genai]), events: [event('gen_ai.user.message', 'Homes?'), event('constructor', 'forged'), event('toString', 'forged')] };
+    const attributes = attributeMap(raw.attributes);
+    expect(readModelCall(raw, recogniseRow(attributes, raw.name, 'app')!, attributes, true)).toMatchObject({ messages: [{ role: 'user', content: 'Homes?' }] });
+  });
 });

@@ -51,14 +51,22 @@ describe('retriever spans', () => {
     expect(read({ attributes: [{ key: 'openinference.span.kind', value: s('RETRIEVER') }] })).toBeNull();
   });
 
-  it('bounds: at most 100 documents a span; passages over 100,000 characters together are not used', () => {
+  it('bounds: more than 100 documents a span, or passages over 100,000 characters together, are not used — never cut to a part', () => {
     const many = Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`retrieval.documents.${i}.document.content`, s(`doc ${i}`)]));
-    expect(read(span({ 'openinference.span.kind': s('RETRIEVER'), ...many }))?.passages).toHaveLength(100);
+    expect(read(span({ 'openinference.span.kind': s('RETRIEVER'), ...many }))).toMatchObject({ passages: [], unusable: 'over 100 documents' });
+    const hundred = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`retrieval.documents.${i}.document.content`, s(`doc ${i}`)]));
+    expect(read(span({ 'openinference.span.kind': s('RETRIEVER'), ...hundred }))?.passages).toHaveLength(100);
+    const listed = read(span({ 'langfuse.observation.type': s('retriever'), 'langfuse.observation.output': s(JSON.stringify(Array.from({ length: 101 }, (_, i) => `doc ${i}`))) }));
+    expect(listed).toMatchObject({ passages: [], unusable: 'over 100 documents' });
     const huge = read(span({ 'openinference.span.kind': s('RETRIEVER'), 'retrieval.documents.0.document.content': s('x'.repeat(60_000)), 'retrieval.documents.1.document.content': s('y'.repeat(60_000)) }));
-    expect(huge).toMatchObject({ passages: [], tooLarge: true });
+    expect(huge).toMatchObject({ passages: [], unusable: 'over the context cap (100,000 characters)' });
+    // JSON too long to parse at all: over the cap, said (it was read as no documents, leaving a partial context).
+    const enormous = read(span({ 'langfuse.observation.type': s('retriever'), 'langfuse.observation.output': s(JSON.stringify(['z'.repeat(450_000)])) }));
+    expect(enormous).toMatchObject({ passages: [], unusable: 'over the context cap (100,000 characters)' });
+    expect(contextBefore([{ source: 'langfuse', endMs: 1, passages: ['The refund window is 30 days.'] }, { ...enormous!, endMs: 2 }], 100)).toMatchObject({ passages: [], unusable: 'over the context cap (100,000 characters)' });
   });
 
-  it('hostile values: deep nesting is cut, `__proto__` is not a key, a malformed JSON output is text', () => {
+  it('hostile values: deep nesting is cut, `__proto__` is not a key, a JSON output cut short is unreadable, a plain one is text', () => {
     let deep: unknown = s('bottom');
     for (let i = 0; i < 10_000; i++) deep = arr(deep);
     expect(() => structuredValue(deep)).not.toThrow();
@@ -66,7 +74,9 @@ describe('retriever spans', () => {
     expect(proto.content).toBe('ok');
     expect(Object.getPrototypeOf(proto)).toBe(Object.prototype);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-    expect(read(span({ 'langfuse.observation.type': s('retriever'), 'langfuse.observation.output': s('[{"content": "unterminated') }))?.passages).toEqual(['[{"content": "unterminated']);
+    expect(read(span({ 'langfuse.observation.type': s('retriever'), 'langfuse.observation.output': s('[{"content": "unterminated') }))).toMatchObject({ passages: [], unusable: 'not readable (JSON cut short or malformed)' });
+    expect(read(span({ 'langfuse.observation.type': s('retriever'), 'langfuse.observation.output': s('"a quoted passage') }))?.passages).toEqual(['"a quoted passage']);
+    expect(read(span({ 'langfuse.observation.type': s('retriever'), 'langfuse.observation.output': s('Plain text passage.') }))?.passages).toEqual(['Plain text passage.']);
     const wide = structuredValue(arr(...Array.from({ length: 5_000 }, () => s('v')))) as unknown[];
     expect(wide).toHaveLength(1_000);
   });
@@ -79,7 +89,7 @@ describe('a call\'s context', () => {
     expect(contextBefore([r(200, ['after'])], 100)).toBeUndefined();
   });
   it('together over the cap: too large, never cut', () => {
-    expect(contextBefore([r(1, ['x'.repeat(60_000)]), r(2, ['y'.repeat(60_000)])], 100)).toMatchObject({ passages: [], tooLarge: true });
+    expect(contextBefore([r(1, ['x'.repeat(60_000)]), r(2, ['y'.repeat(60_000)])], 100)).toMatchObject({ passages: [], unusable: 'over the context cap (100,000 characters)' });
   });
 });
 

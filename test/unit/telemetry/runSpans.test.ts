@@ -1,5 +1,7 @@
 /** The pure mapping of a run to a span and metric values: odd records, ids, checks. */
 import { describe, expect, it } from 'vitest';
+import { forgetSecrets, registerSecret } from '../../../src/core/endpoint/secrets';
+import { retrievalSpan } from '../../../src/core/telemetry/retrievalSpan';
 import { runMetricValues, runSpan } from '../../../src/core/telemetry/runSpans';
 import { telemetryRun } from './telemetryFixtures';
 
@@ -32,5 +34,18 @@ describe('runSpan', () => {
     const values = runMetricValues(telemetryRun({ run: { streamed: false } }));
     expect(values.timeToFirstChunkS).toBeNull();
     expect(values.chunkGapsS).toEqual([]);
+  });
+
+  it('a failed retrieval step\'s message is scrubbed of secrets, as the chat span\'s is', () => {
+    registerSecret('sk-retrieval-secret-123456');
+    try {
+      const input = telemetryRun({ run: { ok: false, retrievalMs: 12, error: { kind: 'retrieval-http', message: 'the search service answered 401 for key sk-retrieval-secret-123456' } } as never });
+      const span = retrievalSpan(input, runSpan(input))!;
+      expect(span.ok).toBe(false);
+      expect(String(span.attributes['prompt_insight.error.message'])).not.toContain('sk-retrieval-secret-123456');
+      expect(String(span.attributes['prompt_insight.error.message'])).toContain('the search service answered 401');
+    } finally {
+      forgetSecrets();
+    }
   });
 });

@@ -54,4 +54,32 @@ describe('trace join bounds', () => {
     expect(emitted).toHaveLength(500);
     expect(new Set(emitted).size).toBe(500);
   });
+
+  it('the same span exported again (a retry) replaces the first copy\'s text: after it, calls are still held for their root', () => {
+    const got = new Map<string, JoinedCall>();
+    const join = new TraceJoin((c) => got.set(c.traceId, c), { content: true, holdIdentified: true, maxTextChars: 10_000 });
+    const withText = (traceId: string): ModelCall => ({ ...call(traceId), messages: [{ role: 'user', content: 'r'.repeat(4_000) }] });
+    for (let i = 0; i < 4; i++) join.modelCall(withText('t0'), null);
+    join.span('t0', 'a'.repeat(16), null, { name: 'greet', version: 'v1' });
+    expect(got.get('t0')!.identity).toEqual({ name: 'greet', version: 'v1' });
+    // Two calls of 4,000 characters fit the 10,000 budget together: neither is let go before its root arrives.
+    join.modelCall(withText('t1'), null);
+    join.modelCall(withText('t2'), null);
+    join.span('t1', 'a'.repeat(16), null, { name: 'greet', version: 'v2' });
+    join.span('t2', 'a'.repeat(16), null, { name: 'greet', version: 'v3' });
+    join.end();
+    expect(got.get('t1')!.identity.version).toBe('v2');
+    expect(got.get('t2')!.identity.version).toBe('v3');
+  });
+
+  it('thousands of empty messages a call are not free: held calls carrying them are bounded by the budget too', () => {
+    const emitted: string[] = [];
+    const join = new TraceJoin((c) => emitted.push(c.traceId), { content: true, holdIdentified: true, maxTextChars: 1_000_000 });
+    const empties = Array.from({ length: 9_000 }, () => ({ role: 'user', content: '' }));
+    for (let i = 0; i < 100; i++) join.modelCall({ ...call(`t${i}`), messages: empties }, null);
+    // 9,000 messages at 64 characters each: one call's worth fits, the others were released as newer ones came.
+    expect(emitted.length).toBeGreaterThanOrEqual(98);
+    join.end();
+    expect(new Set(emitted).size).toBe(100);
+  });
 });
