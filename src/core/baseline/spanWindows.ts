@@ -21,6 +21,8 @@ interface Window {
   ttft: number[];
   e2e: number[];
   tpot: number[];
+  /** Values offered to each reservoir (successful requests with that figure): Algorithm R's count, not `requests`. */
+  seen: { ttft: number; e2e: number; tpot: number };
   inputTokens: number;
   withInput: number;
 }
@@ -84,14 +86,14 @@ export class SpanWindows implements SpanSink {
     this.matched++;
     const start = Math.floor(span.startMs / this.windowMs) * this.windowMs;
     let w = this.windows.get(start);
-    if (!w) this.windows.set(start, (w = { requests: 0, errors: 0, ttft: [], e2e: [], tpot: [], inputTokens: 0, withInput: 0 }));
+    if (!w) this.windows.set(start, (w = { requests: 0, errors: 0, ttft: [], e2e: [], tpot: [], seen: { ttft: 0, e2e: 0, tpot: 0 }, inputTokens: 0, withInput: 0 }));
     w.requests++;
     if (span.inputTokens !== null) (w.inputTokens += span.inputTokens), w.withInput++;
     if (span.errorType !== null) w.errors++;
     else {
-      this.keep(w.ttft, span.ttftMs, w.requests);
-      this.keep(w.e2e, span.e2eMs, w.requests);
-      this.keep(w.tpot, span.tpotMs, w.requests);
+      this.keep(w, 'ttft', span.ttftMs);
+      this.keep(w, 'e2e', span.e2eMs);
+      this.keep(w, 'tpot', span.tpotMs);
     }
     const seen = this.firstSeen.get(span.promptVersion);
     if (seen === undefined || span.startMs < seen) this.firstSeen.set(span.promptVersion, span.startMs);
@@ -105,9 +107,11 @@ export class SpanWindows implements SpanSink {
     this.others++;
   }
 
-  private keep(values: number[], value: number | null, seen: number): void {
+  private keep(w: Window, metric: 'ttft' | 'e2e' | 'tpot', value: number | null): void {
     if (value === null || !Number.isFinite(value)) return;
-    reservoirKeep(values, this.maxPerWindow, seen, value, this.random);
+    // Counted per metric: errors and spans without the figure were never offered, and counting them would keep
+    // later values too rarely (a window's percentiles leaning towards its start).
+    reservoirKeep(w[metric], this.maxPerWindow, ++w.seen[metric], value, this.random);
   }
 
   series(metric: WatchMetric): SeriesPoint[] {

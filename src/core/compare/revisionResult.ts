@@ -101,5 +101,5 @@ export function emptyResult(revision: RevisionSource): RevisionResult {
 
 /** A revision's runs as the rollout decision reads them. */
 export function rolloutSide(r: RevisionResult): RolloutSide {
-  return { rev: r.rev, label: r.label, ttftMs: r.ttftValues, e2eMs: r.e2eValues, tpotMs: r.tpotValues, adherence: { passed: r.adherence.passed, total: r.adherence.total }, ...(r.hallucination ? { hallucination: { hallucinated: r.hallucination.hallucinated, total: r.hallucination.judged } } : {}), tokensPerSec: r.tokensPerSecValues };
+  return { rev: r.rev, label: r.label, ttftMs: r.ttftValues, e2eMs: r.e2eValues, tpotMs: r.tpotValues, adherence: { passed: r.adherence.passed, total: r.adherence.total }, ...(r.hallucination ? { hallucination: { hallucinated: r.hallucination.hallucinated, total: r.hallucination.judged } } : {}), tokensPerSec: r.tokensPerSecValues, failedRuns: r.failedRuns };
 }

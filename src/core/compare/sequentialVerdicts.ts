@@ -93,7 +93,7 @@ export function sequentialLatencyVerdict(metric: 'ttftMs' | 'e2eMs', base: Revis
 /** Output tokens/s, paired; worse beyond 5% of the base median. */
 export function sequentialThroughputChange(base: RevisionResult, head: RevisionResult, alpha: number): Change | undefined {
   const paired = pairs(base, head, (s) => s.tokensPerSec);
-  if (paired.length < MIN_RUNS_FOR_CLAIM) return undefined;
+  if (paired.length < MIN_RUNS_FOR_CLAIM) return { worse: false, insufficient: true, text: `throughput: not enough paired runs with output tokens/s (${paired.length}; ${MIN_RUNS_FOR_CLAIM} needed)` };
   const { kind, pValue, difference } = shiftTest(paired, false, PRACTICAL_MARGIN_SHARE * medianOf(paired.map(([b]) => b)), alpha);
   return { worse: kind === 'worse', text: `throughput ${difference >= 0 ? '+' : ''}${difference.toFixed(1)} tok/s (median paired output tokens/s), ${kind === 'no-difference' ? `no significant change (${pText(pValue)})` : pText(pValue)}` };
 }
@@ -102,7 +102,7 @@ export function sequentialHallucinationChange(base: RevisionResult, head: Revisi
   const [b, h] = [base.hallucination, head.hallucination];
   if (!b || !h) return undefined;
   const counts = `${base.label} ${b.hallucinated}/${b.judged}, ${head.label} ${h.hallucinated}/${h.judged} runs`;
-  if (b.judged < MIN_RUNS_FOR_CLAIM || h.judged < MIN_RUNS_FOR_CLAIM) return { worse: false, text: `hallucination: not enough judged runs to compare (${counts}; ${MIN_RUNS_FOR_CLAIM} each needed)` };
+  if (b.judged < MIN_RUNS_FOR_CLAIM || h.judged < MIN_RUNS_FOR_CLAIM) return { worse: false, insufficient: true, text: `hallucination: not enough judged runs to compare (${counts}; ${MIN_RUNS_FOR_CLAIM} each needed)` };
   const discordant = pairs(base, head, (s) => s.hallucinated).filter(([x, y]) => x !== y);
   const headOnly = discordant.filter(([, y]) => y).length;
   const { kind, pValue } = sidedTest(discordant.length - headOnly, headOnly, discordant.length, alpha);

@@ -95,11 +95,16 @@ export function phaseMedians(records: readonly RunRecord[]): LoadPoint['phases']
   };
 }
 
-/** The most requests in flight at once (a sweep over start and end events). */
+/**
+ * The most requests in flight at once (a sweep over start and end events). A request that never answered (a
+ * timeout, a dropped stream) held its place until its stream ended, not for no time: ten overlapping timeouts
+ * are ten in flight.
+ */
 export function maxInFlight(runs: readonly { record: RunRecord; start: number }[]): number {
+  const heldMs = (record: RunRecord): number => record.e2eMs ?? (Number.isFinite(record.streamEndMs) && record.streamEndMs > 0 ? record.streamEndMs : 0);
   const events = runs.flatMap((r) => [
     { t: r.start, d: 1 },
-    { t: r.start + (r.record.e2eMs ?? 0), d: -1 },
+    { t: r.start + heldMs(r.record), d: -1 },
   ]);
   events.sort((a, b) => a.t - b.t || a.d - b.d);
   let now = 0;

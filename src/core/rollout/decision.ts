@@ -62,10 +62,11 @@ export interface RolloutInput {
   changes?: { throughput?: Change; hallucination?: Change };
 }
 
-/** A change of a gating figure, head against base, as the decision reads it. */
+/** A change of a gating figure, head against base, as the decision reads it; `insufficient`: the runs could not compare it. */
 export interface Change {
   worse: boolean;
   text: string;
+  insufficient?: boolean;
 }
 
 const THROUGHPUT_MARGIN_SHARE = 0.05;
@@ -135,20 +136,24 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
   if (adherence.verdict === 'worse') holds.push(`${adherence.summary} — significantly worse`);
   else seen.push(adherence.summary + (adherence.verdict === 'better' ? ' — better' : ''));
   for (const line of sloLines) (line.kind === 'broken' ? holds : line.kind === 'unclear' ? unclear : seen).push(line.text);
+  // A figure that gates (hallucination everywhere, latency or throughput where the scenario says) and that the
+  // runs could not compare keeps a ship from being said: a gate fails closed on what it could not see.
   const hallucination = statistics === 'anytime' ? input.changes?.hallucination : hallucinationChange(base, head);
-  if (hallucination) (hallucination.worse ? holds : seen).push(hallucination.text);
+  if (hallucination) (hallucination.worse ? holds : hallucination.insufficient ? unclear : seen).push(hallucination.text);
 
   for (const metric of ['ttftMs', 'e2eMs'] as const) {
     const v = verdict(metric);
     if (!v) continue;
     if (v.verdict === 'worse' && rules.latencyBlocks) holds.push(`${v.summary} — significantly worse beyond the margin; ${rules.why}`);
     else if (v.verdict === 'worse') seen.push(`${v.summary} — worse, not blocking: ${rules.why}`);
+    else if (v.verdict === 'insufficient' && rules.latencyBlocks) unclear.push(`${v.summary} — latency gates the ${policy.scenario} scenario, so it must be compared`);
     else seen.push(v.summary);
   }
 
   const throughput = statistics === 'anytime' ? input.changes?.throughput : throughputChange(base.tokensPerSec, head.tokensPerSec);
   if (throughput) {
     if (throughput.worse && rules.throughputBlocks) holds.push(`${throughput.text} — significantly worse beyond the margin; ${rules.why}`);
+    else if (throughput.insufficient && rules.throughputBlocks) unclear.push(`${throughput.text} — throughput gates the ${policy.scenario} scenario, so it must be compared`);
     else seen.push(throughput.text);
   }
 
@@ -162,12 +167,12 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
  * The hallucination rate, head against base (Fisher's exact test, as adherence): significantly higher
  * holds in every scenario — a wrong fact is a red line in knowledge-heavy use, whatever the latency.
  */
-function hallucinationChange(base: RolloutSide, head: RolloutSide): { worse: boolean; text: string } | undefined {
+function hallucinationChange(base: RolloutSide, head: RolloutSide): Change | undefined {
   const b = base.hallucination;
   const h = head.hallucination;
   if (!b || !h) return undefined;
   const counts = `${base.label} ${b.hallucinated}/${b.total}, ${head.label} ${h.hallucinated}/${h.total} runs`;
-  if (b.total < MIN_RUNS_FOR_CLAIM || h.total < MIN_RUNS_FOR_CLAIM) return { worse: false, text: `hallucination: not enough judged runs to compare (${counts}; ${MIN_RUNS_FOR_CLAIM} each needed)` };
+  if (b.total < MIN_RUNS_FOR_CLAIM || h.total < MIN_RUNS_FOR_CLAIM) return { worse: false, insufficient: true, text: `hallucination: not enough judged runs to compare (${counts}; ${MIN_RUNS_FOR_CLAIM} each needed)` };
   const difference = h.hallucinated / h.total - b.hallucinated / b.total;
   const { pValue } = proportionTest(h.hallucinated, h.total, b.hallucinated, b.total);
   const worse = difference > 0 && pValue < ALPHA;
@@ -176,8 +181,8 @@ function hallucinationChange(base: RolloutSide, head: RolloutSide): { worse: boo
 }
 
 /** Output tokens/s, median difference (head − base) with a bootstrap interval; higher is better. */
-function throughputChange(base: readonly number[], head: readonly number[]): { worse: boolean; text: string } | undefined {
-  if (base.length < MIN_RUNS_FOR_CLAIM || head.length < MIN_RUNS_FOR_CLAIM) return undefined;
+function throughputChange(base: readonly number[], head: readonly number[]): Change {
+  if (base.length < MIN_RUNS_FOR_CLAIM || head.length < MIN_RUNS_FOR_CLAIM) return { worse: false, insufficient: true, text: `throughput: not enough runs with output tokens/s to compare (${base.length} and ${head.length}; ${MIN_RUNS_FOR_CLAIM} each needed)` };
   const { result, excludesZero, material } = medianShift(base, head, (baseMedian) => THROUGHPUT_MARGIN_SHARE * baseMedian);
   const worse = excludesZero && material && result.difference < 0;
   const change = `${result.difference >= 0 ? '+' : ''}${result.difference.toFixed(1)} tok/s`;

@@ -40,12 +40,19 @@ export interface SloEvidence {
   adherence: { passed: number; total: number };
   /** Runs that hallucinated among the judged ones; absent when no test case judges hallucination. */
   hallucination?: { hallucinated: number; total: number };
+  /**
+   * Runs that failed (no answer: an error, a timeout). Each counts against a latency SLO as a run above the
+   * limit — a request that never answered did not answer in time (load's attainment counts them so too).
+   */
+  failedRuns?: number;
 }
 
 /** The trials, the events and the share limit a claim is about; `metWhen` is the side of the limit the share must be on. */
 interface Claim {
   events: number;
   trials: number;
+  /** Failed runs among the events (latency claims). */
+  failed?: number;
   limit: number;
   metWhen: 'below' | 'above';
   estimate: number | null;
@@ -62,11 +69,13 @@ function claimOf(objective: Objective, evidence: SloEvidence): Claim {
     return { events: hallucinated, trials: total, limit: objective.max, metWhen: 'below', estimate: total > 0 ? hallucinated / total : null, ci95: total > 0 ? wilsonInterval(hallucinated, total) : [null, null] };
   }
   const values = evidence[objective.metric].filter(Number.isFinite);
+  const failed = evidence.failedRuns ?? 0;
   const p = PERCENTILES[objective.percentile];
   const sorted = [...values].sort((a, b) => a - b);
   const estimate = sorted.length > 0 ? sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]! : null;
-  // "p90 ≤ L" ⟺ the share of runs above L is at most 10%.
-  return { events: values.filter((v) => v > objective.maxMs).length, trials: values.length, limit: 1 - p, metWhen: 'below', estimate, ci95: quantileInterval(values, p) };
+  // "p90 ≤ L" ⟺ the share of runs above L is at most 10%; a failed run is one of them. (The estimate and its
+  // interval, shown beside the claim, are of the runs that answered.)
+  return { events: values.filter((v) => v > objective.maxMs).length + failed, trials: values.length + failed, failed, limit: 1 - p, metWhen: 'below', estimate, ci95: quantileInterval(values, p) };
 }
 
 /** The anytime mixture is tuned to be tightest near this many runs: the run counts people use. */
@@ -101,7 +110,7 @@ export function pct(v: number): string {
 function claimText(o: Objective, claim: Claim, status: ObjectiveStatus, statistics: Statistics): string {
   if (claim.trials === 0) return `no runs to judge ${claimName(o)} on`;
   const counted =
-    o.metric === 'adherence' ? `${claim.events} of ${claim.trials} runs pass` : o.metric === 'hallucination' ? `${claim.events} of ${claim.trials} judged runs hallucinate` : `${claim.events} of ${claim.trials} runs above ${formatMs(o.maxMs)}`;
+    o.metric === 'adherence' ? `${claim.events} of ${claim.trials} runs pass` : o.metric === 'hallucination' ? `${claim.events} of ${claim.trials} judged runs hallucinate` : `${claim.events} of ${claim.trials} runs above ${formatMs(o.maxMs)}${claim.failed ? ` (${claim.failed} of them failed)` : ''}`;
   const confidence = statistics === 'anytime' ? '95% confidence (anytime-valid)' : '95% confidence';
   const verdict = status === 'met' ? `${claimName(o)} holds with ${confidence}` : status === 'broken' ? `${claimName(o)} is broken with ${confidence}` : `not yet enough to tell whether ${claimName(o)} holds`;
   const estimate = 'maxMs' in o && claim.estimate !== null ? ` (${o.percentile} ${formatMs(claim.estimate)})` : '';

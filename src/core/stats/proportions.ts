@@ -65,7 +65,8 @@ export function twoProportionZTest(x1: number, n1: number, x2: number, n2: numbe
   const se = Math.sqrt(pooled * (1 - pooled) * (1 / n1 + 1 / n2));
   if (se === 0) return 1;
   const z = (x1 / n1 - x2 / n2) / se;
-  return 2 * (1 - normalCdf(Math.abs(z)));
+  // The error function is approximated (|error| ~1e-7): erf(0) is a hair below 0, and p must stay a probability.
+  return Math.min(1, 2 * (1 - normalCdf(Math.abs(z))));
 }
 
 /** Above this many runs in total the z-test replaces Fisher's (exact but O(n) per table). */

@@ -195,6 +195,32 @@ describe('the rollout decision', () => {
     expect(decide('interactive', base, slower).decision).toBe('ship');
   });
 
+  it('failed runs count against a latency SLO: a head whose third of runs timed out does not ship on the two thirds that answered fast', () => {
+    const base = side('A', 38, latencies(900));
+    const head = { ...side('B', 38, latencies(900)), failedRuns: 20 };
+    const held = decide('interactive', base, head, ['ttftMs.p90<=2000']);
+    expect(held.decision).toBe('hold');
+    expect(held.reasons[0]).toMatch(/^B breaks SLO ttftMs\.p90 ≤ 2000: 20 of 60 runs above 2\.00 s \(20 of them failed\): TTFT p90 ≤ 2\.00 s is broken/);
+    expect(decide('interactive', base, side('B', 38, latencies(900)), ['ttftMs.p90<=2000']).decision).toBe('ship');
+  });
+
+  it('a gating figure the runs could not compare keeps ship from being said: latency in an interactive scenario, throughput in a batch one', () => {
+    const base = side('A', 38, latencies(500));
+    const head = side('B', 38, latencies(1800));
+    // No latency comparison at all (no paired runs): insufficient, not ship.
+    const noLatency = [adherenceVerdict({ rev: 'A', ...base.adherence }, { rev: 'B', ...head.adherence }), { ...latencyVerdict('ttftMs', { rev: 'A', values: [] }, { rev: 'B', values: [] }), base: 'A', head: 'B' }];
+    expect(noLatency[1]!.verdict).toBe('insufficient');
+    const interactive = decideRollout({ policy: resolvePolicy({ cliScenario: 'interactive' }), base, head, verdicts: noLatency, evidence: { sufficient: true, reasons: [] } });
+    expect(interactive.decision).toBe('insufficient');
+    expect(interactive.reasons.join('\n')).toMatch(/latency gates the interactive scenario, so it must be compared/);
+    // In a decision scenario latency does not gate: the same missing comparison is only reported.
+    expect(decideRollout({ policy: resolvePolicy({ cliScenario: 'decision' }), base, head: side('B', 38, latencies(500)), verdicts: noLatency, evidence: { sufficient: true, reasons: [] } }).decision).toBe('ship');
+    // Batch: no tokens/s on the runs.
+    const batch = decide('batch', side('A', 38, latencies(500), []), side('B', 38, latencies(500), []));
+    expect(batch.decision).toBe('insufficient');
+    expect(batch.reasons.join('\n')).toMatch(/throughput: not enough runs with output tokens\/s to compare \(0 and 0; 5 each needed\) — throughput gates the batch scenario/);
+  });
+
   it('no evidence is no decision: insufficient, which a gate treats as failure', () => {
     const base = side('A', 2, latencies(300, 3));
     const head = { ...side('B', 3, latencies(300, 3)), adherence: { passed: 3, total: 3 } };

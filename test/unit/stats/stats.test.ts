@@ -48,6 +48,9 @@ describe('two-proportion z-test and the normal CDF', () => {
     expect(proportionTest(560, 1000, 500, 1000).test).toBe('fisher-exact');
     expect(proportionTest(1200, 2000, 1100, 2000).test).toBe('two-proportion-z');
   });
+  it('equal proportions: p is 1, never above (the approximate error function is a hair below 0 at 0)', () => {
+    expect(proportionTest(600, 1200, 600, 1200)).toEqual({ pValue: 1, test: 'two-proportion-z' });
+  });
 });
 
 describe('bootstrap difference of medians', () => {
