@@ -91,7 +91,7 @@ export function sequentialLatencyVerdict(metric: 'ttftMs' | 'e2eMs', base: Revis
 }
 
 /** Output tokens/s, paired; worse beyond 5% of the base median. */
-export function sequentialThroughputChange(base: RevisionResult, head: RevisionResult, alpha: number): Change | undefined {
+export function sequentialThroughputChange(base: RevisionResult, head: RevisionResult, alpha: number): Change {
   const paired = pairs(base, head, (s) => s.tokensPerSec);
   if (paired.length < MIN_RUNS_FOR_CLAIM) return { worse: false, insufficient: true, text: `throughput: not enough paired runs with output tokens/s (${paired.length}; ${MIN_RUNS_FOR_CLAIM} needed)` };
   const { kind, pValue, difference } = shiftTest(paired, false, PRACTICAL_MARGIN_SHARE * medianOf(paired.map(([b]) => b)), alpha);
@@ -118,6 +118,6 @@ export function sequentialComparison(base: RevisionResult, head: RevisionResult,
   const hallucination = sequentialHallucinationChange(base, head, alpha);
   return {
     verdicts: [sequentialAdherenceVerdict(base, head, alpha), sequentialLatencyVerdict('ttftMs', base, head, alpha), sequentialLatencyVerdict('e2eMs', base, head, alpha)],
-    changes: { ...(throughput ? { throughput } : {}), ...(hallucination ? { hallucination } : {}) },
+    changes: { throughput, ...(hallucination ? { hallucination } : {}) },
   };
 }

@@ -12,6 +12,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, fstatSync } from 'node:fs';
 import { canonicalJson } from '../endpoint/params';
+import { storeNotice } from '../store/resultsStore';
 import { appendSealedRecords, readSealedRecords } from '../store/sealedLines';
 import { openStoreForRead } from '../store/storeFile';
 
@@ -65,7 +66,7 @@ export class ProdScoreStore {
           this.scores.set(line.k, { status: line.s, ...(line.h !== undefined ? { hallucinated: line.h } : {}) });
           return false;
         });
-        if (read.foreignRecords > 0) this.problem = `${path}: ${read.foreignRecords} stored score(s) not written on this machine (committed to the repository or copied) were not used — they are scored again`;
+        this.problem = storeNotice(path, read, 'Production score store');
       }
     } catch (error) {
       this.problem = `${path} is not used: ${(error as Error).message}`;
