@@ -5,7 +5,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Assertion } from '../../../src/core/adherence/testCases';
 import { scoreAnswers } from '../../../src/core/telemetry/prodAdherence';
 import { ProdScoreStore } from '../../../src/core/telemetry/prodScoreStore';
@@ -14,9 +14,14 @@ const RUBRIC = { type: 'llm-rubric', negate: false, weight: 1, label: 'llm-rubri
 const SAMPLE = { seen: 2, answers: [{ answer: 'I cannot help with that.', question: 'Is 14820 NE 8th St a house?' }, { answer: 'I cannot help with that.', question: 'Hello?' }] };
 
 let dir: string;
+const stateBefore = process.env.PROMPT_INSIGHT_STATE_DIR;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'pi-scores-'));
   process.env.PROMPT_INSIGHT_STATE_DIR = join(dir, 'state'); // this machine's key, made in the test's folder
+});
+afterAll(() => {
+  if (stateBefore === undefined) delete process.env.PROMPT_INSIGHT_STATE_DIR;
+  else process.env.PROMPT_INSIGHT_STATE_DIR = stateBefore;
 });
 
 /** A judge that passes the refusal for the greeting only, counting what it is asked. */
