@@ -1,6 +1,7 @@
 /** The results store as the server sees it: re-read only when the file changed (size or mtime). */
 import { statSync } from 'node:fs';
-import { ResultsStore, storeNotice, type StoredRun } from '../core/store/resultsStore';
+import { ResultsStore, type StoredRun } from '../core/store/resultsStore';
+import { storeNotice } from '../core/store/sealedLines';
 
 export class RunHistory {
   private store: ResultsStore | undefined;

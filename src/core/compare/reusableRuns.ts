@@ -5,7 +5,8 @@
  */
 import type { CacheMode } from '../endpoint/serverKind';
 import type { RunRecord } from '../metrics/runRecord';
-import { storeNotice, type ResultsStore, type StoredRun } from '../store/resultsStore';
+import type { ResultsStore, StoredRun } from '../store/resultsStore';
+import { storeNotice } from '../store/sealedLines';
 import { runKeyString } from '../store/runKey';
 
 /** Stored runs older than this are not reused by default: the server, its load and its version move on. */

@@ -73,13 +73,6 @@ export class ResultsStore {
   }
 }
 
-/** A sentence on records the reader left out (of any sealed store), or undefined when none were. */
-export function storeNotice(path: string, contents: Pick<SealedRead<unknown>, 'foreignRecords' | 'skippedLines'>, what = 'Results store'): string | undefined {
-  const parts: string[] = [];
-  if (contents.foreignRecords > 0) parts.push(`ignored ${contents.foreignRecords} record(s) not written on this machine (a store committed to a repository or copied from elsewhere is never reused)`);
-  if (contents.skippedLines > 0) parts.push(`skipped ${contents.skippedLines} unreadable or invalid line(s)`);
-  return parts.length ? `${what} ${path}: ${parts.join('; ')}.` : undefined;
-}
 
 /** One record per run id, where a later version replaced an earlier one; first-seen order kept. */
 function newestOfEachId(records: StoredRun[]): StoredRun[] {

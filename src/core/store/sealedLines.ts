@@ -77,3 +77,11 @@ function endsInsideALine(fd: number): boolean {
   readSync(fd, last, 0, 1, size - 1);
   return last[0] !== 0x0a;
 }
+
+/** A sentence on records the reader left out (of any sealed store), or undefined when none were. */
+export function storeNotice(path: string, contents: Pick<SealedRead<unknown>, 'foreignRecords' | 'skippedLines'>, what = 'Results store'): string | undefined {
+  const parts: string[] = [];
+  if (contents.foreignRecords > 0) parts.push(`ignored ${contents.foreignRecords} record(s) not written on this machine (a store committed to a repository or copied from elsewhere is never reused)`);
+  if (contents.skippedLines > 0) parts.push(`skipped ${contents.skippedLines} unreadable or invalid line(s)`);
+  return parts.length ? `${what} ${path}: ${parts.join('; ')}.` : undefined;
+}

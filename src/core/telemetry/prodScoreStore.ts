@@ -12,8 +12,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, fstatSync } from 'node:fs';
 import { canonicalJson } from '../endpoint/params';
-import { storeNotice } from '../store/resultsStore';
-import { appendSealedRecords, readSealedRecords } from '../store/sealedLines';
+import { appendSealedRecords, readSealedRecords, storeNotice } from '../store/sealedLines';
 import { openStoreForRead } from '../store/storeFile';
 
 export const DEFAULT_SCORE_STORE = '.prompt-insight/prod-scores.jsonl';

@@ -6,7 +6,7 @@ import { formatMs } from '../../core/metrics/format';
 import { runsToCsv, runsToJson } from '../../core/store/export';
 import { loadHistoryMarkdown } from '../../core/load/loadHistory';
 import { LoadResultsStore, loadResultsPath } from '../../core/load/loadResults';
-import { storeNotice } from '../../core/store/resultsStore';
+import { storeNotice } from '../../core/store/sealedLines';
 import { isPromptCommandArgs } from '../../protocol/lsp';
 import { tablesAsText } from './runDocument';
 import type { RunDocuments } from './runDocuments';
