@@ -36,8 +36,10 @@ while IFS= read -r prompt || [ -n "$prompt" ]; do
   # Output quotes model answers and commit subjects: no line of it may be taken for a workflow command.
   token="prompt-gate-$RANDOM$RANDOM$RANDOM"
   echo "::stop-commands::$token"
-  node "$cli" "${args[@]}" | tee "$REPORT_DIR/$name.txt"
-  code=${PIPESTATUS[0]}
+  # --out, not `| tee`: the file is written by the CLI's write rules (no link at the name is followed).
+  node "$cli" "${args[@]}" --out "$REPORT_DIR/$name.txt"
+  code=$?
+  [ -f "$REPORT_DIR/$name.txt" ] && cat "$REPORT_DIR/$name.txt"
   echo "::$token::"
   echo "::endgroup::"
   if [ "$code" -ne 0 ]; then

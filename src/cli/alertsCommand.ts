@@ -3,13 +3,13 @@
  * latency as Prometheus recording and alerting rules (core/baseline/promRules.ts), named after the
  * prompt as its telemetry names it (`gen_ai.prompt.name`). Check them with `promtool check rules`.
  */
-import { writeFile } from 'node:fs/promises';
 import { prometheusRulesYaml, type RuleMetric } from '../core/baseline/promRules';
 import { numberFlag, parseArgs, stringFlag, UsageError } from './args';
 import type { CliIO } from './io';
 import { terminalSafeIO } from './terminalText';
 import { promptsOf } from './promptFile';
 import { ALERTS_USAGE } from './help/usage';
+import { writeOutput } from './outputFiles';
 
 const METRICS: readonly RuleMetric[] = ['ttft', 'e2e'];
 
@@ -38,7 +38,7 @@ export async function alertsCommand(argv: string[], rawIO: CliIO): Promise<numbe
     return 1;
   }
   const prompt = found.prompts[0]!;
-  await writeFile(out, prometheusRulesYaml([...new Set(metrics)].map((m) => ({ prompt: prompt.name, metric: m as RuleMetric, quantile, weeks, margin, for: sustained, ...(histogram ? { histogram } : {}) }))));
+  writeOutput({ path: out, what: 'the rules file (--prometheus-rules)' }, prometheusRulesYaml([...new Set(metrics)].map((m) => ({ prompt: prompt.name, metric: m as RuleMetric, quantile, weeks, margin, for: sustained, ...(histogram ? { histogram } : {}) }))));
   io.stderr(`Rules for prompt '${prompt.name}' (${metric} p${Math.round(quantile * 100)}, baseline of the same hour over ${weeks} weeks) written to ${out}. Check: promtool check rules ${out}\n`);
   return 0;
 }

@@ -1,5 +1,4 @@
 import { CACHE_MODES, type CacheMode } from '../core/endpoint/serverKind';
-import { writeFile } from 'node:fs/promises';
 import type { RunCheck } from '../core/adherence/runChecks';
 import { compareRevisions, type CompareOptions, type ComparisonResult } from '../core/compare/compare';
 import { batchLine, compareUntilDecided, DEFAULT_MAX_RUNS_PER_CASE, untilDecidedLine, type UntilDecidedProgress } from '../core/compare/untilDecided';
@@ -24,12 +23,13 @@ import { refuseUnallowedRetrieval, RETRIEVAL_REPEATABLE } from './retrievalConse
 import { reportAssets } from './reportAssets';
 import { DEFAULT_STORE_PATH } from './runCommand';
 import { COMPARE_USAGE } from './help/usage';
-import { CI_BOOLEAN_FLAGS, CI_VALUED_FLAGS, ciOutputFlags, revisionFetchFlags, writeCiOutputs } from './compareOutputs';
+import { CI_BOOLEAN_FLAGS, CI_VALUED_FLAGS, checkCiOutputs, ciOutputFlags, printedOutput, revisionFetchFlags, writeCiOutputs } from './compareOutputs';
+import { checkOutputFiles, outputFlag, writeOutput } from './outputFiles';
 import { DECISION_HEADLINES } from '../core/compare/markdownReport';
 import { capacityComparisonLines, hasLatencySlo, withCapacity, type CapacityComparison } from '../core/compare/capacityCompare';
 
 /** `prompt-insight compare`: base vs head on the file's test cases; exit 1 on a significant worsening with --fail-on-regression. */
-export async function compareCommand(argv: string[], io: CliIO): Promise<number> {
+export async function compareCommand(argv: string[], terminal: CliIO): Promise<number> {
   const args = parseArgs(argv, {
     valued: ['base', 'head', 'prompt', 'runs', ...ENDPOINT_FLAGS, 'model', ...ENDPOINT_FLAGS.map((f) => `judge-${f}`), 'judge-model', 'concurrency', 'timeout-ms', 'store', 'report', 'cache', 'scenario', 'policy', 'max-age-hours', 'otlp-endpoint', 'capacity-limit', 'capacity-requests', 'attainment', 'max-runs', ...CI_VALUED_FLAGS],
     boolean: ['json', 'capacity', 'fresh', 'until-decided', 'reuse-stored', 'no-store', 'fail-on-regression', ...COST_PARAM_BOOLEAN, ...CI_BOOLEAN_FLAGS],
@@ -55,6 +55,12 @@ export async function compareCommand(argv: string[], io: CliIO): Promise<number>
   const otlpTarget = otlpTargetFlag(args);
   if (otlpTarget && !store) throw new UsageError('--otlp-endpoint sends the runs compare stores: it needs the results store (drop --no-store)');
   const outputs = ciOutputFlags(args);
+  const printed = printedOutput(terminal, outputs);
+  const io = printed.io;
+  const report = outputFlag(stringFlag(args, 'report'), 'the HTML report (--report)');
+  // Before any run: the files CI keeps are refused now if they would be, not after the runs are spent.
+  checkCiOutputs(outputs);
+  checkOutputFiles([report]);
   const fetchMissing = revisionFetchFlags(args);
   const json = outputs.format === 'json';
   const scenario = stringFlag(args, 'scenario');
@@ -144,10 +150,10 @@ export async function compareCommand(argv: string[], io: CliIO): Promise<number>
   if (json) io.stdout(`${JSON.stringify({ ...comparisonView(result), ...(capacityResult ? { capacity: capacityResult } : {}) }, null, 2)}\n`);
   else if (outputs.format === 'text') io.stdout(renderText(result, capacityResult));
   await writeCiOutputs(result, outputs, { startedAt: new Date(comparisonStartMs), elapsedMs: Date.now() - comparisonStartMs, ...(capacityResult ? { extraLines: capacityComparisonLines(capacityResult) } : {}) }, io);
-  const report = stringFlag(args, 'report');
+  printed.flush();
   if (report) {
-    await writeFile(report, renderReportHtml(result, reportAssets(), capacityResult ? { capacityLines: capacityComparisonLines(capacityResult) } : {}));
-    if (!json) io.stderr(`Report written to ${report}\n`);
+    writeOutput(report, renderReportHtml(result, reportAssets(), capacityResult ? { capacityLines: capacityComparisonLines(capacityResult) } : {}));
+    if (!json) io.stderr(`Report written to ${report.path}\n`);
   }
   if (otlpTarget && store) await exportToOtlp('compare', otlpTarget, storedRunsSince(store, file, comparisonStartMs, checks), io);
   if (result.cancelled || capacityResult?.cancelled) return 130;

@@ -1,23 +1,27 @@
 /**
  * `compare` in CI: what it prints (`--format text|json|markdown`), the job summary it appends to when
  * GitHub Actions gives one ($GITHUB_STEP_SUMMARY), the JUnit XML report (`--junit FILE`), and whether
- * it may fetch a revision a shallow clone lacks (`--fetch [--remote NAME]`).
+ * it may fetch a revision a shallow clone lacks (`--fetch [--remote NAME]`). `--out FILE` puts what would
+ * be printed into FILE instead: a shell's `> file` follows a link the checkout committed at that name.
  */
-import { appendFile, writeFile } from 'node:fs/promises';
 import type { ComparisonResult } from '../core/compare/compare';
 import { comparisonJunit } from '../core/compare/junitReport';
 import { comparisonMarkdown } from '../core/compare/markdownReport';
 import type { RevisionSourceOptions } from '../core/compare/revisionSources';
 import { stringFlag, UsageError, type ParsedArgs } from './args';
+import { scrubSecrets } from '../core/endpoint/secrets';
 import type { CliIO } from './io';
+import { appendOutput, checkOutputFiles, outputFlag, writeOutput } from './outputFiles';
 
-export const CI_VALUED_FLAGS = ['format', 'junit', 'remote'];
+export const CI_VALUED_FLAGS = ['format', 'junit', 'remote', 'out'];
 export const CI_BOOLEAN_FLAGS = ['fetch'];
 const FORMATS = ['text', 'json', 'markdown'] as const;
 
 export interface CiOutputs {
   format: (typeof FORMATS)[number];
   junit?: string;
+  /** `--out FILE`: the printed output goes there instead of stdout. */
+  out?: string;
   /** GitHub Actions' job summary file: the Markdown is appended to it. */
   stepSummary?: string;
 }
@@ -28,8 +32,28 @@ export function ciOutputFlags(args: ParsedArgs, env: NodeJS.ProcessEnv = process
   if (args.flags.get('json') === true && given !== undefined && given !== 'json') throw new UsageError(`--json and --format ${given} exclude each other`);
   const format = args.flags.get('json') === true ? 'json' : ((given ?? 'text') as CiOutputs['format']);
   const junit = stringFlag(args, 'junit');
+  const out = stringFlag(args, 'out');
   const stepSummary = env.GITHUB_STEP_SUMMARY?.trim();
-  return { format, ...(junit ? { junit } : {}), ...(stepSummary ? { stepSummary } : {}) };
+  return { format, ...(junit ? { junit } : {}), ...(out ? { out } : {}), ...(stepSummary ? { stepSummary } : {}) };
+}
+
+/** Refuses, before any run, a JUnit report or job summary that would be written through a link or into something not a file. */
+export function checkCiOutputs(outputs: CiOutputs): void {
+  checkOutputFiles([outputFlag(outputs.junit, 'the JUnit report (--junit)'), outputFlag(outputs.out, 'the output (--out)'), outputFlag(outputs.stepSummary, 'the job summary ($GITHUB_STEP_SUMMARY)')]);
+}
+
+/** With `--out FILE`, an io whose stdout is kept and written to FILE by `flush` (stderr still goes to the terminal). */
+export function printedOutput(io: CliIO, outputs: CiOutputs): { io: CliIO; flush(): void } {
+  const out = outputs.out;
+  if (!out) return { io, flush: () => {} };
+  const kept: string[] = [];
+  return {
+    io: { ...io, stdout: (text) => kept.push(text) },
+    flush: () => {
+      writeOutput({ path: out, what: 'the output (--out)' }, scrubSecrets(kept.join('')));
+      if (outputs.format !== 'json') io.stderr(`Output written to ${out}\n`);
+    },
+  };
 }
 
 export function revisionFetchFlags(args: ParsedArgs): Pick<RevisionSourceOptions, 'fetchMissing'> {
@@ -48,11 +72,11 @@ export async function writeCiOutputs(result: ComparisonResult, outputs: CiOutput
   if (outputs.format === 'markdown') io.stdout(markdown);
   const say = (line: string) => outputs.format !== 'json' && io.stderr(`${line}\n`);
   if (outputs.stepSummary) {
-    await appendFile(outputs.stepSummary, `${markdown}\n`);
+    appendOutput({ path: outputs.stepSummary, what: 'the job summary ($GITHUB_STEP_SUMMARY)' }, `${markdown}\n`);
     say('Summary appended to $GITHUB_STEP_SUMMARY');
   }
   if (outputs.junit) {
-    await writeFile(outputs.junit, comparisonJunit(result, timing));
+    writeOutput({ path: outputs.junit, what: 'the JUnit report (--junit)' }, comparisonJunit(result, timing));
     say(`JUnit report written to ${outputs.junit}`);
   }
 }

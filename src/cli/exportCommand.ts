@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
 import { scrubSecrets } from '../core/endpoint/secrets';
 import { runsToCsv, runsToJson } from '../core/store/export';
 import { ResultsStore } from '../core/store/resultsStore';
@@ -12,6 +11,7 @@ import { DEFAULT_STORE_PATH } from './runCommand';
 import { captureContentFromEnv } from '../core/telemetry/otlpSettings';
 import { loadTelemetry } from '../core/telemetry/loadTelemetry';
 import { EXPORT_USAGE, VERSION } from './help/usage';
+import { writeOutput } from './outputFiles';
 
 /**
  * `prompt-insight export`: the results store as JSON, CSV or OTLP JSON Lines (one OpenTelemetry `TracesData`
@@ -57,7 +57,7 @@ export async function exportCommand(argv: string[], io: CliIO): Promise<number> 
     text = format === 'csv' ? runsToCsv(records) : runsToJson(records);
   }
   const out = stringFlag(args, 'out');
-  if (out) await writeFile(out, scrubSecrets(text));
+  if (out) writeOutput({ path: out, what: 'the export (--out)' }, scrubSecrets(text));
   else io.stdout(text);
   return 0;
 }
@@ -76,7 +76,7 @@ async function exportLoadPoints(path: string, format: 'json' | 'csv', out: strin
   if (notice) io.stderr(`prompt-insight export: ${notice}\n`);
   if (contents.records.length === 0 && !existsSync(path)) io.stderr(`prompt-insight export: no load results at ${path}: nothing to export (\`prompt-insight load\` keeps its points there; another store: --store PATH)\n`);
   const text = format === 'csv' ? loadPointsToCsv(contents.records) : loadPointsToJson(contents.records);
-  if (out) await writeFile(out, scrubSecrets(text));
+  if (out) writeOutput({ path: out, what: 'the export (--out)' }, scrubSecrets(text));
   else io.stdout(text);
   return 0;
 }

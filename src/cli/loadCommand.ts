@@ -21,7 +21,6 @@ import { formatMs } from '../core/metrics/format';
 import { policyText, type RolloutPolicy } from '../core/rollout/scenario';
 import { promptPolicy } from '../core/load/promptPolicy';
 import { objectiveText, SloError } from '../core/rollout/slo';
-import { writeFile } from 'node:fs/promises';
 import { standaloneReportHtml } from '../core/compare/report';
 import { capacityView, type CapacityConclusions } from '../core/load/capacityView';
 import { reportAssets } from './reportAssets';
@@ -44,6 +43,7 @@ import { prefixCacheSource } from '../core/load/prefixCacheCounters';
 import { LoadResultsStore, loadResultsPath } from '../core/load/loadResults';
 import { runKeyOf } from '../core/store/runKey';
 import { StoreError } from '../core/store/storeFile';
+import { checkOutputFiles, outputFlag, writeOutput } from './outputFiles';
 import { DEFAULT_STORE_PATH, metricsSourceOf } from './runCommand';
 
 export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
@@ -72,6 +72,8 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
   const cache = stringFlag(args, 'cache') ?? 'cold';
   if (!(CACHE_MODES as readonly string[]).includes(cache)) throw new UsageError(`--cache must be one of ${CACHE_MODES.join(', ')}`);
   const json = args.flags.get('json') === true;
+  const report = outputFlag(stringFlag(args, 'report'), 'the HTML report (--report)');
+  checkOutputFiles([report]);
   const otlpTarget = otlpTargetFlag(args);
   const runClock = new RunClock();
   const exported: TelemetryRun[] = [];
@@ -192,10 +194,9 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
   if (json) io.stdout(`${JSON.stringify(capacityView(input, { withRequests: true }), null, 2)}\n`);
   else io.stdout(loadText(points, conclusions));
   if (otlpTarget) await exportToOtlp('load', otlpTarget, exported, io);
-  const report = stringFlag(args, 'report');
   if (report) {
-    await writeFile(report, standaloneReportHtml(`Prompt Insight capacity: ${plan.prompt.name}`, capacityView(input, { withRequests: false }), reportAssets()));
-    if (!json) io.stderr(`Report written to ${report}\n`);
+    writeOutput(report, standaloneReportHtml(`Prompt Insight capacity: ${plan.prompt.name}`, capacityView(input, { withRequests: false }), reportAssets()));
+    if (!json) io.stderr(`Report written to ${report.path}\n`);
   }
   if (signal.aborted) return 130;
   return points.some((p) => p.failed === p.sent && p.sent > 0) ? 1 : 0;

@@ -1,5 +1,4 @@
 /** `prompt-insight prod`: what production measured for each version of a prompt file. */
-import { writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { ProductionSource } from '../core/telemetry/productionSettings';
 import { describeProductionSource } from '../core/telemetry/productionSettings';
@@ -17,6 +16,7 @@ import type { ProdPercentiles, ProdReport } from '../core/telemetry/prodReport';
 import { sourceLines } from '../core/telemetry/prodSources';
 import { nowFlag, parseArgs, stringFlag, UsageError, type ParsedArgs } from './args';
 import type { CliIO } from './io';
+import { checkOutputFiles, outputFlag, writeOutput } from './outputFiles';
 import { terminalJson, terminalSafeIO } from './terminalText';
 import { PROD_USAGE } from './help/usage';
 import { ADHERENCE_BOOLEAN, ADHERENCE_VALUED, adherenceLines, adherencePlan, decisionExitCode, decisionText, scoreAndDecide, wantsAnswers, type AdherencePlan } from './prodAdherenceFlags';
@@ -40,6 +40,7 @@ export async function prodCommand(argv: string[], rawIO: CliIO): Promise<number>
   const windowMs = windowArg !== undefined ? windowSizeMs(windowArg) : undefined;
   if (windowMs === null) throw new UsageError(`--window takes a window size such as 30m, 1h, 6h or 1d (1 min to 28 d; got '${windowArg}')`);
   const reportPath = stringFlag(args, 'report');
+  checkOutputFiles([outputFlag(reportPath, 'the HTML report (--report)')]);
   const signal = io.interrupted();
   const fileVersions = loadFileVersions(file!, { signal });
   if (prometheus !== undefined && args.flags.has('decide')) throw new UsageError('--decide reads trace files (--traces): it needs each request, its hour and its answer; Prometheus keeps counts per bucket');
@@ -57,7 +58,7 @@ export async function prodCommand(argv: string[], rawIO: CliIO): Promise<number>
     // The text on disk: the newest revision (or the working copy when it differs from every revision).
     const onDisk = versions.revisions[0]?.rev;
     const view = productionView(file!, production, promptName, (v) => onDisk !== undefined && v.revision === onDisk);
-    await writeFile(reportPath, standaloneReportHtml(`Prompt Insight production: ${promptName}`, view, reportAssets()));
+    writeOutput({ path: reportPath, what: 'the HTML report (--report)' }, standaloneReportHtml(`Prompt Insight production: ${promptName}`, view, reportAssets()));
     if (!args.flags.get('json')) io.stderr(`Report written to ${reportPath}\n`);
   }
   if (args.flags.get('json')) {

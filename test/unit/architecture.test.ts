@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { fileWrites } from '../fixtures/fileWrites';
 import { circles, circlesInsideFolders, folderEdges, importGraph, mutualPairs } from '../fixtures/importGraph';
 
 const ROOT = resolve(__dirname, '../..');
@@ -80,3 +81,40 @@ describe('the floors of the source (import graph)', () => {
     expect(offenders).toEqual([]);
   });
 });
+
+describe('writes to the file system (issue 38)', () => {
+  const WRITE_MODULE = 'src/core/files/fileWrite.ts';
+
+  it('go through the one write module: no other file of src/ writes, opens for writing or imports a writing node:fs function', () => {
+    expect(graph.files).toContain(WRITE_MODULE);
+    const offenders = graph.files
+      .filter((file) => file !== WRITE_MODULE && !file.startsWith('webview/'))
+      .flatMap((file) => fileWrites(readFileSync(resolve(ROOT, file), 'utf8'), file).map((write) => `${file}: ${write}`));
+    expect(offenders).toEqual([]);
+  });
+
+  it('are found wherever they hide (the scanner the rule above rests on)', () => {
+    const planted = [
+      "import { appendFile, writeFile } from 'node:fs/promises';",
+      "import { renameSync as move } from 'node:fs';",
+      "import * as fs from 'fs';",
+      "const f = require('node:fs');",
+      "openSync(p, constants.O_WRONLY | constants.O_CREAT);",
+      "fs.open(p, 'a+', () => {});",
+      'await vscode.workspace.fs.writeFile(uri, bytes);',
+    ].join('\n');
+    expect(fileWrites(planted)).toEqual([
+      'appendFile from node:fs/promises (line 1)',
+      'writeFile from node:fs/promises (line 1)',
+      'renameSync from node:fs (line 2)',
+      'namespace import of fs (line 3)',
+      "require('node:fs') (line 4)",
+      'open flag O_WRONLY (line 5)',
+      'open flag O_CREAT (line 5)',
+      "open with 'a+' (line 6)",
+      'workspace.fs.writeFile (line 7)',
+    ]);
+    expect(fileWrites("import { readFileSync, openSync, constants } from 'node:fs';\nopenSync(p, constants.O_RDONLY | constants.O_NOFOLLOW);\nopenSync(p, 'r');")).toEqual([]);
+  });
+});
+

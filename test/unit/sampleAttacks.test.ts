@@ -73,7 +73,7 @@ describe('sample writes only where the workspace rules allow, never through a li
     symlinkSync('NOTES.md', join(repo.root, 'listings.tests.yaml'));
     const { code, stderr } = await runCli(['sample', 'listings.prompty', '--traces', 'traces.jsonl'], repo.root);
     expect(code).toBe(1);
-    expect(stderr).toMatch(/'listings\.tests\.yaml' is a link .*written only as regular files, never through a link/);
+    expect(stderr).toMatch(/'listings\.tests\.yaml' is a link .*never writes tests files through a link/);
     expect(lstatSync(join(repo.root, 'listings.tests.yaml')).isSymbolicLink()).toBe(true);
     expect(readlinkSync(join(repo.root, 'listings.tests.yaml'))).toBe('NOTES.md');
     expect(readFileSync(join(repo.root, 'NOTES.md'), 'utf8')).toBe('# notes\n');

@@ -62,6 +62,7 @@ export const MEASURE_HELP: Record<string, CommandHelp> = {
       { name: 'format', value: 'F', meaning: 'text (default), json, or markdown: the decision, its reasons and a table of revisions × metrics' },
       JSON_FLAG,
       { name: 'junit', value: 'FILE', meaning: 'also write a JUnit XML report (the decision, each SLO, each verdict as test cases) for CI systems that read it' },
+      { name: 'out', value: 'FILE', meaning: 'write what would be printed (in the --format chosen) to FILE instead of stdout; like --junit and --report, never through a link' },
       { name: 'report', value: 'out.html', meaning: 'also write one self-contained HTML report (charts, decision, every assertion)' },
       { name: 'fail-on-regression', meaning: 'exit 1 on hold and on insufficient evidence (the gate fails closed); runs everything fresh unless --reuse-stored' },
       { name: 'fetch', meaning: 'fetch a revision the clone lacks (CI checks out one commit) one commit deep: git fetch --depth=1 origin REV' },
@@ -74,7 +75,7 @@ export const MEASURE_HELP: Record<string, CommandHelp> = {
     ],
     examples: [
       `prompt-insight compare homes.prompty --base HEAD~1 --head HEAD --runs 20 --endpoint ${SIM_URL} --report report.html`,
-      `prompt-insight compare homes.prompty --base "$BASE_SHA" --head HEAD --fetch --endpoint ${SIM_URL} --until-decided --fail-on-regression --junit gate.xml`,
+      `prompt-insight compare homes.prompty --base "$BASE_SHA" --head HEAD --fetch --endpoint ${SIM_URL} --until-decided --fail-on-regression --junit "$RUNNER_TEMP/gate.xml"`,
     ],
     notes: ['In GitHub Actions ($GITHUB_STEP_SUMMARY set), the Markdown summary is also appended to the job summary.'],
     exitCodes: '0 ok (with --fail-on-regression: ship or no change) · 1 the file or a revision could not be read, or --fail-on-regression decided hold or insufficient evidence · 2 usage error (nothing was sent) · 130 interrupted',

@@ -9,7 +9,8 @@
  * extension of one user. Where it cannot be made, records are written unsealed and nothing is reused.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { closeSync, constants, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, openSync, readFileSync } from 'node:fs';
+import { createExclusiveFile, makeFolders } from '../files/fileWrite';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
@@ -31,13 +32,8 @@ export function machineKey(): Buffer | undefined {
     key = readKey(path);
   } catch {
     try {
-      mkdirSync(folder, { recursive: true, mode: 0o700 });
-      const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-      try {
-        writeSync(fd, randomBytes(32).toString('hex'));
-      } finally {
-        closeSync(fd);
-      }
+      makeFolders(folder, 0o700);
+      createExclusiveFile(path, randomBytes(32).toString('hex'), 0o600);
     } catch {
       // another process made it first, or the folder is not writable
     }

@@ -5,7 +5,8 @@
  * swallow a good record; on read, invalid lines are skipped and records this machine did not seal
  * (committed, copied, forged) are counted and never used.
  */
-import { closeSync, fstatSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, readSync } from 'node:fs';
+import { writeAll } from '../files/fileWrite';
 import { scrubSecrets } from '../endpoint/secrets';
 import { checkSeal, machineKey, sealLine } from './runSeal';
 import { forEachLine, openStoreForAppend, openStoreForRead } from './storeFile';
@@ -29,8 +30,8 @@ export function appendSealedRecords(path: string, records: readonly object[], pr
   const key = machineKey();
   const fd = openStoreForAppend(path);
   try {
-    if (endsInsideALine(fd)) writeSync(fd, '\n');
-    for (const line of lines) writeSync(fd, `${sealLine(line, key)}\n`);
+    if (endsInsideALine(fd)) writeAll(fd, '\n');
+    for (const line of lines) writeAll(fd, `${sealLine(line, key)}\n`);
   } finally {
     closeSync(fd);
   }

@@ -4,7 +4,8 @@
  * only a regular file, read in bounded chunks line by line (a store larger than the biggest string
  * V8 can make stays readable).
  */
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
+import { createExclusiveFile, FileWriteError, makeFolders, openForAppend } from '../files/fileWrite';
 import { basename, dirname, join } from 'node:path';
 
 export class StoreError extends Error {}
@@ -38,9 +39,9 @@ function lstatOrUndefined(path: string): ReturnType<typeof lstatSync> | undefine
 export function openStoreForAppend(path: string): number {
   checkStorePath(path);
   const folder = dirname(path);
-  if (mkdirSync(folder, { recursive: true }) !== undefined && basename(folder) === STORE_FOLDER) ignoreInGit(folder);
+  if (makeFolders(folder) !== undefined && basename(folder) === STORE_FOLDER) ignoreInGit(folder);
   checkStorePath(path);
-  return openChecked(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT);
+  return openChecked(path, 'append');
 }
 
 /** The default store's folder in a workspace. */
@@ -53,14 +54,9 @@ export const STORE_FOLDER = '.prompt-insight';
  */
 function ignoreInGit(folder: string): void {
   try {
-    const fd = openSync(join(folder, '.gitignore'), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
-    try {
-      writeSync(fd, "# Prompt Insight's results store: runs measured on this machine, kept out of git.\n*\n");
-    } finally {
-      closeSync(fd);
-    }
+    createExclusiveFile(join(folder, '.gitignore'), "# Prompt Insight's results store: runs measured on this machine, kept out of git.\n*\n", 0o644);
   } catch {
-    // another process made it first
+    // the folder is not writable: the store's own open says so
   }
 }
 
@@ -68,19 +64,20 @@ function ignoreInGit(folder: string): void {
 export function openStoreForRead(path: string): number | undefined {
   checkStorePath(path);
   try {
-    return openChecked(path, constants.O_RDONLY);
+    return openChecked(path, 'read');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
 }
 
-function openChecked(path: string, flags: number): number {
+function openChecked(path: string, mode: 'read' | 'append'): number {
   let fd: number;
   try {
     // O_NOFOLLOW: a link swapped in after the check still fails; O_NONBLOCK: a FIFO cannot block the open.
-    fd = openSync(path, flags | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o600);
+    fd = mode === 'append' ? openForAppend(path) : openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
+    if (error instanceof FileWriteError) throw new StoreError(`The results store ${path} is not a regular file.`);
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ELOOP') throw new StoreError(`The results store ${path} is a symbolic link; Prompt Insight does not write through links.`);
     if (code === 'EISDIR') throw new StoreError(`The results store ${path} is a directory, not a file.`);

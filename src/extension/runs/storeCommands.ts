@@ -2,6 +2,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { scrubSecrets } from '../../core/endpoint/secrets';
+import { writeOutputFile } from '../../core/files/fileWrite';
 import { formatMs } from '../../core/metrics/format';
 import { runsToCsv, runsToJson } from '../../core/store/export';
 import { loadHistoryMarkdown } from '../../core/load/loadHistory';
@@ -25,7 +26,14 @@ export async function exportResults(storePath: string): Promise<void> {
   const target = await vscode.window.showSaveDialog({ title: 'Export Prompt Insight runs', filters: { CSV: ['csv'], JSON: ['json'] }, defaultUri: vscode.Uri.file(path.join(vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '', 'prompt-insight-runs.csv')) });
   if (!target) return;
   const text = target.path.endsWith('.json') ? runsToJson(records) : runsToCsv(records);
-  await vscode.workspace.fs.writeFile(target, Buffer.from(scrubSecrets(text), 'utf8'));
+  // The one write module's rules: never through a link, nor into a linked folder of the workspace.
+  try {
+    if (target.scheme !== 'file') throw new Error(`${target.toString()} is not a file on this machine; choose a local file.`);
+    writeOutputFile(target.fsPath, scrubSecrets(text), { what: 'the export', cwd: vscode.workspace.getWorkspaceFolder(target)?.uri.fsPath ?? path.dirname(target.fsPath) });
+  } catch (error) {
+    void vscode.window.showErrorMessage(`Prompt Insight: runs not exported: ${(error as Error).message}`);
+    return;
+  }
   void vscode.window.showInformationMessage(`Prompt Insight: exported ${records.length} runs to ${target.fsPath}${notice ? ` (${notice})` : ''}.`);
 }
 
