@@ -6,16 +6,13 @@
 import { prometheusRulesYaml, type RuleMetric } from '../core/baseline/promRules';
 import { numberFlag, parseArgs, stringFlag, UsageError } from './args';
 import type { CliIO } from './io';
-import { terminalSafeIO } from './terminalText';
 import { promptsOf } from './promptFile';
 import { ALERTS_USAGE } from './help/usage';
 import { writeOutput } from './outputFiles';
 
 const METRICS: readonly RuleMetric[] = ['ttft', 'e2e'];
 
-export async function alertsCommand(argv: string[], rawIO: CliIO): Promise<number> {
-  // The prompt's name is the repository's text: the terminal shows it, never obeys it.
-  const io = terminalSafeIO(rawIO);
+export async function alertsCommand(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, { valued: ['prometheus-rules', 'prompt', 'metric', 'quantile', 'weeks', 'margin', 'for', 'histogram'], boolean: [] });
   if (args.positionals.length !== 1) throw new UsageError(`give exactly one prompt file\nusage: ${ALERTS_USAGE}`);
   const out = stringFlag(args, 'prometheus-rules');

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { STORE_FOLDER } from '../core/store/storeFile';
 import { UsageError } from './args';
 import { processIO, type CliIO } from './io';
+import { terminalSafeIO } from './terminalText';
 import { commandHelpText, overviewHelp } from './help/helpText';
 import { asksForHelp, VERSION } from './help/usage';
 
@@ -28,7 +29,10 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   version: async () => (await import('./versionCommand')).versionCommand,
 };
 
-export async function runCli(argv: string[], io: CliIO = processIO): Promise<number> {
+export async function runCli(argv: string[], rawIO: CliIO = processIO): Promise<number> {
+  // Model names, file names, endpoint errors and production labels are anyone's text: every command's
+  // output goes through one sanitizer here, so the terminal shows them and never obeys them.
+  const io = terminalSafeIO(rawIO);
   const [command, ...rest] = argv;
   if (!command || command === '--help' || command === '-h' || command === 'help') {
     io.stdout(overviewHelp());

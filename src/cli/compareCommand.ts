@@ -19,6 +19,7 @@ import { checkKey, exportToOtlp, otlpTargetFlag, storedRunsSince } from './otlpE
 import { COST_PARAM_BOOLEAN, COST_PARAM_REPEATABLE, endpointTransport, ENDPOINT_FLAGS, refuseUnallowedCostParams } from './endpointArgs';
 import { revisionRequestParams } from '../core/compare/revisionDeclarations';
 import type { CliIO } from './io';
+import { terminalJson } from './terminalText';
 import { refuseUnallowedRetrieval, RETRIEVAL_REPEATABLE } from './retrievalConsent';
 import { reportAssets } from './reportAssets';
 import { DEFAULT_STORE_PATH } from './runCommand';
@@ -147,7 +148,7 @@ export async function compareCommand(argv: string[], terminal: CliIO): Promise<n
       else if (side.kept && !json) io.stderr(`  capacity of ${side.label}: ${side.kept.message}\n`);
     }
   }
-  if (json) io.stdout(`${JSON.stringify({ ...comparisonView(result), ...(capacityResult ? { capacity: capacityResult } : {}) }, null, 2)}\n`);
+  if (json) io.stdout(`${terminalJson({ ...comparisonView(result), ...(capacityResult ? { capacity: capacityResult } : {}) })}\n`);
   else if (outputs.format === 'text') io.stdout(renderText(result, capacityResult));
   await writeCiOutputs(result, outputs, { startedAt: new Date(comparisonStartMs), elapsedMs: Date.now() - comparisonStartMs, ...(capacityResult ? { extraLines: capacityComparisonLines(capacityResult) } : {}) }, io);
   printed.flush();

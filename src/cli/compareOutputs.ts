@@ -11,6 +11,7 @@ import type { RevisionSourceOptions } from '../core/compare/revisionSources';
 import { stringFlag, UsageError, type ParsedArgs } from './args';
 import { scrubSecrets } from '../core/endpoint/secrets';
 import type { CliIO } from './io';
+import { terminalText } from './terminalText';
 import { appendOutput, checkOutputFiles, outputFlag, writeOutput } from './outputFiles';
 
 export const CI_VALUED_FLAGS = ['format', 'junit', 'remote', 'out'];
@@ -50,7 +51,8 @@ export function printedOutput(io: CliIO, outputs: CiOutputs): { io: CliIO; flush
   return {
     io: { ...io, stdout: (text) => kept.push(text) },
     flush: () => {
-      writeOutput({ path: out, what: 'the output (--out)' }, scrubSecrets(kept.join('')));
+      // The same text the terminal would have shown: the action prints this file into the job log.
+      writeOutput({ path: out, what: 'the output (--out)' }, terminalText(scrubSecrets(kept.join(''))));
       if (outputs.format !== 'json') io.stderr(`Output written to ${out}\n`);
     },
   };

@@ -7,6 +7,7 @@ import { LoadResultsStore, loadResultsPath } from '../core/load/loadResults';
 import { loadPointsToCsv, loadPointsToJson } from '../core/load/loadExport';
 import { parseArgs, stringFlag, UsageError } from './args';
 import type { CliIO } from './io';
+import { terminalJsonText } from './terminalText';
 import { DEFAULT_STORE_PATH } from './runCommand';
 import { captureContentFromEnv } from '../core/telemetry/otlpSettings';
 import { loadTelemetry } from '../core/telemetry/loadTelemetry';
@@ -52,9 +53,10 @@ export async function exportCommand(argv: string[], io: CliIO): Promise<number> 
     const { otlpJsonLines } = await loadTelemetry();
     const lines: string[] = [];
     for (const line of otlpJsonLines(records.map((run) => ({ run })), { captureContent: captureContentFromEnv(), version: VERSION })) lines.push(line);
-    text = lines.length ? `${lines.join('\n')}\n` : '';
+    text = terminalJsonText(lines.length ? `${lines.join('\n')}\n` : '');
   } else {
-    text = format === 'csv' ? runsToCsv(records) : runsToJson(records);
+    // JSON keeps the characters a terminal would act on exact, as \u escapes; CSV shows them replaced (io).
+    text = format === 'csv' ? runsToCsv(records) : terminalJsonText(runsToJson(records));
   }
   const out = stringFlag(args, 'out');
   if (out) writeOutput({ path: out, what: 'the export (--out)' }, scrubSecrets(text));

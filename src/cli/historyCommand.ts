@@ -2,6 +2,7 @@ import { fileHistory } from '../core/history/fileHistory';
 import { GitError } from '../core/history/git';
 import { parseArgs, UsageError } from './args';
 import type { CliIO } from './io';
+import { terminalJson } from './terminalText';
 import { HISTORY_USAGE } from './help/usage';
 
 /** `prompt-insight history`: the file's revisions (renames followed), newest first. */
@@ -17,7 +18,7 @@ export async function historyCommand(argv: string[], io: CliIO): Promise<number>
     return 1;
   }
   const rows = history.revisions.map((r) => ({ rev: r.rev, date: r.date, author: r.author, subject: r.subject, path: r.path, ...(r.deleted ? { deleted: true } : {}), ...(r.merge ? { merge: true } : {}) }));
-  if (args.flags.get('json')) io.stdout(`${JSON.stringify(rows, null, 2)}\n`);
+  if (args.flags.get('json')) io.stdout(`${terminalJson(rows)}\n`);
   else for (const r of rows) io.stdout(`${r.rev.slice(0, 10)}  ${r.date.slice(0, 10)}  ${r.author.padEnd(18).slice(0, 18)}  ${r.subject}${r.path !== history.path ? `  (${r.path})` : ''}${r.deleted ? '  [deleted]' : ''}\n`);
   if (history.shallow) io.stderr('prompt-insight history: this is a shallow clone; older revisions are missing (git fetch --unshallow).\n');
   return 0;

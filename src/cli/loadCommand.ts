@@ -30,6 +30,7 @@ import { seededRandom } from '../core/stats/random';
 import { numberFlag, parseArgs, stringFlag, UsageError } from './args';
 import { COST_PARAM_BOOLEAN, COST_PARAM_REPEATABLE, endpointTransport, ENDPOINT_FLAGS, refuseUnallowedCostParams } from './endpointArgs';
 import type { CliIO } from './io';
+import { terminalJson } from './terminalText';
 import { refuseUnallowedRetrieval, RETRIEVAL_REPEATABLE } from './retrievalConsent';
 import type { RunOutcome } from '../core/run/runOnce';
 import type { TelemetryRun } from '../core/telemetry/runSpans';
@@ -191,7 +192,7 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
     if (!kept.stored) io.stderr(`prompt-insight load: ${kept.message}\n`);
     else if (!json) io.stderr(`${kept.message}\n`);
   }
-  if (json) io.stdout(`${JSON.stringify(capacityView(input, { withRequests: true }), null, 2)}\n`);
+  if (json) io.stdout(`${terminalJson(capacityView(input, { withRequests: true }))}\n`);
   else io.stdout(loadText(points, conclusions));
   if (otlpTarget) await exportToOtlp('load', otlpTarget, exported, io);
   if (report) {

@@ -1,6 +1,7 @@
 /** Entry point of the `prompt-insight` binary. */
 import { runCli } from './cli';
 import { dropOutputToClosedPipes } from './io';
+import { terminalText } from './terminalText';
 
 dropOutputToClosedPipes();
 runCli(process.argv.slice(2)).then(
@@ -8,7 +9,7 @@ runCli(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error) => {
-    process.stderr.write(`prompt-insight: ${String(error)}\n`);
+    process.stderr.write(`prompt-insight: ${terminalText(String(error))}\n`);
     process.exitCode = 1;
   },
 );

@@ -17,13 +17,11 @@ import { sourceLines } from '../core/telemetry/prodSources';
 import { nowFlag, parseArgs, stringFlag, UsageError, type ParsedArgs } from './args';
 import type { CliIO } from './io';
 import { checkOutputFiles, outputFlag, writeOutput } from './outputFiles';
-import { terminalJson, terminalSafeIO } from './terminalText';
+import { terminalJson } from './terminalText';
 import { PROD_USAGE } from './help/usage';
 import { ADHERENCE_BOOLEAN, ADHERENCE_VALUED, adherenceLines, adherencePlan, decisionExitCode, decisionText, scoreAndDecide, wantsAnswers, type AdherencePlan } from './prodAdherenceFlags';
 
-export async function prodCommand(argv: string[], rawIO: CliIO): Promise<number> {
-  // Versions, prompt names and error types are anyone's text: the terminal shows them, never obeys them.
-  const io = terminalSafeIO(rawIO);
+export async function prodCommand(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, { valued: ['prometheus', 'since', 'prompt', 'timeout-ms', 'window', 'report', 'now', ...ADHERENCE_VALUED], boolean: ['json', ...ADHERENCE_BOOLEAN], repeatable: ['traces'] });
   if (args.positionals.length < 1) throw new UsageError(`give the prompt file\nusage: ${PROD_USAGE}`);
   const [file, ...extra] = args.positionals;

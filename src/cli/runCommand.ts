@@ -21,6 +21,7 @@ import { safeUrl } from '../core/store/runKey';
 import { numberFlag, parseArgs, stringFlag, UsageError, type ParsedArgs } from './args';
 import { COST_PARAM_BOOLEAN, COST_PARAM_REPEATABLE, endpointTransport, ENDPOINT_FLAGS, refuseUnallowedCostParams } from './endpointArgs';
 import type { CliIO } from './io';
+import { terminalJson } from './terminalText';
 import { refuseUnallowedRetrieval, RETRIEVAL_REPEATABLE } from './retrievalConsent';
 import { runChecksText, summarizeRunChecks } from './runChecksText';
 import { committedRevisionOf } from '../core/telemetry/promptRevision';
@@ -132,7 +133,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
     ...serverEvidenceHints(summary, { records, ...(serverMetrics ? { samples: serverMetrics.samples } : {}), summaryWarm }),
   ];
   if (json) {
-    io.stdout(`${JSON.stringify({ prompt: plan.prompt.name, endpoint: safeUrl(baseUrl), model: plan.request.model, simulated, cache, server: { kind: serverKind, ...(serverMetrics ? { metricsUrl: safeUrl(serverMetrics.source.url), ...(serverMetrics.source.kind === 'promql' ? { promqlSelector: serverMetrics.source.selector } : {}), metrics: serverMetrics.samples, metricsGaps: serverMetrics.gaps } : {}) }, runs: records.map((r, i) => ({ ...r, startedAtMs: startedAt[i], ...(checks[i] ? { check: checks[i] } : {}) })), summary, summaryWarm, adherence, hints: hints.map((h) => h.message) }, null, 2)}\n`);
+    io.stdout(`${terminalJson({ prompt: plan.prompt.name, endpoint: safeUrl(baseUrl), model: plan.request.model, simulated, cache, server: { kind: serverKind, ...(serverMetrics ? { metricsUrl: safeUrl(serverMetrics.source.url), ...(serverMetrics.source.kind === 'promql' ? { promqlSelector: serverMetrics.source.selector } : {}), metrics: serverMetrics.samples, metricsGaps: serverMetrics.gaps } : {}) }, runs: records.map((r, i) => ({ ...r, startedAtMs: startedAt[i], ...(checks[i] ? { check: checks[i] } : {}) })), summary, summaryWarm, adherence, hints: hints.map((h) => h.message) })}\n`);
   } else {
     if (process.stderr.isTTY) io.stderr('\n');
     io.stdout(renderSummary(summary, simulated, 'cold'));

@@ -17,13 +17,11 @@ import { appendCases, readTestsFile } from '../core/sampling/testsFileAppend';
 import { readTraceFiles } from '../core/telemetry/importOtlp';
 import { parseArgs, stringFlag, UsageError } from './args';
 import type { CliIO } from './io';
-import { terminalJson, terminalSafeIO } from './terminalText';
+import { terminalJson } from './terminalText';
 import { promptsOf } from './promptFile';
 import { SAMPLE_USAGE } from './help/usage';
 
-export async function sampleCommand(argv: string[], rawIO: CliIO): Promise<number> {
-  // Production text is printed (versions, error types): the terminal shows it, never obeys it.
-  const io = terminalSafeIO(rawIO);
+export async function sampleCommand(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, { valued: ['prompt', 'n', 'strategy', 'seed', 'out'], boolean: ['json', 'dry-run'], repeatable: ['traces', 'redact'] });
   if (args.positionals.length < 1) throw new UsageError(`give the prompt file\nusage: ${SAMPLE_USAGE}`);
   const [file, ...extra] = args.positionals as [string, ...string[]];

@@ -5,6 +5,7 @@
  */
 import { UsageError } from './args';
 import { dropOutputToClosedPipes, processIO } from './io';
+import { terminalText } from './terminalText';
 import { simCommand } from './simCommand';
 
 dropOutputToClosedPipes();
@@ -14,7 +15,7 @@ simCommand(argv[0] === 'sim' ? argv.slice(1) : argv, processIO).then(
     process.exitCode = code;
   },
   (error) => {
-    process.stderr.write(`prompt-insight sim: ${(error as Error)?.message ?? String(error)}\n`);
+    process.stderr.write(`prompt-insight sim: ${terminalText((error as Error)?.message ?? String(error))}\n`);
     process.exitCode = error instanceof UsageError ? 2 : 1;
   },
 );

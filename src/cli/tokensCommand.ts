@@ -11,6 +11,7 @@ import { loadTokenizerFolder } from '../core/tokens/tokenizerFolder';
 import { modelTokenInfo, type ModelTokenInfo } from '../core/tokens/models';
 import { numberFlag, parseArgs, stringFlag, UsageError, type ParsedArgs } from './args';
 import type { CliIO } from './io';
+import { terminalJson } from './terminalText';
 import { TOKENS_USAGE } from './help/usage';
 
 /**
@@ -87,7 +88,7 @@ export async function tokensCommand(argv: string[], io: CliIO): Promise<number> 
     }
     files.push(json);
   }
-  if (args.flags.get('json')) io.stdout(`${JSON.stringify({ files }, null, 2)}\n`);
+  if (args.flags.get('json')) io.stdout(`${terminalJson({ files })}\n`);
   else for (const file of files) io.stdout(renderText(file));
   for (const file of files) {
     for (const d of file.diagnostics) if (d.severity === 'error') io.stderr(`${file.file}:${d.range.start.line + 1}:${d.range.start.character + 1}: error: ${d.message}\n`);

@@ -9,6 +9,7 @@ import { committedRevisionOf } from '../core/telemetry/promptRevision';
 import { contentLabels } from '../core/telemetry/prodVersions';
 import { parseArgs, stringFlag, UsageError } from './args';
 import type { CliIO } from './io';
+import { terminalJson } from './terminalText';
 import { promptsOf } from './promptFile';
 import { VERSION_USAGE } from './help/usage';
 
@@ -25,7 +26,7 @@ export async function versionCommand(argv: string[], io: CliIO): Promise<number>
   const hashes = commit ? new Map<string, string>() : await contentLabels(file, readFileSync(file, 'utf8'));
   const versions = found.prompts.map((p) => ({ prompt: p.name, version: commit ?? hashes.get(p.name) ?? null }));
   if (args.flags.get('json')) {
-    io.stdout(`${JSON.stringify({ file, kind: commit ? 'commit' : 'content-hash', versions }, null, 2)}\n`);
+    io.stdout(`${terminalJson({ file, kind: commit ? 'commit' : 'content-hash', versions })}\n`);
     return versions.every((v) => v.version !== null) ? 0 : 1;
   }
   for (const v of versions) io.stdout(versions.length > 1 ? `${v.prompt}\t${v.version ?? '(cannot be rendered)'}\n` : `${v.version ?? '(cannot be rendered)'}\n`);

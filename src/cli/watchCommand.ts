@@ -14,7 +14,7 @@ import { readTraceFiles } from '../core/telemetry/importOtlp';
 import { DEFAULT_PROMETHEUS_MAX_BYTES, DEFAULT_PROMETHEUS_TIMEOUT_MS, safeUrl } from '../core/telemetry/prodPrometheus';
 import { nowFlag, parseArgs, stringFlag, UsageError, type ParsedArgs } from './args';
 import type { CliIO } from './io';
-import { terminalJson, terminalSafeIO } from './terminalText';
+import { terminalJson } from './terminalText';
 import { parseSince } from './prodCommand';
 import { promptsOf } from './promptFile';
 import { WATCH_USAGE } from './help/usage';
@@ -22,9 +22,7 @@ import { WATCH_USAGE } from './help/usage';
 /** Rates: a change of less than one percentage point is never an anomaly. */
 const RATE_FLOOR = 0.01;
 
-export async function watchCommand(argv: string[], rawIO: CliIO): Promise<number> {
-  // Versions, prompt names and error types are anyone's text: the terminal shows them, never obeys them.
-  const io = terminalSafeIO(rawIO);
+export async function watchCommand(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, { valued: ['prompt', 'prometheus', 'since', 'timeout-ms', 'now'], boolean: ['json'], repeatable: ['traces'] });
   if (args.positionals.length < 1) throw new UsageError(`give exactly one prompt file\nusage: ${WATCH_USAGE}`);
   const [file, ...extra] = args.positionals as [string, ...string[]];

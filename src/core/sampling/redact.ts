@@ -1,15 +1,17 @@
 /**
  * Secrets and personal data out of production inputs before anything is written. Secrets: gitleaks'
  * rule set (secretRules.ts: cloud, payment and SaaS keys, JWTs, private keys, generic assignments
- * such as `aws_secret_access_key = …`), then what people paste into a chat that a code scanner does
- * not look for — HTTP `Authorization:` values of any scheme, `Bearer …`, `sk-…` style keys. Personal
+ * such as `aws_secret_access_key = …`), then the names cloud credential files and environments give a
+ * secret (AWS, a GCP service account's key file, Azure: the value is one even where gitleaks' entropy
+ * or stopwords let it through), then what people paste into a chat that a code scanner does not look
+ * for — HTTP `Authorization:` values of any scheme, `Bearer …`, `sk-…` style keys. Personal
  * data: e-mail addresses (also `%40`-encoded), payment-card numbers (only digit runs that pass the
  * Luhn check, so order numbers stay), IPv4 addresses, phone numbers; then the user's own patterns.
  * Every pattern is RE2, linear in the text. Each finding becomes `[REDACTED:kind]` (the gitleaks rule
  * id, or the kind here); where findings overlap, the first rule wins; how many per kind is counted.
  */
 import { RE2JS } from 're2js';
-import { findSecrets, type Finding } from './secretRules';
+import { findSecrets, shannonEntropy, type Finding } from './secretRules';
 
 export interface Redactor {
   redact(text: string): string;
@@ -34,11 +36,28 @@ const luhn = (digits: string): boolean => {
   return sum % 10 === 0;
 };
 
+/**
+ * What a cloud's credential file or environment names a secret: the value is one whatever words it
+ * holds; only a placeholder (`xxxx…`, under 3 bits a character) is kept.
+ */
+const ASSIGNED = `["']?\\s*(?::=|=>|[:=])\\s*["']?`;
+const notPlaceholder = (value: string): boolean => shannonEntropy(value) > 3;
+const CREDENTIAL_FILE_RULES: readonly OwnRule[] = [
+  // ~/.aws/credentials, AWS_SECRET_ACCESS_KEY=…, `"SecretAccessKey": …` (STS JSON), session tokens.
+  { kind: 'aws-secret', pattern: `(?i)(?:secret[_-]?access[_-]?key|session[_-]?token|security[_-]?token)${ASSIGNED}([A-Za-z0-9/+=]{16,})`, accept: notPlaceholder },
+  // A service account's key file: the key (whole or cut short) and its id.
+  { kind: 'gcp-service-account-key', pattern: `"private_key(?:_id)?"\\s*:\\s*"([^"]{16,})`, accept: notPlaceholder },
+  // AZURE_CLIENT_SECRET, client secrets in app settings, storage connection strings and keys, SAS signatures.
+  { kind: 'azure-secret', pattern: `(?i)(?:client[_-]?secret|storage[_-]?key|account[_-]?key|shared[_-]?access[_-]?key)${ASSIGNED}([A-Za-z0-9/+=~._-]{16,})`, accept: notPlaceholder },
+  { kind: 'azure-secret', pattern: `(?i)[?&]sig=([A-Za-z0-9%/+=]{16,})`, accept: notPlaceholder },
+];
 /** RE2 has no lookaround: a boundary is matched as a character outside group 1. */
 const AUTH_RULES: readonly OwnRule[] = [
   { kind: 'authorization', pattern: `(?i)\\b(?:proxy-)?authorization["']?\\s*[:=]\\s*["']?(?:basic|bearer|digest|token|negotiate|apikey|sharedkey)\\s+([A-Za-z0-9._~+/=:-]{8,})` },
   { kind: 'token', pattern: `(?i)\\bbearer\\s+([A-Za-z0-9._~+/-]{16,}=*)` },
   { kind: 'token', pattern: `\\b((?:sk|pk|rk)-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_-]{16,})` },
+  // Square's OAuth application secret: gitleaks has the rule but does not ship it.
+  { kind: 'square-secret', pattern: `\\b(sq0csp-[\\w-]{43})\\b` },
 ];
 const PERSONAL_RULES: readonly OwnRule[] = [
   { kind: 'email', pattern: `([A-Za-z0-9._%+-]+(?:@|%40)[A-Za-z0-9-]+(?:\\.[A-Za-z0-9-]+)*\\.[A-Za-z]{2,})` },
@@ -60,12 +79,12 @@ interface Compiled {
   accept?: (found: string) => boolean;
 }
 
-let own: { auth: Compiled[]; personal: Compiled[] } | undefined;
+let own: { credentials: Compiled[]; auth: Compiled[]; personal: Compiled[] } | undefined;
 const compile = (rules: readonly OwnRule[]): Compiled[] => rules.map((r) => ({ kind: r.kind, program: RE2JS.compile(r.pattern), ...(r.accept ? { accept: r.accept } : {}) }));
 
 /** Compiles the user's patterns (RE2 syntax); throws with the pattern named when one is not valid RE2. */
 export function createRedactor(custom: readonly string[] = []): Redactor {
-  own ??= { auth: compile(AUTH_RULES), personal: compile(PERSONAL_RULES) };
+  own ??= { credentials: compile(CREDENTIAL_FILE_RULES), auth: compile(AUTH_RULES), personal: compile(PERSONAL_RULES) };
   const programs = custom.map((source, i) => {
     try {
       return { kind: `custom:${i + 1}`, program: RE2JS.compile(source) };
@@ -74,7 +93,7 @@ export function createRedactor(custom: readonly string[] = []): Redactor {
     }
   });
   let counts = new Map<string, number>();
-  const { auth, personal } = own;
+  const { credentials, auth, personal } = own;
   return {
     take() {
       const taken = counts;
@@ -82,7 +101,7 @@ export function createRedactor(custom: readonly string[] = []): Redactor {
       return taken;
     },
     redact(text: string): string {
-      const findings = [...findSecrets(text), ...auth.flatMap((r) => findAll(r, text)), ...personal.flatMap((r) => findAll(r, text)), ...programs.flatMap((r) => findAll(r, text))];
+      const findings = [...findSecrets(text), ...credentials.flatMap((r) => findAll(r, text)), ...auth.flatMap((r) => findAll(r, text)), ...personal.flatMap((r) => findAll(r, text)), ...programs.flatMap((r) => findAll(r, text))];
       if (findings.length === 0) return text;
       // The first finding wins where they overlap (rule order: secrets, then personal data, then the user's).
       const covered = new Uint8Array(text.length);
