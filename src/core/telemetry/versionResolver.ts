@@ -7,20 +7,21 @@
  *     the user keeps beside the prompt, NAME.versions.yaml: `label: commit`, or per prompt name;
  *   - calls that name no version are matched by the messages they sent (contentMatch.ts), and said so.
  */
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, posix } from 'node:path';
 import { parse } from 'yaml';
 import { findWorkspaceRoot, readWorkspaceFileSync, WorkspaceFileError } from '../files/workspaceFile';
 import { git, isGitStop } from '../history/git';
-import { resolveRevision } from '../history/fileHistory';
+import { regularFileAt, resolveRevision } from '../history/fileHistory';
+import type { NamedRevision } from '../history/releaseBranch';
 import { matchesTemplate } from './contentMatch';
 import type { CapturedMessage } from './capturedContent';
 import type { ContentMatcher } from './importOtlpSpans';
 import type { Relabel } from './prodAggregate';
-import { matchVersion, type FileVersions, type VersionAlias } from './prodVersions';
+import { matchVersion, type FileVersions, type RegistryReading, type VersionAlias } from './prodVersions';
 import { createHash } from 'node:crypto';
 
 /** `homes.prompty` → `homes.versions.yaml` beside it. */
-function registryPathFor(file: string): string {
+export function registryPathFor(file: string): string {
   const name = basename(file).replace(/\.(prompty|prompt\.ya?ml|prompt\.md|prompt\.txt|prompt|txt|md)$/i, '');
   return join(dirname(file), `${name}.versions.yaml`);
 }
@@ -35,23 +36,40 @@ export interface ResolveResult {
   /** What could not be used, said to the user (a bad table, an entry that names no commit). */
   problems: string[];
   registry: string | null;
+  /** Where the table was read, when it was read at a revision (`registryAt`). */
+  registryReading?: RegistryReading;
+}
+
+export interface ResolveOptions {
+  signal?: AbortSignal;
+  /**
+   * Read the table as committed at this revision, never the working copy's: a decision reads it from the
+   * base's side, since the change being rolled out could otherwise name its own baseline.
+   */
+  registryAt?: NamedRevision;
 }
 
 /**
  * Resolves production labels that the file's own commits and hashes do not: registry entries, then any
  * commit of the repository. Fills `versions.aliases`, which matchVersion reads.
  */
-export async function resolveVersionLabels(file: string, versions: FileVersions, labels: Iterable<{ name: string | null; version: string }>, options: { signal?: AbortSignal } = {}): Promise<ResolveResult> {
+export async function resolveVersionLabels(file: string, versions: FileVersions, labels: Iterable<{ name: string | null; version: string }>, options: ResolveOptions = {}): Promise<ResolveResult> {
   const problems: string[] = [];
   const registryPath = registryPathFor(file);
   let table: Map<string, string> = new Map();
-  try {
-    const text = readWorkspaceFileSync(registryPath, { root: findWorkspaceRoot(registryPath), maxBytes: REGISTRY_MAX_BYTES, what: 'version tables' }).toString('utf8');
-    table = registryEntries(parse(text), problems, basename(registryPath));
-  } catch (error) {
-    if (!(error instanceof WorkspaceFileError && error.kind === 'not-found')) problems.push(`${basename(registryPath)}: ${(error as Error).message.slice(0, 300)}`);
+  // Without a repository no label maps through the table, wherever it is read.
+  const committed = options.registryAt && versions.repoRoot ? await committedTable(registryPath, versions, options.registryAt, problems, options.signal) : undefined;
+  const text = committed ? committed.text : workingTable(registryPath, problems);
+  const from = committed ? `${committed.reading.file} at ${committed.reading.revision}` : registryPath;
+  if (text !== undefined) {
+    try {
+      table = registryEntries(parse(text), problems, basename(registryPath));
+    } catch (error) {
+      problems.push(`${basename(registryPath)}: ${(error as Error).message.slice(0, 300)}`);
+    }
   }
-  if (!versions.repoRoot) return { problems, registry: table.size ? registryPath : null };
+  const result = (): ResolveResult => ({ problems, registry: table.size ? registryPath : null, ...(committed ? { registryReading: committed.reading } : {}) });
+  if (!versions.repoRoot) return result();
   let lookups = 0;
   const revisionAt = async (commitish: string): Promise<string | null> => {
     if (lookups++ >= MAX_LOOKUPS) return null;
@@ -59,7 +77,7 @@ export async function resolveVersionLabels(file: string, versions: FileVersions,
   };
   for (const [key, commitish] of table) {
     const rev = await revisionAt(commitish);
-    if (rev) versions.aliases.set(key, { rev, how: 'registry', from: registryPath } satisfies VersionAlias);
+    if (rev) versions.aliases.set(key, { rev, how: 'registry', from } satisfies VersionAlias);
     else problems.push(`${basename(registryPath)}: '${key.split('\u0000')[1]}' → '${commitish}' is not a commit where ${basename(file)} exists.`);
   }
   for (const { name, version } of labels) {
@@ -67,7 +85,30 @@ export async function resolveVersionLabels(file: string, versions: FileVersions,
     const rev = await revisionAt(version);
     if (rev) versions.aliases.set(`\u0000${version}`, { rev, how: 'deploy-commit' });
   }
-  return { problems, registry: table.size ? registryPath : null };
+  return result();
+}
+
+/** The table's text in the working copy; undefined when there is none (a problem when it cannot be read). */
+function workingTable(registryPath: string, problems: string[]): string | undefined {
+  try {
+    return readWorkspaceFileSync(registryPath, { root: findWorkspaceRoot(registryPath), maxBytes: REGISTRY_MAX_BYTES, what: 'version tables' }).toString('utf8');
+  } catch (error) {
+    if (!(error instanceof WorkspaceFileError && error.kind === 'not-found')) problems.push(`${basename(registryPath)}: ${(error as Error).message.slice(0, 300)}`);
+    return undefined;
+  }
+}
+
+/**
+ * The table beside the prompt as committed at `at` (a regular file under the cap; a committed link is not
+ * followed). A working copy that says otherwise is said, not used.
+ */
+async function committedTable(registryPath: string, versions: FileVersions, at: NamedRevision, problems: string[], signal?: AbortSignal): Promise<{ text: string | undefined; reading: RegistryReading }> {
+  const path = posix.join(posix.dirname(versions.paths[0] ?? ''), basename(registryPath));
+  const content = await regularFileAt(versions.repoRoot!, at.commit, path, REGISTRY_MAX_BYTES, signal ? { signal } : {});
+  if (content && !content.ok) problems.push(content.reason);
+  const text = content?.ok ? content.text : undefined;
+  if (workingTable(registryPath, []) !== text) problems.push(`${basename(registryPath)} in the working copy differs from ${at.name}'s: not used (a decision reads the version table from the branch being released into; --registry-rev names another revision).`);
+  return { text, reading: { file: path, revision: at.name, commit: at.commit, found: content !== undefined } };
 }
 
 /** `label: commit` at the top, or `promptName: {label: commit}`; keys `name\0label` ('' = any prompt). */
