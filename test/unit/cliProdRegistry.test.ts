@@ -42,10 +42,10 @@ beforeAll(() => {
   // The head relaxes its own check too: only --policy head applies that.
   head = origin.commit('Shorter greeting', { 'greet.prompt': '---\nmodel: gpt-test\n---\nAnswer.\n', 'greet.tests.yaml': LAX });
   published = origin.commit('Registry: Langfuse versions 1 and 2', { 'greet.versions.yaml': `"1": ${base}\n"2": ${head}\n` });
-  // Two days of a gray release labelled by Langfuse's integers; half of version 2's answers are not JSON.
+  // A day of a gray release labelled by Langfuse's integers; half of version 2's answers are not JSON.
   const r = seededRandom(11);
   const spans = [];
-  for (let t = NOW - 48 * HOUR; t < NOW; t += 60_000) {
+  for (let t = NOW - 24 * HOUR; t < NOW; t += 120_000) {
     const version = r() < 0.5 ? '1' : '2';
     const answer = version === '2' && r() < 0.5 ? 'Sure! {"tea": 1' : '{"tea": 1}';
     const ttft = 300 * (0.9 + 0.2 * r());
@@ -96,6 +96,18 @@ describe('prod --decide: the version table comes from the base\'s side', () => {
     expect(neither.code).toBe(2);
     expect(neither.stdout).toBe('');
     expect(neither.stderr).toMatch(/--decide reads greet\.versions\.yaml from the branch being released into, and HEAD has no upstream branch and there is no origin\/HEAD: name it with --registry-rev \(for example --registry-rev origin\/main\)/);
+  });
+
+  it('a base matched to the working copy\'s text has no policy of the base\'s side: insufficient (exit 2), never the working copy\'s checks', async () => {
+    const work = origin.clone();
+    work.write('greet.prompt', '---\nmodel: gpt-test\n---\nAnswer, never committed.\n');
+    const label = JSON.parse((await runCli(['version', 'greet.prompt', '--json'], work.root)).stdout).versions[0].version;
+    const spans = [label, '2'].flatMap((version) => Array.from({ length: 20 }, (_, i) => otlpSpan({ promptName: 'greet', version, identity: version === '2' ? 'langfuse' : 'genai', startMs: NOW - HOUR + i * 60_000, ttftMs: 300, e2eMs: 700 })));
+    writeFileSync(join(work.root, 'working.jsonl'), `${tracesLine(spans)}\n`);
+    const { code, stdout } = await runCli(['prod', 'greet.prompt', '--now', new Date(NOW).toISOString(), '--traces', 'working.jsonl', '--no-store', '--decide', '--base', label, '--head', '2', '--fail-on-regression'], work.root);
+    expect(code).toBe(2);
+    expect(stdout).toContain(`version ${label} is the working copy's text, not a commit: its policy cannot be read from the base's side`);
+    expect(stdout).not.toContain('decided under');
   });
 
   it('--policy head applies the head\'s relaxed check deliberately and lists it; by default it is listed, not applied', async () => {
