@@ -15,8 +15,9 @@ import { policyText, type RolloutPolicy } from '../core/rollout/scenario';
 import { SloError } from '../core/rollout/slo';
 import { findVersion } from '../core/telemetry/prodFromTraces';
 import type { ProdReport } from '../core/telemetry/prodReport';
-import type { FileVersions, RegistryReading } from '../core/telemetry/prodVersions';
+import type { FileVersions, RegistryReading, VersionTable } from '../core/telemetry/prodVersions';
 import { registryPathFor } from '../core/telemetry/versionResolver';
+import { versionTableAt } from '../core/telemetry/versionTableAt';
 import { UsageError } from './args';
 
 export interface DecideFlags {
@@ -27,19 +28,24 @@ export interface DecideFlags {
   registryRev?: string;
 }
 
-/** The revision the version table is read at; undefined outside a repository (no label maps through a table there). */
-export async function registrySide(file: string, registryRev: string | undefined, versions: FileVersions, signal?: AbortSignal): Promise<NamedRevision | undefined> {
+/** The version table at --registry-rev, else the branch being released into; undefined outside a repository (no label maps through a table there). */
+export async function baseVersionTable(file: string, registryRev: string | undefined, versions: FileVersions, signal?: AbortSignal): Promise<VersionTable | undefined> {
   if (!versions.repoRoot) return undefined;
+  const at = await registryRevision(file, registryRev, versions.repoRoot, signal);
+  return versionTableAt(file, versions, at, signal);
+}
+
+async function registryRevision(file: string, registryRev: string | undefined, repoRoot: string, signal?: AbortSignal): Promise<NamedRevision> {
   const call = signal ? { signal } : {};
   if (registryRev !== undefined) {
     try {
-      return await namedRevision(versions.repoRoot, registryRev, call);
+      return await namedRevision(repoRoot, registryRev, call);
     } catch (error) {
       if (error instanceof GitError && error.kind === 'bad-revision') throw new UsageError(`--registry-rev '${registryRev}' is not a commit in this repository: name the branch being released into (for example origin/main) or a commit`);
       throw error;
     }
   }
-  const branch = await releaseBranch(versions.repoRoot, call);
+  const branch = await releaseBranch(repoRoot, call);
   if (!branch) throw new UsageError(`--decide reads ${basename(registryPathFor(file))} from the branch being released into, and HEAD has no upstream branch and there is no origin/HEAD: name it with --registry-rev (for example --registry-rev origin/main)`);
   return branch;
 }

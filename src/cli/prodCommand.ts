@@ -19,7 +19,7 @@ import { nowFlag, parseArgs, stringFlag, UsageError, type ParsedArgs } from './a
 import type { CliIO } from './io';
 import { terminalJson, terminalSafeIO } from './terminalText';
 import { PROD_USAGE } from './help/usage';
-import { registrySide } from './prodBaseSide';
+import { baseVersionTable } from './prodBaseSide';
 import { ADHERENCE_BOOLEAN, ADHERENCE_VALUED, adherenceLines, adherencePlan, decisionExitCode, decisionText, scoreAndDecide, wantsAnswers, type AdherencePlan } from './prodAdherenceFlags';
 
 export async function prodCommand(argv: string[], rawIO: CliIO): Promise<number> {
@@ -120,7 +120,7 @@ async function readTraces(r: ReadRequest, traces: string[], scoring: AdherencePl
   // retrieved before each call only when a judge will read them.
   const keepAnswers = await wantsAnswers(r.file, scoring, r.prompt);
   // Deciding, the version table is the base's side's (prodBaseSide.ts); asked before the traces are read.
-  const registryAt = scoring.decide ? await registrySide(r.file, scoring.decide.registryRev, await r.fileVersions, r.signal) : undefined;
+  const versionTable = scoring.decide ? await baseVersionTable(r.file, scoring.decide.registryRev, await r.fileVersions, r.signal) : undefined;
   const report = await prodFromTraces(r.file, traces, {
     ...(r.sinceMs !== undefined ? { sinceMs: r.sinceMs } : {}),
     ...(r.args.flags.has('now') ? { untilMs: r.nowMs } : {}),
@@ -129,7 +129,7 @@ async function readTraces(r: ReadRequest, traces: string[], scoring: AdherencePl
     alsoTo: fanOut(...sinks),
     ...(keepAnswers ? { keepAnswers, ...(scoring.judge ? { keepRetrievals: true } : {}) } : {}),
     ...(scoring.decide ? { compare: { base: scoring.decide.base, head: scoring.decide.head } } : {}),
-    ...(registryAt ? { registryAt } : {}),
+    ...(versionTable ? { versionTable } : {}),
     signal: r.signal,
   });
   return { report, windows: windowSink?.data() ?? null, hourly: hourlySink?.data() ?? null, source: { kind: 'traces', traces: traces.join(' '), since: r.since ?? '24h' } };

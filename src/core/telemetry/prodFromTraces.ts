@@ -5,10 +5,9 @@
 import { importOtlpFiles, type ImportOptions } from './importOtlp';
 import type { Relabelable, VersionAggregate } from './prodAggregate';
 import { compareVersions, orderVersions, versionReport, type ProdReport, type ProdVersion } from './prodReport';
-import { loadFileVersions, matchVersion, type FileVersions } from './prodVersions';
+import { loadFileVersions, matchVersion, type FileVersions, type VersionTable } from './prodVersions';
 import { sourceSummaries } from './prodSources';
 import { contentMatcher, resolveVersionLabels, revisionRename } from './versionResolver';
-import type { NamedRevision } from '../history/releaseBranch';
 
 export interface ProdOptions extends ImportOptions {
   /** Only this prompt of the file (a file may hold several). */
@@ -17,8 +16,8 @@ export interface ProdOptions extends ImportOptions {
   fileVersions?: Promise<FileVersions>;
   /** Compare these two versions (a production label, or a revision's commit id or its prefix) instead of the latest two. */
   compare?: { base: string; head: string };
-  /** Read the version table at this revision (deciding: the base's side), not the working copy's. */
-  registryAt?: NamedRevision;
+  /** The version table as read at a revision (deciding: the base's side), instead of the working copy's. */
+  versionTable?: VersionTable;
 }
 
 /** The version a label names: its production label, one of its labels, or its revision (7+ characters of the commit). */
@@ -34,7 +33,7 @@ export async function prodFromTraces(file: string, tracePaths: readonly string[]
   const wantedNames = options.prompt ? new Set([options.prompt]) : fileVersions.promptNames;
   const { aggregate } = await importOtlpFiles(tracePaths, { ...options, matchContent: contentMatcher(fileVersions, wantedNames) });
   const labels = [...aggregate.versions.values()].map((a) => ({ name: a.promptName, version: a.version }));
-  const resolved = await resolveVersionLabels(file, fileVersions, labels, { ...(options.signal ? { signal: options.signal } : {}), ...(options.registryAt ? { registryAt: options.registryAt } : {}) });
+  const resolved = await resolveVersionLabels(file, fileVersions, labels, { ...(options.signal ? { signal: options.signal } : {}), ...(options.versionTable ? { table: options.versionTable } : {}) });
   const rename = revisionRename(fileVersions, aggregate.versions.values());
   aggregate.relabel(rename);
   (options.alsoTo as Partial<Relabelable> | undefined)?.relabel?.(rename);

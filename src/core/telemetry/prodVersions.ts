@@ -44,6 +44,13 @@ export interface RegistryReading {
   found: boolean;
 }
 
+/** A version table read at a revision (versionTableAt.ts): its text (undefined: none there), where, and what was said. */
+export interface VersionTable {
+  text: string | undefined;
+  reading: RegistryReading;
+  problems: string[];
+}
+
 export interface FileVersions {
   /** Newest first; `working` (the file on disk) first when it differs from every revision. */
   revisions: RevisionFacts[];

@@ -7,17 +7,16 @@
  *     the user keeps beside the prompt, NAME.versions.yaml: `label: commit`, or per prompt name;
  *   - calls that name no version are matched by the messages they sent (contentMatch.ts), and said so.
  */
-import { basename, dirname, join, posix } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import { findWorkspaceRoot, readWorkspaceFileSync, WorkspaceFileError } from '../files/workspaceFile';
 import { git, isGitStop } from '../history/git';
-import { regularFileAt, resolveRevision } from '../history/fileHistory';
-import type { NamedRevision } from '../history/releaseBranch';
+import { resolveRevision } from '../history/fileHistory';
 import { matchesTemplate } from './contentMatch';
 import type { CapturedMessage } from './capturedContent';
 import type { ContentMatcher } from './importOtlpSpans';
 import type { Relabel } from './prodAggregate';
-import { matchVersion, type FileVersions, type RegistryReading, type VersionAlias } from './prodVersions';
+import { matchVersion, type FileVersions, type RegistryReading, type VersionAlias, type VersionTable } from './prodVersions';
 import { createHash } from 'node:crypto';
 
 /** `homes.prompty` → `homes.versions.yaml` beside it. */
@@ -27,7 +26,7 @@ export function registryPathFor(file: string): string {
 }
 
 /** A version table is a few lines; a larger one is refused. */
-const REGISTRY_MAX_BYTES = 1024 * 1024;
+export const REGISTRY_MAX_BYTES = 1024 * 1024;
 const COMMITISH = /^[0-9a-f]{7,64}$/i;
 /** Labels looked up in git at most per read (each is one or two git calls). */
 const MAX_LOOKUPS = 200;
@@ -36,17 +35,17 @@ export interface ResolveResult {
   /** What could not be used, said to the user (a bad table, an entry that names no commit). */
   problems: string[];
   registry: string | null;
-  /** Where the table was read, when it was read at a revision (`registryAt`). */
+  /** Where the table was read, when it was read at a revision (`table`). */
   registryReading?: RegistryReading;
 }
 
 export interface ResolveOptions {
   signal?: AbortSignal;
   /**
-   * Read the table as committed at this revision, never the working copy's: a decision reads it from the
-   * base's side, since the change being rolled out could otherwise name its own baseline.
+   * The table as committed at a revision (versionTableAt.ts), used instead of the working copy's: a decision
+   * reads it from the base's side, since the change being rolled out could otherwise name its own baseline.
    */
-  registryAt?: NamedRevision;
+  table?: VersionTable;
 }
 
 /**
@@ -57,9 +56,9 @@ export async function resolveVersionLabels(file: string, versions: FileVersions,
   const problems: string[] = [];
   const registryPath = registryPathFor(file);
   let table: Map<string, string> = new Map();
-  // Without a repository no label maps through the table, wherever it is read.
-  const committed = options.registryAt && versions.repoRoot ? await committedTable(registryPath, versions, options.registryAt, problems, options.signal) : undefined;
-  const text = committed ? committed.text : workingTable(registryPath, problems);
+  const committed = options.table;
+  if (committed) problems.push(...committed.problems);
+  const text = committed ? committed.text : workingVersionTable(registryPath, problems);
   const from = committed ? `${committed.reading.file} at ${committed.reading.revision}` : registryPath;
   if (text !== undefined) {
     try {
@@ -89,26 +88,13 @@ export async function resolveVersionLabels(file: string, versions: FileVersions,
 }
 
 /** The table's text in the working copy; undefined when there is none (a problem when it cannot be read). */
-function workingTable(registryPath: string, problems: string[]): string | undefined {
+export function workingVersionTable(registryPath: string, problems: string[]): string | undefined {
   try {
     return readWorkspaceFileSync(registryPath, { root: findWorkspaceRoot(registryPath), maxBytes: REGISTRY_MAX_BYTES, what: 'version tables' }).toString('utf8');
   } catch (error) {
     if (!(error instanceof WorkspaceFileError && error.kind === 'not-found')) problems.push(`${basename(registryPath)}: ${(error as Error).message.slice(0, 300)}`);
     return undefined;
   }
-}
-
-/**
- * The table beside the prompt as committed at `at` (a regular file under the cap; a committed link is not
- * followed). A working copy that says otherwise is said, not used.
- */
-async function committedTable(registryPath: string, versions: FileVersions, at: NamedRevision, problems: string[], signal?: AbortSignal): Promise<{ text: string | undefined; reading: RegistryReading }> {
-  const path = posix.join(posix.dirname(versions.paths[0] ?? ''), basename(registryPath));
-  const content = await regularFileAt(versions.repoRoot!, at.commit, path, REGISTRY_MAX_BYTES, signal ? { signal } : {});
-  if (content && !content.ok) problems.push(content.reason);
-  const text = content?.ok ? content.text : undefined;
-  if (workingTable(registryPath, []) !== text) problems.push(`${basename(registryPath)} in the working copy differs from ${at.name}'s: not used (a decision reads the version table from the branch being released into; --registry-rev names another revision).`);
-  return { text, reading: { file: path, revision: at.name, commit: at.commit, found: content !== undefined } };
 }
 
 /** `label: commit` at the top, or `promptName: {label: commit}`; keys `name\0label` ('' = any prompt). */
