@@ -2,19 +2,16 @@
  * `prod`'s production adherence and decision: `--score N` (answers scored per version; 0: none; scores kept
  * in `--store PATH`, default .prompt-insight/prod-scores.jsonl, or not with `--no-store`),
  * `--judge-endpoint URL --judge-model ID` for judge rubrics, `--decide --base V1 --head V2
- * [--fail-on-regression]`. The checks and the policy come from the BASE revision's files when deciding
- * (the change cannot relax its own gate), else from the tests file on disk.
+ * [--fail-on-regression] [--policy base|head] [--registry-rev REV]`. Deciding, the checks and the policy come
+ * from the base's side (prodBaseSide.ts: the change cannot relax its own gate), else from the tests file on disk.
  */
 import { resolve } from 'node:path';
 import { loadTestSuite, type TestSuite } from '../core/adherence/testCases';
 import type { Judge } from '../core/adherence/score';
 import { transportJudge } from '../core/run/transportJudge';
-import { loadGatePolicy } from '../core/compare/gatePolicy';
-import { loadRevisionSources } from '../core/compare/revisionSources';
+import { POLICY_ORIGINS, type PolicyOrigin } from '../core/compare/gatePolicy';
 import { detectFormat } from '../core/formats/detect';
 import type { RolloutPolicy } from '../core/rollout/scenario';
-import { policyText } from '../core/rollout/scenario';
-import { SloError } from '../core/rollout/slo';
 import { AnswerSample, DEFAULT_SCORED_PER_VERSION, referenceFreeChecks, scoreAnswers, type ProdAdherence, type ProdHallucination } from '../core/telemetry/prodAdherence';
 import { DEFAULT_SCORE_STORE, ProdScoreStore } from '../core/telemetry/prodScoreStore';
 import { decideProduction, DECISION_WORDS, type ProdDecision } from '../core/telemetry/prodDecision';
@@ -26,8 +23,9 @@ import { endpointTransport, ENDPOINT_FLAGS } from './endpointArgs';
 import { promptsOf } from './promptFile';
 import { readPromptFile } from '../core/files/workspaceFile';
 import { decodePromptBytes } from '../core/formats/decode';
+import { decisionGate, registryLine, type DecideFlags } from './prodBaseSide';
 
-export const ADHERENCE_VALUED = ['score', 'store', 'base', 'head', ...ENDPOINT_FLAGS.map((f) => `judge-${f}`), 'judge-model'];
+export const ADHERENCE_VALUED = ['score', 'store', 'base', 'head', 'policy', 'registry-rev', ...ENDPOINT_FLAGS.map((f) => `judge-${f}`), 'judge-model'];
 export const ADHERENCE_BOOLEAN = ['decide', 'fail-on-regression', 'no-store'];
 
 export interface AdherencePlan {
@@ -35,7 +33,7 @@ export interface AdherencePlan {
   judge?: Judge;
   /** Which judge (model and endpoint): part of a stored score's key, so another judge's verdicts are not reused. */
   judgeId?: string;
-  decide?: { base: string; head: string; failOnRegression: boolean };
+  decide?: DecideFlags;
   sample: AnswerSample;
   /** Where scores are kept between runs; absent with --no-store. */
   storePath?: string;
@@ -49,32 +47,27 @@ export function adherencePlan(args: ParsedArgs, window: { sinceMs?: number; unti
   const base = stringFlag(args, 'base');
   const head = stringFlag(args, 'head');
   const deciding = args.flags.get('decide') === true;
+  const policyFrom = stringFlag(args, 'policy') ?? 'base';
+  const registryRev = stringFlag(args, 'registry-rev');
+  if (!(POLICY_ORIGINS as readonly string[]).includes(policyFrom)) throw new UsageError(`--policy must be base or head (got '${policyFrom}'; base: the base version's checks and SLOs judge the change; head: the head's, applied deliberately and listed)`);
   if (args.flags.has('store') && args.flags.has('no-store')) throw new UsageError('--store and --no-store exclude each other');
   if (deciding && (!base || !head)) throw new UsageError('--decide needs --base V1 --head V2 (the versions as production labels them, or their commits)');
   if (!deciding && (base || head || args.flags.has('fail-on-regression'))) throw new UsageError('--base, --head and --fail-on-regression go with --decide');
+  if (!deciding && (args.flags.has('policy') || registryRev !== undefined)) throw new UsageError('--policy and --registry-rev go with --decide');
   return {
     cap,
     ...(judgeTransport && judgeModel ? { judge: transportJudge(judgeTransport, judgeModel, timeoutMs, signal), judgeId: `${judgeModel} at ${stringFlag(args, 'judge-endpoint') ?? ''}` } : {}),
-    ...(deciding ? { decide: { base: base!, head: head!, failOnRegression: args.flags.get('fail-on-regression') === true } } : {}),
+    ...(deciding ? { decide: { base: base!, head: head!, failOnRegression: args.flags.get('fail-on-regression') === true, policyFrom: policyFrom as PolicyOrigin, ...(registryRev !== undefined ? { registryRev } : {}) } } : {}),
     sample: new AnswerSample(cap, window),
     ...(args.flags.has('no-store') ? {} : { storePath: stringFlag(args, 'store') ?? DEFAULT_SCORE_STORE }),
   };
 }
 
-/** The base revision's policy and tests file (deciding), else the tests file on disk and no policy. */
-async function checksSource(file: string, plan: AdherencePlan, report: ProdReport, fileVersions: FileVersions, promptName: string | undefined, signal?: AbortSignal): Promise<{ suite: TestSuite; policy?: RolloutPolicy }> {
-  const baseRev = plan.decide ? findVersion(report.versions, plan.decide.base)?.revision : undefined;
-  if (plan.decide && baseRev) {
-    const { sources, history } = await loadRevisionSources(file, [baseRev], signal ? { signal } : {});
-    try {
-      const gate = await loadGatePolicy(sources, { file, ...(promptName ? { promptName } : {}), ...(history ? { repoRoot: history.repoRoot } : fileVersions.repoRoot ? { repoRoot: fileVersions.repoRoot } : {}), ...(signal ? { signal } : {}) }, { from: 'base' });
-      return { suite: gate.suite, policy: gate.policy };
-    } catch (error) {
-      if (error instanceof SloError) throw new UsageError(error.message);
-      throw error;
-    }
-  }
-  return workingSuite(file, promptName);
+/** Deciding, the base's side's policy and checks (or why they cannot be read); else the tests file on disk and no policy. */
+async function checksSource(file: string, plan: AdherencePlan, report: ProdReport, fileVersions: FileVersions, promptName: string | undefined, signal?: AbortSignal): Promise<{ suite: TestSuite; policy?: RolloutPolicy; notes: string[]; unreadable?: string }> {
+  const gate = plan.decide ? await decisionGate(file, plan.decide, report, fileVersions, promptName, signal) : undefined;
+  if (gate && !('unreadable' in gate)) return gate;
+  return { ...(await workingSuite(file, promptName)), notes: [], ...(gate ? { unreadable: gate.unreadable } : {}) };
 }
 
 async function workingSuite(file: string, promptName: string | undefined): Promise<{ suite: TestSuite }> {
@@ -98,8 +91,8 @@ export async function wantsAnswers(file: string, plan: AdherencePlan, promptName
 
 /** Scores each version's sampled answers into the report (`versions[].adherence`), and decides when asked. */
 export async function scoreAndDecide(file: string, plan: AdherencePlan, report: ProdReport, fileVersions: FileVersions, promptName: string | undefined, signal?: AbortSignal): Promise<{ decision?: ProdDecision; notes: string[] }> {
+  const { suite, policy, notes: gateNotes, unreadable } = await checksSource(file, plan, report, fileVersions, promptName, signal);
   const notes: string[] = [];
-  const { suite, policy } = await checksSource(file, plan, report, fileVersions, promptName, signal);
   const { checks, leftOut } = referenceFreeChecks(suite, plan.judge !== undefined);
   if (leftOut.length) notes.push(`production adherence leaves out ${leftOut.join(', ')}.`);
   const noChecks = checks.length === 0 ? `${suite.source} has no check every answer can be held to (defaultTest: assert: contains, regex, is-json, json-schema, llm-rubric …)` : undefined;
@@ -120,13 +113,14 @@ export async function scoreAndDecide(file: string, plan: AdherencePlan, report: 
   if (!plan.decide) return { notes };
   const base = findVersion(report.versions, plan.decide.base);
   const head = findVersion(report.versions, plan.decide.head);
+  const registry = report.registry ? { registry: report.registry } : {};
   if (!base || !head || !report.comparison || !policy) {
-    const why = !base || !head ? `version ${!base ? plan.decide.base : plan.decide.head} served no request of this prompt in the source` : !policy ? `version ${plan.decide.base} is not in ${file}'s git history: its policy cannot be read` : 'the two versions cannot be compared';
-    return { notes, decision: { decision: 'insufficient', base: plan.decide.base, head: plan.decide.head, matching: null, reasons: [why, 'A gate fails closed: no decision without evidence.'] } };
+    const why = !base || !head ? `version ${!base ? plan.decide.base : plan.decide.head} served no request of this prompt in the source` : !policy ? (unreadable ?? `version ${plan.decide.base}'s policy cannot be read`) : 'the two versions cannot be compared';
+    return { notes, decision: { decision: 'insufficient', base: plan.decide.base, head: plan.decide.head, matching: null, reasons: [why, 'A gate fails closed: no decision without evidence.'], ...registry } };
   }
   const decision = decideProduction({ policy, base, head, comparison: report.comparison, ...(noChecks || plan.cap === 0 ? { adherenceNotMeasured: noChecks ?? '--score 0' } : {}) });
-  notes.push(`decided under ${plan.decide.base}'s policy: ${policyText(policy)}`);
-  return { decision, notes };
+  notes.push(...gateNotes);
+  return { decision: { ...decision, ...registry }, notes };
 }
 
 /** `promote` 0; with --fail-on-regression `roll-back` 1 and `insufficient` 2 (a gate fails closed; distinct so a pipeline can wait and retry). */
@@ -136,7 +130,7 @@ export function decisionExitCode(decision: ProdDecision, failOnRegression: boole
 }
 
 export function decisionText(d: ProdDecision): string {
-  return [`decision: ${DECISION_WORDS[d.decision]} ${d.head} (against ${d.base})${d.matching ? ` · ${d.matching}` : ''}`, ...d.reasons.map((r) => `  - ${r}`)].join('\n');
+  return [`decision: ${DECISION_WORDS[d.decision]} ${d.head} (against ${d.base})${d.matching ? ` · ${d.matching}` : ''}`, ...d.reasons.map((r) => `  - ${r}`), ...(d.registry ? [`  ${registryLine(d.registry)}`] : [])].join('\n');
 }
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;

@@ -19,6 +19,7 @@ import type { CliIO } from './io';
 import { checkOutputFiles, outputFlag, writeOutput } from './outputFiles';
 import { terminalJson } from './terminalText';
 import { PROD_USAGE } from './help/usage';
+import { baseVersionTable } from './prodBaseSide';
 import { ADHERENCE_BOOLEAN, ADHERENCE_VALUED, adherenceLines, adherencePlan, decisionExitCode, decisionText, scoreAndDecide, wantsAnswers, type AdherencePlan } from './prodAdherenceFlags';
 
 export async function prodCommand(argv: string[], io: CliIO): Promise<number> {
@@ -117,6 +118,8 @@ async function readTraces(r: ReadRequest, traces: string[], scoring: AdherencePl
   // Answers are read (and held per trace until its log records are in) only when they are scored; the passages
   // retrieved before each call only when a judge will read them.
   const keepAnswers = await wantsAnswers(r.file, scoring, r.prompt);
+  // Deciding, the version table is the base's side's (prodBaseSide.ts); asked before the traces are read.
+  const versionTable = scoring.decide ? await baseVersionTable(r.file, scoring.decide.registryRev, await r.fileVersions, r.signal) : undefined;
   const report = await prodFromTraces(r.file, traces, {
     ...(r.sinceMs !== undefined ? { sinceMs: r.sinceMs } : {}),
     ...(r.args.flags.has('now') ? { untilMs: r.nowMs } : {}),
@@ -125,6 +128,7 @@ async function readTraces(r: ReadRequest, traces: string[], scoring: AdherencePl
     alsoTo: fanOut(...sinks),
     ...(keepAnswers ? { keepAnswers, ...(scoring.judge ? { keepRetrievals: true } : {}) } : {}),
     ...(scoring.decide ? { compare: { base: scoring.decide.base, head: scoring.decide.head } } : {}),
+    ...(versionTable ? { versionTable } : {}),
     signal: r.signal,
   });
   return { report, windows: windowSink?.data() ?? null, hourly: hourlySink?.data() ?? null, source: { kind: 'traces', traces: traces.join(' '), since: r.since ?? '24h' } };

@@ -42,9 +42,11 @@ function write(name: string, badShare: Record<string, number>, options: { output
 const prod = (args: string[]) => runCli(['prod', 'greet.prompt', '--now', new Date(NOW).toISOString(), ...args], repo.root);
 
 beforeAll(() => {
-  repo = new TestRepo();
-  v1 = repo.commit('Greeting', { 'greet.prompt': '---\nmodel: gpt-test\n---\nAnswer in JSON.\n', 'greet.tests.yaml': TESTS }).slice(0, 8);
-  v2 = repo.commit('Shorter', { 'greet.prompt': '---\nmodel: gpt-test\n---\nAnswer.\n' }).slice(0, 8);
+  const origin = new TestRepo();
+  v1 = origin.commit('Greeting', { 'greet.prompt': '---\nmodel: gpt-test\n---\nAnswer in JSON.\n', 'greet.tests.yaml': TESTS }).slice(0, 8);
+  v2 = origin.commit('Shorter', { 'greet.prompt': '---\nmodel: gpt-test\n---\nAnswer.\n' }).slice(0, 8);
+  // A clone, as CD checks it out: --decide reads the version table from the branch being released into (origin/main).
+  repo = origin.clone();
   write('worse.jsonl', { [v1]: 0.05, [v2]: 0.5 });
   write('same.jsonl', { [v1]: 0.05, [v2]: 0.05 });
   write('no-output.jsonl', {}, { output: false });

@@ -79,9 +79,11 @@ beforeAll(async () => {
     { step: 'verdicts', when: `1. ${TRUE_ANSWER}`, reply: { verdicts: [{ claim: 1, verdict: 'supported', passage: 1 }] } },
     { step: 'verdicts', when: `1. ${INVENTED}`, reply: { verdicts: [{ claim: 1, verdict: 'contradicted', passage: 1, reason: 'the listing says $850,000' }] } },
   ]);
-  repo = new TestRepo();
-  v1 = repo.commit('Listings', { 'listings.prompt': '---\nmodel: gpt-test\n---\nAnswer from the listings.\n', 'listings.tests.yaml': TESTS }).slice(0, 8);
-  v2 = repo.commit('Attractive prices', { 'listings.prompt': '---\nmodel: gpt-test\n---\nAnswer from the listings; round prices to sound attractive.\n' }).slice(0, 8);
+  const origin = new TestRepo();
+  v1 = origin.commit('Listings', { 'listings.prompt': '---\nmodel: gpt-test\n---\nAnswer from the listings.\n', 'listings.tests.yaml': TESTS }).slice(0, 8);
+  v2 = origin.commit('Attractive prices', { 'listings.prompt': '---\nmodel: gpt-test\n---\nAnswer from the listings; round prices to sound attractive.\n' }).slice(0, 8);
+  // A clone, as CD checks it out: --decide reads the version table from the branch being released into (origin/main).
+  repo = origin.clone();
   write('invents.jsonl', { [v2]: 0.6 });
   write('same.jsonl', {});
   write('no-retrieval.jsonl', {}, () => 'none');

@@ -23,9 +23,11 @@ export const PRODUCTION_HELP: Record<string, CommandHelp> = {
       { name: 'base', value: 'V1', meaning: 'the version serving before (with --decide)' },
       { name: 'head', value: 'V2', meaning: 'the version being rolled out (with --decide)' },
       { name: 'fail-on-regression', meaning: 'with --decide: exit 1 on roll back, 2 on insufficient evidence' },
+      { name: 'policy', value: 'base|head', meaning: "with --decide: whose checks and SLOs judge (default base; head applies the change's own, listed)" },
+      { name: 'registry-rev', value: 'REV', meaning: 'with --decide: the revision the version table (NAME.versions.yaml) is read at, never the working copy (default: the upstream branch, else origin/HEAD)' },
       JSON_FLAG,
     ],
-    examples: ['prompt-insight prod homes.prompty --traces traces.jsonl.gz --since 24h --window 1h', 'prompt-insight prod homes.prompty --prometheus http://127.0.0.1:9090 --json', 'prompt-insight prod homes.prompty --traces traces.jsonl.gz --score 50 --decide --base v1 --head v2 --fail-on-regression'],
+    examples: ['prompt-insight prod homes.prompty --traces traces.jsonl.gz --since 24h --window 1h', 'prompt-insight prod homes.prompty --prometheus http://127.0.0.1:9090 --json', 'prompt-insight prod homes.prompty --traces traces.jsonl.gz --score 50 --decide --base v1 --head v2 --registry-rev origin/main --fail-on-regression'],
     exitCodes: '0 ok (with --decide: promote) · 1 the file or a source could not be read, or --fail-on-regression and roll back · 2 usage error, or --fail-on-regression and insufficient evidence · 130 interrupted',
   },
   watch: {

@@ -11,6 +11,7 @@ import { adherenceVerdict, type Verdict } from '../stats/verdicts';
 import { decideRollout, withCriterion, type RolloutDecision } from '../rollout/decision';
 import type { RolloutPolicy } from '../rollout/scenario';
 import { matchedEvidence, type ProdComparison, type ProdVersion } from './prodReport';
+import type { RegistryReading } from './prodVersions';
 
 export type ProdDecisionKind = 'promote' | 'roll-back' | 'insufficient';
 
@@ -23,6 +24,8 @@ export interface ProdDecision {
   reasons: string[];
   /** The rollout decision it is read from (its SLO judgements); absent when the versions could not be compared at all. */
   rollout?: RolloutDecision;
+  /** Where the version table that named the base's revision was read (the base's side). */
+  registry?: RegistryReading;
 }
 
 const KIND: Record<RolloutDecision['decision'], ProdDecisionKind> = { ship: 'promote', 'no-change': 'promote', hold: 'roll-back', insufficient: 'insufficient' };

@@ -5,7 +5,7 @@
 import { importOtlpFiles, type ImportOptions } from './importOtlp';
 import type { Relabelable, VersionAggregate } from './prodAggregate';
 import { compareVersions, orderVersions, versionReport, type ProdReport, type ProdVersion } from './prodReport';
-import { loadFileVersions, matchVersion, type FileVersions } from './prodVersions';
+import { loadFileVersions, matchVersion, type FileVersions, type VersionTable } from './prodVersions';
 import { sourceSummaries } from './prodSources';
 import { contentMatcher, resolveVersionLabels, revisionRename } from './versionResolver';
 
@@ -16,6 +16,8 @@ export interface ProdOptions extends ImportOptions {
   fileVersions?: Promise<FileVersions>;
   /** Compare these two versions (a production label, or a revision's commit id or its prefix) instead of the latest two. */
   compare?: { base: string; head: string };
+  /** The version table as read at a revision (deciding: the base's side), instead of the working copy's. */
+  versionTable?: VersionTable;
 }
 
 /** The version a label names: its production label, one of its labels, or its revision (7+ characters of the commit). */
@@ -31,7 +33,7 @@ export async function prodFromTraces(file: string, tracePaths: readonly string[]
   const wantedNames = options.prompt ? new Set([options.prompt]) : fileVersions.promptNames;
   const { aggregate } = await importOtlpFiles(tracePaths, { ...options, matchContent: contentMatcher(fileVersions, wantedNames) });
   const labels = [...aggregate.versions.values()].map((a) => ({ name: a.promptName, version: a.version }));
-  const resolved = await resolveVersionLabels(file, fileVersions, labels, options.signal ? { signal: options.signal } : {});
+  const resolved = await resolveVersionLabels(file, fileVersions, labels, { ...(options.signal ? { signal: options.signal } : {}), ...(options.versionTable ? { table: options.versionTable } : {}) });
   const rename = revisionRename(fileVersions, aggregate.versions.values());
   aggregate.relabel(rename);
   (options.alsoTo as Partial<Relabelable> | undefined)?.relabel?.(rename);
@@ -77,5 +79,6 @@ export async function prodFromTraces(file: string, tracePaths: readonly string[]
     sources: sourceSummaries(aggregate.bySource),
     otherPrompts: Object.fromEntries(top),
     notes,
+    ...(resolved.registryReading ? { registry: resolved.registryReading } : {}),
   };
 }

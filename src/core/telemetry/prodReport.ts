@@ -8,7 +8,7 @@ import { percentile } from '../stats/percentile';
 import { newcombeDifferenceInterval, proportionTest, wilsonInterval } from '../stats/proportions';
 import { quantileRanks } from '../stats/quantileInterval';
 import type { SkipCounts, ValueSeries, VersionAggregate } from './prodAggregate';
-import { matchVersion, type FileVersions } from './prodVersions';
+import { matchVersion, type FileVersions, type RegistryReading } from './prodVersions';
 import type { SourceSummary } from './prodSources';
 import { matchTime, type MatchedTime, type MatchMethod } from './matchedHours';
 import type { ProdAdherence } from './prodAdherence';
@@ -217,6 +217,8 @@ export interface ProdReport {
   /** Inference spans for prompts this file does not hold, by name (at most 20 names). */
   otherPrompts: Record<string, number>;
   notes: string[];
+  /** Where the version table was read when it was read at a revision (deciding: the base's side). */
+  registry?: RegistryReading;
   /** Prometheus only: the inference servers' own figures (vLLM, SGLang, TGI histograms; llama.cpp means), whole server. */
   server?: { engine: string; metric: string; p50Ms?: number; p99Ms?: number; meanMs?: number }[];
 }

@@ -33,6 +33,24 @@ export interface VersionAlias {
   from?: string;
 }
 
+/** Where a decision read the version table: as committed at the base's side, never the working copy. */
+export interface RegistryReading {
+  /** The table's path in the repository. */
+  file: string;
+  /** The revision as named (`origin/main`, or the user's --registry-rev). */
+  revision: string;
+  commit: string;
+  /** Whether the table exists there (without it, labels map to commits and content only). */
+  found: boolean;
+}
+
+/** A version table read at a revision (versionTableAt.ts): its text (undefined: none there), where, and what was said. */
+export interface VersionTable {
+  text: string | undefined;
+  reading: RegistryReading;
+  problems: string[];
+}
+
 export interface FileVersions {
   /** Newest first; `working` (the file on disk) first when it differs from every revision. */
   revisions: RevisionFacts[];

@@ -16,17 +16,17 @@ import { matchesTemplate } from './contentMatch';
 import type { CapturedMessage } from './capturedContent';
 import type { ContentMatcher } from './importOtlpSpans';
 import type { Relabel } from './prodAggregate';
-import { matchVersion, type FileVersions, type VersionAlias } from './prodVersions';
+import { matchVersion, type FileVersions, type RegistryReading, type VersionAlias, type VersionTable } from './prodVersions';
 import { createHash } from 'node:crypto';
 
 /** `homes.prompty` → `homes.versions.yaml` beside it. */
-function registryPathFor(file: string): string {
+export function registryPathFor(file: string): string {
   const name = basename(file).replace(/\.(prompty|prompt\.ya?ml|prompt\.md|prompt\.txt|prompt|txt|md)$/i, '');
   return join(dirname(file), `${name}.versions.yaml`);
 }
 
 /** A version table is a few lines; a larger one is refused. */
-const REGISTRY_MAX_BYTES = 1024 * 1024;
+export const REGISTRY_MAX_BYTES = 1024 * 1024;
 const COMMITISH = /^[0-9a-f]{7,64}$/i;
 /** Labels looked up in git at most per read (each is one or two git calls). */
 const MAX_LOOKUPS = 200;
@@ -35,23 +35,40 @@ export interface ResolveResult {
   /** What could not be used, said to the user (a bad table, an entry that names no commit). */
   problems: string[];
   registry: string | null;
+  /** Where the table was read, when it was read at a revision (`table`). */
+  registryReading?: RegistryReading;
+}
+
+export interface ResolveOptions {
+  signal?: AbortSignal;
+  /**
+   * The table as committed at a revision (versionTableAt.ts), used instead of the working copy's: a decision
+   * reads it from the base's side, since the change being rolled out could otherwise name its own baseline.
+   */
+  table?: VersionTable;
 }
 
 /**
  * Resolves production labels that the file's own commits and hashes do not: registry entries, then any
  * commit of the repository. Fills `versions.aliases`, which matchVersion reads.
  */
-export async function resolveVersionLabels(file: string, versions: FileVersions, labels: Iterable<{ name: string | null; version: string }>, options: { signal?: AbortSignal } = {}): Promise<ResolveResult> {
+export async function resolveVersionLabels(file: string, versions: FileVersions, labels: Iterable<{ name: string | null; version: string }>, options: ResolveOptions = {}): Promise<ResolveResult> {
   const problems: string[] = [];
   const registryPath = registryPathFor(file);
   let table: Map<string, string> = new Map();
-  try {
-    const text = readWorkspaceFileSync(registryPath, { root: findWorkspaceRoot(registryPath), maxBytes: REGISTRY_MAX_BYTES, what: 'version tables' }).toString('utf8');
-    table = registryEntries(parse(text), problems, basename(registryPath));
-  } catch (error) {
-    if (!(error instanceof WorkspaceFileError && error.kind === 'not-found')) problems.push(`${basename(registryPath)}: ${(error as Error).message.slice(0, 300)}`);
+  const committed = options.table;
+  if (committed) problems.push(...committed.problems);
+  const text = committed ? committed.text : workingVersionTable(registryPath, problems);
+  const from = committed ? `${committed.reading.file} at ${committed.reading.revision}` : registryPath;
+  if (text !== undefined) {
+    try {
+      table = registryEntries(parse(text), problems, basename(registryPath));
+    } catch (error) {
+      problems.push(`${basename(registryPath)}: ${(error as Error).message.slice(0, 300)}`);
+    }
   }
-  if (!versions.repoRoot) return { problems, registry: table.size ? registryPath : null };
+  const result = (): ResolveResult => ({ problems, registry: table.size ? registryPath : null, ...(committed ? { registryReading: committed.reading } : {}) });
+  if (!versions.repoRoot) return result();
   let lookups = 0;
   const revisionAt = async (commitish: string): Promise<string | null> => {
     if (lookups++ >= MAX_LOOKUPS) return null;
@@ -59,7 +76,7 @@ export async function resolveVersionLabels(file: string, versions: FileVersions,
   };
   for (const [key, commitish] of table) {
     const rev = await revisionAt(commitish);
-    if (rev) versions.aliases.set(key, { rev, how: 'registry', from: registryPath } satisfies VersionAlias);
+    if (rev) versions.aliases.set(key, { rev, how: 'registry', from } satisfies VersionAlias);
     else problems.push(`${basename(registryPath)}: '${key.split('\u0000')[1]}' → '${commitish}' is not a commit where ${basename(file)} exists.`);
   }
   for (const { name, version } of labels) {
@@ -67,7 +84,17 @@ export async function resolveVersionLabels(file: string, versions: FileVersions,
     const rev = await revisionAt(version);
     if (rev) versions.aliases.set(`\u0000${version}`, { rev, how: 'deploy-commit' });
   }
-  return { problems, registry: table.size ? registryPath : null };
+  return result();
+}
+
+/** The table's text in the working copy; undefined when there is none (a problem when it cannot be read). */
+export function workingVersionTable(registryPath: string, problems: string[]): string | undefined {
+  try {
+    return readWorkspaceFileSync(registryPath, { root: findWorkspaceRoot(registryPath), maxBytes: REGISTRY_MAX_BYTES, what: 'version tables' }).toString('utf8');
+  } catch (error) {
+    if (!(error instanceof WorkspaceFileError && error.kind === 'not-found')) problems.push(`${basename(registryPath)}: ${(error as Error).message.slice(0, 300)}`);
+    return undefined;
+  }
 }
 
 /** `label: commit` at the top, or `promptName: {label: commit}`; keys `name\0label` ('' = any prompt). */
