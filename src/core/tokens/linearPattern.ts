@@ -5,7 +5,11 @@
  * answer with the RegExp itself. `linearPattern` refuses a source whose meaning RE2 would change
  * (lookaround, back-references, `\s`, an empty class): those keep the backtracking engine, off-thread.
  */
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
+
+let loaded: typeof import('re2js') | undefined;
+/** RE2JS on first use: loading it takes ~14 ms, which the language server's start does not pay for tokenizers that never need it. */
+const re2js = (): typeof import('re2js') => (loaded ??= require('re2js') as typeof import('re2js'));
 
 export class LinearPattern {
   /** What String.prototype.matchAll and replaceAll check before calling the methods below. */
@@ -91,6 +95,7 @@ export function linearPattern(source: string): LinearPattern | null {
   const translated = re2Source(source);
   if (translated === null) return null;
   try {
+    const { RE2JS } = re2js();
     return new LinearPattern(source, RE2JS.compile(RE2JS.translateRegExp(translated)));
   } catch {
     return null; // lookaround, or syntax RE2 lacks

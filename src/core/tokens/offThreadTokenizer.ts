@@ -83,7 +83,7 @@ export class OffThreadTokenizer {
   }
 
   private start(script: string): { worker: Worker; ready: Promise<WorkerOutcome<unknown>> } {
-    const worker = new Worker(script, { workerData: this.files, resourceLimits: { maxOldGenerationSizeMb: 2048 } });
+    const worker = new Worker(script, { workerData: this.files, resourceLimits: { maxOldGenerationSizeMb: 1024 } });
     const running = { worker, ready: workerReply(worker, (m) => (isRecord(m) && m.ready === true ? { value: true } : undefined), LOAD_DEADLINE_MS) };
     this.running = running;
     return running;
