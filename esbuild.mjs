@@ -32,6 +32,19 @@ const sharedRankTables = {
 // builtins (the LSP libraries', the run and store modules') are served by lazy stand-ins
 // (src/core/lazyBuiltins/): −3 ms (child_process, net) and ~−6 ms (crypto) of the server's start,
 // ~−9 ms (crypto) of a `tokens` call.
+/**
+ * Libraries several bundles use, each in one file beside them (its own entry below) that they require:
+ * the package holds one copy. Hugging Face's tokenizers: the server, the CLI and the tokenizer worker;
+ * RE2JS: the server, the CLI and the scoring worker.
+ */
+const SHARED_LIBRARIES = { '@huggingface/tokenizers': 'hfTokenizers', re2js: 're2js' };
+const sharedLibraries = {
+  name: 'shared-libraries',
+  setup(build) {
+    build.onResolve({ filter: /^(@huggingface\/tokenizers|re2js)$/ }, (args) => ({ path: `./${SHARED_LIBRARIES[args.path]}.js`, external: true }));
+  },
+};
+
 const LAZY_BUILTIN_FILES = { child_process: 'childProcess', net: 'net', crypto: 'crypto' };
 function lazyBuiltins(names) {
   return {
@@ -77,7 +90,7 @@ const tomlAsJson = {
 };
 
 // Bundles run template engines only in dist/renderInterpreted.js and dist/renderHandlebars.js; from source (tests) in-thread.
-const node = { ...shared, platform: 'node', format: 'cjs', target: 'node20', plugins: [sharedRankTables, tomlAsJson], define: { 'process.env.PROMPT_INSIGHT_BUNDLED': '"1"' } };
+const node = { ...shared, platform: 'node', format: 'cjs', target: 'node20', plugins: [sharedRankTables, sharedLibraries, tomlAsJson], define: { 'process.env.PROMPT_INSIGHT_BUNDLED': '"1"' } };
 
 const builds = [
   // Banner and footer stamp the bundle's evaluation, so activation can report it beside activate().
@@ -91,6 +104,10 @@ const builds = [
   { ...node, entryPoints: { socketWorker: 'src/core/endpoint/socketWorker.ts' }, outdir: 'dist' },
   // Large answers are counted in this worker, stopped at the run's deadline (core/tokens/boundedCount.ts).
   { ...node, entryPoints: { countWorker: 'src/core/tokens/countWorker.ts' }, outdir: 'dist' },
+  // A tokenizer.json whose patterns need the backtracking engine counts in this worker, stopped at a deadline (core/tokens/offThreadTokenizer.ts).
+  { ...node, entryPoints: { tokenizerWorker: 'src/core/tokens/tokenizerWorker.ts' }, outdir: 'dist' },
+  // The libraries the bundles above and the CLI share (sharedLibraries).
+  { ...node, plugins: [tomlAsJson], entryPoints: { hfTokenizers: 'src/core/tokens/hfTokenizers.ts', re2js: 'src/core/tokens/re2js.ts' }, outdir: 'dist' },
   // Answers are checked against their assertions in this worker, stopped at a deadline (core/adherence/scoreWorkerClient.ts).
   { ...node, entryPoints: { scoreWorker: 'src/core/adherence/scoreWorker.ts' }, outdir: 'dist' },
   // Template engines run in separate, locked-down processes (core/render/renderer.ts, isolatedProcess.ts); they are not

@@ -28,7 +28,7 @@ async function load(engine: string): Promise<TokenEncoder | { name: string; coun
   if (engine.startsWith('Prompt Insight')) return loadEncoder('o200k_base');
   const json = JSON.parse(readFileSync(join(QWEN3, 'tokenizer.json'), 'utf8')) as Record<string, unknown>;
   const config = JSON.parse(readFileSync(join(QWEN3, 'tokenizer_config.json'), 'utf8')) as Record<string, unknown>;
-  if (engine.startsWith('@huggingface')) return createModelTokenizer(json, config, 'Qwen3', 'bench').encoder;
+  if (engine.startsWith('@huggingface')) return createModelTokenizer(json, config, 'Qwen3', 'bench').encoder!;
   const { TokenizerLoader } = await import('@lenml/tokenizers');
   const tokenizer = TokenizerLoader.fromPreTrained({ tokenizerJSON: json, tokenizerConfig: config });
   return { name: 'lenml', count: (text: string) => tokenizer.encode(text, { add_special_tokens: false }).length };

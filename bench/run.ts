@@ -15,6 +15,7 @@ import { benchLoad } from './load';
 import { benchProd } from './prodImport';
 import { benchSample } from './sample';
 import { benchDecide } from './decide';
+import { benchHostileTokenizer } from './hostileTokenizer';
 
 async function main(): Promise<void> {
   const which = process.argv.slice(2);
@@ -25,6 +26,7 @@ async function main(): Promise<void> {
   if (want('cold-start')) console.log(`${await benchColdStart()}\n`);
   if (want('worst-case')) console.log(`${await benchWorstCase()}\n`);
   if (want('hover')) console.log(`${await benchHover()}\n`);
+  if (want('hostile-tokenizer')) console.log(`${await benchHostileTokenizer()}\n`);
   if (want('ttft')) console.log(`${await benchTtft()}\n`);
   if (want('render')) console.log(`${await benchRender()}\n`);
   if (want('history')) console.log(`${await benchHistory()}\n`);

@@ -61,6 +61,50 @@ describe('tokens --tokenizer', () => {
   });
 });
 
+describe('tokens --tokenizer with a hostile tokenizer.json', () => {
+  // A vocabulary of single characters and 'aa'; the patterns are what a downloaded folder may carry.
+  const vocab = Object.fromEntries([...' ab!\n'].map((c, i) => [c, i]).concat([['aa', 10]]));
+  function folder(preTokenizer: string, normalizer: unknown = null, addedTokens: unknown[] = []): string {
+    const at = mkdtempSync(join(tmpdir(), 'pi-hostile-tokenizer-'));
+    const split = { type: 'Split', pattern: { Regex: preTokenizer }, behavior: 'Isolated', invert: false };
+    writeFileSync(join(at, 'tokenizer.json'), JSON.stringify({ model: { type: 'BPE', vocab, merges: ['a a'] }, normalizer, pre_tokenizer: split, decoder: null, post_processor: null, added_tokens: addedTokens }));
+    return at;
+  }
+  function prompt(name: string, content: string): string {
+    const at = join(dir, `${name}.prompt.yml`);
+    writeFileSync(at, `name: ${name}\nmodel: mistral-7b\nmessages:\n  - role: user\n    content: ${JSON.stringify(content)}\n`);
+    return at;
+  }
+  const SIXTY = `${'a'.repeat(60)}!`;
+
+  it('a pattern that backtracks exponentially, (a|aa)+$ on a line of 60 a\'s, is run by RE2: the count is exact and done', async () => {
+    // The normalizer's pattern runs on the added tokens as the tokenizer is built: it is RE2's too.
+    const normalizer = { type: 'Replace', pattern: { Regex: '(b|bb)+$' }, content: 'b' };
+    const hostile = folder('(a|aa)+$', normalizer, [{ id: 20, content: `${'b'.repeat(60)}!`, special: false, normalized: true }]);
+    const result = await runCli(['tokens', prompt('sixty', SIXTY), '--tokenizer', hostile, '--json'], dir, { killAfterMs: 30_000 });
+    expect(result.code).toBe(0);
+    const counted = JSON.parse(result.stdout).files[0].prompts[0];
+    expect(counted).toMatchObject({ countedWith: 'tokenizer', encoding: `tokenizer.json of ${hostile.split('/').pop()}` });
+    expect(counted.tokens.messages[0].tokens).toBe(31); // no piece ends a line before the '!': 30 × 'aa' and '!'
+  });
+
+  it('a pattern RE2 cannot run counts in a worker stopped at the deadline: the count is the estimate and says why; the next count starts a fresh worker', async () => {
+    const hostile = folder('(a|aa)+(?=b)');
+    const env = { ...process.env, PROMPT_INSIGHT_TOKENIZER_DEADLINE_MS: '300' };
+    const result = await runCli(['tokens', prompt('stuck', SIXTY), prompt('plain', 'aab'), '--tokenizer', hostile, '--json'], dir, { env, killAfterMs: 30_000 });
+    expect(result.code).toBe(0);
+    const [stuck, plain] = JSON.parse(result.stdout).files.map((f: { prompts: unknown[] }) => f.prompts[0]);
+    expect(stuck).toMatchObject({ countedWith: 'encoding', encoding: 'o200k_base', exact: false });
+    expect(stuck.notes).toContainEqual(
+      `the tokenizer at ${hostile} could not be used: tokenizer.json's pre-tokenizer pattern (a|aa)+(?=b) took longer than 300 ms on this text and was stopped (RE2 cannot run it in linear time: it needs lookaround or back-references, and nested quantifiers such as (a|aa)+ backtrack exponentially); the count is an estimate`,
+    );
+    expect(plain).toMatchObject({ countedWith: 'tokenizer' });
+    expect(plain.tokens.messages[0].tokens).toBe(2); // 'aa' before the 'b', then 'b'
+    const text = await runCli(['tokens', join(dir, 'stuck.prompt.yml'), '--tokenizer', hostile], dir, { env, killAfterMs: 30_000 });
+    expect(text.stdout).toMatch(/stuck: ≈\d+ tokens · mistral-7b · o200k_base estimate\n.*\n? *note: .*took longer than 300 ms on this text.*the count is an estimate/);
+  });
+});
+
 describe('tokens --endpoint', () => {
   let server: ScriptedServer;
   beforeAll(async () => {

@@ -109,31 +109,54 @@ function framedTotal(encoder: TokenEncoder, messages: readonly ChatMessageText[]
 }
 
 async function countWithTokenizer(tokenizer: ModelTokenizer, messages: readonly ChatMessageText[], counter: TokenCounter, slot: string, options: RequestCountOptions, notes: string[]): Promise<RequestCount> {
-  const { encoder } = tokenizer;
-  const messageTokens = countMessages(encoder, messages, counter, slot);
-  const base = { messageTokens, countedWith: tokenizer.label, kind: 'tokenizer' as const, notes, encoder };
-  const estimated = () => {
-    const { total, overhead } = framedTotal(encoder, messages, messageTokens, counter);
-    return { ...base, totalTokens: total, overheadTokens: overhead, exact: false };
-  };
-  if (messages.length === 0) return { ...base, totalTokens: 0, overheadTokens: 0, exact: true };
+  // A tokenizer that counts in its worker leaves selections (the status bar) to the estimate.
+  const encoder = tokenizer.encoder ?? (await loadEncoder('o200k_base'));
+  const base = { countedWith: tokenizer.label, kind: 'tokenizer' as const, notes, encoder };
+  if (messages.length === 0) return { ...base, messageTokens: [], totalTokens: 0, overheadTokens: 0, exact: true };
+  const framing = await chatFraming(tokenizer, messages, options, notes);
+  // One batch: the messages, then the rendered request or (its framing estimated) the roles and names.
+  const texts: CountedText[] = messages.map((m, index) => ({ text: m.content, slot: `${slot}\u0000${index}` }));
+  if (framing) texts.push({ text: framing.text, slot: `${slot}\u0000request` });
+  else for (const m of messages) texts.push({ text: m.role }, ...(m.name ? [{ text: m.name }] : []));
+  const counts = await countTexts(tokenizer, counter, texts);
+  const messageTokens = counts.slice(0, messages.length);
+  const content = messageTokens.reduce((sum, n) => sum + n, 0);
+  if (framing) return { ...base, messageTokens, totalTokens: counts[messages.length]!, overheadTokens: counts[messages.length]! - content, exact: true, templateFrom: framing.from };
+  let next = messages.length;
+  const framed = chatTokenTotal(messages.map((m, i) => ({ contentTokens: messageTokens[i]!, roleTokens: counts[next++]!, ...(m.name ? { nameTokens: counts[next++]! } : {}) })));
+  return { ...base, messageTokens, totalTokens: framed.total, overheadTokens: framed.overhead, exact: false };
+}
+
+interface CountedText {
+  text: string;
+  /** The counter's slot: an edit recounts only what changed in it. */
+  slot?: string;
+}
+
+/** In this thread through the counter; or in the tokenizer's worker, rejecting when the counts are not done in time. */
+async function countTexts(tokenizer: ModelTokenizer, counter: TokenCounter, texts: CountedText[]): Promise<number[]> {
+  const { encoder, offThread } = tokenizer;
+  if (encoder) return texts.map(({ text, slot }) => (slot ? counter.countVersion(encoder, text, slot) : counter.count(encoder, text)));
+  return offThread!.count(texts.map(({ text }) => text));
+}
+
+/** The request rendered through the model's chat template, or undefined (and why) when the framing is estimated. */
+async function chatFraming(tokenizer: ModelTokenizer, messages: readonly ChatMessageText[], options: RequestCountOptions, notes: string[]): Promise<{ text: string; from: string } | undefined> {
   if (options.workspaceTrusted === false) {
     notes.push('Restricted Mode: the chat template is not rendered, so the chat framing is estimated');
-    return estimated();
+    return undefined;
   }
   const template = tokenizer.chatTemplate ?? (options.tokenizeEndpoint ? await serverChatTemplate(options.tokenizeEndpoint).catch(() => undefined) : undefined);
   if (!template) {
     notes.push(`no chat template beside ${tokenizer.label} (tokenizer_config.json, chat_template.jinja)${options.tokenizeEndpoint ? ' nor from the server' : ''}, so the chat framing is estimated`);
-    return estimated();
+    return undefined;
   }
   const rendered = await renderChatTemplate(template, messages);
   if ('error' in rendered) {
     notes.push(`the chat template from ${template.from} could not be rendered (${rendered.error}), so the chat framing is estimated`);
-    return estimated();
+    return undefined;
   }
-  const total = counter.countVersion(encoder, rendered.text, `${slot}\u0000request`);
-  const content = messageTokens.reduce((sum, n) => sum + n, 0);
-  return { ...base, totalTokens: total, overheadTokens: total - content, exact: true, templateFrom: template.from };
+  return { text: rendered.text, from: template.from };
 }
 
 /** The request as the server builds it: the model's template over the messages, the assistant's turn opened. */

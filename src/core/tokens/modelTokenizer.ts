@@ -7,7 +7,9 @@
  */
 import { Tokenizer } from '@huggingface/tokenizers';
 import type { TokenEncoder } from './engine';
+import { OffThreadTokenizer } from './offThreadTokenizer';
 import { safeCuts } from './segments';
+import { KNOWN_SPLITS, runPatternsInLinearTime, unboundedPatterns } from './tokenizerPatterns';
 
 /** The model's chat template and the special-token values it reads (`bos_token`, `eos_token`, …). */
 export interface ChatTemplate {
@@ -18,8 +20,13 @@ export interface ChatTemplate {
 }
 
 export interface ModelTokenizer {
-  /** Counts text as the model's tokenizer does; special-token text (`<|im_start|>`) is one token, as servers parse it in a rendered chat. */
-  encoder: TokenEncoder;
+  /**
+   * Counts text as the model's tokenizer does, in this thread; special-token text (`<|im_start|>`) is
+   * one token, as servers parse it in a rendered chat. Absent when a pattern of tokenizer.json only
+   * runs on the backtracking engine: then `offThread` counts, within a deadline.
+   */
+  encoder?: TokenEncoder;
+  offThread?: OffThreadTokenizer;
   /** What the counts are labelled with, e.g. "tokenizer.json of Qwen3-8B". */
   label: string;
   chatTemplate?: ChatTemplate;
@@ -32,9 +39,16 @@ export class TokenizerFileError extends Error {
   }
 }
 
-/** Builds the tokenizer from parsed `tokenizer.json` and `tokenizer_config.json`; throws TokenizerFileError on what the library cannot read. */
+/**
+ * Builds the tokenizer from parsed `tokenizer.json` and `tokenizer_config.json`; throws
+ * TokenizerFileError on what the library cannot read. Its patterns never run unbounded in this
+ * thread (tokenizerPatterns.ts): RE2 runs them, or the tokenizer is built and counts in a worker.
+ */
 export function createModelTokenizer(tokenizerJson: unknown, config: Record<string, unknown>, label: string, key: string): Omit<ModelTokenizer, 'chatTemplate'> {
   if (!isRecord(tokenizerJson) || !isRecord(tokenizerJson.model)) throw new TokenizerFileError('tokenizer.json has no "model" section: is it a Hugging Face tokenizer.json?');
+  const unbounded = unboundedPatterns(tokenizerJson);
+  if (unbounded.length > 0) return { offThread: new OffThreadTokenizer({ tokenizerJson, config }, unbounded), label };
+  runPatternsInLinearTime();
   let tokenizer: Tokenizer;
   try {
     tokenizer = new Tokenizer(tokenizerJson, config);
@@ -53,18 +67,12 @@ export function createModelTokenizer(tokenizerJson: unknown, config: Record<stri
 }
 
 /**
- * Pre-tokeniser patterns under which the counter's cuts (segments.ts: after a line break before a
- * letter-like character; before sentence punctuation that follows a letter) never split a piece:
- * Qwen 2/2.5/3, Llama 3.x and DeepSeek V3, property-tested against whole-text counts on their real
- * files. Any other tokenizer is counted a message at a time — exact, only without the segment cache.
+ * Under these pre-tokeniser patterns (tokenizerPatterns.ts: Qwen 2/2.5/3, Llama 3.x, DeepSeek V3) the
+ * counter's cuts (segments.ts: after a line break before a letter-like character; before sentence
+ * punctuation that follows a letter) never split a piece, property-tested against whole-text counts
+ * on their real files. Any other tokenizer is counted a message at a time — exact, only without the segment cache.
  */
-const SEGMENTABLE_SPLITS = new Set([
-  String.raw`(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`,
-  String.raw`(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`,
-  String.raw`\p{N}{1,3}`,
-  '[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+',
-  String.raw`[!"#$%&'()*+,\-./:;<=>?@\[\\\]^_` + '`' + String.raw`{|}~][A-Za-z]+|[^` + '\r\n' + String.raw`\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+| ?[\p{P}\p{S}]+[` + '\r\n' + String.raw`]*|\s*[` + '\r\n' + String.raw`]+|\s+(?!\S)|\s+`,
-]);
+const SEGMENTABLE_SPLITS = KNOWN_SPLITS;
 
 export function cutsAreSafe(json: Record<string, unknown>): boolean {
   const normalizer = json.normalizer as { type?: string; normalizers?: unknown[] } | null | undefined;

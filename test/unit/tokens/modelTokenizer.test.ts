@@ -35,29 +35,29 @@ describe("a model's tokenizer.json", () => {
     ['code', () => codeCorpus(30_000)],
   ])('gives the same ids as @lenml/tokenizers on %s text', (_, text) => {
     const sample = text();
-    const ids = ours.encoder.encode(sample);
+    const ids = ours.encoder!.encode(sample);
     expect(ids).toEqual(reference.encode(sample, { add_special_tokens: false }));
     expect(ids.length).toBeGreaterThan(5_000);
   });
 
   it("reads the model's special tokens in text as one token each, as a server parses a rendered chat", () => {
-    expect(ours.encoder.encode('<|im_start|>user\nhi<|im_end|>')).toEqual(reference.encode('<|im_start|>user\nhi<|im_end|>', { add_special_tokens: false }));
-    expect(ours.encoder.count('<|im_start|>')).toBe(1);
+    expect(ours.encoder!.encode('<|im_start|>user\nhi<|im_end|>')).toEqual(reference.encode('<|im_start|>user\nhi<|im_end|>', { add_special_tokens: false }));
+    expect(ours.encoder!.count('<|im_start|>')).toBe(1);
   });
 
   it("Qwen's pre-tokeniser lets the counter cut: segment sums equal whole counts after any edits", () => {
-    expect(ours.encoder.segmentable).toBe(true);
+    expect(ours.encoder!.segmentable).toBe(true);
     const base = `${chineseCorpus(1_500)}\n${englishCorpus(1_500)}\n${codeCorpus(1_500)}\n`;
     const edit = fc.record({ at: fc.nat(), remove: fc.nat({ max: 6 }), insert: fc.constantFrom('', 'a', '\n', '\n\n', ' ', '。', '好', '. ', '/', 'x\ny', "'s", '<|im_end|>', '123') });
     fc.assert(
       fc.property(fc.array(edit, { minLength: 1, maxLength: 8 }), (edits) => {
         const counter = new TokenCounter();
         let text = base;
-        counter.countVersion(ours.encoder, text, 'slot');
+        counter.countVersion(ours.encoder!, text, 'slot');
         for (const e of edits) {
           const at = e.at % (text.length + 1);
           text = text.slice(0, at) + e.insert + text.slice(at + e.remove);
-          expect(counter.countVersion(ours.encoder, text, 'slot')).toBe(reference.encode(text, { add_special_tokens: false }).length);
+          expect(counter.countVersion(ours.encoder!, text, 'slot')).toBe(reference.encode(text, { add_special_tokens: false }).length);
         }
       }),
       seeded(40),
@@ -71,7 +71,7 @@ describe("a model's tokenizer.json", () => {
     const whole = createModelTokenizer(metaspace, tokenizerConfig, 'whole', 'whole-test');
     const counter = new TokenCounter();
     const text = `${englishCorpus(2_000)}\nNext line.`;
-    expect(counter.countVersion(whole.encoder, text, 's')).toBe(whole.encoder.count(text));
+    expect(counter.countVersion(whole.encoder!, text, 's')).toBe(whole.encoder!.count(text));
     expect(counter.stats.segmentsEncoded).toBe(1);
   });
 });
@@ -93,7 +93,7 @@ describe('a tokenizer folder', () => {
     expect(loaded.label).toBe(`tokenizer.json of ${dir.split('/').pop()}`);
     expect(loaded.chatTemplate?.from).toBe('tokenizer_config.json');
     expect(loaded.chatTemplate?.values.eos_token).toBe('<|im_end|>');
-    expect(loaded.encoder.count('你好，世界')).toBe(reference.encode('你好，世界', { add_special_tokens: false }).length);
+    expect(loaded.encoder!.count('你好，世界')).toBe(reference.encode('你好，世界', { add_special_tokens: false }).length);
   });
 
   it('a chat_template.jinja beside it is used when the config has none', async () => {
@@ -117,6 +117,6 @@ describe('a tokenizer folder', () => {
     symlinkSync(join(outside, 'tokenizer.json'), join(workspace, 'model', 'tokenizer.json'));
     await expect(loadTokenizerFolder({ path: join(workspace, 'model'), origin: 'workspace' }, [workspace])).rejects.toThrow(/outside/);
     // The same folder named by the user is theirs to name.
-    expect((await loadTokenizerFolder({ path: outside, origin: 'user' }, [workspace])).encoder.count('hello')).toBe(1);
+    expect((await loadTokenizerFolder({ path: outside, origin: 'user' }, [workspace])).encoder!.count('hello')).toBe(1);
   });
 });
