@@ -26,7 +26,7 @@ const ALLOWED_FILE_CIRCLES: readonly string[][] = [];
  * a floor here; an arrow up (or across one floor) fails. docs/development.md draws the same floors.
  */
 const FLOORS: readonly (readonly string[])[] = [
-  ['src/core/files', 'src/core/lazyBuiltins', 'src/core/workers', 'src/core/stats', 'src/core/endpoint', 'src/core/text', 'src/core/tokens/assembly', 'src/cli/help'],
+  ['src/core/files', 'src/core/lazyBuiltins', 'src/core/sharedLibraries', 'src/core/workers', 'src/core/stats', 'src/core/endpoint', 'src/core/text', 'src/core/tokens/assembly', 'src/cli/help'],
   ['src/core/metrics', 'src/core/tokens', 'src/extension/shared'],
   ['src/core/rollout', 'src/core/store'],
   ['src/core/formats'],
