@@ -185,7 +185,7 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
   const input = { file, prompt: plan.prompt.name, endpoint: transport.endpoint.name, policy: { scenario: policy.scenario, scenarioSource: policy.scenarioSource, slo: policy.objectives.map(objectiveText) }, target, requestsPerLevel: requests, inputs: inputsText, points, capacity: conclusions, cancelled: signal.aborted, simulated };
   if (store && points.length > 0) {
     // Partial results too (a cancel, an endpoint that died): what was measured is kept.
-    const kept = store.keepPoints(points, { key: runKeyOf(transport.endpoint, plan.request), file, prompt: plan.prompt.name, endpointName: transport.endpoint.name, simulated, slo: input.policy.slo, target, inputs: inputsText });
+    const kept = store.keepPoints(points, { key: runKeyOf(transport.endpoint, plan.request, plan.retrieval), file, prompt: plan.prompt.name, endpointName: transport.endpoint.name, simulated, slo: input.policy.slo, target, inputs: inputsText });
     if (!kept.stored) io.stderr(`prompt-insight load: ${kept.message}\n`);
     else if (!json) io.stderr(`${kept.message}\n`);
   }

@@ -235,7 +235,7 @@ export async function executeRunJobs(transport: ChatTransport, jobs: readonly Ru
       const [stored] = options.store && outcome.record.error?.kind !== 'cancelled'
         ? options.store.append([
             {
-              key: runKeyOf(transport.endpoint, job.plan.request),
+              key: runKeyOf(transport.endpoint, job.plan.request, job.plan.retrieval),
               file: job.plan.file,
               prompt: job.plan.prompt.name,
               endpointName: transport.endpoint.name,
