@@ -5,6 +5,7 @@
  * the steady window (core/load/loadPoint.ts says how), attainment with a Wilson interval.
  */
 import { serverViewLines } from '../core/load/serverViewLines';
+import { inFlightCapLines } from '../core/load/inFlightCapLines';
 import { resolve } from 'node:path';
 import { CACHE_MODES, type CacheMode } from '../core/endpoint/serverKind';
 import { describeReadError, readPromptFile } from '../core/files/workspaceFile';
@@ -247,6 +248,7 @@ function loadText(points: readonly LoadPoint[], conclusions: CapacityConclusions
   lines.push(...capacityConclusionLines(conclusions));
   lines.push(...prefixCacheLines(points));
   lines.push(...serverViewLines(points));
+  lines.push(...inFlightCapLines(points));
   lines.push(...notesOut.map((n) => `Note — ${n}.`));
   const failures = points.filter((p) => p.failed > 0).map((p) => `${p.label}: ${Object.entries(p.errors).map(([kind, n]) => `${n} × ${kind}`).join(', ')}`);
   if (failures.length > 0) lines.push(`Failed requests (not in the latency figures): ${failures.join('; ')}.`);
