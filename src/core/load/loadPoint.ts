@@ -154,7 +154,8 @@ function pointFigures(level: LoadLevel, arrival: Arrival, options: LoadPointOpti
     bound: {
       requests: options.requests,
       durationS: options.durationMs !== undefined ? options.durationMs / 1000 : null,
-      endedBy: options.signal?.aborted === true ? 'cancelled' : runs.length >= options.requests ? 'requests' : 'duration',
+      // At a rate the bound counts arrivals, dropped ones too.
+      endedBy: options.signal?.aborted === true ? 'cancelled' : (inFlightCap?.arrived ?? runs.length) >= options.requests ? 'requests' : 'duration',
     },
     arrival: level.kind === 'rate' ? arrivalText(arrival) : null,
     simulated: runs.some((r) => r.record.simulated === true),
