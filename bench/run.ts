@@ -12,6 +12,7 @@ import { benchColdStart } from './coldStart';
 import { benchEngine } from './engine';
 import { benchFuzz, benchUnicodeScan } from './fuzz';
 import { benchLoad } from './load';
+import { benchLoadMemory } from './loadMemory';
 import { benchProd } from './prodImport';
 import { benchSample } from './sample';
 import { benchDecide } from './decide';
@@ -33,6 +34,7 @@ async function main(): Promise<void> {
   if (want('activation')) console.log(`${await benchActivation()}\n`);
   if (want('engine')) console.log(`${await benchEngine()}\n`);
   if (want('load')) console.log(`${await benchLoad()}\n`);
+  if (want('load-memory')) console.log(`${await benchLoadMemory()}\n`);
   if (want('prod')) console.log(`${await benchProd()}\n`);
   if (want('sample')) console.log(`${await benchSample()}\n`);
   if (want('decide')) console.log(`${await benchDecide()}\n`);

@@ -5,6 +5,7 @@
  * the steady window (core/load/loadPoint.ts says how), attainment with a Wilson interval.
  */
 import { serverViewLines } from '../core/load/serverViewLines';
+import { inFlightCapLines } from '../core/load/inFlightCapLines';
 import { resolve } from 'node:path';
 import { CACHE_MODES, type CacheMode } from '../core/endpoint/serverKind';
 import { describeReadError, readPromptFile } from '../core/files/workspaceFile';
@@ -188,7 +189,7 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
   const input = { file, prompt: plan.prompt.name, endpoint: transport.endpoint.name, policy: { scenario: policy.scenario, scenarioSource: policy.scenarioSource, slo: policy.objectives.map(objectiveText) }, target, requestsPerLevel: requests, inputs: inputsText, points, capacity: conclusions, cancelled: signal.aborted, simulated };
   if (store && points.length > 0) {
     // Partial results too (a cancel, an endpoint that died): what was measured is kept.
-    const kept = store.keepPoints(points, { key: runKeyOf(transport.endpoint, plan.request), file, prompt: plan.prompt.name, endpointName: transport.endpoint.name, simulated, slo: input.policy.slo, target, inputs: inputsText });
+    const kept = store.keepPoints(points, { key: runKeyOf(transport.endpoint, plan.request, plan.retrieval), file, prompt: plan.prompt.name, endpointName: transport.endpoint.name, simulated, slo: input.policy.slo, target, inputs: inputsText });
     if (!kept.stored) io.stderr(`prompt-insight load: ${kept.message}\n`);
     else if (!json) io.stderr(`${kept.message}\n`);
   }
@@ -249,6 +250,7 @@ function loadText(points: readonly LoadPoint[], conclusions: CapacityConclusions
   lines.push(...capacityConclusionLines(conclusions));
   lines.push(...prefixCacheLines(points));
   lines.push(...serverViewLines(points));
+  lines.push(...inFlightCapLines(points));
   lines.push(...notesOut.map((n) => `Note — ${n}.`));
   const failures = points.filter((p) => p.failed > 0).map((p) => `${p.label}: ${Object.entries(p.errors).map(([kind, n]) => `${n} × ${kind}`).join(', ')}`);
   if (failures.length > 0) lines.push(`Failed requests (not in the latency figures): ${failures.join('; ')}.`);

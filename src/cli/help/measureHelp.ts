@@ -87,7 +87,7 @@ export const MEASURE_HELP: Record<string, CommandHelp> = {
       PROMPT_FLAG, ...ENDPOINT_FLAGS_HELP,
       { name: 'concurrency', value: 'LIST', meaning: 'closed-loop levels, e.g. 1,2,4,8 (a new request starts when one finishes)' },
       { name: 'rate', value: 'LIST', meaning: 'open-loop arrival rates per second, e.g. 0.5,1,2' },
-      { name: 'max-concurrency', value: 'C', meaning: 'at most C requests in flight at an open-loop rate' },
+      { name: 'max-concurrency', value: 'C', meaning: 'at most C requests in flight at an open-loop rate (default 256); as many again wait for a place, later arrivals are dropped, and the output counts both' },
       { name: 'arrival', value: 'KIND', meaning: 'constant, poisson (default) or gamma arrivals' },
       { name: 'burstiness', value: 'B', meaning: "gamma arrivals' burstiness (1 = Poisson; lower is burstier)" },
       { name: 'seed', value: 'N', meaning: 'seed of the arrival times' },

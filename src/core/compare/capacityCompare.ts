@@ -124,7 +124,7 @@ async function searchRevision(input: CapacityCompareInput, revision: RevisionSou
     return runLoadPoint({ kind: 'concurrency', concurrency }, { transport: input.transport, plans: [plan], requests: input.requests, timeoutMs: input.timeoutMs, cache: input.cache, objectives: input.policy.objectives, target: input.target, ...(input.signal ? { signal: input.signal } : {}) });
   }, { limit: input.limit, requests: input.requests, ...(input.signal ? { signal: input.signal } : {}) });
   const kept = input.store?.keepPoints(result.points, {
-    key: runKeyOf(input.transport.endpoint, plan.request), file: input.file, prompt: plan.prompt.name, endpointName: input.transport.endpoint.name,
+    key: runKeyOf(input.transport.endpoint, plan.request, plan.retrieval), file: input.file, prompt: plan.prompt.name, endpointName: input.transport.endpoint.name,
     simulated: input.transport.endpoint.simulated === true || result.points.some((p) => p.simulated),
     slo: input.policy.objectives.map(objectiveText), target: input.target, inputs: 'the sample inputs',
   });

@@ -77,7 +77,7 @@ export async function planComparison(input: PlanInput, sources: readonly Revisio
         const sample = await planPromptRun(input.file, revision.text, { ...(input.promptName !== undefined ? { promptName: input.promptName } : {}), endpointModel: plan.request.model, retrieval: input.retrieval }).catch(() => undefined);
         result.tokens = sample?.inputTokensEstimate ?? plan.inputTokensEstimate;
       }
-      const key = runKeyString(runKeyOf(input.transport.endpoint, plan.request));
+      const key = runKeyString(runKeyOf(input.transport.endpoint, plan.request, plan.retrieval));
       cells.push({ revision: revisionIndex, caseIndex, plan, key, reused: (input.stored.get(key) ?? []).slice(-input.runsPerCase), fresh: [] });
     }
   }

@@ -1,6 +1,9 @@
 /**
  * Repeated runs: warm-up runs first (not kept), then N runs with at most C in flight, either
  * closed-loop (a new run starts when one ends) or open-loop with Poisson arrivals at R per second.
+ * Open loop: an arrival while C are in flight waits in a queue (first in, first out; the schedule
+ * keeps its times, so its wait shows as dispatch delay from its scheduled time) and, with
+ * `maxWaiting`, one arriving when that queue is full is dropped — never sent, counted.
  * Cancelling stops new starts; finished runs are kept and returned in start order.
  */
 import { getMaxListeners, setMaxListeners } from 'node:events';
@@ -22,8 +25,24 @@ export interface BatchOptions {
   interArrivalMs?: () => number;
   /** Closed loop: no new request starts after this long (ms from the first); open loop: none is scheduled after it. Those in flight finish. */
   durationMs?: number;
+  /** Open loop: at most this many arrivals wait for a place in flight; one more is dropped (default: all wait). */
+  maxWaiting?: number;
+  /** Open loop: called once at the end with how the arrivals fared against the cap on requests in flight. */
+  onArrivals?: (arrivals: ArrivalCounts) => void;
   /** The performance.now() the caller's timestamps count from: the duration and an open loop's schedule count from it too, so a point's stamps and its bound share one clock. Ignored after warm-up runs (the measured part starts after them). */
   origin?: number;
+}
+
+/** An open loop's arrivals: sent at once, sent after waiting for a place in flight, or dropped; and the most in flight. */
+export interface ArrivalCounts {
+  arrived: number;
+  waited: number;
+  dropped: number;
+  /** Arrivals still waiting when the batch was cancelled: never sent. */
+  unsent: number;
+  peakInFlight: number;
+  /** The cap on requests in flight the loop ran with. */
+  cap: number;
 }
 
 export async function batchRunner<T>(runOne: (index: number, warmup: boolean) => Promise<T>, options: BatchOptions, onDone?: (result: T, index: number) => void): Promise<T[]> {
@@ -52,24 +71,51 @@ export async function batchRunner<T>(runOne: (index: number, warmup: boolean) =>
     await Promise.all(Array.from({ length: concurrency }, worker));
   } else {
     const random = options.random ?? Math.random;
-    const inFlight = new Set<Promise<void>>();
-    let due = origin;
     const gap = options.interArrivalMs ?? ((): number => (-Math.log(1 - random()) / options.ratePerSec!) * 1000);
-    while (next < options.runs && !signal?.aborted) {
-      due += gap();
-      if (due >= stopAt) break;
-      await delayUntil(due, signal);
-      while (inFlight.size >= concurrency) await Promise.race(inFlight);
-      // The schedule bounds an open loop: a request due before the end goes out, late if the client lagged.
-      if (signal?.aborted) break;
-      const index = next++;
-      options.onDispatchDelay?.(index, performance.now() - due, due - origin);
-      const run: Promise<void> = runOne(index, false).then(finish(index)).finally(() => inFlight.delete(run));
-      inFlight.add(run);
-    }
-    await Promise.all(inFlight);
+    await openLoop(options, concurrency, origin, stopAt, gap, (index) => runOne(index, false).then(finish(index)), () => next++);
   }
   return results.filter((r): r is T => r !== undefined);
+}
+
+/**
+ * The open loop: arrivals at their scheduled times; each goes out at once while fewer than `cap` are
+ * in flight, else waits (FIFO) for one to end, else — with the wait queue full — is dropped.
+ */
+async function openLoop(options: BatchOptions, cap: number, origin: number, stopAt: number, gap: () => number, send: (index: number) => Promise<void>, nextIndex: () => number): Promise<void> {
+  const { signal } = options;
+  const maxWaiting = options.maxWaiting ?? Number.POSITIVE_INFINITY;
+  const inFlight = new Set<Promise<void>>();
+  const waiting: number[] = [];
+  const counts: ArrivalCounts = { arrived: 0, waited: 0, dropped: 0, unsent: 0, peakInFlight: 0, cap };
+  const start = (due: number): void => {
+    const index = nextIndex();
+    options.onDispatchDelay?.(index, performance.now() - due, due - origin);
+    const run: Promise<void> = send(index).finally(() => {
+      inFlight.delete(run);
+      // The place it held goes to the longest-waiting arrival.
+      if (waiting.length > 0 && !signal?.aborted) start(waiting.shift()!);
+    });
+    inFlight.add(run);
+    counts.peakInFlight = Math.max(counts.peakInFlight, inFlight.size);
+  };
+  let due = origin;
+  while (counts.arrived < options.runs && !signal?.aborted) {
+    due += gap();
+    // The schedule bounds an open loop: an arrival due before the end is sent, late if it waited or the client lagged.
+    if (due >= stopAt) break;
+    await delayUntil(due, signal);
+    if (signal?.aborted) break;
+    counts.arrived++;
+    if (inFlight.size < cap) start(due);
+    else if (waiting.length < maxWaiting) {
+      waiting.push(due);
+      counts.waited++;
+    } else counts.dropped++;
+  }
+  // Those waiting go out as places free up; a request ending starts the next before it leaves the set.
+  while (inFlight.size > 0) await Promise.race(inFlight);
+  counts.unsent = waiting.length;
+  options.onArrivals?.(counts);
 }
 
 function delayUntil(due: number, signal: AbortSignal | undefined): Promise<void> {

@@ -5,7 +5,7 @@
 import { realpathSync } from 'node:fs';
 import { basename, dirname, relative, resolve, sep } from 'node:path';
 import { decodePromptBytes } from '../formats/decode';
-import { git, gitBytes, GitError, isGitStop, type GitOptions } from './git';
+import { git, gitEnding, GitError, isGitStop, type GitEnding, type GitOptions } from './git';
 
 export interface FileRevision {
   /** Full commit id. */
@@ -133,27 +133,44 @@ export function printable(text: string): string {
 
 export type RevisionContent = { ok: true; text: string } | { ok: false; reason: string };
 
-/** Contents of many `rev:path` pairs in one `git cat-file --batch` process. */
+/**
+ * Contents of many `rev:path` pairs in one `git cat-file --batch` process. However that process
+ * ends — answering all, dying part-way (a partial clone's refused lazy fetch can kill it with
+ * SIGPIPE, or not, depending on which process the scheduler runs first), printing `fatal:` or not —
+ * each pair is read or unreadable with git's reason; only a stop or a missing git is thrown.
+ */
 export async function contentsAt(repoRoot: string, wanted: readonly { rev: string; path: string }[], options: GitCallOptions = {}): Promise<RevisionContent[]> {
   for (const w of wanted) {
     if (!COMMIT_ID.test(w.rev)) throw new GitError('bad-revision', `'${w.rev}' is not a commit id.`);
   }
   if (wanted.length === 0) return [];
   const objectNames = await Promise.all(wanted.map((w) => batchObjectName(repoRoot, w, options)));
-  const output = await gitBytes(repoRoot, ['cat-file', '--batch'], { ...options, input: objectNames.map((name) => `${name}\n`).join('') });
+  const ending = await gitEnding(repoRoot, ['cat-file', '--batch'], { ...options, input: objectNames.map((name) => `${name}\n`).join('') });
+  const output = ending.stdout;
+  const gitSaid = gitReason(ending);
+  const unreadable = (w: { rev: string; path: string }): RevisionContent => ({ ok: false, reason: `${w.path} at ${w.rev.slice(0, 8)} could not be read: ${gitSaid}` });
   const results: RevisionContent[] = [];
   let at = 0;
   for (const w of wanted) {
     const lineEnd = output.indexOf(0x0a, at);
-    if (lineEnd < 0) throw new GitError('failed', 'git cat-file ended early.');
+    if (lineEnd < 0) {
+      results.push(unreadable(w)); // git ended before answering this one
+      continue;
+    }
     const header = output.subarray(at, lineEnd).toString('utf8');
     at = lineEnd + 1;
     const match = /^[0-9a-f]+ (\w+) (\d+)$/.exec(header);
     if (!match) {
-      results.push({ ok: false, reason: `${w.path} does not exist at ${w.rev.slice(0, 8)}.` });
+      // "missing": after a failed lazy fetch git also says why on stderr — the same reason it gives when the fetch kills it.
+      results.push(ending.stderr.trim() ? unreadable(w) : { ok: false, reason: `${w.path} does not exist at ${w.rev.slice(0, 8)}.` });
       continue;
     }
     const size = Number(match[2]);
+    if (at + size > output.length) {
+      results.push(unreadable(w)); // cut off mid-content
+      at = output.length;
+      continue;
+    }
     const bytes = output.subarray(at, at + size);
     at += size + 1;
     if (match[1] !== 'blob') {
@@ -164,6 +181,13 @@ export async function contentsAt(repoRoot: string, wanted: readonly { rev: strin
     results.push(decoded.ok ? { ok: true, text: decoded.text } : { ok: false, reason: `${w.path} at ${w.rev.slice(0, 8)}: ${decoded.reason}` });
   }
   return results;
+}
+
+/** What git said about a batch that did not answer, on one line: its stderr, else how it ended. */
+function gitReason(ending: GitEnding): string {
+  const said = printable(ending.stderr.trim().split(/\r?\n/).map((line) => line.trim()).filter(Boolean).join('; ')).slice(0, 500);
+  if (said) return said;
+  return ending.code === null ? `git cat-file was ended by ${ending.signal ?? 'a signal'} before answering.` : `git cat-file ended (exit code ${ending.code}) before answering.`;
 }
 
 /**

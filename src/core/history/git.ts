@@ -91,8 +91,27 @@ export async function git(cwd: string, args: string[], options: GitOptions = {})
   return (await gitBytes(cwd, args, options)).toString('utf8');
 }
 
+/** How one git process ended: what it printed and its exit code (`null` when a signal ended it). */
+export interface GitEnding {
+  stdout: Buffer;
+  stderr: string;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
 /** Runs one git command and collects its binary output; every failure is a GitError. */
-export function gitBytes(cwd: string, args: string[], options: GitOptions = {}): Promise<Buffer> {
+export async function gitBytes(cwd: string, args: string[], options: GitOptions = {}): Promise<Buffer> {
+  const { stdout, stderr, code, signal } = await gitEnding(cwd, args, options);
+  if (code === 0) return stdout;
+  throw new GitError(/not a git repository/i.test(stderr) ? 'not-a-repo' : 'failed', stderr.trim() || `git ${args[0]} ${code === null ? `was ended by ${signal ?? 'a signal'}` : `exited with ${code}`}`);
+}
+
+/**
+ * Runs one git command to its end, whatever that end is: the caller reads a non-zero exit or a
+ * signal with what was printed before it (a batch process may answer some questions, then die).
+ * Only a stop (time limit, cancel), too much output or a missing git is a GitError.
+ */
+export function gitEnding(cwd: string, args: string[], options: GitOptions = {}): Promise<GitEnding> {
   return new Promise((resolve, reject) => {
     if (options.signal?.aborted) return reject(new GitError('cancelled', 'Cancelled.'));
     // Its own process group, so that a stop also ends whatever git started (a hook that hangs
@@ -129,12 +148,11 @@ export function gitBytes(cwd: string, args: string[], options: GitOptions = {}):
     child.on('error', (error: NodeJS.ErrnoException) => {
       ended ??= error.code === 'ENOENT' ? new GitError('git-missing', 'git is not installed or not on PATH.') : new GitError('failed', error.message);
     });
-    child.on('close', (code) => {
+    child.on('close', (code, signal) => {
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
       if (ended) return reject(ended);
-      if (code === 0) return resolve(Buffer.concat(chunks));
-      reject(new GitError(/not a git repository/i.test(stderr) ? 'not-a-repo' : 'failed', stderr.trim() || `git ${args[0]} exited with ${code}`));
+      resolve({ stdout: Buffer.concat(chunks), stderr, code, signal });
     });
     child.stdin.end(options.input ?? '');
   });

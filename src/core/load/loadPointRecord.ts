@@ -59,6 +59,24 @@ export interface LoadPoint {
   arrival: string | null;
   /** Answered by the bundled simulator (its responses say so), not a model. */
   simulated: boolean;
+  /** Open loop: the cap on requests in flight and what it did to the arrivals; null for closed loop (absent in points stored before it). */
+  inFlightCap?: OpenLoopCap | null;
+}
+
+/** An open-loop point's cap on requests in flight: whether it was reached, how many arrivals waited for a place, how many were dropped. */
+export interface OpenLoopCap {
+  cap: number;
+  source: 'default' | '--max-concurrency';
+  reached: boolean;
+  /** Arrivals that may wait for a place at once (the cap again); one more is dropped. */
+  maxWaiting: number;
+  arrived: number;
+  /** Sent late, after waiting for a place (their wait is in dispatchDelayMs, from their scheduled time). */
+  waited: number;
+  /** Never sent: the wait queue was full when they arrived. */
+  dropped: number;
+  /** Still waiting when the point was cancelled: never sent. */
+  unsent: number;
 }
 
 export interface Spread {

@@ -119,6 +119,11 @@ export interface ExecuteOptions extends BatchOptions {
   onFirstRunStage?: (stage: RunStage) => void;
   revision?: string;
   testCase?: number;
+  /**
+   * `figures`: each finished run is kept without its answer text and inter-token gaps (a load point
+   * at thousands of requests a second keeps only what its figures read; `onRun` still sees it whole).
+   */
+  keep?: 'whole' | 'figures';
 }
 
 export type RunStage = 'identifying-server' | 'sending' | 'waiting' | 'streaming';
@@ -227,7 +232,7 @@ export async function executeRunJobs(transport: ChatTransport, jobs: readonly Ru
     { ...options, runs: jobs.length, origin: batchStart },
     (outcome, index) => {
       finished++;
-      done.push({ index, outcome });
+      done.push({ index, outcome: options.keep === 'figures' ? { record: { ...outcome.record, itlMs: [] }, text: { answer: '', reasoning: '' } } : outcome });
       const job = jobs[index]!;
       // A run cut short by the user is not a measurement; everything else (errors included) is kept.
       // Stored the moment it finishes (a process killed mid-batch loses nothing measured); a
@@ -235,7 +240,7 @@ export async function executeRunJobs(transport: ChatTransport, jobs: readonly Ru
       const [stored] = options.store && outcome.record.error?.kind !== 'cancelled'
         ? options.store.append([
             {
-              key: runKeyOf(transport.endpoint, job.plan.request),
+              key: runKeyOf(transport.endpoint, job.plan.request, job.plan.retrieval),
               file: job.plan.file,
               prompt: job.plan.prompt.name,
               endpointName: transport.endpoint.name,

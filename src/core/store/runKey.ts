@@ -1,4 +1,7 @@
-/** The identity under which runs are stored and reused: prompt content + endpoint + model + parameters. */
+/**
+ * The identity under which runs are stored and reused: prompt content + endpoint + model + parameters,
+ * and the retrieval step that filled the prompt's passages, when it has one.
+ */
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../endpoint/params';
 import type { ChatRequest, EndpointConfig } from '../endpoint/types';
@@ -9,14 +12,47 @@ export interface RunKey {
   endpoint: string;
   model: string;
   paramsHash: string;
+  /**
+   * The retrieval step's URL, query (its template and the query it renders to), topK and the input
+   * it fills: the request is keyed before the passages are in it, so without this runs made with
+   * another search service or another query would be reused. Absent for a prompt without one.
+   */
+  retrievalHash?: string;
 }
 
-export function runKeyOf(endpoint: EndpointConfig, request: ChatRequest): RunKey {
-  return { promptHash: promptContentHash(request), endpoint: endpointIdentity(endpoint), model: request.model, paramsHash: sha256(canonicalJson(request.params)).slice(0, 16) };
+/** What of a retrieval step shapes a run (run/retrievalRun.ts's PlannedRetrieval has these). */
+export interface RetrievalShape {
+  step: { url: string; query: string; topK: number; into: string };
+  /** The query as sent. */
+  query: string;
+}
+
+export function runKeyOf(endpoint: EndpointConfig, request: ChatRequest, retrieval?: RetrievalShape): RunKey {
+  return {
+    promptHash: promptContentHash(request),
+    endpoint: endpointIdentity(endpoint),
+    model: request.model,
+    paramsHash: sha256(canonicalJson(request.params)).slice(0, 16),
+    ...(retrieval ? { retrievalHash: retrievalHash(retrieval) } : {}),
+  };
 }
 
 export function runKeyString(key: RunKey): string {
-  return `${key.promptHash}|${key.endpoint}|${key.model}|${key.paramsHash}`;
+  return `${key.promptHash}|${key.endpoint}|${key.model}|${key.paramsHash}${key.retrievalHash ? `|${key.retrievalHash}` : ''}`;
+}
+
+/** The URL as sent (credentials are never sent, retrievalStep.ts) — its query string may pick the index — and the rest as declared. */
+function retrievalHash({ step, query }: RetrievalShape): string {
+  let url = step.url;
+  try {
+    const parsed = new URL(step.url);
+    parsed.username = '';
+    parsed.password = '';
+    url = parsed.href;
+  } catch {
+    // hashed as written
+  }
+  return sha256(canonicalJson({ url, template: step.query, query, topK: step.topK, into: step.into })).slice(0, 16);
 }
 
 /** `openai https://host/v1`: user info, query (which may hold a key) and fragment removed. */

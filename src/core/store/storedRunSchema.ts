@@ -19,7 +19,7 @@ const claims: Schema = { type: 'integer', minimum: 0, maximum: 100_000 };
 export const RUN_KEY_SCHEMA: Schema = {
   type: 'object',
   required: ['promptHash', 'endpoint', 'model', 'paramsHash'],
-  properties: { promptHash: { type: 'string' }, endpoint: { type: 'string' }, model: { type: 'string' }, paramsHash: { type: 'string' } },
+  properties: { promptHash: { type: 'string' }, endpoint: { type: 'string' }, model: { type: 'string' }, paramsHash: { type: 'string' }, retrievalHash: { type: 'string' } },
 };
 
 export const STORED_RUN_SCHEMA: Schema = {

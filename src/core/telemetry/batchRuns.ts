@@ -36,7 +36,7 @@ export function telemetryRunsOf(transport: ChatTransport, clock: RunClock, runs:
     .map(({ outcome, plan, revision, testCase, check }) => ({
       run: {
         at: clock.endOf(outcome),
-        key: runKeyOf(transport.endpoint, plan.request),
+        key: runKeyOf(transport.endpoint, plan.request, plan.retrieval),
         file: plan.file,
         prompt: plan.prompt.name,
         endpointName: transport.endpoint.name,

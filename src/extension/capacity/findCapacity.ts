@@ -101,7 +101,7 @@ export async function findCapacity(context: vscode.ExtensionContext, transports:
     );
     // The levels kept as load points beside the run store, as `load` keeps them (export --kind load).
     const kept = new LoadResultsStore(loadResultsPath(storePathOf(context))).keepPoints(result.points, {
-      key: runKeyOf(transport.endpoint, plan.request), file, prompt: plan.prompt.name, endpointName: choice.config.name, simulated: view.simulated,
+      key: runKeyOf(transport.endpoint, plan.request, plan.retrieval), file, prompt: plan.prompt.name, endpointName: choice.config.name, simulated: view.simulated,
       slo: view.policy.slo, target: options.attainment, inputs: 'the sample inputs',
     });
     if (kept.stored) log.info(`Find Capacity: ${kept.message}`);

@@ -33,6 +33,31 @@ describe('repeated runs', () => {
     expect(Math.max(...gaps) / Math.min(...gaps.map((g) => Math.max(g, 0.05)))).toBeGreaterThan(5); // exponential, not evenly spaced
   });
 
+  it('open loop at its cap: arrivals wait in order up to maxWaiting, later ones are dropped and counted', async () => {
+    // Five arrivals all due at once; the runs end only when released, so the order is the schedule's alone.
+    const release: (() => void)[] = [];
+    const started: number[] = [];
+    const delays: [number, number][] = [];
+    let counts: unknown;
+    const done = batchRunner(
+      (i) => {
+        started.push(i);
+        return new Promise<number>((r) => release.push(() => r(i)));
+      },
+      { runs: 5, concurrency: 2, warmup: 0, ratePerSec: 1, interArrivalMs: () => 0, maxWaiting: 1, onArrivals: (c) => (counts = c), onDispatchDelay: (i, _d, scheduled) => delays.push([i, scheduled]) },
+    );
+    while (release.length < 2) await pause(1);
+    expect(started).toEqual([0, 1]);
+    release.shift()!(); // a place frees: the one waiting goes out
+    while (release.length < 2) await pause(1);
+    expect(started).toEqual([0, 1, 2]);
+    while (release.length > 0) release.shift()!();
+    expect(await done).toEqual([0, 1, 2]);
+    expect(counts).toEqual({ arrived: 5, waited: 1, dropped: 2, unsent: 0, peakInFlight: 2, cap: 2 });
+    // The one that waited keeps its scheduled time (its wait is its dispatch delay).
+    expect(delays).toEqual([[0, 0], [1, 0], [2, 0]]);
+  });
+
   it('cancelling stops new starts and keeps every finished run', async () => {
     const controller = new AbortController();
     const finished: number[] = [];
