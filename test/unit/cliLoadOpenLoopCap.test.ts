@@ -57,7 +57,9 @@ describe('load at an open-loop rate the endpoint never answers', () => {
     expect(firstWaiter.scheduledAtMs).toBeLessThan(20);
     expect(firstWaiter.startedAtMs - firstWaiter.scheduledAtMs).toBeGreaterThan(250);
     expect(point.bound.endedBy).toBe('duration');
-    expect(point.notes).toContain(`${cap.dropped.toLocaleString('en-US')} of ${cap.arrived.toLocaleString('en-US')} arrivals were dropped, never sent (256 in flight and 256 waiting already): the endpoint did not keep up with this rate, and the figures are of the requests sent`);
+    expect(point.notes).toContain(`${cap.dropped.toLocaleString('en-US')} of ${cap.arrived.toLocaleString('en-US')} arrivals were dropped, never sent (256 in flight and 256 waiting already): the endpoint did not keep up with this rate; the latency figures are of the requests sent, and SLO attainment counts the dropped arrivals as misses`);
+    // A rate the client could not even send is never met: the dropped arrivals are misses.
+    expect(point.attainment).toMatchObject({ met: 0, total: point.counted + cap.dropped });
   });
 
   it('--max-concurrency sets the cap, and the text output states it with the counts', async () => {

@@ -74,10 +74,12 @@ function shareOf(objective: string, met: number, total: number, target: number):
 }
 
 /** `target`: the --attainment override, or null for each SLO's own percentile. */
-export function attainment(records: readonly RunRecord[], objectives: readonly Objective[], target: number | null): Attainment {
+export function attainment(records: readonly RunRecord[], objectives: readonly Objective[], target: number | null, neverSent = 0): Attainment {
   const limits = latencyObjectives(objectives);
   const met = records.filter((r) => requestAttains(r, limits)).length;
-  const total = records.length;
+  // Arrivals dropped at a rate were never served: they count as misses (as errored requests do), so a
+  // rate the client could not even send is never said to be met.
+  const total = records.length + neverSent;
   const limitText = (o: LatencyObjective) => `${o.metric} ≤ ${o.maxMs} ms`;
   const perSlo =
     target !== null

@@ -142,7 +142,7 @@ function pointFigures(level: LoadLevel, arrival: Arrival, options: LoadPointOpti
     inputTokens: summarize(ok.map((r) => r.inputTokens).filter(isNumber)).p50,
     outputTokens: summarize(ok.map((r) => r.outputTokens).filter(isNumber)).p50,
     cache: { ...cache, warm_share: records.length > 0 ? cache.warm / records.length : 0, counters },
-    attainment: attainment(records, options.objectives, options.target),
+    attainment: attainment(records, options.objectives, options.target, inFlightCap?.dropped ?? 0),
     goodput,
     errors: errorsByKind(failed.map((r) => r.record)),
     dispatchDelayMs: level.kind === 'rate' ? percentileTriple(dispatchDelays) : null,
@@ -166,5 +166,5 @@ function pointFigures(level: LoadLevel, arrival: Arrival, options: LoadPointOpti
 
 /** Dropped arrivals were never sent: the figures are of the requests that were, at a lower rate than asked. */
 function droppedNote(cap: OpenLoopCap): string {
-  return `${cap.dropped.toLocaleString('en-US')} of ${cap.arrived.toLocaleString('en-US')} arrivals were dropped, never sent (${cap.cap} in flight and ${cap.maxWaiting} waiting already): the endpoint did not keep up with this rate, and the figures are of the requests sent`;
+  return `${cap.dropped.toLocaleString('en-US')} of ${cap.arrived.toLocaleString('en-US')} arrivals were dropped, never sent (${cap.cap} in flight and ${cap.maxWaiting} waiting already): the endpoint did not keep up with this rate; the latency figures are of the requests sent, and SLO attainment counts the dropped arrivals as misses`;
 }
