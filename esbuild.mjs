@@ -93,6 +93,8 @@ const tomlAsJson = {
 // Bundles run template engines only in dist/renderInterpreted.js and dist/renderHandlebars.js; from source (tests) in-thread.
 const node = { ...shared, platform: 'node', format: 'cjs', target: 'node20', plugins: [sharedRankTables, sharedLibraries, tomlAsJson], define: { 'process.env.PROMPT_INSIGHT_BUNDLED': '"1"' } };
 
+const renderPlugins = node.plugins.filter((plugin) => plugin !== sharedLibraries);
+
 const builds = [
   // Banner and footer stamp the bundle's evaluation, so activation can report it beside activate().
   { ...node, entryPoints: { extension: 'src/extension/main.ts' }, outdir: 'dist', external: ['vscode'], banner: { js: 'globalThis.__promptInsightLoadStart = performance.now();' }, footer: { js: 'globalThis.__promptInsightLoadEnd = performance.now();' } },
@@ -113,11 +115,13 @@ const builds = [
   { ...node, entryPoints: { scoreWorker: 'src/core/adherence/scoreWorker.ts' }, outdir: 'dist' },
   // Template engines run in separate, locked-down processes (core/render/renderer.ts, isolatedProcess.ts); they are not
   // in the server or CLI bundles. Strict mode throughout: no function of theirs is reachable from a stack trace.
+  // Each is one self-contained file: the permission model lets the process read its own script only, so
+  // a shared library beside it (dist/yaml.js, which dotprompt loads) would make the runtime refuse the flag.
   // Jinja2 and Mustache interpret templates (their process runs without code generation from strings).
-  { ...node, entryPoints: { renderInterpreted: 'src/core/render/interpretedEngineProcess.ts' }, outdir: 'dist', banner: { js: '"use strict";' } },
+  { ...node, plugins: renderPlugins, entryPoints: { renderInterpreted: 'src/core/render/interpretedEngineProcess.ts' }, outdir: 'dist', banner: { js: '"use strict";' } },
   // Dotprompt (Handlebars compiles templates to JavaScript), started only for Dotprompt files.
   // handlebars loads source-map only for precompiled source maps, and falls back without it.
-  { ...node, entryPoints: { renderHandlebars: 'src/core/render/handlebarsEngineProcess.ts' }, outdir: 'dist', external: ['source-map'], banner: { js: '"use strict";' } },
+  { ...node, plugins: renderPlugins, entryPoints: { renderHandlebars: 'src/core/render/handlebarsEngineProcess.ts' }, outdir: 'dist', external: ['source-map'], banner: { js: '"use strict";' } },
   // The OpenTelemetry SDK (core/telemetry/otelExport.ts), loaded by the CLI and the extension only when telemetry is on (loadTelemetry.ts).
   { ...node, entryPoints: { telemetry: 'src/core/telemetry/otelExport.ts' }, outdir: 'dist' },
   // The simulator alone for the extension's bundled endpoint (the .vsix does not carry the whole CLI).

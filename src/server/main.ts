@@ -39,7 +39,7 @@ const state = initialWorkspaceState();
 const analyses = new DocumentAnalyses(analysisOptions(state));
 const runHistory = new RunHistory((message) => connection.console.warn(message));
 // Production numbers read in the background: lenses are refreshed when a read completes.
-const production = new ProductionFigures(refreshCodeLenses, (message) => connection.console.warn(message));
+const production = new ProductionFigures(refreshCodeLenses, connection.console);
 const guarded = guardedBy((message) => connection.console.error(message));
 const diagnostics = new DiagnosticsSchedule((uri) => void guarded('diagnostics', () => publishDiagnostics(uri), undefined));
 

@@ -17,6 +17,12 @@ export type ProductionLookup =
   | { state: 'loading'; sources: number }
   | { state: 'ready'; production: FileProduction };
 
+/** Routine reads at info; at warning only what the user should act on (a source that gave nothing, settings to fix). */
+export interface ProductionLog {
+  info(message: string): void;
+  warn(message: string): void;
+}
+
 export const PRODUCTION_CACHE_MS = 60_000;
 const MAX_CACHED_FILES = 64;
 
@@ -37,7 +43,7 @@ export class ProductionFigures {
 
   constructor(
     private readonly onRead: () => void,
-    private readonly log: (message: string) => void,
+    private readonly log: ProductionLog,
     private readonly cacheMs = PRODUCTION_CACHE_MS,
   ) {}
 
@@ -49,8 +55,8 @@ export class ProductionFigures {
     this.folders = [...workspaceFolders];
     this.trusted = trusted;
     this.entries.clear();
-    for (const problem of settings.problems) this.log(`Production sources: ${problem}`);
-    if (settings.sources.length && !trusted) this.log('Production sources are not read in Restricted Mode: trust the workspace to see production numbers.');
+    for (const problem of settings.problems) this.log.warn(`Production sources: ${problem}`);
+    if (settings.sources.length && !trusted) this.log.info('Production sources are not read in Restricted Mode: trust the workspace to see production numbers.');
   }
 
   /** The file's production numbers, waiting for a read that is not cached until at most `waitMs` after it started. */
@@ -81,19 +87,19 @@ export class ProductionFigures {
     const sources = this.sources;
     const root = findWorkspaceRoot(file, { workspaceFolders: this.folders });
     entry.startedAt = Date.now();
-    this.log(`Production: reading ${sources.length} source${sources.length === 1 ? '' : 's'} for ${file} (in a worker thread).`);
+    this.log.info(`Production: reading ${sources.length} source${sources.length === 1 ? '' : 's'} for ${file} (in a worker thread).`);
     entry.pending = readProductionOffThread({ file, sources, root })
       .then((value) => {
         if (configKey === this.configKey) {
           entry.value = value;
           entry.at = Date.now();
-          for (const r of value.readings) if (r.error) this.log(`Production (${r.label}) for ${file}: ${r.error}`);
+          for (const r of value.readings) if (r.error) this.log.warn(`Production (${r.label}) for ${file}: ${r.error}`);
           this.onRead();
         }
         return value;
       })
       .catch((error: unknown) => {
-        this.log(`Production numbers for ${file} could not be read: ${(error as Error).message}`);
+        this.log.warn(`Production numbers for ${file} could not be read: ${(error as Error).message}`);
         throw error;
       })
       .finally(() => {

@@ -16,7 +16,11 @@ export interface ProductionReadRequest {
 }
 export type ProductionReadReply = { production: FileProduction } | { error: string };
 
-/** Beyond the sources' own deadlines (each stops its read), for a worker stuck where no signal reaches. */
+/**
+ * Beyond the sources' own deadlines (each stops its read), for a worker stuck where no signal reaches.
+ * Only then is a worker ended with processes of its own running (productionWorker.ts stops them before
+ * it answers); they end when their pipes close, but their exits are no longer waited for.
+ */
 const GRACE_MS = 30_000;
 
 export async function readProductionOffThread(request: ProductionReadRequest): Promise<FileProduction> {

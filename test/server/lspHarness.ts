@@ -18,6 +18,8 @@ export class LspHarness {
   private readonly waiters: { uri: string; resolve: (d: Diagnostic[]) => void; minVersion: number }[] = [];
   stderr = '';
   readonly logs: string[] = [];
+  /** The same messages with their LSP MessageType (1 error, 2 warning, 3 info, 4 log). */
+  readonly logMessages: { type: number; message: string }[] = [];
   exited: Promise<number | null>;
 
   constructor() {
@@ -34,10 +36,16 @@ export class LspHarness {
         }
       }
     });
-    this.connection.onNotification('window/logMessage', (params: { message: string }) => {
+    this.connection.onNotification('window/logMessage', (params: { type: number; message: string }) => {
       this.logs.push(params.message);
+      this.logMessages.push(params);
     });
     this.connection.listen();
+  }
+
+  /** The server's process id (its children are read from /proc). */
+  get pid(): number {
+    return this.child.pid!;
   }
 
   /**

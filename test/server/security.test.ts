@@ -94,6 +94,8 @@ describe('opening an attacking prompt file in a trusted workspace', () => {
     const hbsText = (await contentsOf(server, hbs.uri)).join('\n');
     expect(hbsText).toContain('||||||');
     expect(LEAKS.filter((leak) => hbsText.includes(leak))).toEqual([]);
+    // Its process reads only its own script (no shared library beside it), so the permission model holds.
+    expect(server.logs.find((line) => line.startsWith('Dotprompt (Handlebars) templates render'))).toMatch(/under Node's permission model/);
     expect(existsSync(canaries.written)).toBe(false);
     expect(existsSync(canaries.spawned)).toBe(false);
   }, 30_000);

@@ -9,6 +9,7 @@
  * redirect git (GIT_DIR, GIT_CONFIG_*, GIT_EXEC_PATH, GIT_SSH_COMMAND, …) are dropped.
  */
 import { spawn } from 'node:child_process';
+import { ownChild } from '../workers/ownChildren';
 
 export class GitError extends Error {
   constructor(
@@ -117,6 +118,7 @@ export function gitEnding(cwd: string, args: string[], options: GitOptions = {})
     // Its own process group, so that a stop also ends whatever git started (a hook that hangs
     // would otherwise keep the pipes, and this promise, open).
     const child = spawn('git', [...SAFE_CONFIG_ARGS, ...(options.configArgs ?? []), ...args], { cwd, stdio: ['pipe', 'pipe', 'pipe'], env: gitEnvironment(process.env, options.transports), windowsHide: true, detached: process.platform !== 'win32' });
+    ownChild(child);
     const chunks: Buffer[] = [];
     let size = 0;
     let stderr = '';

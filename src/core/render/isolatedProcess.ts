@@ -20,6 +20,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { dirname } from 'node:path';
+import { ownChild } from '../workers/ownChildren';
 import type { EngineProcessMessage, ProcessIsolation } from './engineProcess';
 import { encodeFrame, FrameReader } from './frames';
 
@@ -167,6 +168,7 @@ export class IsolatedProcess {
       stdio: ['pipe', 'pipe', 'pipe'],
       windowsHide: true,
     });
+    ownChild(child);
     const running: Running = { child, stderrTail: '' };
     this.running = running;
     return new Promise<ProcessIsolation>((resolve, reject) => {
@@ -176,10 +178,15 @@ export class IsolatedProcess {
         child.kill('SIGKILL');
       }, this.options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS);
       startTimer.unref();
+      // Before "ready" a failure only rejects the start: the waiting call reports that, or is served by
+      // the process start() retries without the permission flag. Settling the call here (as before) left
+      // it waiting for that retry with nothing keeping the new process referenced: the first Dotprompt
+      // render failed, and a worker thread ended with the call unanswered.
       const fail = (kind: FailureKind, detail: string): void => {
         if (this.running === running) this.stoppedFlag = true;
         child.kill('SIGKILL');
-        if (this.inFlight && this.running === running) this.finish(this.inFlight, { ok: false, kind, detail });
+        if (!ready) reject(new Error(detail));
+        else if (this.inFlight && this.running === running) this.finish(this.inFlight, { ok: false, kind, detail });
       };
       const reader = new FrameReader(
         this.options.maxReplyBytes,
@@ -214,7 +221,7 @@ export class IsolatedProcess {
         if (this.running === running) this.stoppedFlag = true;
         const why = exitDescription(code, signal, running.stderrTail);
         if (!ready) reject(new Error(why));
-        if (this.inFlight && this.running === running) this.finish(this.inFlight, { ok: false, kind: /heap|allocation failed/i.test(running.stderrTail) ? 'memory' : 'exited', detail: why });
+        else if (this.inFlight && this.running === running) this.finish(this.inFlight, { ok: false, kind: /heap|allocation failed/i.test(running.stderrTail) ? 'memory' : 'exited', detail: why });
       });
       if (!this.inFlight) this.refPipes(false);
     });

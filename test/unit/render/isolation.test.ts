@@ -111,9 +111,13 @@ describe('where the runtime has no permission model (the fallback)', () => {
     // Node 20 lists --experimental-permission; --permission is a "bad option" there (exit 9). Node 24 is the reverse.
     const refused = process.allowedNodeEnvironmentFlags.has('--permission') ? '--experimental-permission' : '--permission';
     const child = start(new Set([refused]));
+    // A request sent at once (as a render is) waits for the restarted process and is answered by it:
+    // the refusing process's exit is not its failure.
+    const first = attempt(child, 'global: the environment');
     const report = await child.ready;
     expect(report.mode).toBe('hardened-process');
     expect(report.withoutPermissionBecause).toContain(`the runtime refused ${refused}`);
+    expect(await first).toEqual({ succeeded: true, value: '{}' });
     await expectGlobalRoutesClosed(child);
   });
 });
