@@ -7,7 +7,8 @@
  * model server on 127.0.0.1 that records what it is sent, the head sends the current system text with
  * that turn. The built CLI as a child process.
  */
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -159,5 +160,37 @@ describe('a case sampled from an older version runs with the current prompt', ()
       }
     }
     expect(sent.join('\n')).not.toContain(OLD_SYSTEM);
+  });
+});
+
+describe('a prompt whose system text has no variables', () => {
+  it("a call of an older system text keeps the variables its user turn gives, so it runs as any case; an older sampled case's `messages:` runs as its turns", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pi-sample-static-'));
+    try {
+      const prompt = PROMPT.replace('You are a real-estate assistant for {{city}}. List single-family homes only.', 'You are a real-estate assistant. List single-family homes only.');
+      writeFileSync(join(dir, 'static.prompty'), prompt);
+      const messages = [
+        { role: 'system', parts: [{ type: 'text', content: 'You are a real-estate assistant. Suggest condos too.' }] },
+        { role: 'user', parts: [{ type: 'text', content: 'A yard for a dog.' }] },
+      ];
+      const span = otlpSpan({ promptName: 'homes-assistant', version: 'v1', startMs: T0, e2eMs: 1500, ttftMs: 100, outputTokens: 30, extra: { 'gen_ai.input.messages': JSON.stringify(messages) } });
+      writeFileSync(join(dir, 'traces.jsonl'), `${tracesLine([span])}\n`);
+      // A case an older `sample` wrote, with the old system text in `messages:`.
+      writeFileSync(join(dir, 'static.tests.yaml'), 'tests:\n  - description: older sampled case\n    vars: {}\n    messages:\n      - {role: system, content: An older system text.}\n      - {role: user, content: Homes in Tacoma?}\n    assert:\n      - {type: latency, threshold: 60000}\n');
+      const r = await runCli(['sample', 'static.prompty', '--traces', 'traces.jsonl'], dir);
+      expect(r.code, r.stderr).toBe(0);
+      const cases = parse(readFileSync(join(dir, 'static.tests.yaml'), 'utf8')).tests as { vars?: unknown; turns?: unknown; metadata?: { inputs: string } }[];
+      expect(cases[1]).toMatchObject({ vars: { request: 'A yard for a dog.' }, metadata: { inputs: 'template-variables' } });
+      expect(cases[1]!.turns).toBeUndefined();
+      const load = await runCli(['load', 'static.prompty', '--inputs', 'tests', '--endpoint', model.url, '--model', 'gpt-test', '--requests', '4', '--concurrency', '1', '--slo', 'e2eMs.p90<=60000', '--no-store', '--json'], dir);
+      expect(load.code, load.stderr).toBe(0);
+      const bodies = sent.slice(-4).map((s) => JSON.parse(s) as { role: string; content: string }[]);
+      const system = { role: 'system', content: 'You are a real-estate assistant. List single-family homes only.' };
+      expect(bodies).toContainEqual([system, { role: 'user', content: 'Homes in Tacoma?' }]);
+      expect(bodies).toContainEqual([system, { role: 'user', content: 'A yard for a dog.' }]);
+      expect(sent.join('\n')).not.toMatch(/An older system text|Suggest condos too/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
