@@ -121,6 +121,10 @@ describe('sample --version, --since, --until', () => {
     const text = await sample(['--since', '7d', '--until', '5d', '--now', NOW, '--version', '2', '--n', '10', '--dry-run']);
     expect(text.stdout).toContain('3 production requests of homes-assistant of version 2');
     expect(text.stdout).toContain('Left out: 4 outside the range.');
+    // A version that exists but served nothing in the range: said, not an error.
+    const none = await sample(['--version', '2', '--until', new Date(T0 + DAY).toISOString(), '--dry-run']);
+    expect(none.code).toBe(0);
+    expect(none.stdout).toContain('No call of version 2 in these traces in that range; versions seen: 1 (1).');
     expect((await sample(['--until', 'tomorrow'])).stderr).toContain("--until takes a duration (30m, 24h, 7d, 2w) before now or an ISO date (got 'tomorrow')");
     expect((await sample(['--since', '2d', '--until', '5d'])).stderr).toContain('--until 5d is before --since 2d');
   });
