@@ -16,6 +16,7 @@ import { runLoadPoint } from '../core/load/loadPoint';
 import { type LoadLevel, type LoadPoint } from '../core/load/loadPointRecord';
 import { sweep } from '../core/load/sweep';
 import { LoadInputsError, readInputsFile } from '../core/load/loadInputs';
+import type { CaseTurn } from '../core/adherence/caseTurns';
 import { loadTestSuite } from '../core/adherence/testCases';
 import { detectFormat } from '../core/formats/detect';
 import { formatMs } from '../core/metrics/format';
@@ -92,13 +93,13 @@ export async function loadCommand(argv: string[], io: CliIO): Promise<number> {
     const model = stringFlag(args, 'model');
     // Before the query is even rendered: the URL the file names is the user's to allow.
     refuseUnallowedRetrieval(args, declaredRetrievalIn(file, decoded.text).step?.url, file);
-    const planWith = (vars?: Record<string, unknown>) => planPromptRun(file, decoded.text, { ...(promptName !== undefined ? { promptName } : {}), ...(model ? { modelOverride: model } : {}), references: { filePath: resolve(file) }, ...(vars ? { vars } : {}) });
+    const planWith = (vars?: Record<string, unknown>, turns?: readonly CaseTurn[]) => planPromptRun(file, decoded.text, { ...(promptName !== undefined ? { promptName } : {}), ...(model ? { modelOverride: model } : {}), references: { filePath: resolve(file) }, ...(vars ? { vars } : {}), ...(turns ? { turns } : {}) });
     plan = await planWith();
     const inputs = stringFlag(args, 'inputs');
     if (inputs === 'tests') {
       const suite = loadTestSuite(resolve(file), decoded.text, detectFormat(file, decoded.text), plan.prompt);
       if (suite.cases.length === 0) throw new PlanError(`--inputs tests: ${suite.problems[0] ?? 'no test cases'}`);
-      plans = await Promise.all(suite.cases.map((c) => planWith(c.vars)));
+      plans = await Promise.all(suite.cases.map((c) => planWith(c.vars, c.turns)));
       inputsText = `the ${suite.cases.length} test cases' inputs, cycled`;
     } else if (inputs !== undefined) {
       const rows = await readInputsFile(inputs);

@@ -136,20 +136,20 @@ async function readTraces(r: ReadRequest, traces: string[], scoring: AdherencePl
 
 const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 
-/** `24h`, `7d`, `90m`, `2w` before now, or an ISO date. */
-export function parseSince(value: string, nowMs: number): number {
+/** `24h`, `7d`, `90m`, `2w` before now, or an ISO date; `flag` names the option in the messages (`since`, `until`). */
+export function parseSince(value: string, nowMs: number, flag = 'since'): number {
   const relative = /^(\d+(?:\.\d+)?)([smhdw])$/.exec(value.trim());
   if (relative) {
     const ms = nowMs - Number(relative[1]) * UNIT_MS[relative[2]!]!;
     // A Date holds ±8.64e15 ms: further back is no time (its printing threw).
-    if (!(ms >= -8.64e15)) throw new UsageError(`--since ${value} reaches before any date a time can hold: give a shorter duration`);
+    if (!(ms >= -8.64e15)) throw new UsageError(`--${flag} ${value} reaches before any date a time can hold: give a shorter duration`);
     return ms;
   }
   if (/^\d{4}-\d{2}-\d{2}/.test(value)) {
     const ms = Date.parse(value);
     if (Number.isFinite(ms)) return ms;
   }
-  throw new UsageError(`--since takes a duration (30m, 24h, 7d, 2w) or an ISO date (got '${value}')`);
+  throw new UsageError(`--${flag} takes a duration (30m, 24h, 7d, 2w) before now or an ISO date (got '${value}')`);
 }
 
 function cell(p: ProdPercentiles, name: 'p50' | 'p90' | 'p99'): string {

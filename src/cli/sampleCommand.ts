@@ -1,28 +1,26 @@
 /**
- * `prompt-insight sample FILE --traces PATH… --n 50 --strategy random|slowest|errors|stratified`:
- * production requests whose input was captured become test cases in the prompt's tests file, with
- * provenance, deduplicated (also against the file's cases), redacted before anything is written, and
- * appended — never overwriting. Prints what was added, how the inputs were mapped and what was redacted.
+ * `prompt-insight sample FILE --traces PATH… --n 50 --strategy random|slowest|errors|stratified
+ * [--since T] [--until T] [--version V]`: production requests whose input was captured become test
+ * cases in the prompt's tests file (core/sampling/sampleIntoTests.ts, as the editor's *Sample into
+ * tests…* does). Prints what was added, how the inputs were kept, what was redacted and what was left out.
  */
-import { basename, resolve } from 'node:path';
+import { basename } from 'node:path';
 import { sidecarPathFor } from '../core/adherence/testCases';
-import { findWorkspaceRoot, readTestsFileSync, TESTS_FILE_MAX_BYTES } from '../core/files/workspaceFile';
-import { checkWritableTarget, replaceWorkspaceFile } from '../core/files/workspaceWrite';
 import { formatMs } from '../core/metrics/format';
 import { MAX_CAPTURED_CHARS } from '../core/telemetry/capturedContent';
-import { SAMPLED_INPUT_BUDGET_CHARS, SampleSink, STRATEGIES, type Strategy } from '../core/sampling/productionSample';
-import { createRedactor } from '../core/sampling/redact';
+import { SAMPLED_INPUT_BUDGET_CHARS, STRATEGIES, type Strategy } from '../core/sampling/productionSample';
+import { planSample, SampleError, writeSample, type SamplePlan } from '../core/sampling/sampleIntoTests';
 import { SECRET_RULES_SOURCE } from '../core/sampling/secretRules';
-import { appendCases, readTestsFile } from '../core/sampling/testsFileAppend';
-import { readTraceFiles } from '../core/telemetry/importOtlp';
-import { parseArgs, stringFlag, UsageError } from './args';
+import { failureWords } from '../core/sampling/testsFileAppend';
+import { nowFlag, parseArgs, stringFlag, UsageError } from './args';
 import type { CliIO } from './io';
 import { terminalJson } from './terminalText';
 import { promptsOf } from './promptFile';
 import { SAMPLE_USAGE } from './help/usage';
+import { parseSince } from './prodCommand';
 
 export async function sampleCommand(argv: string[], io: CliIO): Promise<number> {
-  const args = parseArgs(argv, { valued: ['prompt', 'n', 'strategy', 'seed', 'out'], boolean: ['json', 'dry-run'], repeatable: ['traces', 'redact'] });
+  const args = parseArgs(argv, { valued: ['prompt', 'n', 'strategy', 'seed', 'out', 'since', 'until', 'version', 'now'], boolean: ['json', 'dry-run'], repeatable: ['traces', 'redact'] });
   if (args.positionals.length < 1) throw new UsageError(`give the prompt file\nusage: ${SAMPLE_USAGE}`);
   const [file, ...extra] = args.positionals as [string, ...string[]];
   const traces = [...(args.lists.get('traces') ?? []), ...(args.lists.has('traces') ? extra : [])];
@@ -35,12 +33,15 @@ export async function sampleCommand(argv: string[], io: CliIO): Promise<number> 
   const seed = Number(stringFlag(args, 'seed') ?? 1);
   if (!Number.isInteger(seed)) throw new UsageError('--seed takes a whole number');
   if (/\.prompt\.ya?ml$/i.test(file) && !args.flags.has('out')) throw new UsageError(`${basename(file)} keeps its cases in testData; give --out NAME.tests.yaml to write the sampled cases to a tests file`);
-  let redactor;
-  try {
-    redactor = createRedactor(args.lists.get('redact') ?? []);
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  // --since and --until as prod and watch read them: a duration before now (30m, 24h, 7d) or an ISO date.
+  const nowMs = nowFlag(args);
+  const since = stringFlag(args, 'since');
+  const until = stringFlag(args, 'until');
+  const sinceMs = since !== undefined ? parseSince(since, nowMs, 'since') : undefined;
+  const untilMs = until !== undefined ? parseSince(until, nowMs, 'until') : undefined;
+  if (sinceMs !== undefined && untilMs !== undefined && untilMs < sinceMs) throw new UsageError(`--until ${until} is before --since ${since}`);
+  const version = stringFlag(args, 'version');
+  if (version !== undefined && !version.trim()) throw new UsageError('--version takes a version: a commit, a registry label or a content hash (sha256:…)');
   const found = await promptsOf(file, stringFlag(args, 'prompt'));
   if ('error' in found) {
     io.stderr(`prompt-insight sample: ${found.error}\n`);
@@ -50,42 +51,19 @@ export async function sampleCommand(argv: string[], io: CliIO): Promise<number> 
   const prompt = found.prompts[0]!;
   const out = stringFlag(args, 'out') ?? sidecarPathFor(file);
   const dryRun = args.flags.get('dry-run') === true;
-  // The tests file's place is the repository's to name: the workspace-file rules, checked before any work.
-  const writeRules = { root: findWorkspaceRoot(out), what: 'tests files' };
-  let testsFile;
-  try {
-    if (!dryRun) checkWritableTarget(out, writeRules);
-    testsFile = readTestsFile(readTestsFileSync(resolve(out)), out);
-  } catch (error) {
-    io.stderr(`prompt-insight sample: ${(error as Error).message}\n`);
-    return 1;
-  }
-  const sink = new SampleSink(prompt, { n, strategy, seed, redactor, existingKeys: testsFile.existingKeys, nowMs: Date.now() });
   const signal = io.interrupted();
   io.stderr(`Reading ${traces.length} trace file${traces.length === 1 ? '' : 's'} for ${prompt.name}…\n`);
+  let plan: SamplePlan;
   try {
-    await readTraceFiles(traces, sink, { signal, keepContent: true });
+    plan = await planSample({ file, prompt, traces, out, n, strategy, seed, redact: args.lists.get('redact') ?? [], ...(sinceMs !== undefined ? { sinceMs } : {}), ...(untilMs !== undefined ? { untilMs } : {}), ...(version !== undefined ? { version } : {}), nowMs, willWrite: !dryRun, signal });
+    if (!dryRun) writeSample(plan);
   } catch (error) {
     if (signal.aborted) return 130;
+    if (error instanceof SampleError && error.kind === 'usage') throw new UsageError(error.message);
     io.stderr(`prompt-insight sample: ${(error as Error).message}\n`);
     return 1;
   }
-  const result = sink.result();
-  const redactions: Record<string, number> = {};
-  for (const c of result.cases) for (const [kind, count] of c.redactions) redactions[kind] = (redactions[kind] ?? 0) + count;
-  if (result.cases.length > 0 && !dryRun) {
-    const text = appendCases(testsFile, result.cases, strategy);
-    if (Buffer.byteLength(text) > TESTS_FILE_MAX_BYTES) {
-      io.stderr(`prompt-insight sample: ${out} would be ${Buffer.byteLength(text)} bytes, over the ${TESTS_FILE_MAX_BYTES}-byte limit for tests files; nothing is written. Sample fewer cases (--n).\n`);
-      return 1;
-    }
-    try {
-      replaceWorkspaceFile(out, text, writeRules);
-    } catch (error) {
-      io.stderr(`prompt-insight sample: ${(error as Error).message}\n`);
-      return 1;
-    }
-  }
+  const { sink, result, testsFile, redactions } = plan;
   const mapped = result.cases.filter((c) => c.inputs === 'template-variables').length;
   const skipped = Object.fromEntries(sink.skipped);
   const summary = {
@@ -95,8 +73,14 @@ export async function sampleCommand(argv: string[], io: CliIO): Promise<number> 
     written: !dryRun && result.cases.length > 0,
     strategy,
     seed,
-    added: result.cases.map((c) => ({ description: `production ${c.endTime}`, traceId: c.traceId, spanId: c.spanId, endTime: c.endTime, version: c.version, e2eMs: Math.round(c.e2eMs), errorType: c.errorType, inputs: c.inputs, ...(c.inputs === 'template-variables' ? { vars: Object.keys(c.vars) } : {}) })),
+    ...(sinceMs !== undefined ? { since: new Date(sinceMs).toISOString() } : {}),
+    ...(untilMs !== undefined ? { until: new Date(untilMs).toISOString() } : {}),
+    ...(plan.version ? { version: { asked: plan.version.asked, revision: plan.version.revision, labels: [...plan.version.labels], seen: plan.version.seen } } : {}),
+    added: result.cases.map((c) => ({ description: `production ${c.endTime}`, traceId: c.traceId, spanId: c.spanId, endTime: c.endTime, version: c.version, e2eMs: Math.round(c.e2eMs), errorType: c.errorType, ...(c.noAnswer ? { noAnswer: true } : {}), inputs: c.inputs, ...(c.inputs === 'template-variables' ? { vars: Object.keys(c.vars) } : { turns: c.turns!.length }) })),
     requests: sink.matched,
+    outsideRange: sink.outsideRange,
+    otherVersions: sink.otherVersion,
+    ...(strategy === 'slowest' ? { failedNotSlowest: sink.failedNotSlowest } : {}),
     withoutCapturedInput: sink.withoutInput,
     unreadableInput: result.unreadableInput,
     inputTooLarge: result.inputTooLarge,
@@ -114,11 +98,16 @@ export async function sampleCommand(argv: string[], io: CliIO): Promise<number> 
     io.stdout(`${terminalJson(summary)}\n`);
     return 0;
   }
-  const lines = [`${sink.matched} production requests of ${prompt.name}; ${sink.matched - sink.withoutInput} with captured input (gen_ai.input.messages).`];
+  const lines = [`${sink.matched} production requests of ${prompt.name}${scopeWords(plan)}; ${sink.matched - sink.withoutInput} with captured input (gen_ai.input.messages).`];
+  const left = [sink.outsideRange ? `${sink.outsideRange} outside the range` : '', sink.otherVersion ? `${sink.otherVersion} of other versions` : ''].filter(Boolean);
+  if (left.length) lines.push(`Left out: ${left.join(', ')}.`);
+  if (plan.version && plan.version.labels.size === 0) lines.push(`No call of version ${plan.version.asked} in these traces${sinceMs !== undefined || untilMs !== undefined ? ' in that range' : ''}; versions seen: ${plan.version.seen.map((v) => `${v.version} (${v.calls})`).join(', ') || 'none'}.`);
+  for (const problem of plan.version?.problems ?? []) lines.push(`note: ${problem}`);
+  if (strategy === 'slowest' && sink.failedNotSlowest) lines.push(`slowest takes calls that answered: ${sink.failedNotSlowest} failed call${sink.failedNotSlowest === 1 ? '' : 's'} (timeouts, rate limits, server errors, empty answers) skipped; --strategy errors samples them.`);
   if (result.cases.length === 0) lines.push(`Nothing to add to ${out}${result.alreadyInFile ? ` (${result.alreadyInFile} inputs are already cases there)` : ''}.`);
   else lines.push(`${dryRun ? 'Would append' : 'Appended'} ${result.cases.length} case${result.cases.length === 1 ? '' : 's'} (strategy ${strategy}, seed ${seed}) to ${out} after its ${testsFile.existingCases} existing case${testsFile.existingCases === 1 ? '' : 's'}:`);
-  for (const c of result.cases) lines.push(`  + ${c.endTime} trace ${c.traceId} span ${c.spanId} · version ${c.version} · ${formatMs(c.e2eMs)}${c.errorType ? ` · failed (${c.errorType})` : ''} · ${c.inputs === 'template-variables' ? `vars ${Object.keys(c.vars).join(', ')}` : 'the captured messages'}`);
-  if (result.cases.length > 0) lines.push(`Inputs: ${mapped} mapped to the template's variables, ${result.cases.length - mapped} kept as the captured messages (they did not match the template's text).`);
+  for (const c of result.cases) lines.push(`  + ${c.endTime} trace ${c.traceId} span ${c.spanId} · version ${c.version} · ${formatMs(c.e2eMs)}${failureWords(c) ? ` · ${failureWords(c)}` : ''} · ${c.inputs === 'template-variables' ? `vars ${Object.keys(c.vars).join(', ')}` : `production's ${c.turns!.length === 1 ? 'user turn' : `${c.turns!.length} turns`}`}`);
+  if (result.cases.length > 0) lines.push(`Inputs: ${mapped} mapped to the template's variables, ${result.cases.length - mapped} kept as production's turns (their messages did not match the template's text; they run after the current prompt's system text, never the one they were sent with).`);
   lines.push(Object.keys(redactions).length ? `Redacted before writing: ${Object.entries(redactions).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${v} ${k}`).join(', ')}.` : 'Redacted before writing: nothing matched the rules.');
   const notes = [
     result.duplicates ? `${result.duplicates} duplicate inputs` : '',
@@ -134,4 +123,14 @@ export async function sampleCommand(argv: string[], io: CliIO): Promise<number> 
   if (!testsFile.hasDefaultAssertions && result.cases.length > 0) lines.push('Each case asserts latency ≤ 1.5× production\'s (edit or add assertions; a defaultTest.assert in the file is used instead).');
   io.stdout(`${lines.join('\n')}\n`);
   return 0;
+}
+
+/** ` of version V (revision abc1234) ending 2026-11-30T00:00Z–2026-12-01T00:00Z`: what was asked for. */
+function scopeWords(plan: SamplePlan): string {
+  const { sinceMs, untilMs } = plan.request;
+  const at = (ms: number) => new Date(ms).toISOString().slice(0, 16) + 'Z';
+  const v = plan.version;
+  const version = v ? ` of version ${v.asked}${v.revision && !v.revision.startsWith(v.asked) ? ` (revision ${v.revision.slice(0, 7)})` : ''}` : '';
+  const range = sinceMs !== undefined || untilMs !== undefined ? ` ending ${sinceMs !== undefined ? at(sinceMs) : '…'}–${untilMs !== undefined ? at(untilMs) : 'now'}` : '';
+  return version + range;
 }

@@ -15,7 +15,7 @@ export const WATCH_USAGE =
   'prompt-insight watch FILE (--traces PATH... | --prometheus URL [--since 35d] [--timeout-ms T]) [--prompt NAME] [--now ISO] [--json]';
 
 export const SAMPLE_USAGE =
-  'prompt-insight sample FILE --traces PATH... [--n 50] [--strategy random|slowest|errors|stratified] [--seed N] [--out FILE.tests.yaml] [--redact REGEX]... [--prompt NAME] [--dry-run] [--json]';
+  'prompt-insight sample FILE --traces PATH... [--n 50] [--strategy random|slowest|errors|stratified] [--since AGE] [--until AGE] [--version V] [--seed N] [--out FILE.tests.yaml] [--redact REGEX]... [--prompt NAME] [--now ISO] [--dry-run] [--json]';
 
 export const EXPORT_USAGE =
   'prompt-insight export [--store PATH] [--kind runs|load] [--format json|csv|otlp-json] [--out FILE]';

@@ -27,10 +27,13 @@ export interface RunCheck {
 /** What the answers of a run are checked against: the matching cases, or why there are none. */
 export type RunCheckPlan = { cases: TestCase[] } | { cases: []; why: string };
 
-/** The cases whose every input equals the value the run used (a case without inputs fits any run). */
+/**
+ * The cases whose every input equals the value the run used (a case without inputs fits any run); a case
+ * with production's turns never does: the run sent the prompt's own turns, not those.
+ */
 export function runCheckPlan(suite: TestSuite | undefined, inputs: Record<string, unknown>): RunCheckPlan {
   if (!suite || suite.cases.length === 0) return { cases: [], why: suite?.problems[0] ?? 'this prompt has no test cases' };
-  const cases = suite.cases.filter((c) => Object.entries(c.vars).every(([name, value]) => name in inputs && canonicalJson(inputs[name]) === canonicalJson(value)));
+  const cases = suite.cases.filter((c) => !c.turns && Object.entries(c.vars).every(([name, value]) => name in inputs && canonicalJson(inputs[name]) === canonicalJson(value)));
   if (cases.length > 0) return { cases };
   return { cases: [], why: `none of the ${suite.cases.length} test case${suite.cases.length === 1 ? '' : 's'} in ${suite.source} uses the sample values this run sends; Compare revisions runs every case` };
 }

@@ -6,6 +6,7 @@
 import { basename, dirname, join } from 'node:path';
 import { readTestsFileSync } from '../files/workspaceFile';
 import { escapedLiteral, literalValues, resolveFileValues } from '../render/references';
+import { readCaseTurns, type CaseTurn } from './caseTurns';
 import { ASSERTION_TYPES, MAX_CONTEXT_CHARS, type AssertionType } from './assertionTypes';
 import { readFrontMatter } from '../formats/frontMatterDoc';
 import type { Prompt, PromptFormat } from '../formats/model';
@@ -43,6 +44,8 @@ export interface TestCase {
   passageIds?: (string | null)[];
   /** Ids of the passages relevant to the case (`relevant: [id, …]`), for context-precision. */
   relevant?: string[];
+  /** Production's turns (caseTurns.ts): sent after the prompt's own instructions in place of its user and assistant messages. */
+  turns?: CaseTurn[];
 }
 
 export interface TestSuite {
@@ -125,8 +128,9 @@ function promptfooCases(root: unknown, where: string, problems: string[], prompt
       if (assertion) assertions.push(assertion);
     });
     const threshold = typeof raw.threshold === 'number' ? raw.threshold : typeof defaults.threshold === 'number' ? defaults.threshold : 1;
+    const turns = readCaseTurns(raw, `${where}: tests[${index}]`, problems);
     if (assertions.length === 0) problems.push(`${where}: tests[${index}] has no usable assertion; it is skipped.`);
-    else cases.push({ description: typeof raw.description === 'string' && raw.description.trim() ? raw.description : caseName(index, isPlainRecord(raw.vars) ? literalValues(raw.vars) : vars), vars, assertions, threshold, ...groundingOf(raw.context ?? rawVars.context, raw.reference ?? rawVars.reference, promptPath, `${where}: tests[${index}]`, problems), ...relevantOf(raw.relevant ?? vars.relevant, `${where}: tests[${index}]`, problems) });
+    else cases.push({ description: typeof raw.description === 'string' && raw.description.trim() ? raw.description : caseName(index, isPlainRecord(raw.vars) ? literalValues(raw.vars) : vars), vars, assertions, threshold, ...groundingOf(raw.context ?? rawVars.context, raw.reference ?? rawVars.reference, promptPath, `${where}: tests[${index}]`, problems), ...relevantOf(raw.relevant ?? vars.relevant, `${where}: tests[${index}]`, problems), ...(turns ? { turns } : {}) });
   });
   return cases;
 }

@@ -65,7 +65,7 @@ export async function planComparison(input: PlanInput, sources: readonly Revisio
     for (const [caseIndex, testCase] of input.suite.cases.entries()) {
       let plan: PromptRunPlan;
       try {
-        plan = await planPromptRun(input.file, revision.text, { ...common, vars: testCase.vars });
+        plan = await planPromptRun(input.file, revision.text, { ...common, vars: testCase.vars, ...(testCase.turns ? { turns: testCase.turns } : {}) });
       } catch (error) {
         result.error = `${revision.label}: ${(error as Error).message}`;
         break;

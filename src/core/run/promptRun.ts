@@ -21,6 +21,7 @@ import { loadEncoder, type TokenEncoder } from '../tokens/engine';
 import { modelTokenInfo } from '../tokens/models';
 import type { PromptReferences } from '../render/renderWithReferences';
 import { renderPromptRequest } from './promptRequest';
+import { withCaseTurns, type CaseTurn } from '../adherence/caseTurns';
 import { declaredRetrieval, type DeclaredRetrieval } from '../retrieval/retrievalStep';
 import { literalQueryInputs, renderRetrievalQuery } from '../retrieval/retrievalQuery';
 import { retrieveForRun, withRetrieval, type PlannedRetrieval } from './retrievalRun';
@@ -45,6 +46,8 @@ export async function planPromptRun(
   text: string,
   options: {
     promptName?: string; promptIndex?: number; modelOverride?: string; endpointModel?: string; vars?: Record<string, unknown>; references?: PromptReferences;
+    /** A test case's production turns (adherence/caseTurns.ts): sent after the prompt's instructions in place of its own turns. */
+    turns?: readonly CaseTurn[];
     /** The retrieval step to run instead of the one this text declares (compare: the judging revision's, gatePolicy.ts); `{}` for none. */
     retrieval?: DeclaredRetrieval;
   },
@@ -65,7 +68,10 @@ export async function planPromptRun(
   if (declared.error) throw new PlanError(`${file}: ${declared.error}`);
   const step = declared.step;
   const model = { ...(options.modelOverride ? { override: options.modelOverride } : {}), ...(options.endpointModel ? { endpointDefault: options.endpointModel } : {}) };
-  const render = async (vars: Record<string, unknown>) => renderPromptRequest(text, prompt, vars, model, options.references);
+  const render = async (vars: Record<string, unknown>) => {
+    const rendered = await renderPromptRequest(text, prompt, vars, model, options.references);
+    return options.turns ? { ...rendered, request: { ...rendered.request, messages: withCaseTurns(rendered.request.messages, options.turns) } } : rendered;
+  };
   let rendered;
   try {
     rendered = await render(options.vars ?? {});

@@ -1,12 +1,14 @@
 /**
  * Production requests → test cases, streamed: each span of the prompt whose input was captured
  * (`gen_ai.input.messages`) is read as it arrives — its messages mapped back to the template's
- * variables where they match or kept as the messages, redacted, made inert (no value a loader would
- * read as a reference), deduplicated (also against the file's cases) — and only the cases the
- * strategy may write are kept (keptCases.ts): random, slowest, errors, or stratified (an equal
- * share per prompt version). Nothing else of a span is held, so memory is bounded by n and the
- * input budget whatever the files hold. Spans that end in the future (beyond a clock tolerance) are
- * counted and not sampled.
+ * variables where they match, else production's turns without its instructions (templateVars.ts),
+ * redacted, made inert (no value a loader would read as a reference), deduplicated (also against the
+ * file's cases) — and only the cases the strategy may write are kept (keptCases.ts): random, slowest
+ * (of the calls that answered: a 30 s timeout is not a slow answer), errors (the failed calls), or
+ * stratified (an equal share per prompt version). Only calls that ended in the range and, when asked,
+ * are of the version asked are sampled. Nothing else of a span is held, so memory is bounded by n
+ * and the input budget whatever the files hold. Spans that end in the future (beyond a clock
+ * tolerance) are counted and not sampled.
  */
 import { createHash } from 'node:crypto';
 import type { ImportedSpan, SkipReason, SpanSink } from '../telemetry/importOtlpSpans';
@@ -16,7 +18,7 @@ import { inertText } from '../render/references';
 import { MAX_CAPTURED_CHARS, parseMessagesJson, type CapturedMessage } from '../telemetry/capturedContent';
 import { KeptCases, type Rank } from './keptCases';
 import { mapStrings, type Redactor } from './redact';
-import { varsFromMessages } from './templateVars';
+import { sampledInputs } from './templateVars';
 
 export const STRATEGIES = ['random', 'slowest', 'errors', 'stratified'] as const;
 export type Strategy = (typeof STRATEGIES)[number];
@@ -31,9 +33,10 @@ export const MAX_TRACKED_INPUTS = 200_000;
 export const MAX_STRATA = 1000;
 
 export interface SampledCase {
-  inputs: 'template-variables' | 'messages';
+  /** The template's variables, or production's turns (sent after the current prompt's instructions). */
+  inputs: 'template-variables' | 'turns';
   vars: Record<string, unknown>;
-  messages?: CapturedMessage[];
+  turns?: CapturedMessage[];
   /** The dedupe key: the written inputs, keys sorted. */
   key: string;
   traceId: string;
@@ -42,6 +45,8 @@ export interface SampledCase {
   version: string;
   e2eMs: number;
   errorType: string | null;
+  /** A call without error type that answered nothing (zero output tokens). */
+  noAnswer?: true;
   redactions: Map<string, number>;
 }
 
@@ -68,6 +73,11 @@ export interface SampleOptions {
   existingKeys: ReadonlySet<string>;
   nowMs: number;
   budgetChars?: number;
+  /** Only calls that ended in [sinceMs, untilMs]. */
+  sinceMs?: number;
+  untilMs?: number;
+  /** Only calls whose version label is one of these (versionFilter.ts resolves them as prod does). */
+  versions?: ReadonlySet<string>;
 }
 
 export function stableKey(value: unknown): string {
@@ -76,11 +86,21 @@ export function stableKey(value: unknown): string {
 
 type SkipKind = SkipReason | 'future-end' | 'too-many-versions';
 
+/** A call that did not answer: an error type (timeout, 429, 5xx), or no output tokens when they were counted. */
+export function failed(span: Pick<ImportedSpan, 'errorType' | 'outputTokens'>): boolean {
+  return span.errorType !== null || span.outputTokens === 0;
+}
+
 export class SampleSink implements SpanSink {
   readonly skipped = new Map<SkipKind, number>();
   matched = 0;
   withoutInput = 0;
   others = 0;
+  /** Calls of the prompt left out by the range or the version asked. */
+  outsideRange = 0;
+  otherVersion = 0;
+  /** Failed calls (an error type, or no answer) `slowest` passed over. */
+  failedNotSlowest = 0;
   private arrivals = 0;
   private readonly counts = { eligible: 0, duplicates: 0, alreadyInFile: 0, unreadableInput: 0, inputTooLarge: 0 };
   private readonly seenInputs = new Set<string>();
@@ -106,6 +126,15 @@ export class SampleSink implements SpanSink {
       return;
     }
     if (span.endMs > this.options.nowMs + FUTURE_TOLERANCE_MS) return this.skip('future-end');
+    const { sinceMs, untilMs, versions } = this.options;
+    if ((sinceMs !== undefined && span.endMs < sinceMs) || (untilMs !== undefined && span.endMs > untilMs)) {
+      this.outsideRange++;
+      return;
+    }
+    if (versions && !versions.has(span.promptVersion)) {
+      this.otherVersion++;
+      return;
+    }
     this.matched++;
     if (span.inputTooLarge) {
       this.counts.inputTooLarge++;
@@ -118,7 +147,11 @@ export class SampleSink implements SpanSink {
     const order = this.arrivals++;
     const random = this.random(); // drawn for every request, so the seed decides the same way whatever the strategy
     const strategy = this.options.strategy;
-    if (strategy === 'errors' && span.errorType === null) return;
+    if (strategy === 'errors' && !failed(span)) return;
+    if (strategy === 'slowest' && failed(span)) {
+      this.failedNotSlowest++;
+      return;
+    }
     const rank: Rank = strategy === 'slowest' ? [-span.e2eMs, order] : strategy === 'errors' ? [-span.endMs, order] : [random, order];
     const selection = strategy === 'stratified' ? this.stratum(span) : this.kept;
     if (!selection) return this.skip('too-many-versions');
@@ -138,9 +171,9 @@ export class SampleSink implements SpanSink {
     }
     this.countInput(written.key);
     selection.offer(written.key, rank, written.key.length, {
-      inputs: written.vars ? 'template-variables' : 'messages',
+      inputs: written.vars ? 'template-variables' : 'turns',
       vars: written.vars ?? {},
-      ...(written.messages ? { messages: written.messages } : {}),
+      ...(written.turns ? { turns: written.turns } : {}),
       key: written.key,
       traceId: span.traceId,
       spanId: span.spanId,
@@ -148,6 +181,7 @@ export class SampleSink implements SpanSink {
       version: span.promptVersion,
       e2eMs: span.e2eMs,
       errorType: span.errorType,
+      ...(span.errorType === null && failed(span) ? { noAnswer: true as const } : {}),
       redactions: written.redactions,
     });
   }
@@ -167,12 +201,12 @@ export class SampleSink implements SpanSink {
   }
 
   /** Redacted first (nothing unredacted goes further), then inert; the key is what would be written. */
-  private writtenInputs(messages: CapturedMessage[]): { vars?: Record<string, string>; messages?: CapturedMessage[]; key: string; redactions: Map<string, number> } {
+  private writtenInputs(messages: CapturedMessage[]): { vars?: Record<string, string>; turns?: CapturedMessage[]; key: string; redactions: Map<string, number> } {
     const { redactor } = this.options;
     redactor.take();
     const clean = (text: string) => inertText(redactor.redact(text));
-    const vars = varsFromMessages(this.prompt, messages);
-    const written = vars ? { vars: mapStrings(vars, clean) } : { messages: mapStrings(messages, clean) };
+    const inputs = sampledInputs(this.prompt, messages);
+    const written = 'vars' in inputs ? { vars: mapStrings(inputs.vars, clean) } : { turns: mapStrings(inputs.turns, clean) };
     return { ...written, key: stableKey(written), redactions: redactor.take() };
   }
 

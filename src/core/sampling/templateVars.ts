@@ -3,9 +3,13 @@
  * the prompt's messages is rendered with a sentinel per variable, the literal text between the
  * sentinels must then match the captured message of the same role exactly (whitespace at the ends
  * aside), and what stands where a sentinel stood is that variable's value. When a template has logic
- * (`{% if %}`, `{{#each}}`), nested paths (`a.b`), or a message does not match, null: the case keeps
- * the messages as they were sent, and says so.
+ * (`{% if %}`, `{{#each}}`), nested paths (`a.b`), or a message does not match, null.
+ *
+ * What a sampled case keeps (sampledInputs): the variables when they can be read; else production's
+ * turns without its instructions (system/developer messages), which the runner sends after the current
+ * prompt's own instructions — a case from an older version never carries that version's system text.
  */
+import { INSTRUCTION_ROLES } from '../adherence/caseTurns';
 import { renderTemplate } from '../formats/template';
 import type { Prompt } from '../formats/model';
 import type { CapturedMessage } from '../telemetry/capturedContent';
@@ -14,6 +18,26 @@ import { matchLiterals } from '../text/literalPattern';
 const sentinel = (i: number) => `\u0000PI${i}\u0000`;
 const SENTINEL = /\u0000PI(\d+)\u0000/g;
 const SIMPLE_NAME = /^[A-Za-z_][\w-]*$/;
+
+/** What a sampled case is run with: the template's variables, or production's turns after the current instructions. */
+export type SampledInputs = { vars: Record<string, string> } | { turns: CapturedMessage[] };
+
+/**
+ * The variables when every message matches; when only the instructions differ (an older system text) and
+ * the turns give every variable the current prompt uses, those variables; else the turns as sent.
+ */
+export function sampledInputs(prompt: Prompt, messages: readonly CapturedMessage[]): SampledInputs {
+  const vars = varsFromMessages(prompt, messages);
+  if (vars) return { vars };
+  const turns = messages.filter((m) => !INSTRUCTION_ROLES.has(m.role));
+  const turnTemplates = prompt.messages.filter((m) => !INSTRUCTION_ROLES.has(m.role));
+  if (turnTemplates.length < prompt.messages.length) {
+    const fromTurns = varsFromMessages({ ...prompt, messages: turnTemplates }, turns);
+    const needed = prompt.messages.flatMap((m) => renderTemplate(m.template, prompt.templateSyntax, {}).unresolved.filter((p) => !p.runtime).map((p) => p.name));
+    if (fromTurns && needed.every((name) => Object.hasOwn(fromTurns, name))) return { vars: fromTurns };
+  }
+  return { turns };
+}
 
 export function varsFromMessages(prompt: Prompt, messages: readonly CapturedMessage[]): Record<string, string> | null {
   // A Map: a variable named `constructor` or `__proto__` is a name like any other here.

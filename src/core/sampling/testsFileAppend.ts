@@ -6,6 +6,7 @@
  * assertions, one assertion so the case is runnable: no slower than 1.5× what production took.
  */
 import { isMap, isSeq, parseDocument, YAMLSeq, type Document } from 'yaml';
+import { turnsOfLegacy } from '../adherence/caseTurns';
 import { stableKey, type SampledCase, type Strategy } from './productionSample';
 
 export interface TestsFile {
@@ -29,8 +30,9 @@ export function readTestsFile(text: string | undefined, where: string): TestsFil
   const existingKeys = new Set<string>();
   for (const item of tests.toJSON() as unknown[]) {
     if (typeof item !== 'object' || item === null) continue;
-    const raw = item as { vars?: unknown; messages?: unknown };
-    if (raw.messages !== undefined) existingKeys.add(stableKey({ messages: raw.messages }));
+    const raw = item as { vars?: unknown; turns?: unknown; messages?: unknown };
+    if (raw.turns !== undefined) existingKeys.add(stableKey({ turns: raw.turns }));
+    else if (Array.isArray(raw.messages)) existingKeys.add(stableKey({ turns: turnsOfLegacy(raw.messages) }));
     else if (raw.vars !== undefined) existingKeys.add(stableKey({ vars: raw.vars }));
   }
   const defaultTest = isMap(doc.contents) ? (doc.contents.toJSON() as { defaultTest?: { assert?: unknown } }).defaultTest : undefined;
@@ -42,11 +44,17 @@ export function latencyBoundMs(e2eMs: number): number {
   return Math.max(1000, Math.ceil((e2eMs * 1.5) / 100) * 100);
 }
 
+/** What went wrong with the call, for the case's description: `failed (429)`, `no answer`, or nothing. */
+export function failureWords(c: Pick<SampledCase, 'errorType' | 'noAnswer'>): string {
+  return c.errorType ? `failed (${c.errorType})` : c.noAnswer ? 'no answer' : '';
+}
+
 export function caseObject(c: SampledCase, strategy: Strategy, withAssertion: boolean): Record<string, unknown> {
+  const failure = failureWords(c);
   return {
-    description: `production ${c.endTime} · trace ${c.traceId.slice(0, 12)} · version ${c.version}${c.errorType ? ` · failed (${c.errorType})` : ''}`,
-    vars: c.vars,
-    ...(c.messages ? { messages: c.messages } : {}),
+    description: `production ${c.endTime} · trace ${c.traceId.slice(0, 12)} · version ${c.version}${failure ? ` · ${failure}` : ''}`,
+    // Production's turns are sent after the current prompt's instructions (run/caseTurns.ts): never an older system text.
+    ...(c.turns ? { turns: c.turns } : { vars: c.vars }),
     ...(withAssertion ? { assert: [{ type: 'latency', threshold: latencyBoundMs(c.e2eMs), metric: 'no slower than 1.5× production' }] } : {}),
     metadata: {
       source: 'production',
