@@ -117,7 +117,9 @@ const builds = [
   { ...node, entryPoints: { renderInterpreted: 'src/core/render/interpretedEngineProcess.ts' }, outdir: 'dist', banner: { js: '"use strict";' } },
   // Dotprompt (Handlebars compiles templates to JavaScript), started only for Dotprompt files.
   // handlebars loads source-map only for precompiled source maps, and falls back without it.
-  { ...node, entryPoints: { renderHandlebars: 'src/core/render/handlebarsEngineProcess.ts' }, outdir: 'dist', external: ['source-map'], banner: { js: '"use strict";' } },
+  // YAML (the library parses front matter with it) is bundled in, not required from dist/yaml.js: the
+  // permission model lets the process read its own script only, and refused that require.
+  { ...node, plugins: node.plugins.filter((plugin) => plugin !== sharedLibraries), entryPoints: { renderHandlebars: 'src/core/render/handlebarsEngineProcess.ts' }, outdir: 'dist', external: ['source-map'], banner: { js: '"use strict";' } },
   // The OpenTelemetry SDK (core/telemetry/otelExport.ts), loaded by the CLI and the extension only when telemetry is on (loadTelemetry.ts).
   { ...node, entryPoints: { telemetry: 'src/core/telemetry/otelExport.ts' }, outdir: 'dist' },
   // The simulator alone for the extension's bundled endpoint (the .vsix does not carry the whole CLI).
