@@ -160,7 +160,9 @@ function countPrompt(
 function reportTemplateIssues(format: PromptFormat, rendering: PromptRendering, prompt: Prompt, diagnostics: PromptDiagnostic[]): void {
   for (const variable of rendering.unresolved) {
     const where = variable.runtime ? 'VS Code fills it when the prompt runs' : sampleHint(format);
-    const counted = variable.renderedAs === 'empty' ? 'the runtime renders it empty, and so it is counted' : 'its placeholder text is counted instead, as it would be sent';
+    // Dotprompt drops a message that renders empty: the counts say why a turn is missing.
+    const dropped = format === 'dotprompt' ? ' (a message left empty is not sent)' : '';
+    const counted = variable.renderedAs === 'empty' ? `the runtime renders it empty, and so it is counted${dropped}` : 'its placeholder text is counted instead, as it would be sent';
     for (const range of variable.ranges.length > 0 ? variable.ranges : [firstMessageRange(prompt)]) {
       diagnostics.push({
         range,

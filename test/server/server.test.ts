@@ -5,6 +5,7 @@ import {
   CodeLensRequest, DiagnosticSeverity, DocumentSymbolRequest, HoverRequest, type CodeLens, type DocumentSymbol, type MarkupContent,
 } from 'vscode-languageserver-protocol/node';
 import { tokenSummaryRequest } from '../../src/protocol/lsp';
+import { realworldFile } from '../fixtures/realworld';
 import { LspHarness } from './lspHarness';
 
 const EXAMPLES = ['homes.prompty', 'homes.prompt.yml', 'homes.prompt', 'homes.prompt.md', 'homes.prompt.txt'];
@@ -44,6 +45,13 @@ describe('language server over stdio', () => {
     expect(lenses[2]!.command!.command).toBe('promptInsight.runPromptRepeated');
     expect(lenses[3]!.command!.arguments![0]).toMatchObject({ uri, promptIndex: 0 });
     expect(lenses[0]!.range.start.line).toBe(0);
+  });
+
+  it("a Dotprompt turn that renders empty is not counted, as the dotprompt library drops it (genkit's ex06): the lens says 1 message", async () => {
+    const { text } = realworldFile('firebase/genkit/js/doc-snippets/src/dotprompt/prompts/ex06.prompt');
+    const { uri } = await server.open('lens/ex06.prompt', text);
+    const lenses = (await server.connection.sendRequest(CodeLensRequest.type, { textDocument: { uri } })) as CodeLens[];
+    expect(lenses[0]!.command?.title).toMatch(/^≈\d+ tokens · 1 message$/);
   });
 
   it('hover on a message shows its tokens, the prompt total, the encoding and the context share', async () => {

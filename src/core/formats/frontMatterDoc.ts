@@ -36,3 +36,9 @@ export function readFrontMatter(text: string, from = 0): FrontMatterDoc {
   const fallback = split.frontMatterRange ?? { start: 0, end: 0 };
   return { fields: new FieldReader(data, node, base, fallback, diagnostics), bodyStart: split.bodyStart, diagnostics };
 }
+
+/** No front matter: the file from `bodyStart` on is body (what a runtime that finds none sends). */
+export function absentFrontMatter(bodyStart = 0): FrontMatterDoc {
+  const diagnostics: PromptDiagnostic[] = [];
+  return { fields: new FieldReader({}, undefined, 0, { start: bodyStart, end: bodyStart }, diagnostics), bodyStart, diagnostics };
+}

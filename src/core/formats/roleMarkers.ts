@@ -7,12 +7,16 @@ export interface RoleMarker {
   name?: string;
   /** The marker itself (line or tag), in file offsets. */
   range: OffsetRange;
+  /** The marker sends messages of its own (Dotprompt `{{history}}`): an empty section after it is no mistake. */
+  sendsMessages?: boolean;
 }
 
 export interface SplitOptions {
   /** Role of text that comes before the first marker. */
   defaultRole: string;
   diagnostics: PromptDiagnostic[];
+  /** Text that renders to nothing (Handlebars comments): a section made only of it is empty. */
+  rendersToNothing?: RegExp;
 }
 
 /**
@@ -21,21 +25,21 @@ export interface SplitOptions {
  */
 export function splitAtMarkers(text: string, bodyStart: number, bodyEnd: number, markers: RoleMarker[], options: SplitOptions): PromptMessage[] {
   const messages: PromptMessage[] = [];
-  const sections: { role: string; name?: string; start: number; contentStart: number; end: number; marker?: OffsetRange }[] = [];
+  const sections: { role: string; name?: string; start: number; contentStart: number; end: number; marker?: OffsetRange; sendsMessages?: boolean }[] = [];
   let cursor = bodyStart;
   let current: (typeof sections)[number] = { role: options.defaultRole, start: bodyStart, contentStart: bodyStart, end: bodyEnd };
   for (const marker of markers) {
     current.end = marker.range.start;
     sections.push(current);
     cursor = marker.range.end;
-    current = { role: marker.role, name: marker.name, start: marker.range.start, contentStart: cursor, end: bodyEnd, marker: marker.range };
+    current = { role: marker.role, name: marker.name, start: marker.range.start, contentStart: cursor, end: bodyEnd, marker: marker.range, sendsMessages: marker.sendsMessages };
   }
   sections.push(current);
 
   for (const section of sections) {
     const content = trimmedRange(text, section.contentStart, section.end);
-    if (content.start === content.end) {
-      if (section.marker) {
+    if (content.start === content.end || isNothing(text.slice(content.start, content.end), options.rendersToNothing)) {
+      if (section.marker && !section.sendsMessages) {
         options.diagnostics.push({
           range: section.marker,
           severity: 'warning',
@@ -55,6 +59,10 @@ export function splitAtMarkers(text: string, bodyStart: number, bodyEnd: number,
     });
   }
   return messages;
+}
+
+function isNothing(content: string, rendersToNothing: RegExp | undefined): boolean {
+  return rendersToNothing !== undefined && content.replace(rendersToNothing, '').trim() === '';
 }
 
 /** The range without surrounding whitespace. */

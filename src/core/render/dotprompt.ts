@@ -20,18 +20,14 @@ import type { RuntimeData } from './engineRequest';
 import type { DotpromptMessage, DotpromptResult } from './engineResult';
 import { MAX_RENDERED_CHARS, renderedSizeError } from './renderLimits';
 
-/**
- * Printed in place of a variable with no value, where the variable is only printed: a message whose
- * only content is such a variable is then kept (empty), as the runtime — which has the value — sends
- * it with its per-message overhead. A private-use character: not whitespace, so the library's
- * "empty message" check sees text; removed from every message afterwards.
- */
-const NO_VALUE = '\uE000';
-
 const DOTPROMPT_HELPERS = new Set(['json', 'role', 'history', 'section', 'media', 'ifEquals', 'unlessEquals', 'if', 'unless', 'each', 'with', 'lookup', 'log']);
 
-export async function renderDotprompt(fileSource: string, input: Record<string, unknown>, partials: Record<string, string>, runtimeData: RuntimeData = {}): Promise<DotpromptResult> {
-  const source = withClosedFrontMatter(fileSource);
+/**
+ * The messages are the library's own: a message that renders empty (a role marker followed only by
+ * a variable with no value, or by nothing) is dropped, as Genkit drops it; the variable is reported
+ * missing. A file whose front matter the library does not find is rendered whole, as it sends it.
+ */
+export async function renderDotprompt(source: string, input: Record<string, unknown>, partials: Record<string, string>, runtimeData: RuntimeData = {}): Promise<DotpromptResult> {
   try {
     // A named schema is the application's (Genkit defineSchema): rendering does not need it, so any name resolves to an open schema, recorded.
     const uncheckedSchemas = new Set<string>();
@@ -48,8 +44,7 @@ export async function renderDotprompt(fileSource: string, input: Record<string, 
     const defaults = (parsed.input?.default ?? {}) as Record<string, unknown>;
     const values = { ...defaults, ...input };
     const missing = missingVariables(parsed.template, values, partials);
-    const printedOnly = source.includes(NO_VALUE) ? [] : onlyPrinted(parsed.template, missing);
-    const data = prototypeLessRecord({ ...values, ...Object.fromEntries(printedOnly.map((name) => [name, NO_VALUE])) });
+    const data = prototypeLessRecord(values);
     const context = runtimeData.context ? { context: prototypeLessCopy(runtimeData.context) as Record<string, unknown> } : {};
     const messages = runtimeData.messages ? { messages: prototypeLessCopy(runtimeData.messages) as unknown[] } : {};
     const rendered = await dotprompt.render(source, { input: data, ...context, ...(messages as object) });
@@ -58,7 +53,7 @@ export async function renderDotprompt(fileSource: string, input: Record<string, 
       const parts = Array.from(message.content);
       return {
         role: message.role,
-        text: parts.map((part) => ('text' in part && typeof part.text === 'string' ? part.text : '')).join('').replaceAll(NO_VALUE, ''),
+        text: parts.map((part) => ('text' in part && typeof part.text === 'string' ? part.text : '')).join(''),
         mediaParts: parts.filter((part) => 'media' in part).length,
         history: message.metadata?.purpose === 'history',
       };
@@ -74,16 +69,6 @@ export async function renderDotprompt(fileSource: string, input: Record<string, 
     if (error instanceof RangeError && /string length/i.test(error.message)) return { error: renderedSizeError() };
     return { error: error instanceof Error ? error.message : String(error) };
   }
-}
-
-/**
- * The library (1.1.2) finds front matter only when its closing `---` ends with a line break, so a file
- * that ends at that `---` is read as one user message holding the whole file, front matter included.
- * The Dotprompt repository's own parser (dotpromptz: `identify_frontmatter`) takes a closing `---` at
- * the end of the file as the delimiter it is; so does ours, and the library gets the line break.
- */
-export function withClosedFrontMatter(source: string): string {
-  return /^---[ \t]*\r?\n/.test(source) && /(?:^|\n)---[ \t]*$/.test(source) ? `${source}\n` : source;
 }
 
 /** Top-level `{{name}}` / `{{a.b}}` lookups outside blocks that change the context, with no value in `data`. */
@@ -112,37 +97,6 @@ function missingVariables(template: string, data: Record<string, unknown>, parti
     // The library rendered it, so it parses; a failure here only loses the diagnostic.
   }
   return [...missing];
-}
-
-/**
- * The missing names (plain, undotted) that the template only prints at its top level: used nowhere
- * else (no block, condition, helper argument, partial), so a stand-in value changes nothing but the
- * printed text. A name used in `{{#if name}}` keeps no value, so the condition stays false.
- */
-function onlyPrinted(template: string, missing: string[]): string[] {
-  const candidates = new Set(missing.filter((name) => /^[A-Za-z_$][\w$-]*$/.test(name)));
-  if (candidates.size === 0) return [];
-  const usedElsewhere = new Set<string>();
-  const visit = (node: unknown, printedAtTop: boolean): void => {
-    if (Array.isArray(node)) {
-      for (const child of node) visit(child, printedAtTop);
-      return;
-    }
-    if (!node || typeof node !== 'object') return;
-    const n = node as { type?: string; original?: unknown; params?: unknown[]; hash?: unknown; path?: unknown } & Record<string, unknown>;
-    if (n.type === 'PathExpression' && typeof n.original === 'string') {
-      if (!printedAtTop) usedElsewhere.add(n.original.split(/[./]/)[0]!);
-      return;
-    }
-    if (n.type === 'MustacheStatement' && printedAtTop && (n.params ?? []).length === 0 && !n.hash) return; // `{{name}}` itself
-    for (const [key, value] of Object.entries(n)) if (key !== 'loc' && value && typeof value === 'object') visit(value, false);
-  };
-  try {
-    for (const statement of Handlebars.parse(template).body) visit(statement, true);
-  } catch {
-    return [];
-  }
-  return [...candidates].filter((name) => !usedElsewhere.has(name));
 }
 
 function lookup(data: Record<string, unknown>, parts: string[]): unknown {

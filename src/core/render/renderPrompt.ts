@@ -125,6 +125,8 @@ function markedSource(text: string, from: number, sections: Section[], to = text
   let cursor = from;
   sections.forEach((section, i) => {
     if (section.markAt < from || section.markAt > to) return;
+    // Text before any mark maps to section 0, so it needs none; one before a `---` would hide front matter from Dotprompt's anchored pattern.
+    if (i === 0 && text.startsWith('---', section.markAt)) return;
     out += text.slice(cursor, section.markAt) + sourceMark(i);
     cursor = section.markAt;
   });

@@ -34,10 +34,12 @@ describe('a closing fence with a stray character', () => {
     });
   }
 
-  it('a Dotprompt file with `---x` is read the same way', () => {
-    const doc = parsePromptFile('greet.prompt', '---\nmodel: gpt-4o\n---x\nHello {{name}}\n');
-    expect(doc.diagnostics.map((d) => d.message)).toEqual([expect.stringContaining('line 3 has `---x`')]);
-    expect(doc.prompts[0]!.model).toBe('gpt-4o');
+  it('a Dotprompt file with `---x` is named the same way, and counted as the dotprompt library sends it: the whole file, no front matter (issue 39)', () => {
+    const text = '---\nmodel: gpt-4o\n---x\nHello {{name}}\n';
+    const doc = parsePromptFile('greet.prompt', text);
+    expect(doc.diagnostics.map((d) => d.message)).toEqual([expect.stringMatching(/line 3 has `---x`.*It reads no front matter: it sends the whole file, YAML included/)]);
+    expect(doc.prompts[0]!.model).toBeUndefined();
+    expect(doc.prompts[0]!.messages.map((m) => [m.role, m.template])).toEqual([['user', text]]);
   });
 
   it('an intact file, and a body with a `----` rule after a proper fence, get no such diagnostic', async () => {

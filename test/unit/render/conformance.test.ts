@@ -5,8 +5,10 @@
  *  - Prompty: front matter read with `yaml`; samples, scalar defaults and `${file:}` samples; the
  *    body trimmed and rendered with Jinja2 (nunjucks) or Mustache, then split at role lines by the
  *    rule of Prompty's v2 runtime parser: a role line followed by a blank line is an empty message.
- *  - Dotprompt: Google's `dotprompt` library renders the file (licence header before the front
- *    matter skipped, as its repository's parser does; `_name.prompt` partials from the folder).
+ *  - Dotprompt: Google's `dotprompt` library renders the file with its own values (licence header
+ *    before the front matter skipped, as its repository's parser does; `_name.prompt` partials from
+ *    the folder); a message that renders empty is dropped, a file whose front matter it does not
+ *    find is sent whole.
  *  - GitHub Models: `yaml`, then gh-models' rule: `{{key}}` replaced for each key of the first testData row.
  *  - VS Code prompt files: the body after the front matter, one user message.
  *  - Dotprompt's own spec cases (spec/**.yaml): the expected messages written in the spec.
@@ -14,7 +16,6 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
-import { Dotprompt } from 'dotprompt';
 import Mustache from 'mustache';
 import nunjucks from 'nunjucks';
 import { get_encoding } from 'tiktoken';
@@ -24,6 +25,7 @@ import { analyzePromptText } from '../../../src/core/analysis';
 import { parseDotprompt } from '../../../src/core/formats/dotprompt';
 import { renderPrompt } from '../../../src/core/render/renderPrompt';
 import { TokenCounter } from '../../../src/core/tokens/counter';
+import { librarySends } from '../../fixtures/dotpromptLibrary';
 import { filesUnder, REALWORLD } from '../../fixtures/realworld';
 
 const o200k = get_encoding('o200k_base');
@@ -83,45 +85,9 @@ function promptyReference(file: string): Msg[] {
   return messages;
 }
 
-function partialsBeside(file: string, source: string): Record<string, string> {
-  const partials: Record<string, string> = {};
-  const queue = [source];
-  while (queue.length) {
-    for (const m of queue.shift()!.replace(/\{\{!--[\s\S]*?--\}\}|\{\{![\s\S]*?\}\}/g, '').matchAll(/\{\{#?>\s*([\w./-]+)/g)) {
-      const name = m[1]!;
-      if (name in partials) continue;
-      for (const candidate of [`_${name}.prompt`, `${name}.prompt`]) {
-        try {
-          partials[name] = readFileSync(join(dirname(file), candidate), 'utf8');
-          queue.push(partials[name]!);
-          break;
-        } catch {
-          // next candidate
-        }
-      }
-    }
-  }
-  return partials;
-}
-
 async function dotpromptReference(file: string): Promise<Msg[]> {
-  let source = readFileSync(file, 'utf8');
-  source = source.replace(/^(?:(?:#[^\n]*|[ \t]*)\n)*(?=---)/, '');
-  // A closing --- at the end of the file closes the front matter, as the repository's parser (dotpromptz) reads it.
-  if (/^---[ \t]*\n/.test(source) && /\n---[ \t]*$/.test(source)) source += '\n';
-  // Schemas the application registers (Genkit defineSchema) are not needed to render.
-  const dotprompt = new Dotprompt({ partials: partialsBeside(file, source), schemaResolver: () => ({}) });
-  const parsed = dotprompt.parse(source);
-  // The runtime has a value for every input; a message made only of a variable with no default is
-  // sent (empty of our value). So a variable that is only printed gets a stand-in, removed afterwards.
-  const defaults = (parsed.input?.default ?? {}) as Record<string, unknown>;
-  const STAND_IN = '\uE001';
-  const tags = [...(parsed.template ?? '').matchAll(/\{\{\{?([^}]*)\}?\}\}/g)].map((m) => m[1]!.trim());
-  const printedOnly = [...new Set(tags.filter((tag) => /^[A-Za-z_]\w*$/.test(tag)))].filter(
-    (name) => !(name in defaults) && !['role', 'history', 'section', 'media', 'json'].includes(name) && tags.every((tag) => tag === name || !new RegExp(`\\b${name}\\b`).test(tag)),
-  );
-  const rendered = await dotprompt.render(source, { input: { ...defaults, ...Object.fromEntries(printedOnly.map((name) => [name, STAND_IN])) } });
-  return rendered.messages.map((m) => ({ role: m.role, content: m.content.map((p) => ('text' in p ? (p.text as string) : '')).join('').replaceAll(STAND_IN, '') }));
+  // The file's own values only: a message that renders empty without a value is dropped, as the library drops it.
+  return (await librarySends(file)).map((m) => ({ role: m.role, content: m.text }));
 }
 
 function ghModelsReference(file: string): Msg[] {

@@ -2,7 +2,7 @@
  * Dotprompt counted as Genkit sends it (issue 21): a file naming a schema the application registers
  * is rendered anyway (with a note that the schema was not checked); the spec's expected messages are
  * matched as written, trailing newline included; a message whose only content is a variable with no
- * value is kept, empty, with its per-message overhead.
+ * value renders empty and is dropped, as the library drops it (issue 39; it was kept, empty, before).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -47,13 +47,12 @@ describe('Dotprompt as its runtime sends it', () => {
     }
   });
 
-  it('a message whose only content is a variable with no value is kept, empty, and counted with its overhead', async () => {
+  it('a message whose only content is a variable with no value renders empty and is not sent: not counted, the variable named', async () => {
     const text = '---\nmodel: gpt-4o\n---\n{{role "system"}}\nBe brief.\n{{role "user"}}\n{{question}}\n';
     const analysis = await analyzePromptText('q.prompt', text, new TokenCounter(), options);
     const messages = analysis.prompts[0]!.messages;
-    expect(messages.map((m) => m.role)).toEqual(['system', 'user']);
-    expect(messages[1]!.content.trim()).toBe('');
-    expect(analysis.diagnostics.map((d) => d.code)).toContain('unresolved-variable');
+    expect(messages.map((m) => m.role)).toEqual(['system']);
+    expect(analysis.diagnostics.find((d) => d.code === 'unresolved-variable')?.message).toMatch(/'question'.*renders it empty.*a message left empty is not sent/);
     // Given a value, the same message carries it: only the value's tokens differ.
     const valued = await analyzePromptText('q.prompt', text.replace('model: gpt-4o\n', 'model: gpt-4o\ninput:\n  default:\n    question: Where?\n'), new TokenCounter(), options);
     expect(valued.prompts[0]!.messages.map((m) => [m.role, m.content.trim()])).toEqual([['system', 'Be brief.'], ['user', 'Where?']]);

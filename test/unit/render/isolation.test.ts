@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import * as esbuild from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { permissionFlag, spawnIsolated, type IsolatedProcess } from '../../../src/core/render/isolatedProcess';
+import { DIST } from '../../fixtures/cli';
 
 type Reply = { succeeded: boolean; value?: string; code?: string; name?: string; message?: string };
 
@@ -64,6 +65,14 @@ describe('a render process running hostile code, under the permission model', ()
     const report = await child.ready;
     expect(report).toMatchObject({ mode: 'permission-model', process: { permission: true, codeGeneration: false, routesLeft: [] } });
     expect(report.process.frozen).toBeGreaterThan(100);
+  });
+
+  it('the built render processes start under it too: each loads nothing outside its own script (dist/renderHandlebars.js required dist/yaml.js, refused, and ran without it)', async () => {
+    for (const [name, codeGeneration] of [['renderHandlebars.js', true], ['renderInterpreted.js', false]] as const) {
+      const child = spawnIsolated(join(DIST, name), { heapMb: 256, codeGeneration, maxReplyBytes: 1024 * 1024 });
+      started.push(child);
+      expect({ name, mode: (await child.ready).mode }).toEqual({ name, mode: 'permission-model' });
+    }
   });
 
   it('holding require: no child process, no Worker, no addon, no inspector, no file write, no read outside the allow list', async () => {
