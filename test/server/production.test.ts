@@ -46,11 +46,11 @@ async function open(server: LspHarness, text: string): Promise<string> {
 const lensTitles = async (server: LspHarness, uri: string) => ((await server.connection.sendRequest(CodeLensRequest.type, { textDocument: { uri } })) as CodeLens[]).map((l) => l.command!.title);
 
 /** The production lens once the background read is done (the lens says "reading…" until then). */
+/** The production lens once the read is done; the test's own timeout bounds the wait (a busy machine reads slower, not wrongly). */
 async function productionLens(server: LspHarness, uri: string): Promise<string | undefined> {
-  const deadline = Date.now() + 30_000;
   for (;;) {
     const prod = (await lensTitles(server, uri)).find((t) => t.startsWith('prod'));
-    if (prod !== 'prod: reading…' || Date.now() > deadline) return prod;
+    if (prod !== 'prod: reading…') return prod;
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -192,7 +192,7 @@ describe('production in the hover and lens', () => {
     // Each hover is answered while the file is still being read.
     for (let i = 0; i < 5; i++) expect(await hoverText(server, uri)).toContain('**Production**: reading 1 source…');
     expect(await productionLens(server, uri)).toBe(`prod TTFT p50 250 ms · p99 250 ms · ${(lines * 400 / 1000).toFixed(0)}k req/24 h · v ${b.slice(0, 7)}`);
-  }, 120_000);
+  }, 300_000);
 
   it('Restricted Mode: nothing read, the hover says why', async () => {
     const before = prometheusQueries.length;
