@@ -200,7 +200,8 @@ function githubSuite(prompt: Prompt): TestSuite {
   const cases = assertions.length === 0 ? [] : rows.map((row, i) => ({ description: caseName(i, row.vars), vars: { ...row.vars, ...(row.expected !== undefined ? { expected: row.expected } : {}) }, assertions, threshold: 1, ...groundingOf(row.vars.context, row.expected ?? row.vars.reference, undefined, `testData[${i}]`, problems) }));
   // Evaluators hold for every row; those that quote the row's expected answer need a reference.
   const everyAnswer = assertions.filter((a) => !/\{\{\s*expected/.test(typeof a.value === 'string' ? a.value : (a.judge?.prompt ?? '')));
-  return { cases, source: 'testData × evaluators', problems, everyAnswer };
+  // Neither rows nor evaluators: a prompt without tests, not a broken one.
+  return { cases, source: 'testData × evaluators', problems, everyAnswer, ...(rows.length === 0 && prompt.evaluators.length === 0 ? { absent: true as const } : {}) };
 }
 
 /**

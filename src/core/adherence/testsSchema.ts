@@ -7,6 +7,7 @@
  */
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import schemaJson from '../../../schemas/tests.schema.json';
+import { editDistance } from '../formats/roleMarkers';
 
 export type TestsPath = readonly (string | number)[];
 
@@ -222,20 +223,6 @@ function documentOrder(root: unknown, path: TestsPath): number[] {
 function comparePaths(a: number[], b: number[]): number {
   for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
   return a.length - b.length;
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const above = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
-    }
-  }
-  return row[b.length]!;
 }
 
 /**
