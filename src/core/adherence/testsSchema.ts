@@ -5,9 +5,10 @@
  * (testsFileCheck.ts places them in the text). The schema's own `errorMessage` (ajv-errors' keyword
  * name, read here) words what a plain Ajv message would not: "needs a `value`: the texts to look for…".
  */
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import schemaJson from '../../../schemas/tests.schema.json';
 import { editDistance } from '../formats/roleMarkers';
+import { testsSchemaAjv } from './testsSchemaAjv';
 
 export type TestsPath = readonly (string | number)[];
 
@@ -39,15 +40,12 @@ export const TESTS_SCHEMA = schemaJson as unknown as SchemaNode;
 
 let validator: ValidateFunction | undefined;
 
-/** Compiled on first use: the CLI commands and the editor's features that never read a tests file do not pay for it. */
+/**
+ * Bundled, the validator Ajv generated at build time (esbuild.mjs: ~10 ms to load where compiling took
+ * ~100 ms, paid by every CLI run and every production read in the editor); from source, compiled at first use.
+ */
 function compiled(): ValidateFunction {
-  if (validator) return validator;
-  const ajv = new Ajv({ allErrors: true, verbose: true, logger: false, strict: true, strictTypes: false, strictRequired: false });
-  // Annotations: the wording of findings (errorMessage) and the editor's hover of each value (enumDescriptions, as VS Code's JSON schemas have it).
-  ajv.addKeyword({ keyword: 'errorMessage', schemaType: 'string' });
-  ajv.addKeyword({ keyword: 'enumDescriptions', schemaType: 'array' });
-  ajv.addFormat('regex', { type: 'string', validate: (pattern) => regexError(pattern) === undefined });
-  validator = ajv.compile(schemaJson);
+  validator ??= process.env.PROMPT_INSIGHT_BUNDLED === '1' ? (require('./testsSchemaValidator.js') as { default: ValidateFunction }).default : testsSchemaAjv().validate;
   return validator;
 }
 
@@ -64,8 +62,12 @@ function regexError(pattern: string): string | undefined {
 /** What the schema says about a tests file's value (a sidecar's whole value, or `{tests: …}` of front matter), in document order. */
 export function testsFindings(value: unknown): TestsFinding[] {
   const validate = compiled();
-  if (validate(value)) return [];
-  const errors = validate.errors ?? [];
+  const findings = validate(value) ? [] : findingsOf(validate.errors ?? [], value);
+  findings.push(...regexFindings(value));
+  return findings.sort((a, b) => comparePaths(documentOrder(value, a.path), documentOrder(value, b.path)));
+}
+
+function findingsOf(errors: readonly ErrorObject[], value: unknown): TestsFinding[] {
   // A failed `anyOf` is said once, in its own words; its branches' errors (at it or under it) would only repeat it.
   const unions = errors.filter((e) => e.keyword === 'anyOf');
   const inUnion = (e: ErrorObject): boolean => unions.some((u) => u !== e && e.schemaPath.startsWith(`${u.schemaPath}/`) && e.instancePath.startsWith(u.instancePath));
@@ -81,8 +83,21 @@ export function testsFindings(value: unknown): TestsFinding[] {
     group.errors.push(error);
     groups.set(key, group);
   }
-  const findings = [...groups.values()].flatMap(({ path, errors }) => findingsAt(path, errors, value));
-  return findings.sort((a, b) => comparePaths(documentOrder(value, a.path), documentOrder(value, b.path)));
+  return [...groups.values()].flatMap(({ path, errors }) => findingsAt(path, errors, value));
+}
+
+/** A `regex` value the check could not compile (JSON Schema has no keyword that compiles a pattern as the check does). */
+function regexFindings(root: unknown): TestsFinding[] {
+  const lists: [(string | number)[], unknown][] = [[['defaultTest', 'assert'], valueAt(root, ['defaultTest', 'assert'])]];
+  const cases = Array.isArray(root) ? root.map((_, i) => [i]) : (valueAt(root, ['tests']) as unknown[] | undefined)?.map?.((_, i) => ['tests', i]) ?? [];
+  for (const at of cases) lists.push([[...at, 'assert'], valueAt(root, [...at, 'assert'])]);
+  return lists.flatMap(([path, list]) =>
+    (Array.isArray(list) ? list : []).flatMap((assertion: unknown, j) => {
+      const { type, value } = (assertion ?? {}) as { type?: unknown; value?: unknown };
+      const problem = (type === 'regex' || type === 'not-regex') && typeof value === 'string' ? regexError(value) : undefined;
+      return problem ? [{ path: [...path, j, 'value'], severity: 'error' as const, mark: 'value' as const, message: `invalid regex: ${problem}` }] : [];
+    }),
+  );
 }
 
 /** `tests[0].assert[1].value` */
@@ -140,8 +155,6 @@ function valueMessage(path: (string | number)[], errors: ErrorObject[], value: u
     if (typeof value !== 'string') return '`type` must be text, e.g. type: icontains';
     return `assertion type '${value}' is not supported (supported: ${supportedTypes().join(', ')}, each negatable with not-)`;
   }
-  const format = errors.find((e) => e.keyword === 'format');
-  if (format && typeof value === 'string') return `invalid regex: ${regexError(value)}`;
   const worded = errorMessageOf(errors);
   if (worded) return worded;
   const subject = typeof key === 'string' ? `\`${key}\`` : (errors[0]!.parentSchema as SchemaNode | undefined)?.title ? `a ${(errors[0]!.parentSchema as SchemaNode).title}` : 'this item';
