@@ -180,7 +180,7 @@ connection.onCodeLens((params) =>
 connection.onCompletion((params) =>
   guarded('completion', async () => {
     const tests = isTestsFileUri(params.textDocument.uri) ? documents.get(params.textDocument.uri) : undefined;
-    return tests ? testsFileCompletion(tests.getText(), tests.offsetAt(params.position), params.context?.triggerCharacter) : null;
+    return tests ? testsFileCompletion(tests.getText(), tests.offsetAt(params.position), tests, params.context?.triggerCharacter) : null;
   }, null),
 );
 

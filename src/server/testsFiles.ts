@@ -31,9 +31,11 @@ export function testsFileDiagnostics(text: string, lines: PositionMapper): Diagn
  * (assertion types, scenarios, true/false). A space typed anywhere but after `key:` or `- ` offers nothing:
  * indenting a line is not asking for keys.
  */
-export function testsFileCompletion(text: string, offset: number, triggerCharacter: string | undefined): CompletionItem[] {
+export function testsFileCompletion(text: string, offset: number, lines: PositionMapper, triggerCharacter: string | undefined): CompletionItem[] {
   const typing = typingAt(text, offset);
   if (!typing) return [];
+  // The whole word is replaced (`not-icon` → `not-icontains-any`), whatever the editor takes a word to be.
+  const range = rangeAt(lines, { start: typing.replace[0], end: typing.replace[1] });
   const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
   const before = text.slice(lineStart, offset);
   // Typed right after the colon: the value goes after a space.
@@ -44,7 +46,7 @@ export function testsFileCompletion(text: string, offset: number, triggerCharact
     return values.map((value, i) => ({
       label: String(value),
       kind: CompletionItemKind.EnumMember,
-      insertText: `${space}${String(value)}`,
+      textEdit: { range, newText: `${space}${String(value)}` },
       ...(node?.enumDescriptions?.[i] ? { documentation: { kind: MarkupKind.Markdown, value: node.enumDescriptions[i]! } } : {}),
       sortText: String(i).padStart(3, '0'),
     }));
@@ -57,7 +59,7 @@ export function testsFileCompletion(text: string, offset: number, triggerCharact
     .map(([name, property], i) => ({
       label: name,
       kind: CompletionItemKind.Property,
-      insertText: `${name}: $0`,
+      textEdit: { range, newText: `${name}: $0` },
       insertTextFormat: InsertTextFormat.Snippet,
       ...(property.description ? { documentation: { kind: MarkupKind.Markdown, value: property.description } } : {}),
       sortText: String(i).padStart(3, '0'),

@@ -83,9 +83,11 @@ describe('a tests file in the language server', () => {
     expect(types).toHaveLength(54);
     const notAny = types.find((i) => i.label === 'not-icontains-any')!;
     expect((notAny.documentation as MarkupContent).value).toBe('Passes when the answer contains none of the texts in `value`, in any case.');
-    expect(notAny.insertText).toBe('not-icontains-any');
-    // Typed right after the colon, the value comes with its space.
-    expect((await completion(uri, 3, 13, ':'))[0]!.insertText).toBe(' equals');
+    expect(notAny.textEdit).toEqual({ range: { start: { line: 3, character: 14 }, end: { line: 3, character: 14 } }, newText: 'not-icontains-any' });
+    // Typed right after the colon, the value comes with its space; a word begun is replaced whole.
+    expect((await completion(uri, 3, 13, ':'))[0]!.textEdit).toMatchObject({ newText: ' equals' });
+    const begun = await server.open('complete-word/homes.tests.yaml', text.replace('- type: \n', '- type: not-icon\n'));
+    expect((await completion(begun.uri, 3, 18)).find((i) => i.label === 'not-icontains-any')!.textEdit).toEqual({ range: { start: { line: 3, character: 14 }, end: { line: 3, character: 22 } }, newText: 'not-icontains-any' });
 
     const keys = await completion(uri, 6, 8);
     expect(keys.map((i) => i.label)).toEqual(['value', 'threshold', 'weight', 'metric', 'strict']);
