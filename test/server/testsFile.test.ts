@@ -115,6 +115,14 @@ describe('a tests file in the language server', () => {
     expect((onWeight!.contents as MarkupContent).value.split('\n')).toHaveLength(1);
   });
 
+  it('checks front-matter tests: in a prompt file with the same schema, at the node in the prompt file', async () => {
+    const prompt = '---\nname: t\nmodel: gpt-4o-mini\ntests:\n  - vars: { x: 1 }\n    assert:\n      - type: not-icontains-any\n      - type: contains\n        value: yes\n---\nuser:\nhi {{x}}\n';
+    const { diagnostics } = await server.open('front/t.prompty', prompt);
+    expect(diagnostics.filter((d) => d.code === 'tests-schema').map((d) => [d.range.start.line, d.range.start.character, d.range.end.character, d.message])).toEqual([
+      [6, 8, 31, "'not-icontains-any' needs a `value`: the texts to look for, as a list, e.g. value: [apartment, condo]"],
+    ]);
+  });
+
   it('gives the same findings as the CLI, which warns when it runs the prompt (one schema)', async () => {
     copyFileSync('examples/homes/homes.prompty', join(dir, 'homes.prompty'));
     writeFileSync(join(dir, 'homes.tests.yaml'), BROKEN);

@@ -4,6 +4,7 @@
  * parse is said as the prompt formats say it (formats/yaml.ts), and nothing else is checked.
  */
 import { isMap, isNode, isScalar, type Document, type Node, type Pair } from 'yaml';
+import { splitFrontMatter } from '../formats/frontMatter';
 import { LineIndex } from '../formats/lineIndex';
 import type { OffsetRange, PromptDiagnostic } from '../formats/model';
 import { parseYaml } from '../formats/yaml';
@@ -32,6 +33,20 @@ export function checkTestsFile(text: string): CheckedTestsFile {
     return { ...finding, range, line: lines.positionAt(range.start).line + 1 };
   });
   return { value: parsed.value, parseErrors: [], findings };
+}
+
+/**
+ * A prompt file's front-matter `tests:`, checked as a tests file is and placed in the prompt file (the
+ * front matter's other keys are the prompt format's to check, and its YAML errors already said).
+ */
+export function checkFrontMatterTests(text: string): PlacedFinding[] {
+  const yaml = splitFrontMatter(text).yaml;
+  if (!yaml || !/^tests\s*:/m.test(yaml.text)) return [];
+  const lines = new LineIndex(text);
+  return checkTestsFile(yaml.text).findings.filter((f) => f.path[0] === 'tests').map((f) => {
+    const range = { start: f.range.start + yaml.start, end: f.range.end + yaml.start };
+    return { ...f, range, line: lines.positionAt(range.start).line + 1 };
+  });
 }
 
 /** Where a finding shows: the unknown key; the value (its key when it is empty); a mapping's `type` entry or first key. */
