@@ -46,6 +46,38 @@ const sharedLibraries = {
   },
 };
 
+/**
+ * The tests-file schema and its findings (core/adherence/testsSchema.ts, the schema JSON inlined) are one
+ * file too, dist/testsSchema.js: the server, its production worker, the extension's features and the CLI
+ * require it instead of carrying a copy each (~6 KB compressed a copy).
+ */
+const sharedTestsSchema = {
+  name: 'shared-tests-schema',
+  setup(build) {
+    build.onResolve({ filter: /(^|\/)testsSchema$/ }, () => ({ path: './testsSchema.js', external: true }));
+  },
+};
+
+/**
+ * Into that file goes the schema's validator as Ajv's standalone code, generated here once
+ * (core/adherence/testsSchemaStandalone.ts, bundled on the fly as rankFile.ts is): the tools load it in
+ * ~10 ms instead of compiling the schema as they start (~100 ms).
+ */
+const testsSchemaValidator = {
+  name: 'tests-schema-validator',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/testsSchemaValidator\.js$/ }, () => ({ path: 'testsSchemaValidator', namespace: 'tests-schema-validator' }));
+    // The compile-at-first-use path is for tests from source: the bundle does not load Ajv for it (~15 ms).
+    build.onResolve({ filter: /^\.\/testsSchemaAjv$/ }, () => ({ path: 'testsSchemaAjv', namespace: 'tests-schema-compile' }));
+    build.onLoad({ filter: /.*/, namespace: 'tests-schema-compile' }, () => ({ contents: "export function testsSchemaAjv() { throw new Error('the tests-file schema is compiled at build time'); }", loader: 'js' }));
+    build.onLoad({ filter: /.*/, namespace: 'tests-schema-validator' }, async () => {
+      const { outputFiles } = await esbuild.build({ entryPoints: ['src/core/adherence/testsSchemaStandalone.ts'], bundle: true, format: 'esm', platform: 'node', write: false, logLevel: 'warning' });
+      const { testsValidatorSource } = await import(`data:text/javascript;base64,${Buffer.from(outputFiles[0].text).toString('base64')}`);
+      return { contents: testsValidatorSource(), loader: 'js', resolveDir: process.cwd() };
+    });
+  },
+};
+
 const LAZY_BUILTIN_FILES = { child_process: 'childProcess', net: 'net', crypto: 'crypto' };
 function lazyBuiltins(names) {
   return {
@@ -91,7 +123,7 @@ const tomlAsJson = {
 };
 
 // Bundles run template engines only in dist/renderInterpreted.js and dist/renderHandlebars.js; from source (tests) in-thread.
-const node = { ...shared, platform: 'node', format: 'cjs', target: 'node20', plugins: [sharedRankTables, sharedLibraries, tomlAsJson], define: { 'process.env.PROMPT_INSIGHT_BUNDLED': '"1"' } };
+const node = { ...shared, platform: 'node', format: 'cjs', target: 'node20', plugins: [sharedRankTables, sharedLibraries, sharedTestsSchema, tomlAsJson], define: { 'process.env.PROMPT_INSIGHT_BUNDLED': '"1"' } };
 
 const renderPlugins = node.plugins.filter((plugin) => plugin !== sharedLibraries);
 
@@ -111,6 +143,8 @@ const builds = [
   { ...node, entryPoints: { tokenizerWorker: 'src/core/tokens/tokenizerWorker.ts' }, outdir: 'dist' },
   // The libraries the bundles above and the CLI share (sharedLibraries).
   { ...node, plugins: [tomlAsJson], entryPoints: { hfTokenizers: 'src/core/tokens/hfTokenizers.ts', re2js: 'src/core/tokens/re2js.ts', yaml: 'src/core/sharedLibraries/yaml.ts', ajv: 'src/core/sharedLibraries/ajv.ts' }, outdir: 'dist' },
+  // The tests-file schema, shared as those are (sharedTestsSchema); it requires Ajv from beside it.
+  { ...node, plugins: [sharedLibraries, testsSchemaValidator], entryPoints: { testsSchema: 'src/core/adherence/testsSchema.ts' }, outdir: 'dist' },
   // Answers are checked against their assertions in this worker, stopped at a deadline (core/adherence/scoreWorkerClient.ts).
   { ...node, entryPoints: { scoreWorker: 'src/core/adherence/scoreWorker.ts' }, outdir: 'dist' },
   // Template engines run in separate, locked-down processes (core/render/renderer.ts, isolatedProcess.ts); they are not

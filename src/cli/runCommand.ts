@@ -92,7 +92,10 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const baseUrl = transport.endpoint.baseUrl;
   const signal = io.interrupted();
   // The sidecar is read as every file a repository names (core/files/workspaceFile.ts); a refused one is a reason, not a crash.
-  const checkPlan = runCheckPlan(loadTestSuite(resolve(file), text, detectFormat(file, text), plan.prompt), sampleCaseVars(plan.prompt));
+  const suite = loadTestSuite(resolve(file), text, detectFormat(file, text), plan.prompt);
+  // A malformed assertion is skipped, and said: the run must not look checked by what it never checked.
+  if (!suite.absent) for (const problem of suite.problems) io.stderr(`prompt-insight run: warning: ${problem}\n`);
+  const checkPlan = runCheckPlan(suite, sampleCaseVars(plan.prompt));
   const judge = judgeTransport && judgeModel ? transportJudge(judgeTransport, judgeModel, timeoutMs, signal) : undefined;
   const json = args.flags.get('json') === true;
   const checked = new Map<RunOutcome, Promise<RunCheck | undefined>>();

@@ -1,3 +1,4 @@
+import { checkFrontMatterTests } from './adherence/testsFileCheck';
 import { textLooksBinary } from './formats/decode';
 import { detectFormat, parsePromptFile } from './formats/detect';
 import type { OffsetRange, Prompt, PromptDiagnostic, PromptFormat } from './formats/model';
@@ -80,6 +81,8 @@ export async function analyzePromptText(fileName: string, text: string, counter:
   }
   const doc = parsePromptFile(fileName, text, format);
   const diagnostics = [...doc.diagnostics];
+  // Test cases kept in the front matter are checked as a tests file's are (the loader reads them the same way).
+  if (format !== 'text' && format !== 'github-prompt-yaml') diagnostics.push(...checkFrontMatterTests(text).map((f) => ({ range: f.range, severity: f.severity, code: 'tests-schema' as const, message: f.message })));
   const prompts: PromptAnalysis[] = [];
   for (const [promptIndex, prompt] of doc.prompts.entries()) {
     const model = modelTokenInfo(options.model ?? prompt.model ?? options.defaultModel);

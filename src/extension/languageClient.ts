@@ -6,7 +6,7 @@ import {
 import { renderedPromptRequest, runsChangedNotification, tokenSummaryRequest, workspaceTrustedNotification, type RenderedPrompt, type RenderedPromptParams, type ServerInitOptions } from '../protocol/lsp';
 import { productionViewRequest, type ProductionViewParams, type ProductionViewResult } from '../protocol/productionRequest';
 import type { TokenSummaryRequester } from './statusBar';
-import { promptDocumentSelector } from './documentSelector';
+import { serverDocumentSelector } from './documentSelector';
 import { RestartPolicy } from './restartPolicy';
 import { tokenizerConfigurationMiddleware, withTaggedTokenizers } from './tokenizerFolders';
 
@@ -48,7 +48,7 @@ export function createLanguageClient(context: vscode.ExtensionContext, log: vsco
   };
   const configuration = vscode.workspace.getConfiguration('promptInsight');
   const clientOptions: LanguageClientOptions = {
-    documentSelector: promptDocumentSelector(configuration.get<string[]>('files.include') ?? []),
+    documentSelector: serverDocumentSelector(configuration.get<string[]>('files.include') ?? []),
     // A function, so a restarted server gets the trust of the moment (Restricted Mode: no template rendering, no referenced files).
     initializationOptions: (): ServerInitOptions => ({
       settings: withTaggedTokenizers({

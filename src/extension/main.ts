@@ -1,6 +1,6 @@
 /**
  * Extension entry: activation only registers commands and listeners. The language client starts
- * once a prompt file is open, and running or comparing loads on first use. Both live in their own
+ * once a prompt or tests file is open, and running or comparing loads on first use. Both live in their own
  * bundles (dist/extension-client.js, dist/extension-features.js), so VS Code neither reads nor
  * compiles them at activation (measured by `npm run bench -- activation`).
  */
@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import { languages } from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { CLIENT_COMMANDS, isPromptCommandArgs } from '../protocol/commands';
-import { promptDocumentSelector } from './documentSelector';
+import { promptDocumentSelector, serverDocumentSelector } from './documentSelector';
 import type { Features } from './features';
 import { storePathOf } from './shared/storePath';
 import { renderedPromptMarkdown } from './renderedDocument';
@@ -37,10 +37,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const log = scrubbedLog(logChannel);
   const trace = scrubbedLog(traceChannel);
 
-  const isPromptDocument = (document: vscode.TextDocument): boolean => {
-    const globs = vscode.workspace.getConfiguration('promptInsight').get<string[]>('files.include') ?? [];
-    return languages.match(promptDocumentSelector(globs), document) > 0;
-  };
+  const userGlobs = (): string[] => vscode.workspace.getConfiguration('promptInsight').get<string[]>('files.include') ?? [];
+  const isPromptDocument = (document: vscode.TextDocument): boolean => languages.match(promptDocumentSelector(userGlobs()), document) > 0;
+  /** Prompt files and tests files: either starts the language server. */
+  const isServerDocument = (document: vscode.TextDocument): boolean => languages.match(serverDocumentSelector(userGlobs()), document) > 0;
 
   const onRunsStored = (storePath: string): void => {
     if (client && clientModule) clientModule.notifyRunsChanged(client, storePath);
@@ -69,7 +69,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   };
 
   const startIfPromptOpen = (document: vscode.TextDocument): void => {
-    if (!client && isPromptDocument(document)) void ensureStarted().catch(() => undefined);
+    if (!client && isServerDocument(document)) void ensureStarted().catch(() => undefined);
   };
 
   const renderedDocuments = new RenderedDocuments();

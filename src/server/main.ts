@@ -1,6 +1,7 @@
 /**
  * The Prompt Insight language server: documents → core analysis → hover, CodeLens, diagnostics,
- * symbols and the token summary the status bar shows. It must never die on input: every handler
+ * symbols and the token summary the status bar shows; tests files get diagnostics, completion and
+ * hover from their schema (testsFiles.ts). It must never die on input: every handler
  * is guarded, and a failure is logged and answered with "nothing" rather than a crash
  * (serverErrors.ts). Read top to bottom: the parts, the workspace's lifecycle (initialize, trust,
  * settings, stored runs), the documents, the answers, then listening.
@@ -23,6 +24,7 @@ import { renderedPromptOf, tokenSummaryOf } from './promptRequests';
 import { RunHistory } from './runHistory';
 import type { RunLookup } from './runPresenters';
 import { describeError, guardedBy } from './serverErrors';
+import { isTestsFileUri, testsFileCompletion, testsFileDiagnostics, testsFileHover } from './testsFiles';
 import { fileNameOfUri, storedPathMatcher } from './uri';
 import { warmEncoders, warmRenderer } from './warmUp';
 import { analysisOptions, initialWorkspaceState } from './workspaceState';
@@ -58,7 +60,14 @@ connection.onInitialize((params) => {
   setRenderLog((message) => connection.console.info(message));
   applyWorkspaceState();
   return {
-    capabilities: { textDocumentSync: TextDocumentSyncKind.Incremental, hoverProvider: true, codeLensProvider: { resolveProvider: false }, documentSymbolProvider: true },
+    capabilities: {
+      textDocumentSync: TextDocumentSyncKind.Incremental,
+      hoverProvider: true,
+      codeLensProvider: { resolveProvider: false },
+      documentSymbolProvider: true,
+      // Tests files only: keys, assertion types and other values their schema lists.
+      completionProvider: { triggerCharacters: [' ', ':'] },
+    },
     serverInfo: { name: 'prompt-insight', version: '0.1.0' },
   };
 });
@@ -128,15 +137,19 @@ documents.onDidClose((event) => {
 async function publishDiagnostics(uri: string): Promise<void> {
   const current = documents.get(uri);
   if (!current) return;
+  if (isTestsFileUri(uri)) {
+    await connection.sendDiagnostics({ uri, version: current.version, diagnostics: testsFileDiagnostics(current.getText(), current) });
+    return;
+  }
   const analyzed = await analyses.get(current);
   if (documents.get(uri)?.version !== analyzed.version) return; // a newer edit will publish
   await connection.sendDiagnostics({ uri, version: analyzed.version, diagnostics: toDiagnostics(analyzed.analysis, analyzed.lines) });
 }
 
-/** The analysis of an open document; undefined when the client has not opened it. */
+/** The analysis of an open prompt document; undefined when the client has not opened it, or it is a tests file (testsFiles.ts). */
 async function analyzedDocument(uri: string): Promise<AnalyzedDocument | undefined> {
   const document = documents.get(uri);
-  return document ? analyses.get(document) : undefined;
+  return document && !isTestsFileUri(uri) ? analyses.get(document) : undefined;
 }
 
 function runLookup(uri: string): RunLookup {
@@ -146,6 +159,8 @@ function runLookup(uri: string): RunLookup {
 // ── The answers ──
 connection.onHover((params) =>
   guarded('hover', async () => {
+    const tests = isTestsFileUri(params.textDocument.uri) ? documents.get(params.textDocument.uri) : undefined;
+    if (tests) return testsFileHover(tests.getText(), tests.offsetAt(params.position), tests);
     const analyzed = await analyzedDocument(params.textDocument.uri);
     if (!analyzed) return null;
     const prod = await production.lookup(params.textDocument.uri, PRODUCTION_HOVER_WAIT_MS);
@@ -160,6 +175,13 @@ connection.onCodeLens((params) =>
     if (!analyzed) return [];
     return toCodeLenses(uri, analyzed.analysis, analyzed.lines, runLookup(uri), state.settings.run.repeats, await production.lookup(uri, 0));
   }, []),
+);
+
+connection.onCompletion((params) =>
+  guarded('completion', async () => {
+    const tests = isTestsFileUri(params.textDocument.uri) ? documents.get(params.textDocument.uri) : undefined;
+    return tests ? testsFileCompletion(tests.getText(), tests.offsetAt(params.position), tests, params.context?.triggerCharacter) : null;
+  }, null),
 );
 
 connection.onDocumentSymbol((params) =>

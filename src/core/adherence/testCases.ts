@@ -10,7 +10,9 @@ import { readCaseTurns, type CaseTurn } from './caseTurns';
 import { ASSERTION_TYPES, MAX_CONTEXT_CHARS, type AssertionType } from './assertionTypes';
 import { readFrontMatter } from '../formats/frontMatterDoc';
 import type { Prompt, PromptFormat } from '../formats/model';
-import { isPlainRecord, parseYaml } from '../formats/yaml';
+import { isPlainRecord } from '../formats/yaml';
+import { checkTestsFile } from './testsFileCheck';
+import { findingWhere, testsFindings, unusableAssertions } from './testsSchema';
 
 export interface Assertion {
   type: AssertionType;
@@ -57,6 +59,8 @@ export interface TestSuite {
   rollout?: { scenario?: unknown; slo?: unknown };
   /** The assertions that hold for every answer whatever its inputs (`defaultTest: assert:`, GitHub's evaluators): production adherence scores with them. */
   everyAnswer?: Assertion[];
+  /** The prompt has no test cases anywhere (no tests file, no front-matter `tests:`): its one problem says where to add them, and is no warning. */
+  absent?: true;
 }
 
 /** `homes.prompty`, `homes.prompt.md`, `homes.prompt.txt`, `homes.prompt` → `homes.tests.yaml`. */
@@ -77,7 +81,10 @@ export function loadTestSuite(file: string, text: string, format: PromptFormat, 
   const frontTests = format === 'text' ? undefined : readFrontMatter(text).fields.raw('tests');
   if (frontTests !== undefined) {
     const everyAnswer: Assertion[] = [];
-    return { cases: promptfooCases({ tests: frontTests }, 'front matter', problems, file, everyAnswer), source: `${basename(file)} front matter`, problems, everyAnswer };
+    // The same schema as a tests file's (testsSchema.ts); front matter has no lines of its own to name.
+    const findings = testsFindings({ tests: frontTests });
+    problems.push(...findings.map((f) => `front matter: ${findingWhere(f)}: ${f.message}.`));
+    return { cases: promptfooCases({ tests: frontTests }, 'front matter', problems, file, everyAnswer, unusableAssertions(findings)), source: `${basename(file)} front matter`, problems, everyAnswer };
   }
   const sidecar = sidecarPathFor(file);
   let sidecarText: string | undefined;
@@ -86,14 +93,16 @@ export function loadTestSuite(file: string, text: string, format: PromptFormat, 
   } catch (error) {
     return { cases: [], source: basename(sidecar), problems: [`${basename(sidecar)} is not read: ${(error as Error).message}`] };
   }
-  if (sidecarText === undefined) return { cases: [], source: basename(sidecar), problems: [`No test cases: add ${basename(sidecar)} beside the prompt (promptfoo-style \`tests:\` with \`assert:\`), or a \`tests:\` key in its front matter.`] };
-  const parsed = parseYaml(sidecarText, 0);
-  const error = parsed.diagnostics.find((d) => d.severity === 'error');
+  if (sidecarText === undefined) return { cases: [], source: basename(sidecar), problems: [`No test cases: add ${basename(sidecar)} beside the prompt (promptfoo-style \`tests:\` with \`assert:\`), or a \`tests:\` key in its front matter.`], absent: true };
+  // Checked against the tests-file schema, as the editor checks it: each finding with its line.
+  const parsed = checkTestsFile(sidecarText);
+  const error = parsed.parseErrors[0];
   if (error) return { cases: [], source: basename(sidecar), problems: [`${basename(sidecar)}: ${error.message}`] };
+  problems.push(...parsed.findings.map((f) => `${basename(sidecar)}:${f.line}: ${findingWhere(f)}: ${f.message}.`));
   const top = isPlainRecord(parsed.value) ? parsed.value : {};
   const rollout = top.scenario !== undefined || top.slo !== undefined ? { rollout: { ...(top.scenario !== undefined ? { scenario: top.scenario } : {}), ...(top.slo !== undefined ? { slo: top.slo } : {}) } } : {};
   const everyAnswer: Assertion[] = [];
-  return { cases: promptfooCases(parsed.value, basename(sidecar), problems, file, everyAnswer), source: basename(sidecar), problems, everyAnswer, ...rollout };
+  return { cases: promptfooCases(parsed.value, basename(sidecar), problems, file, everyAnswer, unusableAssertions(parsed.findings)), source: basename(sidecar), problems, everyAnswer, ...rollout };
 }
 
 /** A case without a description is named by its inputs: `#1 city=Bellevue, WA · request=Find homes…`. */
@@ -103,63 +112,53 @@ export function caseName(index: number, vars: Record<string, unknown>): string {
   return text ? `#${index + 1} ${text.length > 60 ? `${text.slice(0, 59)}…` : text}` : `case ${index + 1}`;
 }
 
-function promptfooCases(root: unknown, where: string, problems: string[], promptPath?: string, everyAnswer: Assertion[] = []): TestCase[] {
+/**
+ * The cases of a promptfoo-style value. `unusable` names the assertions the schema found wrong
+ * (`tests[0].assert[1]`, said already): they are skipped, so what runs is what the editor shows clean.
+ */
+function promptfooCases(root: unknown, where: string, problems: string[], promptPath: string | undefined, everyAnswer: Assertion[], unusable: ReadonlySet<string>): TestCase[] {
   const doc = Array.isArray(root) ? { tests: root } : isPlainRecord(root) ? root : undefined;
+  const casePath = (index: number): string => (Array.isArray(root) ? `[${index}]` : `tests[${index}]`);
   const defaults = doc && isPlainRecord(doc.defaultTest) ? doc.defaultTest : {};
   const defaultAsserts = Array.isArray(defaults.assert) ? defaults.assert : [];
+  const usableDefaults = defaultAsserts.filter((_, j) => !unusable.has(`defaultTest.assert[${j}]`));
   // The checks for every answer hold without cases too: a file of defaultTest alone scores production answers.
-  defaultAsserts.forEach((a, j) => {
-    const assertion = readAssertion(a, `${where}: defaultTest.assert[${j}]`, []);
+  for (const a of usableDefaults) {
+    const assertion = readAssertion(a);
     if (assertion) everyAnswer.push(assertion);
-  });
+  }
   if (!doc || !Array.isArray(doc.tests)) {
     problems.push(`${where}: expected \`tests:\` with a list of test cases.`);
     return [];
   }
   const cases: TestCase[] = [];
   doc.tests.forEach((raw, index) => {
-    if (!isPlainRecord(raw)) return problems.push(`${where}: tests[${index}] is not a mapping.`);
+    if (!isPlainRecord(raw)) return; // said by the schema
+    const own = Array.isArray(raw.assert) ? raw.assert.filter((_, j) => !unusable.has(`${casePath(index)}.assert[${j}]`)) : [];
     // As written (a `${file:}` context is read below); the case's inputs are the literal values (`$${…}` → `${…}`).
     const rawVars = { ...(isPlainRecord(defaults.vars) ? defaults.vars : {}), ...(isPlainRecord(raw.vars) ? raw.vars : {}) };
     const vars = literalValues(rawVars);
     const assertions: Assertion[] = [];
-    [...defaultAsserts, ...(Array.isArray(raw.assert) ? raw.assert : [])].forEach((a, j) => {
-      const assertion = readAssertion(a, `${where}: tests[${index}].assert[${j}]`, problems);
+    for (const a of [...usableDefaults, ...own]) {
+      const assertion = readAssertion(a);
       if (assertion) assertions.push(assertion);
-    });
+    }
     const threshold = typeof raw.threshold === 'number' ? raw.threshold : typeof defaults.threshold === 'number' ? defaults.threshold : 1;
     const turns = readCaseTurns(raw, `${where}: tests[${index}]`, problems);
     if (assertions.length === 0) problems.push(`${where}: tests[${index}] has no usable assertion; it is skipped.`);
-    else cases.push({ description: typeof raw.description === 'string' && raw.description.trim() ? raw.description : caseName(index, isPlainRecord(raw.vars) ? literalValues(raw.vars) : vars), vars, assertions, threshold, ...groundingOf(raw.context ?? rawVars.context, raw.reference ?? rawVars.reference, promptPath, `${where}: tests[${index}]`, problems), ...relevantOf(raw.relevant ?? vars.relevant, `${where}: tests[${index}]`, problems), ...(turns ? { turns } : {}) });
+    else cases.push({ description: typeof raw.description === 'string' && raw.description.trim() ? raw.description : caseName(index, isPlainRecord(raw.vars) ? literalValues(raw.vars) : vars), vars, assertions, threshold, ...groundingOf(raw.context ?? rawVars.context, raw.reference ?? rawVars.reference, promptPath, `${where}: tests[${index}]`, problems), ...relevantOf(raw.relevant ?? vars.relevant, raw.relevant === undefined ? `${where}: ${casePath(index)}.vars.relevant` : undefined, problems), ...(turns ? { turns } : {}) });
   });
   return cases;
 }
 
-function readAssertion(raw: unknown, where: string, problems: string[]): Assertion | undefined {
-  if (!isPlainRecord(raw) || typeof raw.type !== 'string') {
-    problems.push(`${where}: needs a \`type\`.`);
-    return undefined;
-  }
+/** An assertion the schema found usable, in the engine's terms (the guards only keep the types honest). */
+function readAssertion(raw: unknown): Assertion | undefined {
+  if (!isPlainRecord(raw) || typeof raw.type !== 'string') return undefined;
   const negate = raw.type.startsWith('not-');
   const type = (negate ? raw.type.slice(4) : raw.type) as AssertionType;
-  if (!ASSERTION_TYPES.includes(type) || type === 'llm-choice') {
-    problems.push(`${where}: assertion type '${raw.type}' is not supported (supported: ${ASSERTION_TYPES.filter((t) => t !== 'llm-choice').join(', ')}, each negatable with not-).`);
-    return undefined;
-  }
+  if (!ASSERTION_TYPES.includes(type) || type === 'llm-choice') return undefined;
   const weight = typeof raw.weight === 'number' && raw.weight >= 0 ? raw.weight : 1;
   const threshold = typeof raw.threshold === 'number' ? raw.threshold : undefined;
-  if ((type === 'latency' || type === 'ttft') && threshold === undefined) {
-    problems.push(`${where}: '${raw.type}' needs a threshold in milliseconds.`);
-    return undefined;
-  }
-  if (type === 'regex' && typeof raw.value === 'string') {
-    try {
-      new RegExp(raw.value);
-    } catch (error) {
-      problems.push(`${where}: invalid regex: ${(error as Error).message}`);
-      return undefined;
-    }
-  }
   const label = typeof raw.metric === 'string' ? raw.metric : `${raw.type}${raw.value !== undefined && typeof raw.value !== 'object' ? ` ${JSON.stringify(raw.value)}` : Array.isArray(raw.value) ? ` ${JSON.stringify(raw.value)}` : ''}`;
   return { type, negate, ...(raw.value !== undefined ? { value: raw.value } : {}), ...(threshold !== undefined ? { threshold } : {}), ...(raw.strict === true ? { strict: true } : {}), weight, label: label.length > 80 ? `${label.slice(0, 77)}…` : label };
 }
@@ -205,15 +204,19 @@ function githubSuite(prompt: Prompt): TestSuite {
   const cases = assertions.length === 0 ? [] : rows.map((row, i) => ({ description: caseName(i, row.vars), vars: { ...row.vars, ...(row.expected !== undefined ? { expected: row.expected } : {}) }, assertions, threshold: 1, ...groundingOf(row.vars.context, row.expected ?? row.vars.reference, undefined, `testData[${i}]`, problems) }));
   // Evaluators hold for every row; those that quote the row's expected answer need a reference.
   const everyAnswer = assertions.filter((a) => !/\{\{\s*expected/.test(typeof a.value === 'string' ? a.value : (a.judge?.prompt ?? '')));
-  return { cases, source: 'testData × evaluators', problems, everyAnswer };
+  // Neither rows nor evaluators: a prompt without tests, not a broken one.
+  return { cases, source: 'testData × evaluators', problems, everyAnswer, ...(rows.length === 0 && prompt.evaluators.length === 0 ? { absent: true as const } : {}) };
 }
 
-/** `relevant: [id, …]` on a case: the passages relevant to it, for context-precision. */
-function relevantOf(raw: unknown, where: string, problems: string[]): Pick<TestCase, 'relevant'> {
+/**
+ * `relevant: [id, …]` on a case: the passages relevant to it, for context-precision. A malformed list
+ * is not used; the schema says so of the case's own key, `unchecked` names one it does not see (in vars).
+ */
+function relevantOf(raw: unknown, unchecked: string | undefined, problems: string[]): Pick<TestCase, 'relevant'> {
   if (raw === undefined) return {};
   const list = Array.isArray(raw) ? raw : [raw];
   if (list.length === 0 || list.some((id) => typeof id !== 'string' && typeof id !== 'number')) {
-    problems.push(`${where}: relevant must list passage ids, e.g. relevant: [elm-12, oak-4]; not used.`);
+    if (unchecked) problems.push(`${unchecked}: relevant must list passage ids, e.g. relevant: [elm-12, oak-4]; not used.`);
     return {};
   }
   return { relevant: list.map(String) };

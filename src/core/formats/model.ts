@@ -29,7 +29,9 @@ export type DiagnosticCode =
   | 'unresolved-reference'
   | 'untrusted-workspace'
   | 'schema-not-checked'
-  | 'media-not-counted';
+  | 'media-not-counted'
+  /** A front-matter `tests:` the tests-file schema finds wrong (core/adherence/testsSchema.ts). */
+  | 'tests-schema';
 
 export interface PromptDiagnostic {
   range: OffsetRange;

@@ -4,9 +4,10 @@
  * progress and cancel while each answer is checked against the prompt's test cases, keep every
  * finished run in the workspace store, tell the server to refresh lenses, and tell the user.
  */
+import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { runCheckPlan } from '../../core/adherence/runChecks';
-import { sampleCaseVars } from '../../core/adherence/testCases';
+import { sampleCaseVars, sidecarPathFor, type TestSuite } from '../../core/adherence/testCases';
 import type { ChatTransport } from '../../core/endpoint/transport';
 import { ResultsStore } from '../../core/store/resultsStore';
 import { RunClock } from '../../core/telemetry/batchRuns';
@@ -64,7 +65,9 @@ export class RunController implements vscode.Disposable {
     const transport = await this.transportOrReport(choice);
     if (!transport) return;
 
-    const checkPlan = runCheckPlan(testSuiteFor(target.document, file, plan, this.warn), sampleCaseVars(plan.prompt));
+    const suite = testSuiteFor(target.document, file, plan, this.warn);
+    const testProblems = this.sayTestProblems(suite, target.document);
+    const checkPlan = runCheckPlan(suite, sampleCaseVars(plan.prompt));
     const output = await LiveRunDocument.open(this.documents, {
       promptName: plan.prompt.name,
       endpointLabel: choice.config.simulated ? `${choice.config.name} — SIMULATED, not a real model` : choice.config.name,
@@ -73,6 +76,7 @@ export class RunController implements vscode.Disposable {
       unresolved: plan.unresolved,
       runs: settings.runs,
       checks: checksNote(checkPlan),
+      testProblems,
       entries: [],
     });
     const store = new ResultsStore(this.storePath);
@@ -113,6 +117,22 @@ export class RunController implements vscode.Disposable {
   async showRuns(args: unknown): Promise<void> {
     const target = await promptTarget(args);
     if (target) await showRuns(this.storePath, this.documents, target, args);
+  }
+
+  /**
+   * A malformed assertion is skipped, never silently: logged, listed in the run document, and a
+   * warning that opens the tests file, where the language server marks each problem (and Problems lists it).
+   */
+  private sayTestProblems(suite: TestSuite | undefined, prompt: vscode.TextDocument): readonly string[] {
+    if (!suite || suite.absent || suite.problems.length === 0) return [];
+    for (const problem of suite.problems) this.warn(problem);
+    const count = suite.problems.length === 1 ? 'a problem' : `${suite.problems.length} problems`;
+    const sidecar = prompt.uri.scheme === 'file' ? sidecarPathFor(prompt.uri.fsPath) : undefined;
+    const open = sidecar && basename(sidecar) === suite.source ? ['Open Tests File'] : [];
+    void vscode.window.showWarningMessage(`Prompt Insight: ${suite.source} has ${count}; an assertion with one is not checked.`, ...open).then((choice) => {
+      if (choice && sidecar) void vscode.window.showTextDocument(vscode.Uri.file(sidecar));
+    });
+    return suite.problems;
   }
 
   private async transportOrReport(choice: EndpointChoice): Promise<ChatTransport | undefined> {

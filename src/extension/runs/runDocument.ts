@@ -28,6 +28,8 @@ export interface RunDocumentState {
   runs: number;
   /** What the answers are checked against ("the test case …"), or why they are not checked. */
   checks: { against: string } | { notChecked: string };
+  /** What is wrong in the tests file (a malformed assertion is skipped): said under the pass/fail line. */
+  testProblems?: readonly string[];
   entries: (RunEntry | undefined)[];
   /** The figures (core/metrics/runReport.ts), once the batch is over. */
   report?: string;
@@ -35,6 +37,9 @@ export interface RunDocumentState {
   lensNote?: string;
   cancelled?: boolean;
 }
+
+/** Problems of the tests file listed in the document; the rest are counted (the tests file shows each where it is). */
+const MAX_TEST_PROBLEMS_SHOWN = 10;
 
 /** Answers beyond this many are left to the store (Export Run Results): a document of 10,000 answers helps no one. */
 export const MAX_ANSWERS_SHOWN = 200;
@@ -56,6 +61,12 @@ export function runDocumentMarkdown(state: RunDocumentState): string {
     '',
     'against' in state.checks ? `Pass/fail: each answer against ${state.checks.against}.` : `Pass/fail: not checked — ${state.checks.notChecked}.`,
   ];
+  const testProblems = state.testProblems ?? [];
+  if (testProblems.length > 0) {
+    const shown = testProblems.slice(0, MAX_TEST_PROBLEMS_SHOWN);
+    const more = testProblems.length - shown.length;
+    out.push('', `⚠ The test cases have ${testProblems.length === 1 ? 'a problem' : `${testProblems.length} problems`} (an assertion with one is not checked):`, '', ...shown.map((p) => `- ${p}`), ...(more > 0 ? [`- … and ${more} more`] : []));
+  }
   const checked = state.entries.filter((e): e is RunEntry & { check: RunCheck } => e?.check !== undefined);
   if (checked.length > 0) {
     const count = (s: RunCheck['status']): number => checked.filter((e) => e.check.status === s).length;

@@ -68,7 +68,7 @@ describe('context precision@K (Ragas)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'pi-cp-'));
     writeFileSync(join(dir, 'x.tests.yaml'), 'tests:\n  - context: [{ text: a, id: 1 }]\n    relevant: [{ id: 1 }]\n    assert: [{ type: context-precision }]\n');
     const suite = loadTestSuite(join(dir, 'x.prompty'), '---\nname: x\n---\nuser:\nhi\n', 'prompty', {} as Prompt);
-    expect(suite.problems).toEqual(['x.tests.yaml: tests[0]: relevant must list passage ids, e.g. relevant: [elm-12, oak-4]; not used.']);
+    expect(suite.problems).toEqual(['x.tests.yaml:3: tests[0]: `relevant` must list passage ids, e.g. relevant: [elm-12, oak-4]; not used.']);
     expect(suite.cases[0]!.relevant).toBeUndefined();
   });
 });
