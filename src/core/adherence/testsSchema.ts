@@ -45,8 +45,20 @@ let validator: ValidateFunction | undefined;
  * ~100 ms, paid by every CLI run and every production read in the editor); from source, compiled at first use.
  */
 function compiled(): ValidateFunction {
-  validator ??= process.env.PROMPT_INSIGHT_BUNDLED === '1' ? (require('./testsSchemaValidator.js') as { default: ValidateFunction }).default : testsSchemaAjv().validate;
+  validator ??= process.env.PROMPT_INSIGHT_BUNDLED === '1' ? generatedValidator() : testsSchemaAjv().validate;
   return validator;
+}
+
+/**
+ * esbuild.mjs resolves this require to the generated validator. In a try, so that any other bundling
+ * of the source (tests run snippets of it in child processes) leaves it unresolved instead of failing.
+ */
+function generatedValidator(): ValidateFunction {
+  try {
+    return (require('./testsSchemaValidator.js') as { default: ValidateFunction }).default;
+  } catch (error) {
+    throw new Error(`the tests-file schema's generated validator is missing beside the bundle (${(error as Error).message})`);
+  }
 }
 
 /** Why a `regex` value is not a regular expression, as the check compiles it; undefined when it is one. */
