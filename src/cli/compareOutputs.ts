@@ -16,6 +16,10 @@ import { appendOutput, checkOutputFiles, outputFlag, writeOutput } from './outpu
 
 export const CI_VALUED_FLAGS = ['format', 'junit', 'remote', 'out'];
 export const CI_BOOLEAN_FLAGS = ['fetch'];
+/** What each file is, in messages: one wording for the check before the runs and the write after them. */
+const JUNIT = 'the JUnit report (--junit)';
+const OUT = 'the output (--out)';
+const SUMMARY = 'the job summary ($GITHUB_STEP_SUMMARY)';
 const FORMATS = ['text', 'json', 'markdown'] as const;
 
 export interface CiOutputs {
@@ -40,7 +44,7 @@ export function ciOutputFlags(args: ParsedArgs, env: NodeJS.ProcessEnv = process
 
 /** Refuses, before any run, a JUnit report or job summary that would be written through a link or into something not a file. */
 export function checkCiOutputs(outputs: CiOutputs): void {
-  checkOutputFiles([outputFlag(outputs.junit, 'the JUnit report (--junit)'), outputFlag(outputs.out, 'the output (--out)'), outputFlag(outputs.stepSummary, 'the job summary ($GITHUB_STEP_SUMMARY)')]);
+  checkOutputFiles([outputFlag(outputs.junit, JUNIT), outputFlag(outputs.out, OUT), outputFlag(outputs.stepSummary, SUMMARY)]);
 }
 
 /** With `--out FILE`, an io whose stdout is kept and written to FILE by `flush` (stderr still goes to the terminal). */
@@ -52,7 +56,7 @@ export function printedOutput(io: CliIO, outputs: CiOutputs): { io: CliIO; flush
     io: { ...io, stdout: (text) => kept.push(text) },
     flush: () => {
       // The same text the terminal would have shown: the action prints this file into the job log.
-      writeOutput({ path: out, what: 'the output (--out)' }, terminalText(scrubSecrets(kept.join(''))));
+      writeOutput({ path: out, what: OUT }, terminalText(scrubSecrets(kept.join(''))));
       if (outputs.format !== 'json') io.stderr(`Output written to ${out}\n`);
     },
   };
@@ -74,11 +78,11 @@ export async function writeCiOutputs(result: ComparisonResult, outputs: CiOutput
   if (outputs.format === 'markdown') io.stdout(markdown);
   const say = (line: string) => outputs.format !== 'json' && io.stderr(`${line}\n`);
   if (outputs.stepSummary) {
-    appendOutput({ path: outputs.stepSummary, what: 'the job summary ($GITHUB_STEP_SUMMARY)' }, `${markdown}\n`);
+    appendOutput({ path: outputs.stepSummary, what: SUMMARY }, `${markdown}\n`);
     say('Summary appended to $GITHUB_STEP_SUMMARY');
   }
   if (outputs.junit) {
-    writeOutput({ path: outputs.junit, what: 'the JUnit report (--junit)' }, comparisonJunit(result, timing));
+    writeOutput({ path: outputs.junit, what: JUNIT }, comparisonJunit(result, timing));
     say(`JUnit report written to ${outputs.junit}`);
   }
 }
