@@ -15,7 +15,9 @@ let repo: TestRepo;
 let a: string;
 let b: string;
 beforeAll(async () => {
-  sim = await startSim({ ttftBaseMs: 150, decodeMsPerToken: 1, jitterMs: 3, scenario: parseScenario(readFileSync('examples/homes/homes.sim.yaml', 'utf8')) });
+  // A TTFT of 300 ms puts the 5% practical margin (~18 ms of E2E) far above a busy machine's timer noise,
+  // so "latency barely moves" holds however loaded the cores are.
+  sim = await startSim({ ttftBaseMs: 300, decodeMsPerToken: 1, jitterMs: 3, scenario: parseScenario(readFileSync('examples/homes/homes.sim.yaml', 'utf8')) });
   ({ repo, a, b } = homesRepo());
 });
 afterAll(async () => sim.close());
@@ -52,7 +54,7 @@ describe('prompt-insight compare', () => {
     expect(byMetric.adherence).toMatchObject({ base: a, head: b, verdict: 'better', test: 'fisher-exact' });
     expect(byMetric.adherence.pValue).toBeLessThan(0.05);
     expect(byMetric.ttftMs.verdict).toBe('no-difference');
-    expect(json.noRegression).toBe(true);
+    expect(json.noRegression, JSON.stringify(json.verdicts)).toBe(true);
     // Real estate is declared a decision scenario in homes.tests.yaml (at the base revision): the change ships on adherence.
     expect(json.policy).toEqual({ scenario: 'decision', scenarioSource: 'homes.tests.yaml at ' + a.slice(0, 7), slo: ['e2eMs.p90 ≤ 30000', 'adherence ≥ 0.5'], from: 'base', retrieval: null, changes: [] });
     expect(json.rollout).toMatchObject({ decision: 'ship', scenario: 'decision', base: a, head: b });

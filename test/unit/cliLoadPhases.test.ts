@@ -35,10 +35,11 @@ describe('load: phases and attribution per point', () => {
     const [one, six] = JSON.parse(stdout).points;
     expect(one.phases).toMatchObject({ source: 'llama.cpp timings', runs: 22 });
     expect(one.phases.prefillMs).toBeCloseTo(60, -1);
-    expect(one.phases.queueMs).toBeLessThan(20);
-    // 49 output tokens after the first at 3 ms each.
-    expect(one.phases.decodeMs).toBeGreaterThan(140);
-    expect(one.phases.decodeMs).toBeLessThan(200);
+    // No queue at concurrency 1: what TTFT holds beyond the prefill is well under the prefill itself.
+    expect(one.phases.queueMs).toBeLessThan(40);
+    // The tokens after the first (the simulated answer is ~50 tokens) at 3 ms each, as the server reports them.
+    expect(one.phases.decodeMs).toBeGreaterThanOrEqual(138);
+    expect(one.phases.decodeMs).toBeLessThanOrEqual(150);
     expect(one.hints.map((h: { kind: string }) => h.kind)).toEqual(['prefill-bound']);
     // Six in flight on two slots: a request waits ~2 service times (~420 ms) for a slot.
     expect(six.phases.prefillMs).toBeCloseTo(60, -1);

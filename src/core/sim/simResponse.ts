@@ -80,6 +80,9 @@ function splitPiece(piece: string, count: number): string[] {
 /**
  * With slots, the simulator reports llama-server's per-request `timings` (from the moment a slot took
  * the request): prompt_ms is the scripted prefill, so what the client's TTFT holds beyond it is the queue.
+ * predicted_ms is the scripted decode (the schedule from the first chunk's due time to the last's), as
+ * llama-server reports its own compute time: a late timer on a busy machine shows in the client's
+ * figures, not in what the server says it spent.
  */
 export function slotTimings(promptTokens: number, prefillMs: number, predictedTokens: number, decodeMs: number): Record<string, number> {
   return { prompt_n: promptTokens, prompt_ms: prefillMs, predicted_n: predictedTokens, predicted_ms: decodeMs };

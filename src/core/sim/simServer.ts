@@ -168,7 +168,7 @@ function serveChat(res: http.ServerResponse, body: ChatBody, arrivedAt: number, 
     }
     const e2eMs = performance.now() - arrivedAt;
     res.write(chunk({}, maxTokens !== undefined && pieces.length >= maxTokens ? 'length' : 'stop'));
-    res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: { prompt_tokens: inputTokens, completion_tokens: outputTokens, total_tokens: inputTokens + outputTokens }, x_sim: { ttft_ms: firstSentAt, e2e_ms: e2eMs }, ...(options.slots > 0 ? { timings: slotTimings(inputTokens, ttftMs, outputTokens, e2eMs - firstSentAt!) } : {}) })}\n\n`);
+    res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: { prompt_tokens: inputTokens, completion_tokens: outputTokens, total_tokens: inputTokens + outputTokens }, x_sim: { ttft_ms: firstSentAt, e2e_ms: e2eMs }, ...(options.slots > 0 ? { timings: slotTimings(inputTokens, ttftMs, outputTokens, due - (arrivedAt + ttftMs)) } : {}) })}\n\n`);
     res.end('data: [DONE]\n\n');
   };
   if (groups.length === 0) groups.push([{ text: '.', reasoning: false }]);
