@@ -8,7 +8,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    globalSetup: ['test/fixtures/bpeWasmSetup.ts'],
+    globalSetup: ['test/fixtures/bpeWasmSetup.ts', 'test/fixtures/tempFolderSetup.ts'],
     // The JSON report lets .ci/run print a one-line total that CI can read.
     reporters: ['default', 'json'],
     outputFile: { json: 'test-artifacts/vitest.json' },

@@ -20,6 +20,7 @@ export default defineConfig({
   test: {
     pool: 'forks',
     fileParallelism: false,
+    globalSetup: ['test/fixtures/tempFolderSetup.ts'],
     reporters: ['default', 'json'],
     outputFile: { json: 'test-artifacts/vitest-e2e.json' },
     projects: [
