@@ -33,7 +33,11 @@ describe('prompt-insight load', () => {
     expect(code).toBe(0);
     const json = JSON.parse(stdout);
     const [one, four] = json.points;
-    expect(one).toMatchObject({ label: 'concurrency 1', sent: 24, failed: 0, counted: 22, attainment: { met: 22, total: 22, resolved: 'meets' } });
+    // One in flight never waits for a slot: TTFT ~40 ms against the 100 ms SLO. A stall of the machine
+    // (a busy laptop) may push one or two past it, which leaves the level unresolved, never missing.
+    expect(one).toMatchObject({ label: 'concurrency 1', sent: 24, failed: 0, counted: 22, attainment: { total: 22 } });
+    expect(one.attainment.met).toBeGreaterThanOrEqual(20);
+    expect(one.attainment.resolved).not.toBe('misses');
     expect(one.window).toMatchObject({ steady: true, how: 'the 22 requests that completed between the 1st completion (ramp over at 1 in flight) and the last send (drain begins)' });
     expect(one.ttftMs.p90).toBeLessThan(150);
     // Four in flight on two slots: about half the requests wait a whole service time (~190 ms) first.
