@@ -2,7 +2,7 @@
  * Browser bundle of the comparison panel and of the standalone HTML report. In the report the data is
  * embedded as JSON; in VS Code it comes from the extension host as typed, validated messages.
  */
-import { isComparisonView, isHostToWebview, MAX_PANEL_RUNS, type RevisionChoice, type WebviewToHost } from '../src/protocol/webview';
+import { isComparisonView, isHostToWebview, MAX_PANEL_RUNS, type JudgeWith, type RevisionChoice, type WebviewToHost } from '../src/protocol/webview';
 import { isCapacityView } from '../src/core/load/capacityView';
 import { renderCapacity } from './capacity';
 import { isProductionView } from '../src/core/telemetry/productionView';
@@ -32,6 +32,12 @@ if (embedded) {
 function startPanel(): void {
   const vscode = acquireVsCodeApi();
   const picker = el('section', { className: 'picker', attrs: { 'aria-label': 'revisions' } });
+  // Whose tests judge the change: the base's (a change cannot relax its own gate) or, when asked, the head's.
+  const judgeWith = el('select', { attrs: { id: 'judge-with', title: "The base's tests: the scenario, SLOs, test cases and retrieval step as committed before the change (the head's stricter SLOs are added). The head's tests: as the change has them — new test cases, e.g. sampled from production, judge it too." } }, [
+    el('option', { text: "base's tests", attrs: { value: 'base' } }),
+    el('option', { text: "head's tests", attrs: { value: 'head' } }),
+  ]);
+  const judging = el('p', { className: 'judge-with' }, [el('label', { text: 'Judge with: ', attrs: { for: 'judge-with' } }), judgeWith]);
   const runs = el('input', { attrs: { type: 'number', min: '1', max: String(MAX_PANEL_RUNS), value: '10', id: 'runs' } });
   const fresh = el('input', { attrs: { type: 'checkbox', id: 'fresh' } });
   const capacity = el('input', { attrs: { type: 'checkbox', id: 'capacity' } });
@@ -51,7 +57,7 @@ function startPanel(): void {
     el('label', { text: 'until decided, at most ', attrs: { for: 'max-runs' } }), maxRuns, untilDecided,
     cancel, progress,
   ]);
-  app.replaceChildren(el('h2', { text: 'Compare prompt revisions' }), picker, controls, status, results);
+  app.replaceChildren(el('h2', { text: 'Compare prompt revisions' }), picker, judging, controls, status, results);
 
   const start = (until: boolean): void => {
     const revs = [...picker.querySelectorAll<HTMLInputElement>('input[type=checkbox]:checked')].map((c) => c.value);
@@ -67,7 +73,8 @@ function startPanel(): void {
     untilDecided.disabled = true;
     cancel.disabled = false;
     status.textContent = 'Running…';
-    vscode.postMessage({ type: 'compare', revs, runs: count, fresh: fresh.checked, capacity: capacity.checked, ...(until ? { untilDecided: { maxRuns: cap } } : {}) });
+    const policy: JudgeWith = judgeWith.value === 'head' ? 'head' : 'base';
+    vscode.postMessage({ type: 'compare', revs, runs: count, fresh: fresh.checked, capacity: capacity.checked, policy, ...(until ? { untilDecided: { maxRuns: cap } } : {}) });
   };
   compare.addEventListener('click', () => start(false));
   untilDecided.addEventListener('click', () => start(true));
@@ -78,7 +85,8 @@ function startPanel(): void {
     if (!isHostToWebview(message)) return;
     switch (message.type) {
       case 'history':
-        renderPicker(picker, message.revisions);
+        renderPicker(picker, message.revisions, message.preselected);
+        if (message.judgeWith) judgeWith.value = message.judgeWith;
         status.textContent = visibleControls(message.notice ?? `${message.revisions.length} revisions of ${message.file}`);
         break;
       case 'progress':
@@ -95,7 +103,8 @@ function startPanel(): void {
         cancel.disabled = true;
         progress.value = progress.max; // determinate again after an indeterminate capacity search
         status.textContent = message.result.cancelled ? 'Cancelled: partial results below.' : 'Done.';
-        recordRenderTime(renderComparison(results, message.result));
+        // The result's "Judge with the head's tests" re-runs the same comparison judged by the head's tests.
+        recordRenderTime(renderComparison(results, message.result, { judgeWithHead: () => ((judgeWith.value = 'head'), start(false)) }));
         break;
       case 'error':
         compare.disabled = false;
@@ -109,15 +118,13 @@ function startPanel(): void {
   vscode.postMessage({ type: 'ready' });
 }
 
-function renderPicker(picker: HTMLElement, revisions: RevisionChoice[]): void {
+/** `preselected`: the host's choice (core/compare/panelRevisions.ts); without it, the first two entries. */
+function renderPicker(picker: HTMLElement, revisions: RevisionChoice[], preselected: readonly string[] = revisions.slice(0, 2).map((r) => r.rev)): void {
   const list = el('ul', { className: 'revisions' });
-  // Preselect the two newest commits (the change most likely under review), else the first two entries.
-  const commits = revisions.map((r, i) => (r.rev === 'working' || r.rev === 'buffer' ? -1 : i)).filter((i) => i >= 0);
-  const preselected = new Set(commits.length >= 2 ? commits.slice(0, 2) : [0, 1]);
   revisions.forEach((r, i) => {
     const id = `rev-${i}`;
     const box = el('input', { attrs: { type: 'checkbox', id, value: r.rev } });
-    if (preselected.has(i)) box.checked = true;
+    if (preselected.includes(r.rev)) box.checked = true;
     const when = r.date ? r.date.slice(0, 10) : '';
     list.append(el('li', {}, [box, el('label', { attrs: { for: id } }, [el('code', { text: r.label }), document.createTextNode(` ${r.subject ?? ''} `), el('span', { className: 'meta', text: [r.author, when].filter(Boolean).join(' · ') })])]));
   });

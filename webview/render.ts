@@ -24,7 +24,22 @@ function caseRunsView(description: string, revision: string, cell: CaseRuns): No
   return [el('h3', { text: `${description} on ${revision}${shown}` }), el('ol', { className: 'runs' }, items)];
 }
 
-export function renderComparison(target: HTMLElement, view: ComparisonView): number {
+/** What the result can ask of the panel around it (none in the standalone report). */
+export interface ComparisonActions {
+  /** Re-run the comparison judged with the head's tests. */
+  judgeWithHead?: () => void;
+}
+
+/** Offered when the base's tests judged and the head changes them in ways not applied. */
+function judgeWithHeadButton(view: ComparisonView, actions: ComparisonActions): Node[] | undefined {
+  const run = actions.judgeWithHead;
+  if (!run || view.policy.from !== 'base' || !view.policy.changes.some((c) => !c.applied)) return undefined;
+  const button = el('button', { className: 'judge-with-head', text: "Judge with the head's tests", attrs: { type: 'button', title: 'Run the comparison again (stored runs are reused) with the scenario, SLOs and test cases the head has.' } });
+  button.addEventListener('click', run);
+  return [el('p', {}, [button])];
+}
+
+export function renderComparison(target: HTMLElement, view: ComparisonView, actions: ComparisonActions = {}): number {
   const started = performance.now();
   const labelOf = new Map(view.revisions.map((r) => [r.rev, r.label]));
   const base = view.revisions[0];
@@ -33,6 +48,8 @@ export function renderComparison(target: HTMLElement, view: ComparisonView): num
     el('h2', { text: `${view.prompt} — ${view.revisions.map((r) => r.label).join(' → ')}` }),
     el('p', { className: 'meta', text: `${view.endpoint} · ${view.model} · ${view.cases.length} test case(s) × ${view.runsPerCase} runs · tests from ${view.suiteSource}${view.cancelled ? ' · CANCELLED: partial results' : ''}` }),
   ]);
+  // Older reports have no line of their own: the origin alone says whose tests judged.
+  header.append(el('p', { className: 'meta judged-with', text: view.policy.judgedWith ?? `Judged with the ${view.policy.from}'s tests` }));
   if (view.simulated) header.append(el('p', { className: 'simulated', text: 'SIMULATED endpoint: answers and timings are scripted rehearsals, not a real model.' }));
   const sections: Node[] = [header];
   if (view.rollout && base && head) {
@@ -42,10 +59,11 @@ export function renderComparison(target: HTMLElement, view: ComparisonView): num
     sections.push(
       el('section', { className: `rollout ${view.rollout.decision}`, attrs: { 'aria-label': 'rollout decision' } }, [
         el('h3', { className: 'decision', text: `${words[view.rollout.decision]} (vs ${base.label})` }),
-        el('p', { className: 'meta', text: `Scenario: ${view.policy.scenario} (${view.policy.scenarioSource}) · SLOs: ${view.policy.slo.length > 0 ? view.policy.slo.join(', ') : 'none'} · judged by the ${view.policy.from === 'head' ? 'last' : 'first'} revision's policy${view.policy.retrieval ? ` · retrieval: ${view.policy.retrieval}, its step run for every revision` : ''}` }),
+        el('p', { className: 'meta', text: `Scenario: ${view.policy.scenario} (${view.policy.scenarioSource}) · SLOs: ${view.policy.slo.length > 0 ? view.policy.slo.join(', ') : 'none'} · judged with the ${view.policy.from}'s tests${view.policy.retrieval ? ` · retrieval: ${view.policy.retrieval}, its step run for every revision` : ''}` }),
         reasons,
         ...(view.untilDecided ? [el('p', { className: 'meta until-decided', text: untilDecidedLine(view.untilDecided, view.rollout.decision) })] : []),
-        ...(policyChanges.length > 0 ? [el('p', { className: 'meta', text: 'What the change does to the policy:' }), el('ul', { className: 'policy-changes' }, policyChanges)] : []),
+        ...(policyChanges.length > 0 ? [el('p', { className: 'meta', text: "What the head changes in the tests that judge it:" }), el('ul', { className: 'policy-changes' }, policyChanges)] : []),
+        ...(judgeWithHeadButton(view, actions) ?? []),
       ]),
     );
   }

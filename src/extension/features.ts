@@ -4,7 +4,7 @@
  * the comparison panel.
  */
 import * as vscode from 'vscode';
-import { isPromptCommandArgs } from '../protocol/commands';
+import { isCompareCommandArgs } from '../protocol/commands';
 import { findCapacity } from './capacity/findCapacity';
 import { ComparePanel } from './compare/comparePanel';
 import { showProduction, type ProductionRequester } from './production/showProduction';
@@ -41,13 +41,16 @@ export function createFeatures(context: vscode.ExtensionContext, log: vscode.Log
         void vscode.window.showWarningMessage('Prompt Insight compares revisions only in a trusted workspace (it runs git and sends prompts). Token counts work meanwhile.');
         return;
       }
-      const uri = isPromptCommandArgs(args) ? vscode.Uri.parse(args.uri) : vscode.window.activeTextEditor?.document.uri;
+      // The CodeLens's prompt arguments or `{ uri, policy? }`; anything else falls back to the active editor.
+      const request = isCompareCommandArgs(args) ? args : undefined;
+      if (args !== undefined && !request) log.warn('Compare revisions: ignored an argument that is not { uri, promptName?, policy?: "base" | "head" }; comparing the active editor.');
+      const uri = request ? vscode.Uri.parse(request.uri) : vscode.window.activeTextEditor?.document.uri;
       if (!uri || uri.scheme !== 'file') {
         void vscode.window.showInformationMessage('Prompt Insight: open a prompt file saved on disk to compare its revisions.');
         return;
       }
       const document = await vscode.workspace.openTextDocument(uri);
-      ComparePanel.show(context, document, isPromptCommandArgs(args) ? args.promptName : undefined, transports, log, onRunsStored);
+      ComparePanel.show(context, document, { ...(request?.promptName ? { promptName: request.promptName } : {}), ...(request?.policy ? { policy: request.policy } : {}) }, transports, log, onRunsStored);
     },
   };
 }

@@ -21,3 +21,23 @@ export function isPromptCommandArgs(value: unknown): value is PromptCommandArgs 
   const v = value as Partial<PromptCommandArgs> | null;
   return typeof v === 'object' && v !== null && typeof v.uri === 'string' && typeof v.promptName === 'string' && Number.isInteger(v.promptIndex);
 }
+
+/**
+ * What `promptInsight.compareRevisions` accepts: the CodeLens's prompt arguments, or `{ uri, policy? }`
+ * from another command — e.g. after production samples became test cases, `policy: 'head'` opens the
+ * panel judging with the working copy's tests, working copy vs HEAD preselected.
+ */
+export interface CompareCommandArgs {
+  uri: string;
+  promptName?: string;
+  policy?: 'base' | 'head';
+}
+
+export function isCompareCommandArgs(value: unknown): value is CompareCommandArgs {
+  const v = value as Partial<Record<keyof CompareCommandArgs, unknown>> | null;
+  return (
+    typeof v === 'object' && v !== null && typeof v.uri === 'string' &&
+    (v.promptName === undefined || typeof v.promptName === 'string') &&
+    (v.policy === undefined || v.policy === 'base' || v.policy === 'head')
+  );
+}

@@ -5,6 +5,7 @@
  * decision holds on the head's lower capacity — as `compare --capacity` does. The endpoint is the
  * simulator with 2 slots where prompt tokens cost prefill time, so the head's padded prompt serves
  * fewer concurrent requests for real (same set-up as test/unit/cliCompareCapacity.test.ts).
+ * Then "Judge with: head's tests": the head's added test case judges too, and the result says so.
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +17,8 @@ import { ARTIFACTS, startWorkbench, type Workbench } from './workbench';
 const PROMPT = (text: string) => `---\nname: ask\nmodel:\n  api: chat\n  configuration: { type: openai, name: gpt-4o-mini }\n---\n${text}user:\nSay something short.\n`;
 /** The base revision's policy judges the change: batch, with a TTFT SLO capacity is searched under. */
 const TESTS = 'scenario: batch\nslo: { ttftMs: { p90: 160 } }\ntests:\n  - vars: {}\n    assert:\n      - type: icontains\n        value: simulated\n';
+/** The head also adds a test case (as sampling production does): not applied unless the head's tests judge. */
+const HEAD_TESTS = `${TESTS}  - description: names the simulator\n    vars: {}\n    assert:\n      - type: icontains\n        value: simulated\n`;
 /** ~360 more prompt tokens: ~115 ms more prefill at 0.32 ms a token. */
 const PADDING = Array.from({ length: 24 }, (_, i) => `- Background note ${i + 1}: the reader prefers plain words and short sentences.`).join('\n') + '\n\n';
 
@@ -39,7 +42,7 @@ beforeAll(async () => {
       const repo = new TestRepo(workspace);
       repo.git('init', '-q', '-b', 'main');
       repo.commit('Ask briefly');
-      repo.commit('Add background notes', { 'ask.prompty': PROMPT(PADDING) });
+      repo.commit('Add background notes', { 'ask.prompty': PROMPT(PADDING), 'ask.tests.yaml': HEAD_TESTS });
     },
   });
   page = bench.page;
@@ -79,5 +82,21 @@ describe('compare panel: capacity under SLO', () => {
     // The bar, indeterminate during the search, is full again.
     expect(await panel.locator('progress').evaluate((p: HTMLProgressElement) => p.position)).toBe(1);
     await page.screenshot({ path: `${ARTIFACTS}/compare-panel-capacity.png` });
+  }, 150_000);
+
+  it("\"Judge with: head's tests\" re-runs the comparison with the head's added test case, and the result says so", async () => {
+    const panel = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+    // The base's tests judged: the head's new case is listed in plain words, not applied.
+    expect(await panel.locator('.judged-with').textContent()).toBe("Judged with the base's tests; not applied: 1 case added");
+    expect(await panel.locator('.policy-changes').textContent()).toContain(`test cases: 1 added — not applied: the base's tests judge this change (choose "Judge with: head's tests" to apply it)`);
+    expect(await panel.locator('button.judge-with-head').count()).toBe(1);
+    await panel.locator('#capacity').uncheck();
+    await panel.locator('#judge-with').selectOption('head');
+    await panel.locator('button', { hasText: 'Compare selected' }).click();
+    await expect.poll(async () => (await panel.locator('.judged-with').textContent()) ?? '', { timeout: 110_000 }).toBe("Judged with the head's tests: 1 case added");
+    expect(await panel.locator('.matrix tbody th').allTextContents()).toEqual([expect.any(String), 'names the simulator']);
+    expect(await panel.locator('.policy-changes').textContent()).toBe("test cases: 1 added — applied: judged with the head's tests");
+    expect(await panel.locator('button.judge-with-head').count()).toBe(0);
+    await page.screenshot({ path: `${ARTIFACTS}/compare-judge-with.png` });
   }, 150_000);
 });

@@ -71,9 +71,10 @@ describe('the gate is judged by the base revision’s policy', () => {
     const json = JSON.parse(stdout);
     expect(json.policy.slo).toEqual(expect.arrayContaining(['ttftMs.p50 ≤ 1', 'e2eMs.p90 ≤ 30000']));
     expect(json.policy.changes).toEqual(expect.arrayContaining([
-      { text: 'SLO ttftMs.p50 ≤ 5000 → ttftMs.p50 ≤ 1', applied: true, why: 'applied: it makes the gate stricter' },
-      expect.objectContaining({ text: 'SLO e2eMs.p90 ≤ 30000 → e2eMs.p90 ≤ 60000', applied: false }),
+      { text: 'SLO ttftMs.p50 ≤ 5000 → ttftMs.p50 ≤ 1', applied: true, why: 'applied: it makes the gate stricter', effects: { 'SLO tightened': 1 } },
+      expect.objectContaining({ text: 'SLO e2eMs.p90 ≤ 30000 → e2eMs.p90 ≤ 60000', applied: false, effects: { 'SLO loosened': 1 } }),
     ]));
+    expect(json.policy.judgedWith).toBe("Judged with the base's tests, plus the head's 1 SLO tightened; not applied: 1 SLO loosened");
     expect(json.rollout.decision).toBe('no-change'); // only the policy changed: the requests are the same
   });
 

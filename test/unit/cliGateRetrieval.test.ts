@@ -68,7 +68,7 @@ describe('the gate takes its evidence from the base revision', () => {
 
     const json = JSON.parse((await cli([...args, '--json'], repo.root)).stdout);
     expect(json.policy.retrieval).toBe(`${honest.origin}/search`);
-    expect(json.policy.changes).toContainEqual({ text: `retrieval.url ${honest.origin}/search → ${attacker.origin}/search`, applied: false, why: "not applied: the base revision's policy judges the change (--policy head applies it)" });
+    expect(json.policy.changes).toContainEqual({ text: `retrieval.url ${honest.origin}/search → ${attacker.origin}/search`, applied: false, why: "not applied: the base revision's policy judges the change (--policy head applies it)", effects: { 'retrieval step changed': 1 } });
     expect(json.rollout.decision).toBe('hold');
     expect(attacker.received).toEqual([]);
 
@@ -78,7 +78,7 @@ describe('the gate takes its evidence from the base revision', () => {
     expect(unallowed.stderr).toContain(`--allow-retrieval ${attacker.origin}`);
     expect(attacker.received).toEqual([]);
     const explicit = JSON.parse((await cli([...args, '--policy', 'head', '--json'], repo.root, [honest.origin, attacker.origin])).stdout);
-    expect(explicit.policy.changes).toContainEqual({ text: `retrieval.url ${honest.origin}/search → ${attacker.origin}/search`, applied: true, why: 'applied: --policy head' });
+    expect(explicit.policy.changes).toContainEqual({ text: `retrieval.url ${honest.origin}/search → ${attacker.origin}/search`, applied: true, why: 'applied: --policy head', effects: { 'retrieval step changed': 1 } });
     expect(explicit.policy.retrieval).toBe(`${attacker.origin}/search`);
     expect(attacker.received.length).toBeGreaterThanOrEqual(2 * RUNS);
     attacker.received.length = 0;
@@ -93,7 +93,7 @@ describe('the gate takes its evidence from the base revision', () => {
     const json = JSON.parse(stdout);
     expect(stderr).not.toContain('--allow-retrieval');
     expect(json.policy.retrieval).toBeNull();
-    expect(json.policy.changes).toContainEqual({ text: `retrieval step added (${attacker.origin}/internal/admin)`, applied: false, why: "not applied: the base revision's policy judges the change (--policy head applies it)" });
+    expect(json.policy.changes).toContainEqual({ text: `retrieval step added (${attacker.origin}/internal/admin)`, applied: false, why: "not applied: the base revision's policy judges the change (--policy head applies it)", effects: { 'retrieval step changed': 1 } });
     expect(json.revisions.map((r: { runsNew: number }) => r.runsNew)).toEqual([3, 3]);
     expect(attacker.received).toEqual([]);
   }, 60_000);

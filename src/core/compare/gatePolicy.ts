@@ -12,7 +12,7 @@ import { objectiveFromText, objectivesFromBlock, objectiveText, SloError, type O
 import type { DeclaredRetrieval } from '../retrieval/retrievalStep';
 import { declarationsAt, type Declaration, type DeclarationContext, type RevisionDeclarations } from './revisionDeclarations';
 import type { RevisionSource } from './revisionSources';
-import type { PolicyChange } from './policyChange';
+import { CLI_POLICY_WORDING, type PolicyChange, type PolicyEffects, type PolicyWording } from './policyChange';
 import { resolveRetrievalPolicy } from './retrievalPolicy';
 
 export type PolicyOrigin = 'base' | 'head';
@@ -35,6 +35,8 @@ export interface GatePolicyInput {
   cliScenario?: string;
   cliSlo?: readonly string[];
   settingScenario?: string;
+  /** How the changes' reasons name the switch to the head's policy; the CLI's flag unless given. */
+  wording?: PolicyWording;
 }
 
 /** Throws SloError when the judging revision's (or the command line's) scenario or SLOs cannot be read. */
@@ -46,8 +48,7 @@ export function resolveGatePolicy(input: GatePolicyInput): GatePolicy {
   const policy = policyOf(judged);
   const changes: PolicyChange[] = [];
   const explicit = input.from === 'head';
-  const viaHead = 'applied: --policy head';
-  const notApplied = `not applied: the base revision's policy judges the change (--policy head applies it)`;
+  const { viaHead, notApplied } = input.wording ?? CLI_POLICY_WORDING;
 
   let otherPolicy: RolloutPolicy | undefined;
   try {
@@ -59,11 +60,11 @@ export function resolveGatePolicy(input: GatePolicyInput): GatePolicy {
 
   if (otherPolicy && input.cliScenario === undefined && otherPolicy.scenario !== policy.scenario) {
     const [from, to] = explicit ? [otherPolicy.scenario, policy.scenario] : [policy.scenario, otherPolicy.scenario];
-    changes.push({ text: `scenario ${from} → ${to}`, applied: explicit, why: explicit ? viaHead : notApplied });
+    changes.push({ text: `scenario ${from} → ${to}`, applied: explicit, why: explicit ? viaHead : notApplied, effects: { 'scenario changed': 1 } });
   }
 
   if (!explicit) tightenWithHead(policy, input, changes, notApplied);
-  else for (const line of objectiveDifferences(input.base, input.head)) changes.push({ text: line, applied: true, why: viaHead });
+  else for (const { text, effects } of objectiveDifferences(input.base, input.head)) changes.push({ text, applied: true, why: viaHead, effects });
 
   const suite = chooseSuite(input, changes, notApplied, viaHead);
   const retrieval = resolveRetrievalPolicy(input.base.retrieval, input.head.retrieval, { from: input.from, headLabel: input.head.label, notApplied, viaHead });
@@ -108,27 +109,27 @@ function tightenWithHead(policy: RolloutPolicy, input: GatePolicyInput, changes:
       changes.push({ text: `SLO ${objectiveText(headObjective)} set by ${input.head.label}`, applied: false, why: 'not applied: --slo sets it' });
     } else if (!inForce || atLeastAsStrict(headObjective, inForce)) {
       current.set(key, headObjective);
-      changes.push({ text: inForce ? `SLO ${objectiveText(inForce)} → ${objectiveText(headObjective)}` : `SLO ${objectiveText(headObjective)} added`, applied: true, why: 'applied: it makes the gate stricter' });
+      changes.push({ text: inForce ? `SLO ${objectiveText(inForce)} → ${objectiveText(headObjective)}` : `SLO ${objectiveText(headObjective)} added`, applied: true, why: 'applied: it makes the gate stricter', effects: inForce ? { 'SLO tightened': 1 } : { 'SLO added': 1 } });
     } else {
-      changes.push({ text: `SLO ${objectiveText(inForce)} → ${objectiveText(headObjective)}`, applied: false, why: notApplied });
+      changes.push({ text: `SLO ${objectiveText(inForce)} → ${objectiveText(headObjective)}`, applied: false, why: notApplied, effects: { 'SLO loosened': 1 } });
     }
   }
   for (const [key, baseObjective] of baseDeclared) {
-    if (!headDeclared.has(key)) changes.push({ text: `SLO ${objectiveText(baseObjective)} removed`, applied: false, why: notApplied });
+    if (!headDeclared.has(key)) changes.push({ text: `SLO ${objectiveText(baseObjective)} removed`, applied: false, why: notApplied, effects: { 'SLO removed': 1 } });
   }
   policy.objectives = [...current.values()];
 }
 
-function objectiveDifferences(base: RevisionDeclarations, head: RevisionDeclarations): string[] {
+function objectiveDifferences(base: RevisionDeclarations, head: RevisionDeclarations): { text: string; effects: PolicyEffects }[] {
   const b = declaredObjectives(base);
   const h = declaredObjectives(head);
-  const lines: string[] = [];
+  const lines: { text: string; effects: PolicyEffects }[] = [];
   for (const [key, o] of h) {
     const was = b.get(key);
-    if (!was) lines.push(`SLO ${objectiveText(o)} added`);
-    else if (objectiveText(was) !== objectiveText(o)) lines.push(`SLO ${objectiveText(was)} → ${objectiveText(o)}`);
+    if (!was) lines.push({ text: `SLO ${objectiveText(o)} added`, effects: { 'SLO added': 1 } });
+    else if (objectiveText(was) !== objectiveText(o)) lines.push({ text: `SLO ${objectiveText(was)} → ${objectiveText(o)}`, effects: atLeastAsStrict(o, was) ? { 'SLO tightened': 1 } : { 'SLO loosened': 1 } });
   }
-  for (const [key, o] of b) if (!h.has(key)) lines.push(`SLO ${objectiveText(o)} removed`);
+  for (const [key, o] of b) if (!h.has(key)) lines.push({ text: `SLO ${objectiveText(o)} removed`, effects: { 'SLO removed': 1 } });
   return lines;
 }
 
@@ -137,19 +138,19 @@ function chooseSuite(input: GatePolicyInput, changes: PolicyChange[], notApplied
   const { base, head } = input;
   const difference = suiteDifference(base.suite, head.suite);
   if (input.from === 'head') {
-    if (difference) changes.push({ text: `test cases: ${difference}`, applied: true, why: viaHead });
+    if (difference) changes.push({ text: `test cases: ${difference.text}`, applied: true, why: viaHead, effects: difference.effects });
     return head.suite;
   }
   if (base.suite.cases.length === 0 && head.suite.cases.length > 0) {
-    changes.push({ text: `test cases: ${base.label} has none; ${head.label} adds ${head.suite.cases.length}`, applied: true, why: `applied: there were none to relax` });
+    changes.push({ text: `test cases: ${base.label} has none; ${head.label} adds ${head.suite.cases.length}`, applied: true, why: `applied: there were none to relax`, effects: { 'case added': head.suite.cases.length } });
     return head.suite;
   }
-  if (difference) changes.push({ text: `test cases: ${difference}`, applied: false, why: notApplied });
+  if (difference) changes.push({ text: `test cases: ${difference.text}`, applied: false, why: notApplied, effects: difference.effects });
   return base.suite;
 }
 
-/** `1 added, 2 changed (threshold, assertions), 1 removed`, or undefined when the cases are the same. */
-function suiteDifference(base: TestSuite, head: TestSuite): string | undefined {
+/** `1 added, 2 changed (threshold, assertions), 1 removed` and its counts, or undefined when the cases are the same. */
+function suiteDifference(base: TestSuite, head: TestSuite): { text: string; effects: PolicyEffects } | undefined {
   const byName = (s: TestSuite) => new Map(s.cases.map((c) => [c.description, c]));
   const b = byName(base);
   const h = byName(head);
@@ -173,7 +174,7 @@ function suiteDifference(base: TestSuite, head: TestSuite): string | undefined {
     changedCases ? `${changedCases} changed (${[...changed].join(', ')})` : '',
     removed ? `${removed} removed` : '',
   ].filter(Boolean);
-  return parts.length > 0 ? parts.join(', ') : undefined;
+  return parts.length > 0 ? { text: parts.join(', '), effects: { ...(added ? { 'case added': added } : {}), ...(changedCases ? { 'case changed': changedCases } : {}), ...(removed ? { 'case removed': removed } : {}) } } : undefined;
 }
 
 function caseDifferences(a: TestCase, b: TestCase): string[] {

@@ -46,6 +46,7 @@ function differences(base: DeclaredRetrieval, head: DeclaredRetrieval, headLabel
 
 export function resolveRetrievalPolicy(base: DeclaredRetrieval, head: DeclaredRetrieval, input: { from: 'base' | 'head'; headLabel: string; notApplied: string; viaHead: string }): RetrievalPolicy {
   const explicit = input.from === 'head';
-  const changes = differences(base, head, input.headLabel).map((text) => ({ text, applied: explicit && !head.error, why: explicit ? (head.error ? 'not applied' : input.viaHead) : input.notApplied }));
+  // A step that cannot be read changes nothing countable; every other difference changes the step.
+  const changes = differences(base, head, input.headLabel).map((text) => ({ text, applied: explicit && !head.error, why: explicit ? (head.error ? 'not applied' : input.viaHead) : input.notApplied, ...(head.error ? {} : { effects: { 'retrieval step changed': 1 } }) }));
   return { judging: explicit ? head : base, changes };
 }

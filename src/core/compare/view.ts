@@ -1,6 +1,7 @@
 /** The JSON view of a comparison: what the CLI prints, the panel draws and the HTML report embeds. */
 import type { ComparisonResult } from './compare';
 import { objectiveText } from '../rollout/slo';
+import { judgedWithLine } from './policyChange';
 
 /** `capacityLines`: `compare --capacity`'s side-by-side capacity (capacityCompare.ts), shown as written. */
 export function comparisonView(result: ComparisonResult, extras: { capacityLines?: string[] } = {}) {
@@ -24,7 +25,7 @@ export function comparisonView(result: ComparisonResult, extras: { capacityLines
     verdicts: result.verdicts.map((v) => ({ metric: v.metric, base: v.base, head: v.head, verdict: v.verdict, pValue: v.pValue, difference: v.difference, ci95: v.ci95, test: v.test, summary: v.summary })),
     noRegression: result.noRegression,
     evidence: result.evidence,
-    policy: { scenario: result.policy.scenario, scenarioSource: result.policy.scenarioSource, slo: result.policy.objectives.map(objectiveText), from: result.policyOrigin, retrieval: result.policyRetrieval, changes: result.policyChanges },
+    policy: { scenario: result.policy.scenario, scenarioSource: result.policy.scenarioSource, slo: result.policy.objectives.map(objectiveText), from: result.policyOrigin, judgedWith: judgedWithLine(result.policyOrigin, result.policyChanges), retrieval: result.policyRetrieval, changes: result.policyChanges },
     rollout: result.rollout,
     statistics: result.statistics,
     ...(result.untilDecided ? { untilDecided: result.untilDecided } : {}),

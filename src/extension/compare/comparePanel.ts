@@ -10,11 +10,13 @@ import { compareRevisions, type CompareOptions } from '../../core/compare/compar
 import { batchLine, compareUntilDecided, type UntilDecidedProgress } from '../../core/compare/untilDecided';
 import { loadRevisionSources } from '../../core/compare/revisionSources';
 import { loadGatePolicy } from '../../core/compare/gatePolicy';
+import { panelRevisions } from '../../core/compare/panelRevisions';
+import { PANEL_POLICY_WORDING } from '../../core/compare/policyChange';
 import { comparisonView } from '../../core/compare/view';
-import { BUFFER_REVISION, fileHistory, WORKING_REVISION, type FileHistory } from '../../core/history/fileHistory';
+import type { FileHistory } from '../../core/history/fileHistory';
 import { LoadResultsStore, loadResultsPath } from '../../core/load/loadResults';
 import { ResultsStore } from '../../core/store/resultsStore';
-import { isWebviewToHost, type HostToWebview, type RevisionChoice } from '../../protocol/webview';
+import { isWebviewToHost, type HostToWebview, type JudgeWith } from '../../protocol/webview';
 import type { EndpointTransports } from '../endpoints/endpointTransports';
 import { chooseEndpoint } from '../endpoints/endpoints';
 import { judgeOfSettings } from '../endpoints/judgeEndpoint';
@@ -24,17 +26,29 @@ import { capacityUnderSlo } from './capacityUnderSlo';
 import { comparePanelHtml } from './comparePanelHtml';
 import { confirmComparison } from './revisionConsent';
 
+/** What the command asked for: the prompt in a multi-prompt file, and whose tests judge at first. */
+export interface CompareRequest {
+  promptName?: string;
+  /** 'head': judge with the working copy's tests (new cases sampled from production), working copy vs HEAD preselected. */
+  policy?: JudgeWith;
+}
+
 export class ComparePanel {
   private static readonly panels = new Map<string, ComparePanel>();
   private readonly disposables: vscode.Disposable[] = [];
   private running: AbortController | undefined;
   private history: FileHistory | undefined;
 
-  static show(context: vscode.ExtensionContext, document: vscode.TextDocument, promptName: string | undefined, transports: EndpointTransports, log: vscode.LogOutputChannel, onRunsStored: (path: string) => void): ComparePanel {
+  static show(context: vscode.ExtensionContext, document: vscode.TextDocument, request: CompareRequest, transports: EndpointTransports, log: vscode.LogOutputChannel, onRunsStored: (path: string) => void): ComparePanel {
     const key = document.uri.toString();
     const existing = ComparePanel.panels.get(key);
     if (existing) {
       existing.panel.reveal();
+      // Asked again for a policy (e.g. after new test cases were sampled): preselect it and the revisions anew.
+      if (request.policy) {
+        existing.request = { ...existing.request, policy: request.policy };
+        void existing.sendHistory();
+      }
       return existing;
     }
     const panel = vscode.window.createWebviewPanel('promptInsight.compare', `Compare: ${vscode.workspace.asRelativePath(document.uri)}`, vscode.ViewColumn.Beside, {
@@ -42,7 +56,7 @@ export class ComparePanel {
       retainContextWhenHidden: true,
       localResourceRoots: [vscode.Uri.joinPath(context.extensionUri, 'dist'), vscode.Uri.joinPath(context.extensionUri, 'media')],
     });
-    const created = new ComparePanel(panel, context, document, promptName, transports, log, onRunsStored);
+    const created = new ComparePanel(panel, context, document, request, transports, log, onRunsStored);
     ComparePanel.panels.set(key, created);
     return created;
   }
@@ -51,7 +65,7 @@ export class ComparePanel {
     readonly panel: vscode.WebviewPanel,
     private readonly context: vscode.ExtensionContext,
     private readonly document: vscode.TextDocument,
-    private readonly promptName: string | undefined,
+    private request: CompareRequest,
     private readonly transports: EndpointTransports,
     private readonly log: vscode.LogOutputChannel,
     private readonly onRunsStored: (path: string) => void,
@@ -74,27 +88,25 @@ export class ComparePanel {
     }
     if (message.type === 'ready') await this.sendHistory();
     else if (message.type === 'cancel') this.running?.abort();
-    else if (message.type === 'compare') await this.compare(message.revs, message.runs, message.fresh, message.capacity === true, message.untilDecided?.maxRuns);
+    else if (message.type === 'compare') await this.compare(message.revs, message.runs, message.fresh, message.capacity === true, message.policy ?? 'base', message.untilDecided?.maxRuns);
+  }
+
+  private get promptName(): string | undefined {
+    return this.request.promptName;
   }
 
   private async sendHistory(): Promise<void> {
-    const file = this.document.uri.fsPath;
-    const choices: RevisionChoice[] = [];
-    if (this.document.isDirty) choices.push({ rev: BUFFER_REVISION, label: 'unsaved buffer', path: file });
-    choices.push({ rev: WORKING_REVISION, label: 'working copy', path: file });
-    let notice: string | undefined;
-    try {
-      this.history = await fileHistory(file, { maxCount: 500 });
-      for (const r of this.history.revisions) if (!r.deleted) choices.push({ rev: r.rev, label: r.rev.slice(0, 7), date: r.date, author: r.author, subject: r.subject, path: r.path });
-      if (this.history.shallow) notice = 'This is a shallow clone: older revisions are missing (git fetch --unshallow).';
-    } catch (error) {
-      notice = (error as Error).message;
-    }
-    this.post({ type: 'history', file: vscode.workspace.asRelativePath(this.document.uri), prompt: this.promptName ?? '', revisions: choices, ...(notice ? { notice } : {}) });
+    // Working copy vs HEAD when the prompt is being changed, or when the head's tests were asked for.
+    const listed = await panelRevisions(this.document.uri.fsPath, { dirty: this.document.isDirty, preferWorkingCopy: this.request.policy === 'head', maxCount: 500 });
+    this.history = listed.history;
+    this.post({
+      type: 'history', file: vscode.workspace.asRelativePath(this.document.uri), prompt: this.promptName ?? '', revisions: listed.choices, preselected: listed.preselected,
+      ...(this.request.policy ? { judgeWith: this.request.policy } : {}), ...(listed.notice ? { notice: listed.notice } : {}),
+    });
   }
 
-  /** `maxRuns`: run until decided, at most this many runs per test case. */
-  private async compare(revs: string[], runsPerCase: number, fresh: boolean, withCapacitySearch: boolean, maxRuns?: number): Promise<void> {
+  /** `policy`: whose tests judge the change; `maxRuns`: run until decided, at most this many runs per test case. */
+  private async compare(revs: string[], runsPerCase: number, fresh: boolean, withCapacitySearch: boolean, policy: JudgeWith, maxRuns?: number): Promise<void> {
     if (this.running) return this.post({ type: 'error', message: 'A comparison is already running.' });
     const choice = await chooseEndpoint((m) => this.log.warn(m));
     if (!choice) return this.post({ type: 'error', message: 'No endpoint chosen.' });
@@ -105,11 +117,11 @@ export class ComparePanel {
       const workspaceFolders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
       const { sources, history } = await loadRevisionSources(file, revs, { bufferText: this.document.getText(), signal: controller.signal, workspaceFolders, ...(this.history ? { history: this.history } : {}) });
       const settings = vscode.workspace.getConfiguration('promptInsight');
-      // The first chosen revision's scenario, SLOs and test cases judge the others (compare/gatePolicy.ts).
+      // The base's scenario, SLOs and test cases judge the change unless the user chose the head's (compare/gatePolicy.ts).
       const gate = await loadGatePolicy(
         sources,
         { file, ...(this.promptName ? { promptName: this.promptName } : {}), ...(history ? { repoRoot: history.repoRoot } : {}), workspaceFolders, signal: controller.signal },
-        { from: 'base', settingScenario: settings.get<string>('compare.scenario', '').trim() },
+        { from: policy, settingScenario: settings.get<string>('compare.scenario', '').trim(), wording: PANEL_POLICY_WORDING },
       );
       if (gate.suite.cases.length === 0) throw new Error(gate.suite.problems[0] ?? 'No test cases to score.');
       const shownFile = vscode.workspace.asRelativePath(this.document.uri, false);

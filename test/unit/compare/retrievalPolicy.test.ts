@@ -25,8 +25,8 @@ describe('the retrieval step in the gate policy', () => {
   });
 
   it('a step added or removed is listed; --policy head applies the head\'s, unless it cannot be read', () => {
-    expect(resolveRetrievalPolicy({}, { step: base }, { ...words, from: 'base' })).toEqual({ judging: {}, changes: [{ text: 'retrieval step added (http://search.internal:8000/search)', applied: false, why: 'not applied' }] });
-    expect(resolveRetrievalPolicy({ step: base }, {}, { ...words, from: 'head' })).toEqual({ judging: {}, changes: [{ text: 'retrieval step removed (http://search.internal:8000/search)', applied: true, why: 'applied: --policy head' }] });
+    expect(resolveRetrievalPolicy({}, { step: base }, { ...words, from: 'base' })).toEqual({ judging: {}, changes: [{ text: 'retrieval step added (http://search.internal:8000/search)', applied: false, why: 'not applied', effects: { 'retrieval step changed': 1 } }] });
+    expect(resolveRetrievalPolicy({ step: base }, {}, { ...words, from: 'head' })).toEqual({ judging: {}, changes: [{ text: 'retrieval step removed (http://search.internal:8000/search)', applied: true, why: 'applied: --policy head', effects: { 'retrieval step changed': 1 } }] });
     expect(resolveRetrievalPolicy({ step: base }, { error: 'retrieval needs a url' }, { ...words, from: 'base' }).changes).toEqual([{ text: "abc1234's retrieval step cannot be read (retrieval needs a url)", applied: false, why: 'not applied' }]);
     expect(resolveRetrievalPolicy({ step: base }, { step: base }, { ...words, from: 'base' }).changes).toEqual([]);
   });

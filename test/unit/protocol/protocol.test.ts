@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { isRunsChangedParams, isTokenSummaryParams, readServerInitOptions, readServerSettings } from '../../../src/protocol/lsp';
 import { isHostToWebview, isWebviewToHost } from '../../../src/protocol/webview';
+import { isCompareCommandArgs } from '../../../src/protocol/commands';
 import { comparisonView } from '../../../src/core/compare/view';
 import { syntheticComparison } from '../../fixtures/syntheticComparison';
 
@@ -23,6 +24,10 @@ describe('webview → host', () => {
     [{ type: 'compare', revs: ['working', 'buffer'], runs: 10, fresh: false, untilDecided: { maxRuns: 0 } }, false],
     [{ type: 'compare', revs: ['working', 'buffer'], runs: 10, fresh: false, untilDecided: { maxRuns: 1e9 } }, false],
     [{ type: 'compare', revs: ['working', 'buffer'], runs: 10, fresh: false, untilDecided: true }, false],
+    [{ type: 'compare', revs: ['working', 'buffer'], runs: 10, fresh: false, policy: 'head' }, true],
+    [{ type: 'compare', revs: ['working', 'buffer'], runs: 10, fresh: false, policy: 'base' }, true],
+    [{ type: 'compare', revs: ['working', 'buffer'], runs: 10, fresh: false, policy: 'pr' }, false],
+    [{ type: 'compare', revs: ['working', 'buffer'], runs: 10, fresh: false, policy: null }, false],
     [{ type: 'run-shell', command: 'x' }, false],
     [null, false],
     ['ready', false],
@@ -34,6 +39,10 @@ describe('host → webview', () => {
     expect(isHostToWebview({ type: 'result', result: comparisonView(syntheticComparison(2, 20)) })).toBe(true);
     expect(isHostToWebview({ type: 'progress', done: 1, total: 4, message: 'x' })).toBe(true);
     expect(isHostToWebview({ type: 'history', file: 'f', prompt: 'p', revisions: [{ rev: 'working', label: 'working copy', path: 'f' }] })).toBe(true);
+    const history = { type: 'history', file: 'f', prompt: 'p', revisions: [{ rev: 'working', label: 'working copy', path: 'f' }] };
+    expect(isHostToWebview({ ...history, preselected: ['working', 'a'.repeat(40)], judgeWith: 'head' })).toBe(true);
+    expect(isHostToWebview({ ...history, preselected: 'working' })).toBe(false);
+    expect(isHostToWebview({ ...history, judgeWith: 'everyone' })).toBe(false);
     expect(isHostToWebview({ type: 'result', result: { revisions: 'no' } })).toBe(false);
     expect(isHostToWebview({ type: 'progress', done: '1', total: 4, message: 'x' })).toBe(false);
     const running = { batch: 2, runsPerCase: 15, runsSpent: 30, decision: 'insufficient', reason: 'SLO … not established' };
@@ -41,6 +50,19 @@ describe('host → webview', () => {
     expect(isHostToWebview({ type: 'progress', done: 0, total: 0, message: 'x', running: { ...running, runsSpent: '30' } })).toBe(false);
     expect(isHostToWebview({ type: 'eval', code: 'alert(1)' })).toBe(false);
   });
+});
+
+describe('the compare command’s argument', () => {
+  it.each([
+    [{ uri: 'file:///w/a.prompty', promptName: 'a', promptIndex: 0 }, true],
+    [{ uri: 'file:///w/a.prompty' }, true],
+    [{ uri: 'file:///w/a.prompty', policy: 'head' }, true],
+    [{ uri: 'file:///w/a.prompty', policy: 'base' }, true],
+    [{ uri: 'file:///w/a.prompty', policy: 'main' }, false],
+    [{ uri: 'file:///w/a.prompty', promptName: 3 }, false],
+    [{ policy: 'head' }, false],
+    [undefined, false],
+  ])('%j → %s', (args, ok) => expect(isCompareCommandArgs(args)).toBe(ok));
 });
 
 describe('LSP custom messages and settings', () => {
