@@ -78,7 +78,7 @@ export function grayReleaseMarkdown(result: GrayReleaseResult, labels: { file: s
   ];
   if (decision.matching) out.push('', `Compared on ${decision.matching}.`);
   out.push('', '## Why', '', ...decision.reasons.map((r) => `- ${r}`));
-  if (decision.registry) out.push('', `The base is named by the ${registryLine(decision.registry)}.`);
+  if (decision.registry) out.push('', `${registryLine(decision.registry).replace(/^v/, 'V')}.`);
   if (result.notes.length) out.push('', '## Notes', '', ...result.notes.map((n) => `- ${n}`));
   return `${out.join('\n')}\n`;
 }
