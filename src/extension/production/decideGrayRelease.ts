@@ -7,12 +7,11 @@
 import * as vscode from 'vscode';
 import { ReleaseError } from '../../core/release/baseSide';
 import { decideGrayRelease as decide, verdictLine, type GrayReleaseResult } from '../../core/release/grayRelease';
-import type { RenderedDocuments } from '../renderedDocuments';
 import { grayReleaseMarkdown } from './productionActionText';
-import { pickRange, productionTarget, withCancellableProgress, type ProductionTarget, type SeenVersion } from './productionTarget';
+import { pickRange, productionTarget, withCancellableProgress, type ProductionTarget, type ReadOnlyDocuments, type SeenVersion } from './productionTarget';
 import type { ProductionRequester } from './showProduction';
 
-export async function decideGrayRelease(args: unknown, request: ProductionRequester, documents: RenderedDocuments, log: vscode.LogOutputChannel): Promise<GrayReleaseResult | undefined> {
+export async function decideGrayRelease(args: unknown, request: ProductionRequester, documents: ReadOnlyDocuments, log: vscode.LogOutputChannel): Promise<GrayReleaseResult | undefined> {
   const target = await productionTarget(args, 'decide a gray release', request);
   if (!target) return undefined;
   if (target.versions.length < 2) {

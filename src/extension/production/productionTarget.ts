@@ -14,6 +14,11 @@ import { boundedTraceOpener, EDITOR_TRACE_MAX_BYTES, resolveTraceFiles, type Tra
 import { isProductionActionArgs, type ProductionActionArgs } from '../../protocol/commands';
 import type { ProductionRequester } from './showProduction';
 
+/** Where the actions show their documents: read-only, never dirty (the extension's RenderedDocuments). */
+export interface ReadOnlyDocuments {
+  setTitled(title: string, fileLabel: string, text: string): vscode.Uri;
+}
+
 export interface SeenVersion {
   version: string;
   requests: number;

@@ -10,9 +10,8 @@ import { sidecarPathFor } from '../../core/adherence/testCases';
 import { STRATEGIES, type Strategy } from '../../core/sampling/productionSample';
 import { planSample, SampleError, writeSample, type SamplePlan } from '../../core/sampling/sampleIntoTests';
 import { CLIENT_COMMANDS } from '../../protocol/commands';
-import type { RenderedDocuments } from '../renderedDocuments';
 import { samplePreviewMarkdown, writeButtonLabel } from './productionActionText';
-import { pickRange, productionTarget, withCancellableProgress, type ProductionTarget } from './productionTarget';
+import { pickRange, productionTarget, withCancellableProgress, type ProductionTarget, type ReadOnlyDocuments } from './productionTarget';
 import type { ProductionRequester } from './showProduction';
 
 /** The CLI's defaults: `--n 50`, `--seed 1`. */
@@ -26,7 +25,7 @@ const STRATEGY_WORDS: Record<Strategy, string> = {
   stratified: 'an equal share per prompt version',
 };
 
-export async function sampleIntoTests(args: unknown, request: ProductionRequester, documents: RenderedDocuments, log: vscode.LogOutputChannel): Promise<SamplePlan | undefined> {
+export async function sampleIntoTests(args: unknown, request: ProductionRequester, documents: ReadOnlyDocuments, log: vscode.LogOutputChannel): Promise<SamplePlan | undefined> {
   const target = await productionTarget(args, 'sample production into tests', request);
   if (!target) return undefined;
   if (/\.prompt\.ya?ml$/i.test(target.file)) {
