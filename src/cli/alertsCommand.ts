@@ -6,7 +6,7 @@
 import { prometheusRulesYaml, type RuleMetric } from '../core/baseline/promRules';
 import { numberFlag, parseArgs, stringFlag, UsageError } from './args';
 import type { CliIO } from './io';
-import { promptsOf } from './promptFile';
+import { promptsOf } from '../core/formats/promptFile';
 import { ALERTS_USAGE } from './help/usage';
 import { writeOutput } from './outputFiles';
 

@@ -1,43 +1,22 @@
 /**
- * `prod`'s production adherence and decision: `--score N` (answers scored per version; 0: none; scores kept
+ * `prod`'s flags for production adherence and the decision (the work itself: core/release/scoreAndDecide.ts): `--score N` (answers scored per version; 0: none; scores kept
  * in `--store PATH`, default .prompt-insight/prod-scores.jsonl, or not with `--no-store`),
  * `--judge-endpoint URL --judge-model ID` for judge rubrics, `--decide --base V1 --head V2
  * [--fail-on-regression] [--policy base|head] [--registry-rev REV]`. Deciding, the checks and the policy come
- * from the base's side (prodBaseSide.ts: the change cannot relax its own gate), else from the tests file on disk.
+ * from the base's side (core/release/baseSide.ts: the change cannot relax its own gate), else from the tests file on disk.
  */
-import { resolve } from 'node:path';
-import { loadTestSuite, type TestSuite } from '../core/adherence/testCases';
-import type { Judge } from '../core/adherence/score';
 import { transportJudge } from '../core/run/transportJudge';
 import { POLICY_ORIGINS, type PolicyOrigin } from '../core/compare/gatePolicy';
-import { detectFormat } from '../core/formats/detect';
-import type { RolloutPolicy } from '../core/rollout/scenario';
-import { AnswerSample, DEFAULT_SCORED_PER_VERSION, referenceFreeChecks, scoreAnswers, type ProdAdherence, type ProdHallucination } from '../core/telemetry/prodAdherence';
-import { DEFAULT_SCORE_STORE, ProdScoreStore } from '../core/telemetry/prodScoreStore';
-import { decideProduction, DECISION_WORDS, type ProdDecision } from '../core/telemetry/prodDecision';
-import type { ProdReport } from '../core/telemetry/prodReport';
-import { findVersion } from '../core/telemetry/prodFromTraces';
-import type { FileVersions } from '../core/telemetry/prodVersions';
+import { registryLine, type ReleaseError } from '../core/release/baseSide';
+import type { AdherencePlan } from '../core/release/scoreAndDecide';
+import { AnswerSample, DEFAULT_SCORED_PER_VERSION, type ProdAdherence, type ProdHallucination } from '../core/telemetry/prodAdherence';
+import { DEFAULT_SCORE_STORE } from '../core/telemetry/prodScoreStore';
+import { DECISION_WORDS, type ProdDecision } from '../core/telemetry/prodDecision';
 import { type ParsedArgs, numberFlag, stringFlag, UsageError } from './args';
 import { endpointTransport, ENDPOINT_FLAGS } from './endpointArgs';
-import { promptsOf } from './promptFile';
-import { readPromptFile } from '../core/files/workspaceFile';
-import { decodePromptBytes } from '../core/formats/decode';
-import { decisionGate, registryLine, type DecideFlags } from './prodBaseSide';
 
 export const ADHERENCE_VALUED = ['score', 'store', 'base', 'head', 'policy', 'registry-rev', ...ENDPOINT_FLAGS.map((f) => `judge-${f}`), 'judge-model'];
 export const ADHERENCE_BOOLEAN = ['decide', 'fail-on-regression', 'no-store'];
-
-export interface AdherencePlan {
-  cap: number;
-  judge?: Judge;
-  /** Which judge (model and endpoint): part of a stored score's key, so another judge's verdicts are not reused. */
-  judgeId?: string;
-  decide?: DecideFlags;
-  sample: AnswerSample;
-  /** Where scores are kept between runs; absent with --no-store. */
-  storePath?: string;
-}
 
 export function adherencePlan(args: ParsedArgs, window: { sinceMs?: number; untilMs?: number }, timeoutMs: number, signal?: AbortSignal): AdherencePlan {
   const cap = numberFlag(args, 'score', { min: 0, max: 10_000, integer: true }, DEFAULT_SCORED_PER_VERSION);
@@ -63,64 +42,11 @@ export function adherencePlan(args: ParsedArgs, window: { sinceMs?: number; unti
   };
 }
 
-/** Deciding, the base's side's policy and checks (or why they cannot be read); else the tests file on disk and no policy. */
-async function checksSource(file: string, plan: AdherencePlan, report: ProdReport, fileVersions: FileVersions, promptName: string | undefined, signal?: AbortSignal): Promise<{ suite: TestSuite; policy?: RolloutPolicy; notes: string[]; unreadable?: string }> {
-  const gate = plan.decide ? await decisionGate(file, plan.decide, report, fileVersions, promptName, signal) : undefined;
-  if (gate && !('unreadable' in gate)) return gate;
-  return { ...(await workingSuite(file, promptName)), notes: [], ...(gate ? { unreadable: gate.unreadable } : {}) };
-}
-
-async function workingSuite(file: string, promptName: string | undefined): Promise<{ suite: TestSuite }> {
-  const parsed = await promptsOf(file, promptName);
-  if ('error' in parsed) return { suite: { cases: [], source: file, problems: [parsed.error] } };
-  const decoded = decodePromptBytes(await readPromptFile(file));
-  const text = decoded.ok ? decoded.text : '';
-  return { suite: loadTestSuite(resolve(file), text, detectFormat(file, text), parsed.prompts[0]!) };
-}
-
-/**
- * Whether answers are worth reading: deciding, or the tests file on disk has checks for every answer.
- * (Reading them holds each call until its trace's log records are in: not paid for nothing.)
- */
-export async function wantsAnswers(file: string, plan: AdherencePlan, promptName: string | undefined): Promise<boolean> {
-  if (plan.cap === 0) return false;
-  if (plan.decide) return true;
-  const { suite } = await workingSuite(file, promptName);
-  return (suite.everyAnswer?.length ?? 0) > 0;
-}
-
-/** Scores each version's sampled answers into the report (`versions[].adherence`), and decides when asked. */
-export async function scoreAndDecide(file: string, plan: AdherencePlan, report: ProdReport, fileVersions: FileVersions, promptName: string | undefined, signal?: AbortSignal): Promise<{ decision?: ProdDecision; notes: string[] }> {
-  const { suite, policy, notes: gateNotes, unreadable } = await checksSource(file, plan, report, fileVersions, promptName, signal);
-  const notes: string[] = [];
-  const { checks, leftOut } = referenceFreeChecks(suite, plan.judge !== undefined);
-  if (leftOut.length) notes.push(`production adherence leaves out ${leftOut.join(', ')}.`);
-  const noChecks = checks.length === 0 ? `${suite.source} has no check every answer can be held to (defaultTest: assert: contains, regex, is-json, json-schema, llm-rubric …)` : undefined;
-  if (plan.cap > 0 && !noChecks) {
-    const store = plan.storePath ? new ProdScoreStore(plan.storePath) : undefined;
-    if (store?.problem) notes.push(store.problem);
-    for (const v of report.versions) {
-      const adherence: ProdAdherence = await scoreAnswers(plan.sample.answersOf(v.promptName, v.version), checks, { ...(plan.judge ? { judge: plan.judge, judgeId: plan.judgeId ?? '' } : {}), ...(store ? { store } : {}) });
-      v.adherence = adherence;
-    }
-    try {
-      store?.save();
-    } catch (error) {
-      notes.push(`production scores were not stored: ${(error as Error).message}`);
-    }
-    if (report.versions.length > 0 && report.versions.every((v) => v.adherence!.withAnswer === 0)) notes.push('no answer was captured on these spans: production adherence needs the output recorded (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true, or the library\'s own switch).');
-  } else if (plan.cap > 0 && plan.decide && noChecks) notes.push(`${noChecks}: adherence does not gate this decision.`);
-  if (!plan.decide) return { notes };
-  const base = findVersion(report.versions, plan.decide.base);
-  const head = findVersion(report.versions, plan.decide.head);
-  const registry = report.registry ? { registry: report.registry } : {};
-  if (!base || !head || !report.comparison || !policy) {
-    const why = !base || !head ? `version ${!base ? plan.decide.base : plan.decide.head} served no request of this prompt in the source` : !policy ? (unreadable ?? `version ${plan.decide.base}'s policy cannot be read`) : 'the two versions cannot be compared';
-    return { notes, decision: { decision: 'insufficient', base: plan.decide.base, head: plan.decide.head, matching: null, reasons: [why, 'A gate fails closed: no decision without evidence.'], ...registry } };
-  }
-  const decision = decideProduction({ policy, base, head, comparison: report.comparison, ...(noChecks || plan.cap === 0 ? { adherenceNotMeasured: noChecks ?? '--score 0' } : {}) });
-  notes.push(...gateNotes);
-  return { decision: { ...decision, ...registry }, notes };
+/** A base's side that cannot be read, in the flags' words (core/release/baseSide.ts words it for any face). */
+export function releaseUsageError(error: ReleaseError): UsageError {
+  if (error.kind === 'no-release-branch') return new UsageError(`--decide ${error.message.replace(/^the decision /, '')}: name it with --registry-rev (for example --registry-rev origin/main)`);
+  if (error.kind === 'bad-registry-revision') return new UsageError(`--registry-rev ${error.message}`);
+  return new UsageError(error.message);
 }
 
 /** `promote` 0; with --fail-on-regression `roll-back` 1 and `insufficient` 2 (a gate fails closed; distinct so a pipeline can wait and retry). */

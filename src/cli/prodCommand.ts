@@ -19,10 +19,19 @@ import type { CliIO } from './io';
 import { checkOutputFiles, outputFlag, writeOutput } from './outputFiles';
 import { terminalJson } from './terminalText';
 import { PROD_USAGE } from './help/usage';
-import { baseVersionTable } from './prodBaseSide';
-import { ADHERENCE_BOOLEAN, ADHERENCE_VALUED, adherenceLines, adherencePlan, decisionExitCode, decisionText, scoreAndDecide, wantsAnswers, type AdherencePlan } from './prodAdherenceFlags';
+import { baseVersionTable, ReleaseError } from '../core/release/baseSide';
+import { scoreAndDecide, wantsAnswers, type AdherencePlan } from '../core/release/scoreAndDecide';
+import { ADHERENCE_BOOLEAN, ADHERENCE_VALUED, adherenceLines, adherencePlan, decisionExitCode, decisionText, releaseUsageError } from './prodAdherenceFlags';
 
 export async function prodCommand(argv: string[], io: CliIO): Promise<number> {
+  try {
+    return await prod(argv, io);
+  } catch (error) {
+    throw error instanceof ReleaseError ? releaseUsageError(error) : error;
+  }
+}
+
+async function prod(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, { valued: ['prometheus', 'since', 'prompt', 'timeout-ms', 'window', 'report', 'now', ...ADHERENCE_VALUED], boolean: ['json', ...ADHERENCE_BOOLEAN], repeatable: ['traces'] });
   if (args.positionals.length < 1) throw new UsageError(`give the prompt file\nusage: ${PROD_USAGE}`);
   const [file, ...extra] = args.positionals;
@@ -118,7 +127,7 @@ async function readTraces(r: ReadRequest, traces: string[], scoring: AdherencePl
   // Answers are read (and held per trace until its log records are in) only when they are scored; the passages
   // retrieved before each call only when a judge will read them.
   const keepAnswers = await wantsAnswers(r.file, scoring, r.prompt);
-  // Deciding, the version table is the base's side's (prodBaseSide.ts); asked before the traces are read.
+  // Deciding, the version table is the base's side's (core/release/baseSide.ts); asked before the traces are read.
   const versionTable = scoring.decide ? await baseVersionTable(r.file, scoring.decide.registryRev, await r.fileVersions, r.signal) : undefined;
   const report = await prodFromTraces(r.file, traces, {
     ...(r.sinceMs !== undefined ? { sinceMs: r.sinceMs } : {}),

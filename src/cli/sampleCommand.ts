@@ -15,7 +15,7 @@ import { failureWords } from '../core/sampling/testsFileAppend';
 import { nowFlag, parseArgs, stringFlag, UsageError } from './args';
 import type { CliIO } from './io';
 import { terminalJson } from './terminalText';
-import { promptsOf } from './promptFile';
+import { promptsOf } from '../core/formats/promptFile';
 import { SAMPLE_USAGE } from './help/usage';
 import { parseSince } from './prodCommand';
 

@@ -10,7 +10,7 @@ import { contentLabels } from '../core/telemetry/prodVersions';
 import { parseArgs, stringFlag, UsageError } from './args';
 import type { CliIO } from './io';
 import { terminalJson } from './terminalText';
-import { promptsOf } from './promptFile';
+import { promptsOf } from '../core/formats/promptFile';
 import { VERSION_USAGE } from './help/usage';
 
 export async function versionCommand(argv: string[], io: CliIO): Promise<number> {

@@ -16,7 +16,7 @@ import { nowFlag, parseArgs, stringFlag, UsageError, type ParsedArgs } from './a
 import type { CliIO } from './io';
 import { terminalJson } from './terminalText';
 import { parseSince } from './prodCommand';
-import { promptsOf } from './promptFile';
+import { promptsOf } from '../core/formats/promptFile';
 import { WATCH_USAGE } from './help/usage';
 
 /** Rates: a change of less than one percentage point is never an anomaly. */

@@ -7,7 +7,10 @@ import * as vscode from 'vscode';
 import { isCompareCommandArgs } from '../protocol/commands';
 import { findCapacity } from './capacity/findCapacity';
 import { ComparePanel } from './compare/comparePanel';
+import { decideGrayRelease } from './production/decideGrayRelease';
+import { sampleIntoTests } from './production/sampleIntoTests';
 import { showProduction, type ProductionRequester } from './production/showProduction';
+import type { RenderedDocuments } from './renderedDocuments';
 import { clearApiKey, setApiKey } from './endpoints/apiKeyCommands';
 import { ApiKeys } from './endpoints/apiKeys';
 import { BundledSimulator } from './endpoints/bundledSim';
@@ -21,6 +24,8 @@ export interface Features {
   openComparison(args: unknown): Promise<void>;
   findCapacity(args: unknown): Promise<unknown>;
   showProduction(args: unknown, request: ProductionRequester): Promise<unknown>;
+  sampleIntoTests(args: unknown, request: ProductionRequester, documents: RenderedDocuments): Promise<unknown>;
+  decideGrayRelease(args: unknown, request: ProductionRequester, documents: RenderedDocuments): Promise<unknown>;
 }
 
 export function createFeatures(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, onRunsStored: (storePath: string) => void): Features {
@@ -35,6 +40,8 @@ export function createFeatures(context: vscode.ExtensionContext, log: vscode.Log
     clearApiKey: () => clearApiKey(keys, log),
     findCapacity: (args) => findCapacity(context, transports, log, args),
     showProduction: (args, request) => showProduction(context, args, request),
+    sampleIntoTests: (args, request, documents) => sampleIntoTests(args, request, documents, log),
+    decideGrayRelease: (args, request, documents) => decideGrayRelease(args, request, documents, log),
     async openComparison(args) {
       if (!vscode.workspace.isTrusted) {
         // git runs repository hooks and config; like VS Code's own git support, not in Restricted Mode.

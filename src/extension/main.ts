@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import { languages } from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { CLIENT_COMMANDS, isPromptCommandArgs } from '../protocol/commands';
+import type { ProductionViewParams, ProductionViewResult } from '../protocol/productionRequest';
 import { promptDocumentSelector, serverDocumentSelector } from './documentSelector';
 import type { Features } from './features';
 import { storePathOf } from './shared/storePath';
@@ -72,6 +73,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     if (!client && isServerDocument(document)) void ensureStarted().catch(() => undefined);
   };
 
+  /** The Production view from the running server (which holds the sources and their cache). */
+  const requestProductionView = (params: ProductionViewParams): Promise<ProductionViewResult> =>
+    client && clientModule ? clientModule.requestProductionView(client, params) : Promise.resolve({ problem: 'the language server is not running' });
+
   const renderedDocuments = new RenderedDocuments();
   context.subscriptions.push(
     renderedDocuments,
@@ -96,7 +101,19 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand(CLIENT_COMMANDS.showProduction, (args: unknown) =>
       withFeatures(async (f) => {
         await ensureStarted();
-        return f.showProduction(args, (params) => (client && clientModule ? clientModule.requestProductionView(client, params) : Promise.resolve({ problem: 'the language server is not running' })));
+        return f.showProduction(args, requestProductionView);
+      }),
+    ),
+    vscode.commands.registerCommand(CLIENT_COMMANDS.sampleIntoTests, (args: unknown) =>
+      withFeatures(async (f) => {
+        await ensureStarted();
+        return f.sampleIntoTests(args, requestProductionView, renderedDocuments);
+      }),
+    ),
+    vscode.commands.registerCommand(CLIENT_COMMANDS.decideGrayRelease, (args: unknown) =>
+      withFeatures(async (f) => {
+        await ensureStarted();
+        return f.decideGrayRelease(args, requestProductionView, renderedDocuments);
       }),
     ),
     vscode.commands.registerCommand('promptInsight.setApiKey', () => withFeatures((f) => f.setApiKey())),

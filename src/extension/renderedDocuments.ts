@@ -1,5 +1,5 @@
 /**
- * "What will be sent" as read-only virtual documents (`prompt-insight-rendered:`): never dirty, so
+ * "What will be sent" (and the production actions' preview and decision) as read-only virtual documents (`prompt-insight-rendered:`): never dirty, so
  * closing one never asks to save an Untitled buffer; showing a prompt again refreshes its document.
  */
 import * as vscode from 'vscode';
@@ -17,9 +17,13 @@ export class RenderedDocuments implements vscode.TextDocumentContentProvider, vs
 
   /** The document for one prompt of one file, with this text (an open one is updated in place). */
   set(fileLabel: string, promptName: string, text: string): vscode.Uri {
-    const title = `What will be sent — ${promptName}`.replace(/[\\/:*?"<>|]/g, '_');
+    return this.setTitled(`What will be sent — ${promptName}`, fileLabel, text);
+  }
+
+  /** A document titled `title` (the production actions' preview and decision) for one file. */
+  setTitled(title: string, fileLabel: string, text: string): vscode.Uri {
     // The file rides in the query, so two files with a prompt of the same name get two documents.
-    const uri = vscode.Uri.from({ scheme: RENDERED_SCHEME, path: `/${title}.md`, query: fileLabel });
+    const uri = vscode.Uri.from({ scheme: RENDERED_SCHEME, path: `/${title.replace(/[\\/:*?"<>|]/g, '_')}.md`, query: fileLabel });
     const key = uri.toString();
     const known = this.contents.has(key);
     this.contents.set(key, text);

@@ -9,6 +9,8 @@ export const CLIENT_COMMANDS = {
   compareRevisions: 'promptInsight.compareRevisions',
   showRendered: 'promptInsight.showRendered',
   showProduction: 'promptInsight.showProduction',
+  sampleIntoTests: 'promptInsight.sampleIntoTests',
+  decideGrayRelease: 'promptInsight.decideGrayRelease',
 } as const;
 
 export interface PromptCommandArgs {
@@ -39,5 +41,30 @@ export function isCompareCommandArgs(value: unknown): value is CompareCommandArg
     typeof v === 'object' && v !== null && typeof v.uri === 'string' &&
     (v.promptName === undefined || typeof v.promptName === 'string') &&
     (v.policy === undefined || v.policy === 'base' || v.policy === 'head')
+  );
+}
+
+/**
+ * The production actions' argument (*Sample Production into Tests…*, *Decide Gray Release*), from the
+ * Production page's buttons: the prompt, and what the page showed — a version, a range of ISO times.
+ * From the palette there is none: the active prompt file, and the pickers' defaults.
+ */
+export interface ProductionActionArgs {
+  uri: string;
+  promptIndex?: number;
+  version?: string;
+  since?: string;
+  until?: string;
+}
+
+const isIsoTime = (v: unknown): boolean => typeof v === 'string' && v.length <= 40 && /^\d{4}-\d{2}-\d{2}/.test(v) && Number.isFinite(Date.parse(v));
+
+export function isProductionActionArgs(value: unknown): value is ProductionActionArgs {
+  const v = value as Partial<ProductionActionArgs> | null;
+  return (
+    typeof v === 'object' && v !== null && typeof v.uri === 'string' &&
+    (v.promptIndex === undefined || (Number.isInteger(v.promptIndex) && v.promptIndex >= 0)) &&
+    (v.version === undefined || (typeof v.version === 'string' && v.version.length > 0 && v.version.length <= 256)) &&
+    (v.since === undefined || isIsoTime(v.since)) && (v.until === undefined || isIsoTime(v.until))
   );
 }

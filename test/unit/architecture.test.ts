@@ -36,6 +36,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ['src/core/telemetry', 'src/extension/endpoints'],
   ['src/core/baseline', 'src/core/load', 'src/core/sampling'],
   ['src/core/compare'],
+  ['src/core/release'],
   ['src/cli', 'src/protocol'],
   ['src/extension/capacity', 'src/extension/compare', 'src/extension/production', 'src/extension/runs', 'src/server', 'webview'],
   ['src/extension'],

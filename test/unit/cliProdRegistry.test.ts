@@ -119,7 +119,7 @@ describe('prod --decide: the version table comes from the base\'s side', () => {
     expect(byHead.code).toBe(0);
     expect(byHead.stdout).toMatch(/decision: PROMOTE 2 \(against 1\)/);
     expect(byHead.stdout).toMatch(/note: policy change: test cases: 1 changed \(assertions\) \(applied: --policy head\)/);
-    expect(byHead.stdout).toMatch(/note: decided under 2's policy \(--policy head\): interactive/);
+    expect(byHead.stdout).toMatch(/note: decided under 2's policy \(judged with the head's tests, as asked\): interactive/);
     expect((await decide(work, '--policy', 'mine')).stderr).toMatch(/--policy must be base or head/);
     expect((await runCli(['prod', 'greet.prompt', '--traces', traces, '--policy', 'head'], work.root)).stderr).toMatch(/--policy and --registry-rev go with --decide/);
   });

@@ -1,8 +1,8 @@
-/** A prompt file named on the command line, read as any file a repository names (workspaceFile.ts) and parsed. */
-import { describeReadError, readPromptFile } from '../core/files/workspaceFile';
-import { decodePromptBytes } from '../core/formats/decode';
-import { detectFormat, parsePromptFile } from '../core/formats/detect';
-import type { Prompt } from '../core/formats/model';
+/** A prompt file named on the command line or by an editor command, read as any file a repository names (workspaceFile.ts) and parsed. */
+import { describeReadError, readPromptFile } from '../files/workspaceFile';
+import { decodePromptBytes } from './decode';
+import { detectFormat, parsePromptFile } from './detect';
+import type { Prompt } from './model';
 
 /** The file's prompts (all, or the one named), or why not — a message after the file's name. */
 export async function promptsOf(file: string, promptName: string | undefined): Promise<{ prompts: Prompt[] } | { error: string }> {

@@ -1,24 +1,36 @@
 /**
- * What `prod --decide` reads from the base's side, never from the working copy (in CD the working copy is
+ * What a gray-release decision (`prod --decide`, the editor's *Decide Gray Release*) reads from the base's side, never from the working copy (in CD the working copy is
  * the change being rolled out, and could otherwise pick its own baseline): the version table that says which
  * revision the base is — at --registry-rev, else the branch being released into — and that revision's policy
- * and checks; the head's only with --policy head, applied deliberately and listed, as compare does.
+ * and checks; the head's only when asked (`--policy head`), applied deliberately and listed, as compare does.
  */
 import { basename } from 'node:path';
-import type { TestSuite } from '../core/adherence/testCases';
-import { loadGatePolicy, type PolicyOrigin } from '../core/compare/gatePolicy';
-import { loadRevisionSources } from '../core/compare/revisionSources';
-import { WORKING_REVISION } from '../core/history/fileHistory';
-import { GitError } from '../core/history/git';
-import { namedRevision, releaseBranch, type NamedRevision } from '../core/history/releaseBranch';
-import { policyText, type RolloutPolicy } from '../core/rollout/scenario';
-import { SloError } from '../core/rollout/slo';
-import { findVersion } from '../core/telemetry/prodFromTraces';
-import type { ProdReport } from '../core/telemetry/prodReport';
-import type { FileVersions, RegistryReading, VersionTable } from '../core/telemetry/prodVersions';
-import { registryPathFor } from '../core/telemetry/versionResolver';
-import { versionTableAt } from '../core/telemetry/versionTableAt';
-import { UsageError } from './args';
+import type { TestSuite } from '../adherence/testCases';
+import { loadGatePolicy, type PolicyOrigin } from '../compare/gatePolicy';
+import { loadRevisionSources } from '../compare/revisionSources';
+import { WORKING_REVISION } from '../history/fileHistory';
+import { GitError } from '../history/git';
+import { namedRevision, releaseBranch, type NamedRevision } from '../history/releaseBranch';
+import { policyText, type RolloutPolicy } from '../rollout/scenario';
+import { SloError } from '../rollout/slo';
+import { findVersion } from '../telemetry/prodFromTraces';
+import type { ProdReport } from '../telemetry/prodReport';
+import type { FileVersions, RegistryReading, VersionTable } from '../telemetry/prodVersions';
+import { registryPathFor } from '../telemetry/versionResolver';
+import { versionTableAt } from '../telemetry/versionTableAt';
+
+/**
+ * Why the base's side cannot be read: no branch being released into, a named revision that is none, or a
+ * policy (SLOs) that does not parse. Each face words it for its own controls (the CLI names its flags).
+ */
+export class ReleaseError extends Error {
+  constructor(
+    message: string,
+    readonly kind: 'no-release-branch' | 'bad-registry-revision' | 'bad-policy',
+  ) {
+    super(message);
+  }
+}
 
 export interface DecideFlags {
   base: string;
@@ -41,12 +53,12 @@ async function registryRevision(file: string, registryRev: string | undefined, r
     try {
       return await namedRevision(repoRoot, registryRev, call);
     } catch (error) {
-      if (error instanceof GitError && error.kind === 'bad-revision') throw new UsageError(`--registry-rev '${registryRev}' is not a commit in this repository: name the branch being released into (for example origin/main) or a commit`);
+      if (error instanceof GitError && error.kind === 'bad-revision') throw new ReleaseError(`'${registryRev}' is not a commit in this repository: name the branch being released into (for example origin/main) or a commit`, 'bad-registry-revision');
       throw error;
     }
   }
   const branch = await releaseBranch(repoRoot, call);
-  if (!branch) throw new UsageError(`--decide reads ${basename(registryPathFor(file))} from the branch being released into, and HEAD has no upstream branch and there is no origin/HEAD: name it with --registry-rev (for example --registry-rev origin/main)`);
+  if (!branch) throw new ReleaseError(`the decision reads ${basename(registryPathFor(file))} from the branch being released into, and HEAD has no upstream branch and there is no origin/HEAD`, 'no-release-branch');
   return branch;
 }
 
@@ -59,17 +71,17 @@ export async function decisionGate(file: string, decide: DecideFlags, report: Pr
   if (baseRev === null) return { unreadable: `version ${decide.base} is not in ${file}'s git history: its policy cannot be read` };
   // The working copy is the change's side: a base matched to it has no policy of the base's side.
   if (baseRev === WORKING_REVISION) return { unreadable: `version ${decide.base} is the working copy's text, not a commit: its policy cannot be read from the base's side` };
-  if (decide.policyFrom === 'head' && headRev === null) return { unreadable: `version ${decide.head} is not in ${file}'s git history: its policy cannot be read (--policy head)` };
+  if (decide.policyFrom === 'head' && headRev === null) return { unreadable: `version ${decide.head} is not in ${file}'s git history: its policy cannot be read (judging with the head's tests)` };
   // With the head's revision too, the head's stricter SLOs tighten the gate and what it relaxes is listed.
   const revs = headRev !== null && headRev !== baseRev ? [baseRev, headRev] : [baseRev];
   const { sources, history } = await loadRevisionSources(file, revs, signal ? { signal } : {});
   const repoRoot = history?.repoRoot ?? fileVersions.repoRoot;
   try {
     const gate = await loadGatePolicy(sources, { file, ...(promptName ? { promptName } : {}), ...(repoRoot ? { repoRoot } : {}), ...(signal ? { signal } : {}) }, { from: decide.policyFrom });
-    const judge = decide.policyFrom === 'head' ? `${decide.head}'s policy (--policy head)` : `${decide.base}'s policy`;
+    const judge = decide.policyFrom === 'head' ? `${decide.head}'s policy (judged with the head's tests, as asked)` : `${decide.base}'s policy`;
     return { suite: gate.suite, policy: gate.policy, notes: [...gate.changes.map((c) => `policy change: ${c.text} (${c.why})`), `decided under ${judge}: ${policyText(gate.policy)}`] };
   } catch (error) {
-    if (error instanceof SloError) throw new UsageError(error.message);
+    if (error instanceof SloError) throw new ReleaseError(error.message, 'bad-policy');
     throw error;
   }
 }
