@@ -8,7 +8,7 @@ import { loadTestSuite, type TestSuite } from '../../core/adherence/testCases';
 import { readTestsFileSync } from '../../core/files/workspaceFile';
 import { detectFormat } from '../../core/formats/detect';
 import { planPromptRun, type PromptRunPlan } from '../../core/run/promptRun';
-import { isPromptCommandArgs, type PromptCommandArgs } from '../../protocol/lsp';
+import { isPromptCommandArgs, type PromptCommandArgs } from '../../protocol/commands';
 import type { EndpointChoice } from '../endpoints/endpoints';
 
 export interface PromptTarget {

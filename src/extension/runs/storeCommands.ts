@@ -8,7 +8,7 @@ import { runsToCsv, runsToJson } from '../../core/store/export';
 import { loadHistoryMarkdown } from '../../core/load/loadHistory';
 import { LoadResultsStore, loadResultsPath } from '../../core/load/loadResults';
 import { storeNotice } from '../../core/store/sealedLines';
-import { isPromptCommandArgs } from '../../protocol/lsp';
+import { isPromptCommandArgs } from '../../protocol/commands';
 import { tablesAsText } from './runDocument';
 import type { RunDocuments } from './runDocuments';
 import { reportingStoreErrors, usingStore } from './runStore';
