@@ -8,6 +8,7 @@ import { isPromptCommandArgs } from '../protocol/commands';
 import { findCapacity } from './capacity/findCapacity';
 import { ComparePanel } from './compare/comparePanel';
 import { showProduction, type ProductionRequester } from './production/showProduction';
+import { addEndpoint } from './endpoints/addEndpoint';
 import { clearApiKey, setApiKey } from './endpoints/apiKeyCommands';
 import { ApiKeys } from './endpoints/apiKeys';
 import { BundledSimulator } from './endpoints/bundledSim';
@@ -17,6 +18,7 @@ import { RunController } from './runs/runController';
 export interface Features {
   runs: RunController;
   setApiKey(): Promise<void>;
+  addEndpoint(): Promise<void>;
   clearApiKey(): Promise<void>;
   openComparison(args: unknown): Promise<void>;
   findCapacity(args: unknown): Promise<unknown>;
@@ -32,6 +34,7 @@ export function createFeatures(context: vscode.ExtensionContext, log: vscode.Log
   return {
     runs,
     setApiKey: () => setApiKey(keys, log),
+    addEndpoint: () => addEndpoint(keys),
     clearApiKey: () => clearApiKey(keys, log),
     findCapacity: (args) => findCapacity(context, transports, log, args),
     showProduction: (args, request) => showProduction(context, args, request),

@@ -99,6 +99,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         return f.showProduction(args, (params) => (client && clientModule ? clientModule.requestProductionView(client, params) : Promise.resolve({ problem: 'the language server is not running' })));
       }),
     ),
+    vscode.commands.registerCommand('promptInsight.addEndpoint', () => withFeatures((f) => f.addEndpoint())),
     vscode.commands.registerCommand('promptInsight.setApiKey', () => withFeatures((f) => f.setApiKey())),
     vscode.commands.registerCommand('promptInsight.clearApiKey', () => withFeatures((f) => f.clearApiKey())),
     vscode.commands.registerCommand('promptInsight.exportResults', () => withFeatures((f) => f.runs.exportResults())),
