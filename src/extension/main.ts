@@ -89,6 +89,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('promptInsight.restartServer', () => restart()),
     vscode.commands.registerCommand('promptInsight.showOutput', () => log.show()),
     vscode.commands.registerCommand(CLIENT_COMMANDS.runPrompt, (args: unknown) => withFeatures((f) => f.runs.run(args, false))),
+    vscode.commands.registerCommand(CLIENT_COMMANDS.runTestCase, (args: unknown) => withFeatures((f) => f.runs.runTestCase(args))),
     vscode.commands.registerCommand(CLIENT_COMMANDS.runPromptRepeated, (args: unknown) => withFeatures((f) => f.runs.run(args, true))),
     vscode.commands.registerCommand(CLIENT_COMMANDS.showRuns, (args: unknown) => withFeatures((f) => f.runs.showRuns(args))),
     vscode.commands.registerCommand(CLIENT_COMMANDS.compareRevisions, (args: unknown) => withFeatures((f) => f.openComparison(args))),

@@ -6,7 +6,9 @@
  */
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
-import { runCheckPlan } from '../../core/adherence/runChecks';
+import { runCheckPlan, type RunCheckPlan } from '../../core/adherence/runChecks';
+import { CaseSelectError, selectCase, type SelectedCase } from '../../core/adherence/caseSelect';
+import { isTestCaseCommandArgs } from '../../protocol/commands';
 import { sampleCaseVars, sidecarPathFor, type TestSuite } from '../../core/adherence/testCases';
 import type { ChatTransport } from '../../core/endpoint/transport';
 import { ResultsStore } from '../../core/store/resultsStore';
@@ -24,7 +26,7 @@ import { tellRunOutcome } from './runOutcome';
 import { runWithProgress } from './runProgress';
 import { usingStore } from './runStore';
 import { exportBatchTelemetry } from './runTelemetry';
-import { planRun, promptTarget, testSuiteFor, trustedToSend } from './runTarget';
+import { planRun, promptBesideTestsFile, promptTarget, testSuiteFor, trustedToSend, type PromptTarget } from './runTarget';
 import { exportResults, showRuns } from './storeCommands';
 
 export interface RunControllerDeps {
@@ -55,21 +57,41 @@ export class RunController implements vscode.Disposable {
   async run(args: unknown, repeated: boolean): Promise<void> {
     if (!(await trustedToSend())) return;
     const target = await promptTarget(args);
-    if (!target) return;
+    if (target) await this.runTarget(target, repeated);
+  }
+
+  /** ▶ Run this case (a tests file's lens): the prompt beside it, once, with that case's inputs, checked against that case. */
+  async runTestCase(args: unknown): Promise<void> {
+    if (!isTestCaseCommandArgs(args)) return;
+    if (!(await trustedToSend())) return;
+    const target = await promptBesideTestsFile(vscode.Uri.parse(args.uri));
+    if (target) await this.runTarget(target, false, args.position);
+  }
+
+  /** `casePosition`: run the case at this place in `tests:` instead of the prompt's sample inputs. */
+  private async runTarget(target: PromptTarget, repeated: boolean, casePosition?: number): Promise<void> {
     const choice = await chooseEndpoint(this.warn);
     if (!choice) return;
     const settings = runSettings(repeated);
     const file = vscode.workspace.asRelativePath(target.document.uri, false);
-    const plan = await planRun(target, file, choice);
-    if (!plan || !(await consentToSend(this.deps.context.workspaceState, file, plan, choice))) return;
+    let plan = await planRun(target, file, choice);
+    if (!plan) return;
+    const suite = testSuiteFor(target.document, file, plan, this.warn);
+    let selected: SelectedCase | undefined;
+    if (casePosition !== undefined) {
+      selected = this.caseOrReport(suite, casePosition);
+      if (!selected) return;
+      plan = await planRun(target, file, choice, selected.testCase);
+      if (!plan) return;
+    }
+    if (!(await consentToSend(this.deps.context.workspaceState, file, plan, choice))) return;
     const transport = await this.transportOrReport(choice);
     if (!transport) return;
 
-    const suite = testSuiteFor(target.document, file, plan, this.warn);
     const testProblems = this.sayTestProblems(suite, target.document);
-    const checkPlan = runCheckPlan(suite, sampleCaseVars(plan.prompt));
+    const checkPlan: RunCheckPlan = selected ? { cases: [selected.testCase] } : runCheckPlan(suite, sampleCaseVars(plan.prompt));
     const output = await LiveRunDocument.open(this.documents, {
-      promptName: plan.prompt.name,
+      promptName: selected ? `${plan.prompt.name} · test case #${(selected.testCase.position ?? selected.index) + 1}` : plan.prompt.name,
       endpointLabel: choice.config.simulated ? `${choice.config.name} — SIMULATED, not a real model` : choice.config.name,
       model: plan.request.model,
       inputTokensEstimate: plan.inputTokensEstimate,
@@ -95,6 +117,7 @@ export class RunController implements vscode.Disposable {
     const result = await runWithProgress(transport, plan, choice.config.name, controller, {
       ...settings,
       store,
+      ...(selected ? { testCase: selected.index } : {}),
       onFirstRunText: (delta, kind) => output.appendFirstText(delta, kind),
       onRun: (outcome, _finished, index) => {
         runClock.note(outcome);
@@ -133,6 +156,16 @@ export class RunController implements vscode.Disposable {
       if (choice && sidecar) void vscode.window.showTextDocument(vscode.Uri.file(sidecar));
     });
     return suite.problems;
+  }
+
+  private caseOrReport(suite: TestSuite | undefined, position: number): SelectedCase | undefined {
+    try {
+      if (!suite) throw new CaseSelectError('the prompt’s test cases could not be read (see Prompt Insight: Show Output)');
+      return selectCase(suite, String(position + 1));
+    } catch (error) {
+      void vscode.window.showWarningMessage(`Prompt Insight: this case cannot run: ${(error as Error).message}`);
+      return undefined;
+    }
   }
 
   private async transportOrReport(choice: EndpointChoice): Promise<ChatTransport | undefined> {
