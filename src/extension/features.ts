@@ -13,12 +13,14 @@ import { clearApiKey, setApiKey } from './endpoints/apiKeyCommands';
 import { ApiKeys } from './endpoints/apiKeys';
 import { BundledSimulator } from './endpoints/bundledSim';
 import { EndpointTransports } from './endpoints/endpointTransports';
+import { openTestsFile } from './runs/openTestsFile';
 import { RunController } from './runs/runController';
 
 export interface Features {
   runs: RunController;
   setApiKey(): Promise<void>;
   addEndpoint(): Promise<void>;
+  openTestsFile(isPromptDocument: (document: vscode.TextDocument) => boolean): Promise<void>;
   clearApiKey(): Promise<void>;
   openComparison(args: unknown): Promise<void>;
   findCapacity(args: unknown): Promise<unknown>;
@@ -35,6 +37,7 @@ export function createFeatures(context: vscode.ExtensionContext, log: vscode.Log
     runs,
     setApiKey: () => setApiKey(keys, log),
     addEndpoint: () => addEndpoint(keys),
+    openTestsFile,
     clearApiKey: () => clearApiKey(keys, log),
     findCapacity: (args) => findCapacity(context, transports, log, args),
     showProduction: (args, request) => showProduction(context, args, request),

@@ -101,6 +101,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       }),
     ),
     vscode.commands.registerCommand('promptInsight.addEndpoint', () => withFeatures((f) => f.addEndpoint())),
+    vscode.commands.registerCommand('promptInsight.openTestsFile', () => withFeatures((f) => f.openTestsFile(isPromptDocument))),
     vscode.commands.registerCommand('promptInsight.setApiKey', () => withFeatures((f) => f.setApiKey())),
     vscode.commands.registerCommand('promptInsight.clearApiKey', () => withFeatures((f) => f.clearApiKey())),
     vscode.commands.registerCommand('promptInsight.exportResults', () => withFeatures((f) => f.runs.exportResults())),
