@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
-import { openFileByQuickOpen, readWholeEditor } from './browser';
+import { openFileByQuickOpen, readWholeEditor, runCommandByPalette } from './browser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScenario } from '../../src/core/sim/scenario';
 import { startSim, type RunningSim } from '../../src/core/sim/simServer';
@@ -191,4 +191,32 @@ describe('Prompt Insight in a real VS Code (code-server 1.139 + Chromium)', () =
       untilDecided: await panel.locator('.rollout .until-decided').textContent(),
     }, (path) => page.screenshot({ path }));
   }, 400_000);
+
+  it('a tests file has ▶ Run this case above each case: it runs the prompt with that case and says which; the walkthrough is listed', async () => {
+    await openFile('homes.tests.yaml');
+    const lens = page.locator('.codelens-decoration a', { hasText: '▶ Run this case' });
+    await lens.first().waitFor({ timeout: 60_000 });
+    expect(await lens.count()).toBe(1); // homes.tests.yaml has one case
+    const served = sim.served();
+    await lens.first().click();
+    // homes.prompty, homes.prompt, homes.prompt.md and homes.prompt.txt all read homes.tests.yaml: the user picks one.
+    const prompt = page.locator('.quick-input-list .monaco-list-row', { hasText: 'homes.prompty' }).first();
+    await prompt.waitFor({ timeout: 30_000 });
+    await prompt.click();
+    await page.locator('.tab', { hasText: /homes-assistant · test case #1 — 1 run at \d\d:\d\d:\d\d/ }).waitFor({ timeout: 60_000 });
+    let shown = '';
+    await expect.poll(async () => (shown = await readWholeEditor(page, /homes-assistant · test case #1 — 1 run at/)).includes('Metrics — SIMULATED endpoint'), { timeout: 30_000, interval: 1000 }).toBe(true);
+    expect(shown).toMatch(/## Run 1 of 1 · (✓ pass|✗ fail)/);
+    expect(sim.served()).toBeGreaterThan(served);
+    await page.screenshot({ path: `${ARTIFACTS}/run-case.png` });
+
+    await page.keyboard.press('Escape');
+    await runCommandByPalette(page, 'Welcome: Open Walkthrough', 'Open Walkthrough', `${ARTIFACTS}/walkthrough-failed.png`);
+    const walkthrough = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Measure your prompts with Prompt Insight' }).first();
+    await walkthrough.waitFor({ timeout: 30_000 });
+    await walkthrough.click();
+    await page.getByText('Add an endpoint', { exact: true }).first().waitFor({ timeout: 30_000 });
+    await page.getByText('See production', { exact: true }).first().waitFor({ timeout: 30_000 });
+    await page.screenshot({ path: `${ARTIFACTS}/walkthrough.png` });
+  }, 180_000);
 });
