@@ -18,7 +18,10 @@ import { chooseEndpoint, type EndpointChoice } from '../endpoints/endpoints';
 import { consentToSend } from '../endpoints/sendConsent';
 import { runSettings } from '../shared/runSettings';
 import { storePathOf } from '../shared/storePath';
+import { addAnswerAsTestCase, type AnswerSource } from './addAnswerCase';
 import { LiveRunDocument } from './liveRunDocument';
+import { detectFormat } from '../../core/formats/detect';
+import type { PromptRunPlan } from '../../core/run/promptRun';
 import { judgeOfSettings } from '../endpoints/judgeEndpoint';
 import { checksNote, needsJudge, RunChecking } from './runChecking';
 import { RunDocuments, RUN_SCHEME } from './runDocuments';
@@ -39,6 +42,8 @@ export interface RunControllerDeps {
 
 export class RunController implements vscode.Disposable {
   private readonly documents = new RunDocuments();
+  /** Per open run document: what Add This Answer as a Test Case makes of its first answer. */
+  private readonly answerSources = new Map<string, AnswerSource>();
   private readonly disposables: vscode.Disposable[] = [];
   private readonly warn = (message: string): void => this.deps.log.warn(message);
 
@@ -46,7 +51,11 @@ export class RunController implements vscode.Disposable {
     this.disposables.push(
       this.documents,
       vscode.workspace.registerTextDocumentContentProvider(RUN_SCHEME, this.documents),
-      vscode.workspace.onDidCloseTextDocument((d) => d.uri.scheme === RUN_SCHEME && this.documents.forget(d.uri)),
+      vscode.workspace.onDidCloseTextDocument((d) => {
+        if (d.uri.scheme !== RUN_SCHEME) return;
+        this.documents.forget(d.uri);
+        this.answerSources.delete(d.uri.toString());
+      }),
     );
   }
 
@@ -101,6 +110,7 @@ export class RunController implements vscode.Disposable {
       testProblems,
       entries: [],
     });
+    this.answerSources.set(output.uri.toString(), answerSourceOf(target, plan, suite, selected, choice.config.name, output));
     const store = new ResultsStore(this.storePath);
     // Checked before any run: a store that cannot take the runs would lose them.
     const storeUsable = usingStore(this.storePath, (s) => {
@@ -131,6 +141,12 @@ export class RunController implements vscode.Disposable {
     // Never reached in Restricted Mode (run() returns above).
     await exportBatchTelemetry({ document: target.document, transport, runClock, plan, outcomes: result.outcomes, checkOf: (o) => checking.checkOf(o) }, String(this.deps.context.extension.packageJSON.version ?? ''), this.deps.log);
     tellRunOutcome({ plan, choice, result, concurrency: settings.concurrency, cancelled: controller.signal.aborted, store }, output, this.deps.log);
+  }
+
+  /** Add This Answer as a Test Case: the active run document's first answer into the prompt's tests file. */
+  addAnswerAsTestCase(): Promise<void> {
+    const uri = vscode.window.activeTextEditor?.document.uri;
+    return addAnswerAsTestCase(uri?.scheme === RUN_SCHEME ? this.answerSources.get(uri.toString()) : undefined);
   }
 
   exportResults(): Promise<void> {
@@ -180,4 +196,15 @@ export class RunController implements vscode.Disposable {
   dispose(): void {
     for (const d of this.disposables) d.dispose();
   }
+}
+
+/** Whether, and how, a run's answer can become a case of the prompt's tests file. */
+function answerSourceOf(target: PromptTarget, plan: PromptRunPlan, suite: TestSuite | undefined, selected: SelectedCase | undefined, endpointName: string, output: LiveRunDocument): AnswerSource {
+  const { document } = target;
+  if (document.uri.scheme !== 'file') return { notOffered: 'the prompt is not a file on disk' };
+  if (detectFormat(document.uri.fsPath, document.getText()) === 'github-prompt-yaml') return { notOffered: 'a .prompt.yml keeps its test data in itself (testData)' };
+  if (suite?.source.endsWith('front matter')) return { notOffered: 'this prompt’s test cases are in its front matter (`tests:`), not in a tests file' };
+  if (selected?.testCase.turns) return { notOffered: 'this case sends production’s turns, not inputs' };
+  const time = new Date().toTimeString().slice(0, 8);
+  return { promptPath: document.uri.fsPath, vars: selected ? selected.testCase.vars : plan.prompt.inputs, from: `run at ${time} on ${endpointName}`, firstEntry: () => output.state.entries[0] };
 }
