@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { openFileByQuickOpen, readWholeEditor, runCommandByPalette } from './browser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -209,6 +210,14 @@ describe('Prompt Insight in a real VS Code (code-server 1.139 + Chromium)', () =
     expect(shown).toMatch(/## Run 1 of 1 · (✓ pass|✗ fail)/);
     expect(sim.served()).toBeGreaterThan(served);
     await page.screenshot({ path: `${ARTIFACTS}/run-case.png` });
+
+    // Its answer kept as a second case: appended to the file on disk, which then has two lenses.
+    await page.locator('.tab', { hasText: /homes-assistant · test case #1 — 1 run at/ }).first().click();
+    await runCommandByPalette(page, 'Prompt Insight: Add This Answer', 'Add This Answer as a Test Case', `${ARTIFACTS}/add-answer-failed.png`);
+    await page.locator('.notification-toast', { hasText: /case #2 added to homes\.tests\.yaml/ }).waitFor({ timeout: 30_000 });
+    expect(readFileSync(join(bench!.server.workspace, 'homes.tests.yaml'), 'utf8')).toMatch(/- description: answer of the run at \d\d:\d\d:\d\d on E2E simulator\n {4}vars:\n {6}city: Bellevue, WA/);
+    await expect.poll(() => lens.count(), { timeout: 30_000 }).toBe(2);
+    await page.screenshot({ path: `${ARTIFACTS}/run-case-added.png` });
 
     await page.keyboard.press('Escape');
     await runCommandByPalette(page, 'Welcome: Open Walkthrough', 'Open Walkthrough', `${ARTIFACTS}/walkthrough-failed.png`);

@@ -51,7 +51,9 @@ export async function addAnswerAsTestCase(source: AnswerSource | undefined): Pro
     void vscode.window.showErrorMessage(`Prompt Insight: the case was not added: ${(error as Error).message}`);
     return;
   }
-  const shown = await vscode.window.showTextDocument(vscode.Uri.file(sidecar), { preview: false });
+  // Where the tests file is already in view, else beside: the run document stays where it is.
+  const column = vscode.window.visibleTextEditors.find((e) => e.document.uri.scheme === 'file' && e.document.uri.fsPath === sidecar)?.viewColumn;
+  const shown = await vscode.window.showTextDocument(vscode.Uri.file(sidecar), { preview: false, viewColumn: column ?? vscode.ViewColumn.Beside });
   // The new case is the last one: show its end, where the assertion stub asks to be made precise.
   const end = new vscode.Position(shown.document.lineCount - 1, 0);
   shown.revealRange(new vscode.Range(end, end));

@@ -143,10 +143,12 @@ export class RunController implements vscode.Disposable {
     tellRunOutcome({ plan, choice, result, concurrency: settings.concurrency, cancelled: controller.signal.aborted, store }, output, this.deps.log);
   }
 
-  /** Add This Answer as a Test Case: the active run document's first answer into the prompt's tests file. */
+  /** Add This Answer as a Test Case: the first answer of the active run document (else the one run document in view) into the prompt's tests file. */
   addAnswerAsTestCase(): Promise<void> {
-    const uri = vscode.window.activeTextEditor?.document.uri;
-    return addAnswerAsTestCase(uri?.scheme === RUN_SCHEME ? this.answerSources.get(uri.toString()) : undefined);
+    const active = vscode.window.activeTextEditor?.document.uri;
+    const visible = vscode.window.visibleTextEditors.map((e) => e.document.uri).filter((u) => u.scheme === RUN_SCHEME);
+    const uri = active?.scheme === RUN_SCHEME ? active : visible.length === 1 ? visible[0] : undefined;
+    return addAnswerAsTestCase(uri ? this.answerSources.get(uri.toString()) : undefined);
   }
 
   exportResults(): Promise<void> {
