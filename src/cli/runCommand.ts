@@ -8,7 +8,8 @@ import { chainLine } from '../core/metrics/chain';
 import type { MetricSummary, RunSummary } from '../core/metrics/summary';
 import { CACHE_MODES, type CacheMode } from '../core/endpoint/serverKind';
 import { isSafeSelector, type MetricsSource } from '../core/endpoint/serverMetrics';
-import { checkRun, hasClaimsChecks, runCheckPlan, type RunCheck } from '../core/adherence/runChecks';
+import { checkRun, hasClaimsChecks, runCheckPlan, type RunCheck, type RunCheckPlan } from '../core/adherence/runChecks';
+import { CaseSelectError, selectCase, type SelectedCase } from '../core/adherence/caseSelect';
 import { loadTestSuite, sampleCaseVars } from '../core/adherence/testCases';
 import { transportJudge } from '../core/run/transportJudge';
 import { detectFormat } from '../core/formats/detect';
@@ -37,7 +38,7 @@ export const DEFAULT_STORE_PATH = '.prompt-insight/runs.jsonl';
  */
 export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, {
-    valued: ['prompt', ...ENDPOINT_FLAGS, ...ENDPOINT_FLAGS.map((f) => `judge-${f}`), 'judge-model', 'model', 'runs', 'concurrency', 'warmup', 'rate', 'timeout-ms', 'store', 'cache', 'server-metrics', 'prometheus', 'prometheus-selector', 'otlp-endpoint'],
+    valued: ['prompt', 'case', ...ENDPOINT_FLAGS, ...ENDPOINT_FLAGS.map((f) => `judge-${f}`), 'judge-model', 'model', 'runs', 'concurrency', 'warmup', 'rate', 'timeout-ms', 'store', 'cache', 'server-metrics', 'prometheus', 'prometheus-selector', 'otlp-endpoint'],
     boolean: ['json', 'no-store', ...COST_PARAM_BOOLEAN],
     repeatable: [...COST_PARAM_REPEATABLE, ...RETRIEVAL_REPEATABLE],
   });
@@ -80,22 +81,41 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const promptName = stringFlag(args, 'prompt');
   // Before the query is even rendered: the URL the file names is the user's to allow.
   refuseUnallowedRetrieval(args, declaredRetrievalIn(file, text).step?.url, `${file}`);
+  const planOptions = { ...(promptName !== undefined ? { promptName } : {}), ...(model ? { modelOverride: model } : {}), references: { filePath: resolve(file) } };
   let plan;
   try {
-    plan = await planPromptRun(file, text, { ...(promptName !== undefined ? { promptName } : {}), ...(model ? { modelOverride: model } : {}), references: { filePath: resolve(file) } });
+    plan = await planPromptRun(file, text, planOptions);
   } catch (error) {
     io.stderr(`prompt-insight run: ${(error as Error).message}\n`);
     return 1;
+  }
+  // The sidecar is read as every file a repository names (core/files/workspaceFile.ts); a refused one is a reason, not a crash.
+  const suite = loadTestSuite(resolve(file), text, detectFormat(file, text), plan.prompt);
+  // --case: that one case's inputs (or production turns) are sent, and its answers checked against it alone.
+  const caseSelector = stringFlag(args, 'case');
+  let selected: SelectedCase | undefined;
+  if (caseSelector !== undefined) {
+    try {
+      selected = selectCase(suite, caseSelector);
+    } catch (error) {
+      if (error instanceof CaseSelectError) throw new UsageError(`--case ${caseSelector}: ${error.message}`);
+      throw error;
+    }
+    try {
+      plan = await planPromptRun(file, text, { ...planOptions, vars: selected.testCase.vars, ...(selected.testCase.turns ? { turns: selected.testCase.turns } : {}) });
+    } catch (error) {
+      io.stderr(`prompt-insight run: ${(error as Error).message}\n`);
+      return 1;
+    }
   }
   refuseUnallowedCostParams(args, plan.request.params, `Prompt '${plan.prompt.name}' in ${file}`);
   if (plan.unresolved.length > 0) io.stderr(`prompt-insight run: warning: no value for ${plan.unresolved.map((v) => `'${v}'`).join(', ')}; the placeholder text is sent as written.\n`);
   const baseUrl = transport.endpoint.baseUrl;
   const signal = io.interrupted();
-  // The sidecar is read as every file a repository names (core/files/workspaceFile.ts); a refused one is a reason, not a crash.
-  const suite = loadTestSuite(resolve(file), text, detectFormat(file, text), plan.prompt);
   // A malformed assertion is skipped, and said: the run must not look checked by what it never checked.
   if (!suite.absent) for (const problem of suite.problems) io.stderr(`prompt-insight run: warning: ${problem}\n`);
-  const checkPlan = runCheckPlan(suite, sampleCaseVars(plan.prompt));
+  const checkPlan: RunCheckPlan = selected ? { cases: [selected.testCase] } : runCheckPlan(suite, sampleCaseVars(plan.prompt));
+  const caseLabel = selected ? `test case #${(selected.testCase.position ?? selected.index) + 1} “${selected.testCase.description}”` : undefined;
   const judge = judgeTransport && judgeModel ? transportJudge(judgeTransport, judgeModel, timeoutMs, signal) : undefined;
   const json = args.flags.get('json') === true;
   const checked = new Map<RunOutcome, Promise<RunCheck | undefined>>();
@@ -108,7 +128,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
     }
     return check;
   };
-  if (!json) io.stderr(`Running '${plan.prompt.name}' on ${safeUrl(baseUrl)} (${plan.request.model}): ${runs} run${runs === 1 ? '' : 's'}, concurrency ${concurrency}${warmup ? `, ${warmup} warm-up` : ''}${rate ? `, ${rate}/s Poisson` : ''}\n`);
+  if (!json) io.stderr(`Running '${plan.prompt.name}' on ${safeUrl(baseUrl)} (${plan.request.model}): ${runs} run${runs === 1 ? '' : 's'}, concurrency ${concurrency}${warmup ? `, ${warmup} warm-up` : ''}${rate ? `, ${rate}/s Poisson` : ''}${caseLabel ? `, ${caseLabel}` : ''}\n`);
   const { outcomes, startedAt, summary, summaryWarm, serverKind, serverMetrics } = await executePromptRuns(transport, plan, {
     cache: cache as CacheMode,
     ...(metricsSource ? { metricsSource } : {}),
@@ -118,6 +138,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
     ...(rate !== undefined ? { ratePerSec: rate } : {}),
     timeoutMs,
     signal,
+    ...(selected ? { testCase: selected.index } : {}),
     ...(store ? { store } : {}),
     onRun: (outcome, finished) => {
       runClock.note(outcome);
@@ -136,7 +157,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
     ...serverEvidenceHints(summary, { records, ...(serverMetrics ? { samples: serverMetrics.samples } : {}), summaryWarm }),
   ];
   if (json) {
-    io.stdout(`${terminalJson({ prompt: plan.prompt.name, endpoint: safeUrl(baseUrl), model: plan.request.model, simulated, cache, server: { kind: serverKind, ...(serverMetrics ? { metricsUrl: safeUrl(serverMetrics.source.url), ...(serverMetrics.source.kind === 'promql' ? { promqlSelector: serverMetrics.source.selector } : {}), metrics: serverMetrics.samples, metricsGaps: serverMetrics.gaps } : {}) }, runs: records.map((r, i) => ({ ...r, startedAtMs: startedAt[i], ...(checks[i] ? { check: checks[i] } : {}) })), summary, summaryWarm, adherence, hints: hints.map((h) => h.message) })}\n`);
+    io.stdout(`${terminalJson({ prompt: plan.prompt.name, endpoint: safeUrl(baseUrl), model: plan.request.model, ...(selected ? { testCase: { number: (selected.testCase.position ?? selected.index) + 1, description: selected.testCase.description } } : {}), simulated, cache, server: { kind: serverKind, ...(serverMetrics ? { metricsUrl: safeUrl(serverMetrics.source.url), ...(serverMetrics.source.kind === 'promql' ? { promqlSelector: serverMetrics.source.selector } : {}), metrics: serverMetrics.samples, metricsGaps: serverMetrics.gaps } : {}) }, runs: records.map((r, i) => ({ ...r, startedAtMs: startedAt[i], ...(checks[i] ? { check: checks[i] } : {}) })), summary, summaryWarm, adherence, hints: hints.map((h) => h.message) })}\n`);
   } else {
     if (process.stderr.isTTY) io.stderr('\n');
     io.stdout(renderSummary(summary, simulated, 'cold'));

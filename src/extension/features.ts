@@ -11,15 +11,19 @@ import { decideGrayRelease } from './production/decideGrayRelease';
 import { sampleIntoTests } from './production/sampleIntoTests';
 import { showProduction, type ProductionRequester } from './production/showProduction';
 import type { RenderedDocuments } from './renderedDocuments';
+import { addEndpoint } from './endpoints/addEndpoint';
 import { clearApiKey, setApiKey } from './endpoints/apiKeyCommands';
 import { ApiKeys } from './endpoints/apiKeys';
 import { BundledSimulator } from './endpoints/bundledSim';
 import { EndpointTransports } from './endpoints/endpointTransports';
+import { openTestsFile } from './runs/openTestsFile';
 import { RunController } from './runs/runController';
 
 export interface Features {
   runs: RunController;
   setApiKey(): Promise<void>;
+  addEndpoint(): Promise<void>;
+  openTestsFile(isPromptDocument: (document: vscode.TextDocument) => boolean): Promise<void>;
   clearApiKey(): Promise<void>;
   openComparison(args: unknown): Promise<void>;
   findCapacity(args: unknown): Promise<unknown>;
@@ -37,6 +41,8 @@ export function createFeatures(context: vscode.ExtensionContext, log: vscode.Log
   return {
     runs,
     setApiKey: () => setApiKey(keys, log),
+    addEndpoint: () => addEndpoint(keys),
+    openTestsFile,
     clearApiKey: () => clearApiKey(keys, log),
     findCapacity: (args) => findCapacity(context, transports, log, args),
     showProduction: (args, request) => showProduction(context, args, request),

@@ -11,6 +11,7 @@ export const CLIENT_COMMANDS = {
   showProduction: 'promptInsight.showProduction',
   sampleIntoTests: 'promptInsight.sampleIntoTests',
   decideGrayRelease: 'promptInsight.decideGrayRelease',
+  runTestCase: 'promptInsight.runTestCase',
 } as const;
 
 export interface PromptCommandArgs {
@@ -67,4 +68,17 @@ export function isProductionActionArgs(value: unknown): value is ProductionActio
     (v.version === undefined || (typeof v.version === 'string' && v.version.length > 0 && v.version.length <= 256)) &&
     (v.since === undefined || isIsoTime(v.since)) && (v.until === undefined || isIsoTime(v.until))
   );
+}
+
+/** ▶ Run this case, on a case of a tests file: the tests file, and the case's place in its `tests:` list (from 0). */
+export interface TestCaseCommandArgs {
+  uri: string;
+  position: number;
+  /** The case's description as written, for messages (empty when it has none). */
+  description: string;
+}
+
+export function isTestCaseCommandArgs(value: unknown): value is TestCaseCommandArgs {
+  const v = value as Partial<TestCaseCommandArgs> | null;
+  return typeof v === 'object' && v !== null && typeof v.uri === 'string' && Number.isInteger(v.position) && (v.position ?? -1) >= 0 && typeof v.description === 'string';
 }

@@ -5,7 +5,7 @@
 import { isAbsolute } from 'node:path';
 import { NotificationType, RequestType } from 'vscode-languageserver-protocol';
 
-export { CLIENT_COMMANDS, isPromptCommandArgs, type PromptCommandArgs } from './commands';
+export { CLIENT_COMMANDS, isPromptCommandArgs, isTestCaseCommandArgs, type PromptCommandArgs, type TestCaseCommandArgs } from './commands';
 import { readProductionSettings, type ProductionSettings } from '../core/telemetry/productionSettings';
 import { readTokenizerSettings, type TokenizerSettings } from './tokenizerSettings';
 

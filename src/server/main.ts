@@ -24,7 +24,7 @@ import { renderedPromptOf, tokenSummaryOf } from './promptRequests';
 import { RunHistory } from './runHistory';
 import type { RunLookup } from './runPresenters';
 import { describeError, guardedBy } from './serverErrors';
-import { isTestsFileUri, testsFileCompletion, testsFileDiagnostics, testsFileHover } from './testsFiles';
+import { isTestsFileUri, testsFileCompletion, testsFileDiagnostics, testsFileHover, testsFileLenses } from './testsFiles';
 import { fileNameOfUri, storedPathMatcher } from './uri';
 import { warmEncoders, warmRenderer } from './warmUp';
 import { analysisOptions, initialWorkspaceState } from './workspaceState';
@@ -171,6 +171,8 @@ connection.onHover((params) =>
 connection.onCodeLens((params) =>
   guarded('codeLens', async () => {
     const { uri } = params.textDocument;
+    const tests = isTestsFileUri(uri) ? documents.get(uri) : undefined;
+    if (tests) return testsFileLenses(uri, tests.getText(), tests);
     const analyzed = await analyzedDocument(uri);
     if (!analyzed) return [];
     return toCodeLenses(uri, analyzed.analysis, analyzed.lines, runLookup(uri), state.settings.run.repeats, await production.lookup(uri, 0));

@@ -3,12 +3,13 @@
  * tests-file schema the CLI checks with (core/adherence/testsSchema.ts). VS Code and code-server ship
  * no YAML language support, so this small part over the `yaml` package's parser stands in for it.
  */
-import { CompletionItemKind, DiagnosticSeverity, InsertTextFormat, MarkupKind, type CompletionItem, type Diagnostic, type Hover } from 'vscode-languageserver';
+import { CompletionItemKind, DiagnosticSeverity, InsertTextFormat, MarkupKind, type CodeLens, type CompletionItem, type Diagnostic, type Hover } from 'vscode-languageserver';
 import { checkTestsFile } from '../core/adherence/testsFileCheck';
 import { schemaAt, type SchemaNode } from '../core/adherence/testsSchema';
 import { rangeAt, type PositionMapper } from '../core/formats/lineIndex';
 import { sidecarKind } from '../core/formats/sidecars';
-import { nodeAtOffset, typingAt } from './testsYamlPath';
+import { CLIENT_COMMANDS, type TestCaseCommandArgs } from '../protocol/lsp';
+import { nodeAtOffset, testCaseNodes, typingAt } from './testsYamlPath';
 import { fileNameOfUri } from './uri';
 
 export const isTestsFileUri = (uri: string): boolean => sidecarKind(fileNameOfUri(uri)) === 'tests';
@@ -24,6 +25,18 @@ export function testsFileDiagnostics(text: string, lines: PositionMapper): Diagn
     message: f.message,
   }));
   return [...parseErrors, ...findings];
+}
+
+/** ▶ Run this case above each case: the prompt beside the file, sent once with that case's inputs and checked against it. */
+export function testsFileLenses(uri: string, text: string, lines: PositionMapper): CodeLens[] {
+  return testCaseNodes(text).map((c) => {
+    const line = lines.positionAt(c.start).line;
+    const args: TestCaseCommandArgs = { uri, position: c.position, description: c.description };
+    return {
+      range: { start: { line, character: 0 }, end: { line, character: 0 } },
+      command: { title: '▶ Run this case', command: CLIENT_COMMANDS.runTestCase, arguments: [args], tooltip: 'Run the prompt beside this file once with this case’s inputs, and check the answer against this case' },
+    };
+  });
 }
 
 /**

@@ -101,3 +101,26 @@ function placeholderPath(text: string, role: 'key' | 'value'): { path: YamlPathS
   };
   return walk(doc.contents, []);
 }
+
+/** A case of a tests file: its place in `tests:` (from 0), where its node starts, and its description as written. */
+export interface TestCaseNode {
+  position: number;
+  start: number;
+  description: string;
+}
+
+/** The cases of `tests:` (or of a top-level list, which promptfoo reads the same way), each where it starts. */
+export function testCaseNodes(text: string): TestCaseNode[] {
+  const doc = parseDocument(text, { keepSourceTokens: false });
+  const root: unknown = doc.contents;
+  const tests: unknown = isSeq(root) ? root : isMap(root) ? root.get('tests', true) : undefined;
+  if (!isSeq(tests)) return [];
+  const cases: TestCaseNode[] = [];
+  tests.items.forEach((item, position) => {
+    const start = (item as Node | null)?.range?.[0];
+    if (start === undefined) return;
+    const description = isMap(item) ? item.get('description') : undefined;
+    cases.push({ position, start, description: typeof description === 'string' ? description : '' });
+  });
+  return cases;
+}

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { openFileByQuickOpen, readWholeEditor } from './browser';
+import { openFileByQuickOpen, readWholeEditor, runCommandByPalette } from './browser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScenario } from '../../src/core/sim/scenario';
 import { startSim, type RunningSim } from '../../src/core/sim/simServer';
@@ -90,12 +91,12 @@ describe('Prompt Insight in a real VS Code (code-server 1.139 + Chromium)', () =
     await expect.poll(async () => hasTopAndEnd((shown = await readWholeEditor(page, /homes-assistant — 1 run at/))), { timeout: 30_000, interval: 1000 }).toBe(true);
     expect(shown).toMatch(/## Run 1 of 1 · (✓ pass|✗ fail)/);
     expect(shown).toContain('Single-family house');
-    expect(shown).toMatch(/TTFT \d+ ms/);
-    await page.locator('.notification-toast', { hasText: /homes-assistant.*TTFT \d+ ms/ }).waitFor({ timeout: 30_000 });
+    expect(shown).toMatch(/TTFT [\d.]+ m?s/);
+    await page.locator('.notification-toast', { hasText: /homes-assistant.*TTFT [\d.]+ m?s/ }).waitFor({ timeout: 30_000 });
     expect(sim.served()).toBeGreaterThanOrEqual(1);
     await page.screenshot({ path: `${ARTIFACTS}/run-answer.png` });
     await openFile('homes.prompty');
-    const metricsLens = page.locator('.codelens-decoration', { hasText: /TTFT \d+ ms · E2E [\d.]+ m?s · 1 run · sim/ });
+    const metricsLens = page.locator('.codelens-decoration', { hasText: /TTFT [\d.]+ m?s · E2E [\d.]+ m?s · 1 run · sim/ });
     await metricsLens.first().waitFor({ timeout: 30_000 });
     // In the split editor (the run document beside), the whole lens line fits: the last lens ends inside the editor.
     const fits = await metricsLens.first().evaluate((lens) => {
@@ -191,4 +192,40 @@ describe('Prompt Insight in a real VS Code (code-server 1.139 + Chromium)', () =
       untilDecided: await panel.locator('.rollout .until-decided').textContent(),
     }, (path) => page.screenshot({ path }));
   }, 400_000);
+
+  it('a tests file has ▶ Run this case above each case: it runs the prompt with that case and says which; the walkthrough is listed', async () => {
+    await openFile('homes.tests.yaml');
+    const lens = page.locator('.codelens-decoration a', { hasText: '▶ Run this case' });
+    await lens.first().waitFor({ timeout: 60_000 });
+    expect(await lens.count()).toBe(1); // homes.tests.yaml has one case
+    const served = sim.served();
+    await lens.first().click();
+    // homes.prompty, homes.prompt, homes.prompt.md and homes.prompt.txt all read homes.tests.yaml: the user picks one.
+    const prompt = page.locator('.quick-input-list .monaco-list-row', { hasText: 'homes.prompty' }).first();
+    await prompt.waitFor({ timeout: 30_000 });
+    await prompt.click();
+    await page.locator('.tab', { hasText: /homes-assistant · test case #1 — 1 run at \d\d:\d\d:\d\d/ }).waitFor({ timeout: 60_000 });
+    let shown = '';
+    await expect.poll(async () => (shown = await readWholeEditor(page, /homes-assistant · test case #1 — 1 run at/)).includes('Metrics — SIMULATED endpoint'), { timeout: 30_000, interval: 1000 }).toBe(true);
+    expect(shown).toMatch(/## Run 1 of 1 · (✓ pass|✗ fail)/);
+    expect(sim.served()).toBeGreaterThan(served);
+    await page.screenshot({ path: `${ARTIFACTS}/run-case.png` });
+
+    // Its answer kept as a second case: appended to the file on disk, which then has two lenses.
+    await page.locator('.tab', { hasText: /homes-assistant · test case #1 — 1 run at/ }).first().click();
+    await runCommandByPalette(page, 'Prompt Insight: Add This Answer', 'Add This Answer as a Test Case', `${ARTIFACTS}/add-answer-failed.png`);
+    await page.locator('.notification-toast', { hasText: /case #2 added to homes\.tests\.yaml/ }).waitFor({ timeout: 30_000 });
+    expect(readFileSync(join(bench!.server.workspace, 'homes.tests.yaml'), 'utf8')).toMatch(/- description: answer of the run at \d\d:\d\d:\d\d on E2E simulator\n {4}vars:\n {6}city: Bellevue, WA/);
+    await expect.poll(() => lens.count(), { timeout: 30_000 }).toBe(2);
+    await page.screenshot({ path: `${ARTIFACTS}/run-case-added.png` });
+
+    await page.keyboard.press('Escape');
+    await runCommandByPalette(page, 'Welcome: Open Walkthrough', 'Open Walkthrough', `${ARTIFACTS}/walkthrough-failed.png`);
+    const walkthrough = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Measure your prompts with Prompt Insight' }).first();
+    await walkthrough.waitFor({ timeout: 30_000 });
+    await walkthrough.click();
+    await page.getByText('Add an endpoint', { exact: true }).first().waitFor({ timeout: 30_000 });
+    await page.getByText('See production', { exact: true }).first().waitFor({ timeout: 30_000 });
+    await page.screenshot({ path: `${ARTIFACTS}/walkthrough.png` });
+  }, 180_000);
 });

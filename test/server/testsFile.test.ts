@@ -8,7 +8,7 @@ import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CompletionRequest, DiagnosticSeverity, HoverRequest, type CompletionItem, type CompletionList, type MarkupContent } from 'vscode-languageserver-protocol/node';
+import { CodeLensRequest, CompletionRequest, DiagnosticSeverity, HoverRequest, type CodeLens, type CompletionItem, type CompletionList, type MarkupContent } from 'vscode-languageserver-protocol/node';
 import { startSim, type RunningSim } from '../../src/core/sim/simServer';
 import { runCli } from '../fixtures/cli';
 import { LspHarness } from './lspHarness';
@@ -113,6 +113,30 @@ describe('a tests file in the language server', () => {
     const onWeight = await server.connection.sendRequest(HoverRequest.type, { textDocument: { uri }, position: { line: 5, character: 10 } });
     expect((onWeight!.contents as MarkupContent).value).toMatch(/^`weight` — This assertion's weight in the case's score/);
     expect((onWeight!.contents as MarkupContent).value.split('\n')).toHaveLength(1);
+  });
+
+  it('puts one ▶ Run this case lens above each case, naming the file and the case’s place in tests:', async () => {
+    const text = [
+      'scenario: decision',
+      'tests:',
+      '  - vars: { city: Paris }',
+      '    assert: [{ type: contains, value: Bonjour }]',
+      '  # a case still being written is a case too: running it says what it lacks',
+      '  - description: no assertion yet',
+      '    vars: { city: Rome }',
+      '  - { description: Oslo in Norwegian, vars: { city: Oslo }, assert: [{ type: contains, value: Hei }] }',
+      '',
+    ].join('\n');
+    const { uri } = await server.open('lenses/greet.tests.yaml', text);
+    const lenses = (await server.connection.sendRequest(CodeLensRequest.type, { textDocument: { uri } })) as CodeLens[];
+    expect(lenses.map((l) => ({ line: l.range.start.line, title: l.command!.title, command: l.command!.command, args: l.command!.arguments }))).toEqual([
+      { line: 2, title: '▶ Run this case', command: 'promptInsight.runTestCase', args: [{ uri, position: 0, description: '' }] },
+      { line: 5, title: '▶ Run this case', command: 'promptInsight.runTestCase', args: [{ uri, position: 1, description: 'no assertion yet' }] },
+      { line: 7, title: '▶ Run this case', command: 'promptInsight.runTestCase', args: [{ uri, position: 2, description: 'Oslo in Norwegian' }] },
+    ]);
+    // A file that is not YAML yet, or has no list of cases, has no lens (and the server answers).
+    const { uri: empty } = await server.open('lenses-none/greet.tests.yaml', 'scenario: decision\n');
+    expect(await server.connection.sendRequest(CodeLensRequest.type, { textDocument: { uri: empty } })).toEqual([]);
   });
 
   it('checks front-matter tests: in a prompt file with the same schema, at the node in the prompt file', async () => {

@@ -30,7 +30,9 @@ export const MEASURE_HELP: Record<string, CommandHelp> = {
     summary: 'Runs a prompt against an endpoint N times: TTFT, E2E, TPOT and throughput percentiles, and its test cases.',
     usage: RUN_USAGE,
     flags: [
-      PROMPT_FLAG, ...ENDPOINT_FLAGS_HELP, ...JUDGE_FLAGS_HELP,
+      PROMPT_FLAG,
+      { name: 'case', value: 'N|DESCRIPTION', meaning: "run one test case of the prompt's tests file — its place in `tests:` from 1, or its description — with its inputs, checked against it alone (default: the prompt's sample inputs)" },
+      ...ENDPOINT_FLAGS_HELP, ...JUDGE_FLAGS_HELP,
       { name: 'runs', value: 'N', meaning: 'how many runs (default 1)' },
       { name: 'concurrency', value: 'C', meaning: 'how many runs in flight at once (default 1)' },
       { name: 'warmup', value: 'W', meaning: 'warm-up runs first, not kept' },

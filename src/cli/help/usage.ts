@@ -30,7 +30,7 @@ export const HISTORY_USAGE =
   'prompt-insight history FILE [--json]';
 
 export const RUN_USAGE =
-  'prompt-insight run FILE [--prompt NAME] --endpoint URL [--model ID] [--provider openai|azure|anthropic|ollama] [--api-key-env VAR] [--api-version V] [--judge-endpoint URL --judge-model ID] [--runs N] [--concurrency C] [--warmup W] [--rate R] [--timeout-ms T] [--cache cold|warm|as-is] [--server-metrics URL | --prometheus URL [--prometheus-selector SELECTOR]] [--store PATH | --no-store] [--allow-param NAME]... [--allow-cost-params] [--allow-retrieval ORIGIN]... [--otlp-endpoint URL] [--json]';
+  'prompt-insight run FILE [--prompt NAME] [--case N|DESCRIPTION] --endpoint URL [--model ID] [--provider openai|azure|anthropic|ollama] [--api-key-env VAR] [--api-version V] [--judge-endpoint URL --judge-model ID] [--runs N] [--concurrency C] [--warmup W] [--rate R] [--timeout-ms T] [--cache cold|warm|as-is] [--server-metrics URL | --prometheus URL [--prometheus-selector SELECTOR]] [--store PATH | --no-store] [--allow-param NAME]... [--allow-cost-params] [--allow-retrieval ORIGIN]... [--otlp-endpoint URL] [--json]';
 
 export const SIM_USAGE =
   'prompt-insight sim [--port P] [--ttft-ms N] [--prefill-ms-per-token X] [--decode-ms-per-token X] [--jitter-ms X] [--tokens-per-chunk N] [--reasoning-tokens N] [--output-tokens N] [--fault none|429|500|reset|stall|malformed|non-streaming] [--fault-rate 0..1] [--seed N] [--scenario FILE] [--slots N] [--prefix-cache-hit-rate 0..1]';

@@ -48,6 +48,8 @@ export interface TestCase {
   relevant?: string[];
   /** Production's turns (caseTurns.ts): sent after the prompt's own instructions in place of its user and assistant messages. */
   turns?: CaseTurn[];
+  /** Where the case stands in `tests:` as written, from 0 (a case without a usable assertion is skipped, so it can differ from its index among the cases). */
+  position?: number;
 }
 
 export interface TestSuite {
@@ -146,7 +148,7 @@ function promptfooCases(root: unknown, where: string, problems: string[], prompt
     const threshold = typeof raw.threshold === 'number' ? raw.threshold : typeof defaults.threshold === 'number' ? defaults.threshold : 1;
     const turns = readCaseTurns(raw, `${where}: tests[${index}]`, problems);
     if (assertions.length === 0) problems.push(`${where}: tests[${index}] has no usable assertion; it is skipped.`);
-    else cases.push({ description: typeof raw.description === 'string' && raw.description.trim() ? raw.description : caseName(index, isPlainRecord(raw.vars) ? literalValues(raw.vars) : vars), vars, assertions, threshold, ...groundingOf(raw.context ?? rawVars.context, raw.reference ?? rawVars.reference, promptPath, `${where}: tests[${index}]`, problems), ...relevantOf(raw.relevant ?? vars.relevant, raw.relevant === undefined ? `${where}: ${casePath(index)}.vars.relevant` : undefined, problems), ...(turns ? { turns } : {}) });
+    else cases.push({ description: typeof raw.description === 'string' && raw.description.trim() ? raw.description : caseName(index, isPlainRecord(raw.vars) ? literalValues(raw.vars) : vars), vars, assertions, threshold, ...groundingOf(raw.context ?? rawVars.context, raw.reference ?? rawVars.reference, promptPath, `${where}: tests[${index}]`, problems), ...relevantOf(raw.relevant ?? vars.relevant, raw.relevant === undefined ? `${where}: ${casePath(index)}.vars.relevant` : undefined, problems), ...(turns ? { turns } : {}), position: index });
   });
   return cases;
 }

@@ -77,3 +77,38 @@ export function appendCases(file: TestsFile, cases: readonly SampledCase[], stra
   for (const c of cases) tests.add(file.doc.createNode(caseObject(c, strategy, !file.hasDefaultAssertions)));
   return file.doc.toString({ lineWidth: 0 });
 }
+
+/** A run's answer the user keeps as a test case (the editor's Add This Answer as a Test Case). */
+export interface AnswerCase {
+  /** The inputs the run sent. */
+  vars: Record<string, unknown>;
+  answer: string;
+  /** Where the answer came from, for the case's description: `run at 16:05:09 on llama.cpp`. */
+  from: string;
+}
+
+/** The longest stub value taken from the answer: a phrase, not the answer. */
+const STUB_CHARS = 60;
+
+/**
+ * The case: the run's inputs, and a stub assertion to make precise — the answer's first line (cut to a
+ * phrase), which this answer passes, so the case starts green and fails when an answer drifts from it.
+ */
+export function answerCaseObject(c: AnswerCase): Record<string, unknown> {
+  const firstLine = c.answer.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
+  const phrase = firstLine.length > STUB_CHARS ? firstLine.slice(0, STUB_CHARS).replace(/\s+\S*$/, '') || firstLine.slice(0, STUB_CHARS) : firstLine;
+  return {
+    description: `answer of the ${c.from}`,
+    ...(Object.keys(c.vars).length > 0 ? { vars: c.vars } : {}),
+    assert: [phrase ? { type: 'icontains', value: phrase, metric: 'stub: make this what a good answer must hold' } : { type: 'not-equals', value: '', metric: 'stub: make this what a good answer must hold' }],
+    metadata: { source: 'editor run' },
+  };
+}
+
+/** The file's text with the answer's case appended at the end of `tests:`. */
+export function appendAnswerCase(file: TestsFile, c: AnswerCase): string {
+  const tests = (isSeq(file.doc.contents) ? file.doc.contents : (file.doc.contents as unknown as { get(k: string, keep: true): unknown }).get('tests', true)) as YAMLSeq;
+  tests.flow = false;
+  tests.add(file.doc.createNode(answerCaseObject(c)));
+  return file.doc.toString({ lineWidth: 0 });
+}

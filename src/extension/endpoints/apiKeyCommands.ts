@@ -6,7 +6,8 @@ import { configuredEndpoints } from './endpoints';
 export async function setApiKey(keys: ApiKeys, log: vscode.LogOutputChannel): Promise<void> {
   const endpoints = configuredEndpoints((m) => log.warn(m)).filter((c) => !c.bundledSim && c.config.provider !== 'vscode-lm');
   if (endpoints.length === 0) {
-    void vscode.window.showInformationMessage('Prompt Insight: add an endpoint to the promptInsight.endpoints setting first; the key is then stored for it.');
+    const add = 'Add Endpoint…';
+    void vscode.window.showInformationMessage('Prompt Insight: add an endpoint first; its key is asked for as it is added.', add).then((choice) => (choice === add ? vscode.commands.executeCommand('promptInsight.addEndpoint') : undefined));
     return;
   }
   const picked = endpoints.length === 1 ? endpoints[0] : (await vscode.window.showQuickPick(endpoints.map((c) => ({ label: c.config.name, description: c.config.baseUrl, c })), { title: 'Set the API key of which endpoint?' }))?.c;

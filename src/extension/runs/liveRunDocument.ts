@@ -11,7 +11,7 @@ import type { RunDocuments } from './runDocuments';
 export class LiveRunDocument {
   private constructor(
     private readonly documents: RunDocuments,
-    private readonly uri: vscode.Uri,
+    readonly uri: vscode.Uri,
     readonly state: RunDocumentState,
   ) {}
 

@@ -6,7 +6,9 @@
  */
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
-import { runCheckPlan } from '../../core/adherence/runChecks';
+import { runCheckPlan, type RunCheckPlan } from '../../core/adherence/runChecks';
+import { CaseSelectError, selectCase, type SelectedCase } from '../../core/adherence/caseSelect';
+import { isTestCaseCommandArgs } from '../../protocol/commands';
 import { sampleCaseVars, sidecarPathFor, type TestSuite } from '../../core/adherence/testCases';
 import type { ChatTransport } from '../../core/endpoint/transport';
 import { ResultsStore } from '../../core/store/resultsStore';
@@ -16,7 +18,10 @@ import { chooseEndpoint, type EndpointChoice } from '../endpoints/endpoints';
 import { consentToSend } from '../endpoints/sendConsent';
 import { runSettings } from '../shared/runSettings';
 import { storePathOf } from '../shared/storePath';
+import { addAnswerAsTestCase, type AnswerSource } from './addAnswerCase';
 import { LiveRunDocument } from './liveRunDocument';
+import { detectFormat } from '../../core/formats/detect';
+import type { PromptRunPlan } from '../../core/run/promptRun';
 import { judgeOfSettings } from '../endpoints/judgeEndpoint';
 import { checksNote, needsJudge, RunChecking } from './runChecking';
 import { RunDocuments, RUN_SCHEME } from './runDocuments';
@@ -24,7 +29,7 @@ import { tellRunOutcome } from './runOutcome';
 import { runWithProgress } from './runProgress';
 import { usingStore } from './runStore';
 import { exportBatchTelemetry } from './runTelemetry';
-import { planRun, promptTarget, testSuiteFor, trustedToSend } from './runTarget';
+import { planRun, promptBesideTestsFile, promptTarget, testSuiteFor, trustedToSend, type PromptTarget } from './runTarget';
 import { exportResults, showRuns } from './storeCommands';
 
 export interface RunControllerDeps {
@@ -37,6 +42,8 @@ export interface RunControllerDeps {
 
 export class RunController implements vscode.Disposable {
   private readonly documents = new RunDocuments();
+  /** Per open run document: what Add This Answer as a Test Case makes of its first answer. */
+  private readonly answerSources = new Map<string, AnswerSource>();
   private readonly disposables: vscode.Disposable[] = [];
   private readonly warn = (message: string): void => this.deps.log.warn(message);
 
@@ -44,7 +51,11 @@ export class RunController implements vscode.Disposable {
     this.disposables.push(
       this.documents,
       vscode.workspace.registerTextDocumentContentProvider(RUN_SCHEME, this.documents),
-      vscode.workspace.onDidCloseTextDocument((d) => d.uri.scheme === RUN_SCHEME && this.documents.forget(d.uri)),
+      vscode.workspace.onDidCloseTextDocument((d) => {
+        if (d.uri.scheme !== RUN_SCHEME) return;
+        this.documents.forget(d.uri);
+        this.answerSources.delete(d.uri.toString());
+      }),
     );
   }
 
@@ -55,21 +66,41 @@ export class RunController implements vscode.Disposable {
   async run(args: unknown, repeated: boolean): Promise<void> {
     if (!(await trustedToSend())) return;
     const target = await promptTarget(args);
-    if (!target) return;
+    if (target) await this.runTarget(target, repeated);
+  }
+
+  /** ▶ Run this case (a tests file's lens): the prompt beside it, once, with that case's inputs, checked against that case. */
+  async runTestCase(args: unknown): Promise<void> {
+    if (!isTestCaseCommandArgs(args)) return;
+    if (!(await trustedToSend())) return;
+    const target = await promptBesideTestsFile(vscode.Uri.parse(args.uri));
+    if (target) await this.runTarget(target, false, args.position);
+  }
+
+  /** `casePosition`: run the case at this place in `tests:` instead of the prompt's sample inputs. */
+  private async runTarget(target: PromptTarget, repeated: boolean, casePosition?: number): Promise<void> {
     const choice = await chooseEndpoint(this.warn);
     if (!choice) return;
     const settings = runSettings(repeated);
     const file = vscode.workspace.asRelativePath(target.document.uri, false);
-    const plan = await planRun(target, file, choice);
-    if (!plan || !(await consentToSend(this.deps.context.workspaceState, file, plan, choice))) return;
+    let plan = await planRun(target, file, choice);
+    if (!plan) return;
+    const suite = testSuiteFor(target.document, file, plan, this.warn);
+    let selected: SelectedCase | undefined;
+    if (casePosition !== undefined) {
+      selected = this.caseOrReport(suite, casePosition);
+      if (!selected) return;
+      plan = await planRun(target, file, choice, selected.testCase);
+      if (!plan) return;
+    }
+    if (!(await consentToSend(this.deps.context.workspaceState, file, plan, choice))) return;
     const transport = await this.transportOrReport(choice);
     if (!transport) return;
 
-    const suite = testSuiteFor(target.document, file, plan, this.warn);
     const testProblems = this.sayTestProblems(suite, target.document);
-    const checkPlan = runCheckPlan(suite, sampleCaseVars(plan.prompt));
+    const checkPlan: RunCheckPlan = selected ? { cases: [selected.testCase] } : runCheckPlan(suite, sampleCaseVars(plan.prompt));
     const output = await LiveRunDocument.open(this.documents, {
-      promptName: plan.prompt.name,
+      promptName: selected ? `${plan.prompt.name} · test case #${(selected.testCase.position ?? selected.index) + 1}` : plan.prompt.name,
       endpointLabel: choice.config.simulated ? `${choice.config.name} — SIMULATED, not a real model` : choice.config.name,
       model: plan.request.model,
       inputTokensEstimate: plan.inputTokensEstimate,
@@ -79,6 +110,7 @@ export class RunController implements vscode.Disposable {
       testProblems,
       entries: [],
     });
+    this.answerSources.set(output.uri.toString(), answerSourceOf(target, plan, suite, selected, choice.config.name, output));
     const store = new ResultsStore(this.storePath);
     // Checked before any run: a store that cannot take the runs would lose them.
     const storeUsable = usingStore(this.storePath, (s) => {
@@ -95,6 +127,7 @@ export class RunController implements vscode.Disposable {
     const result = await runWithProgress(transport, plan, choice.config.name, controller, {
       ...settings,
       store,
+      ...(selected ? { testCase: selected.index } : {}),
       onFirstRunText: (delta, kind) => output.appendFirstText(delta, kind),
       onRun: (outcome, _finished, index) => {
         runClock.note(outcome);
@@ -108,6 +141,14 @@ export class RunController implements vscode.Disposable {
     // Never reached in Restricted Mode (run() returns above).
     await exportBatchTelemetry({ document: target.document, transport, runClock, plan, outcomes: result.outcomes, checkOf: (o) => checking.checkOf(o) }, String(this.deps.context.extension.packageJSON.version ?? ''), this.deps.log);
     tellRunOutcome({ plan, choice, result, concurrency: settings.concurrency, cancelled: controller.signal.aborted, store }, output, this.deps.log);
+  }
+
+  /** Add This Answer as a Test Case: the first answer of the active run document (else the one run document in view) into the prompt's tests file. */
+  addAnswerAsTestCase(): Promise<void> {
+    const active = vscode.window.activeTextEditor?.document.uri;
+    const visible = vscode.window.visibleTextEditors.map((e) => e.document.uri).filter((u) => u.scheme === RUN_SCHEME);
+    const uri = active?.scheme === RUN_SCHEME ? active : visible.length === 1 ? visible[0] : undefined;
+    return addAnswerAsTestCase(uri ? this.answerSources.get(uri.toString()) : undefined);
   }
 
   exportResults(): Promise<void> {
@@ -135,6 +176,16 @@ export class RunController implements vscode.Disposable {
     return suite.problems;
   }
 
+  private caseOrReport(suite: TestSuite | undefined, position: number): SelectedCase | undefined {
+    try {
+      if (!suite) throw new CaseSelectError('the prompt’s test cases could not be read (see Prompt Insight: Show Output)');
+      return selectCase(suite, String(position + 1));
+    } catch (error) {
+      void vscode.window.showWarningMessage(`Prompt Insight: this case cannot run: ${(error as Error).message}`);
+      return undefined;
+    }
+  }
+
   private async transportOrReport(choice: EndpointChoice): Promise<ChatTransport | undefined> {
     try {
       return await this.deps.transports.transportFor(choice);
@@ -147,4 +198,15 @@ export class RunController implements vscode.Disposable {
   dispose(): void {
     for (const d of this.disposables) d.dispose();
   }
+}
+
+/** Whether, and how, a run's answer can become a case of the prompt's tests file. */
+function answerSourceOf(target: PromptTarget, plan: PromptRunPlan, suite: TestSuite | undefined, selected: SelectedCase | undefined, endpointName: string, output: LiveRunDocument): AnswerSource {
+  const { document } = target;
+  if (document.uri.scheme !== 'file') return { notOffered: 'the prompt is not a file on disk' };
+  if (detectFormat(document.uri.fsPath, document.getText()) === 'github-prompt-yaml') return { notOffered: 'a .prompt.yml keeps its test data in itself (testData)' };
+  if (suite?.source.endsWith('front matter')) return { notOffered: 'this prompt’s test cases are in its front matter (`tests:`), not in a tests file' };
+  if (selected?.testCase.turns) return { notOffered: 'this case sends production’s turns, not inputs' };
+  const time = new Date().toTimeString().slice(0, 8);
+  return { promptPath: document.uri.fsPath, vars: selected ? selected.testCase.vars : plan.prompt.inputs, from: `run at ${time} on ${endpointName}`, firstEntry: () => output.state.entries[0] };
 }

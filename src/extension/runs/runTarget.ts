@@ -4,7 +4,8 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { loadTestSuite, type TestSuite } from '../../core/adherence/testCases';
+import { loadTestSuite, type TestCase, type TestSuite } from '../../core/adherence/testCases';
+import { promptsOfTestsFile } from '../../core/adherence/testsFilePrompts';
 import { readTestsFileSync } from '../../core/files/workspaceFile';
 import { detectFormat } from '../../core/formats/detect';
 import { planPromptRun, type PromptRunPlan } from '../../core/run/promptRun';
@@ -40,11 +41,37 @@ export async function promptTarget(args: unknown): Promise<PromptTarget | undefi
   return { document: editor.document, promptIndex: 0 };
 }
 
-/** The request to send; a prompt that cannot be planned is reported and undefined returned. */
-export async function planRun({ document, promptIndex }: PromptTarget, file: string, choice: EndpointChoice): Promise<PromptRunPlan | undefined> {
+/**
+ * ▶ Run this case: the prompt file beside the tests file that reads it (asked when several do, as
+ * homes.prompty and homes.prompt.md share homes.tests.yaml), its first prompt.
+ */
+export async function promptBesideTestsFile(testsUri: vscode.Uri): Promise<PromptTarget | undefined> {
+  const folder = vscode.Uri.joinPath(testsUri, '..');
+  const testsName = path.posix.basename(testsUri.path);
+  let names: string[] = [];
+  try {
+    names = (await vscode.workspace.fs.readDirectory(folder)).filter(([, type]) => (type & vscode.FileType.File) !== 0).map(([name]) => name);
+  } catch {
+    // An unreadable folder has no prompt to offer: said below.
+  }
+  const prompts = promptsOfTestsFile(testsName, names);
+  if (prompts.length === 0) {
+    void vscode.window.showInformationMessage(`Prompt Insight: no prompt file beside ${testsName} reads it (a prompt NAME.prompty, NAME.prompt, NAME.prompt.md or NAME.prompt.txt reads NAME.tests.yaml).`);
+    return undefined;
+  }
+  const picked = prompts.length === 1 ? prompts[0] : (await vscode.window.showQuickPick(prompts, { title: `Prompt Insight: run this case of ${testsName} with which prompt?` }));
+  if (!picked) return undefined;
+  const uri = vscode.Uri.joinPath(folder, picked);
+  const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString()) ?? (await vscode.workspace.openTextDocument(uri));
+  return { document, promptIndex: 0 };
+}
+
+/** The request to send (with a test case's inputs when one is given); a prompt that cannot be planned is reported and undefined returned. */
+export async function planRun({ document, promptIndex }: PromptTarget, file: string, choice: EndpointChoice, testCase?: TestCase): Promise<PromptRunPlan | undefined> {
   try {
     return await planPromptRun(file, document.getText(), {
       promptIndex,
+      ...(testCase ? { vars: testCase.vars, ...(testCase.turns ? { turns: testCase.turns } : {}) } : {}),
       ...(choice.config.model ? { endpointModel: choice.config.model } : {}),
       references: {
         ...(document.uri.scheme === 'file' ? { filePath: document.uri.fsPath } : {}),
