@@ -15,6 +15,8 @@ import { loadFileVersions, type FileVersions } from './prodVersions';
 import { boundedTraceOpener, EDITOR_TRACE_MAX_BYTES, resolveTraceFiles } from './workspaceTraces';
 import { editorAnswerSample, editorChecks, scoreVersions } from './editorAdherence';
 import { fanOut } from './prodWindows';
+import { SpanWindows } from '../baseline/spanWindows';
+import { promptWatchData, type PromptWatchData } from './productionAnomalies';
 
 /** Shorter than the CLI's 10 s: a hover's background read must not hold a refresh for long. */
 export const EDITOR_PROMETHEUS_TIMEOUT_MS = 5000;
@@ -37,6 +39,8 @@ export interface SourceReading {
   error?: string;
   /** What was left out or cut, said. */
   notes: string[];
+  /** Per prompt name: `watch`'s anomalies over every span the files hold (trace sources; absent otherwise). */
+  watch?: Record<string, PromptWatchData>;
 }
 
 export interface FileProduction {
@@ -91,11 +95,13 @@ async function readSource(file: string, source: ProductionSource, fileVersions: 
       // Production adherence: answers sampled in the same pass, scored with the tests file's judge-free checks.
       const checks = await editorChecks(options.root, file);
       const answers = editorAnswerSample(checks, { sinceMs, untilMs: nowMs });
+      // `watch`'s hourly series per prompt, in the same pass: the anomalies need the weeks before the window.
+      const watched = [...names].map((name) => [name, new SpanWindows(new Set([name]), undefined, undefined, nowMs)] as const);
       const report = await prodFromTraces(file, resolved.files, {
         sinceMs,
         fileVersions,
         open: boundedTraceOpener(options.root, options.maxTraceBytes ?? EDITOR_TRACE_MAX_BYTES, (note) => notes.push(note)),
-        alsoTo: answers ? fanOut(timeline, answers) : timeline,
+        alsoTo: fanOut(timeline, ...watched.map(([, w]) => w), ...(answers ? [answers] : [])),
         ...(answers ? { keepAnswers: true } : {}),
         signal,
       });
@@ -103,7 +109,7 @@ async function readSource(file: string, source: ProductionSource, fileVersions: 
         await scoreVersions(report, answers, checks);
         if (checks.leftOut.length) notes.push(`production adherence leaves out ${checks.leftOut.join(', ')}.`);
       }
-      return { source, label, report, timeline: timeline.data(), notes };
+      return { source, label, report, timeline: timeline.data(), notes, watch: Object.fromEntries(watched.map(([name, w]) => [name, promptWatchData(w)])) };
     }
     const call = { window: source.since, atMs: nowMs, timeoutMs: options.prometheusTimeoutMs ?? EDITOR_PROMETHEUS_TIMEOUT_MS, maxBytes: EDITOR_PROMETHEUS_MAX_BYTES, fileVersions, signal };
     const report = await prodFromPrometheus(file, source.prometheus, call);
