@@ -8,7 +8,7 @@
  */
 import { BarController, BarElement, CategoryScale, Chart, Filler, Legend, LinearScale, LineController, LineElement, PointElement, Title, Tooltip, type ChartConfiguration, type Plugin } from 'chart.js';
 import type { ProductionSourceView, ProductionVersionRow, ProductionView, ProductionWindow } from '../src/core/telemetry/productionView';
-import type { ProductionAnomaly } from '../src/core/telemetry/productionAnomalies';
+import type { ProductionAnomaly } from '../src/core/telemetry/productionAnomalyData';
 import type { ProductionPageToHost } from '../src/protocol/productionWebview';
 import { clipToAxis, fitAxis } from '../src/core/metrics/axisFit';
 import type { WindowFigures } from '../src/core/telemetry/prodTimeline';

@@ -12,7 +12,7 @@ import type { FileProduction, SourceReading } from '../core/telemetry/prodForEdi
 import type { ProdVersion } from '../core/telemetry/prodReport';
 import type { FileVersions } from '../core/telemetry/prodVersions';
 import { productionView, type ProductionWindow } from '../core/telemetry/productionView';
-import { anomalyViews, isOngoing } from '../core/telemetry/productionAnomalies';
+import { anomalyViews, isOngoing } from '../core/baseline/productionAnomalies';
 import type { ProductionAlert, ProductionViewResult } from '../protocol/productionRequest';
 import type { ProductionLookup } from './productionFigures';
 
@@ -147,7 +147,7 @@ export function productionViewResult(lookup: ProductionLookup, prompt: PromptAna
   if (lookup.state === 'loading') return { problem: 'Production numbers are still being read; try again in a moment.' };
   const hash = promptHashOf(prompt);
   const own = new Set(lookup.production.readings.map((r) => versionOfText(r.report?.versions.filter((v) => v.promptName === prompt.prompt.name || v.promptName === null) ?? [], lookup.production.versions, prompt.prompt.name, hash)));
-  return { view: productionView(file, lookup.production, prompt.prompt.name, (v) => own.has(v), window) };
+  return { view: productionView(file, lookup.production, prompt.prompt.name, (v) => own.has(v), window, (reading, fromMs, untilMs) => anomalyViews(reading.watch?.[prompt.prompt.name]?.anomalies ?? [], fromMs, untilMs, lookup.production.readAtMs)) };
 }
 
 /** The first prompt of the file with an anomaly going on now (its newest hours depart from the baseline), for the status bar. */

@@ -9,7 +9,7 @@ import type { FileProduction } from './prodForEditor';
 import type { ProdVersion } from './prodReport';
 import type { ProdHallucination } from './prodAdherence';
 import type { TimelineData } from './prodTimeline';
-import { anomalyViews, type ProductionAnomaly } from './productionAnomalies';
+import type { ProductionAnomaly } from './productionAnomalyData';
 
 export interface ProductionVersionRow {
   version: string;
@@ -68,7 +68,7 @@ const BAND_WORDS: Record<string, string> = {
   'rolling-day': "the last day's range",
 };
 
-export function productionView(file: string, production: FileProduction, promptName: string, isThisText: (v: ProdVersion) => boolean, window?: ProductionWindow): ProductionView {
+export function productionView(file: string, production: FileProduction, promptName: string, isThisText: (v: ProdVersion) => boolean, window?: ProductionWindow, anomaliesOf?: (reading: FileProduction['readings'][number], fromMs: number, untilMs: number) => ProductionAnomaly[]): ProductionView {
   const sources = production.readings.map((reading): ProductionSourceView => {
     const versions = (reading.report?.versions ?? [])
       .filter((v) => v.promptName === promptName || v.promptName === null)
@@ -92,7 +92,7 @@ export function productionView(file: string, production: FileProduction, promptN
     const band = timeline?.band;
     const baseline = !band ? 'no hourly figures from this source' : band.method === 'none' ? (band.note ?? 'no baseline yet') : `dynamic baseline: ${BAND_WORDS[band.method] ?? band.method}${band.note ? ` — ${band.note}` : ''}`;
     const fromMs = timeline?.sinceMs ?? (reading.report?.window.since ? Date.parse(reading.report.window.since) : 0);
-    const anomalies = anomalyViews(reading.watch?.[promptName]?.anomalies ?? [], fromMs, timeline?.untilMs ?? production.readAtMs, production.readAtMs);
+    const anomalies = anomaliesOf?.(reading, fromMs, timeline?.untilMs ?? production.readAtMs) ?? [];
     return { label: reading.label, since: reading.source.since, kind: reading.source.kind, error: reading.error ?? null, notes: reading.notes, versions, timeline, baseline, range: rangeWords(reading), anomalies };
   });
   return { kind: 'production', file, prompt: promptName, sources, ...(window ? { window } : {}) };

@@ -5,33 +5,25 @@
  * version live and the likely cause. Anomalies of the same metric and version at about the same hour on
  * consecutive days are said once ("Nights of Dec 1–3").
  */
-import type { SpanWindows, WatchMetric } from '../baseline/spanWindows';
-import { analyzeWatch, explainedAnomalies } from '../baseline/watchAnalysis';
-import type { VersionChange } from '../baseline/anomalies';
+import { SpanWindows, type WatchMetric } from './spanWindows';
+import { analyzeWatch, explainedAnomalies } from './watchAnalysis';
 import { formatMs } from '../metrics/format';
+import { fanOut } from '../telemetry/prodWindows';
+import { readFileProduction, type EditorProductionOptions, type FileProduction, type WatchSinks } from '../telemetry/prodForEditor';
+import type { ProductionSource } from '../telemetry/productionSettings';
+import type { AnomalyRecord, ProductionAnomaly, PromptWatchData } from '../telemetry/productionAnomalyData';
 
-export interface AnomalyRecord {
-  metric: WatchMetric;
-  startMs: number;
-  /** null: still going on at the newest window. */
-  endMs: number | null;
-  observed: number;
-  usual: number | null;
-  upper: number | null;
-  version: string | null;
-  /** The version change just before it (within its first window or the two before). */
-  likelyCause: VersionChange | null;
-  /** What moved with it and what that points at (anomalyCause.ts), in words; null when nothing moved. */
-  movedWith: string | null;
-  pointsAt: 'prompt' | 'capacity' | 'decoding' | null;
-  /** Start of the newest window of the metric: an open anomaly is ongoing only while this is recent. */
-  lastWindowMs: number | null;
+export type { AnomalyRecord, ProductionAnomaly, PromptWatchData } from '../telemetry/productionAnomalyData';
+
+/** The editor's read of a file's sources with `watch`'s series per prompt in the same pass (trace sources). */
+export function readFileProductionWatched(file: string, sources: readonly ProductionSource[], options: EditorProductionOptions): Promise<FileProduction> {
+  return readFileProduction(file, sources, { ...options, watch: watchSinks });
 }
 
-/** One prompt's analysis as a source read it: every version change and anomaly over all its spans. */
-export interface PromptWatchData {
-  versions: VersionChange[];
-  anomalies: AnomalyRecord[];
+/** One SpanWindows per prompt name: the anomalies need every span the files hold, the weeks before the window too. */
+export function watchSinks(promptNames: ReadonlySet<string>, nowMs: number): WatchSinks {
+  const windows = [...promptNames].map((name) => [name, new SpanWindows(new Set([name]), undefined, undefined, nowMs)] as const);
+  return { sink: fanOut(...windows.map(([, w]) => w)), data: () => Object.fromEntries(windows.map(([name, w]) => [name, promptWatchData(w)])) };
 }
 
 export function promptWatchData(windows: SpanWindows): PromptWatchData {
@@ -51,22 +43,6 @@ export function promptWatchData(windows: SpanWindows): PromptWatchData {
     lastWindowMs,
   }));
   return { versions, anomalies };
-}
-
-/** What the page lists and marks on the chart. */
-export interface ProductionAnomaly {
-  metric: WatchMetric;
-  /** "TTFT p99", "E2E latency p99", "error rate". */
-  label: string;
-  /** The hours it covers, one span per day for a recurring one; endMs null while ongoing. */
-  spans: { startMs: number; endMs: number | null }[];
-  /** Still departing in the last hours (the status bar's signal). */
-  ongoing: boolean;
-  version: string | null;
-  /** The version that went live just before it, if one did. */
-  causeVersion: string | null;
-  /** One plain sentence: when, what, how far over the usual, the version live, the likely cause. */
-  sentence: string;
 }
 
 export const METRIC_LABEL: Record<WatchMetric, string> = { 'ttft.p99': 'TTFT p99', 'e2e.p99': 'E2E latency p99', 'error-rate': 'error rate' };
