@@ -116,7 +116,7 @@ export function isProductionView(value: unknown): value is ProductionView {
   const v = value as Partial<ProductionView> | null;
   return (
     typeof v === 'object' && v !== null && v.kind === 'production' && typeof v.file === 'string' && typeof v.prompt === 'string' && Array.isArray(v.sources) &&
-    v.sources.every((s) => typeof s?.label === 'string' && Array.isArray(s.versions) && Array.isArray(s.notes) && (s.timeline === null || (Array.isArray(s.timeline?.versions) && Array.isArray(s.timeline.changes) && Array.isArray(s.timeline.band?.points))))
+    v.sources.every((s) => typeof s?.label === 'string' && Array.isArray(s.versions) && Array.isArray(s.notes) && (s.anomalies === undefined || (Array.isArray(s.anomalies) && s.anomalies.every((a) => typeof a?.sentence === 'string' && Array.isArray(a.spans)))) && (s.timeline === null || (Array.isArray(s.timeline?.versions) && Array.isArray(s.timeline.changes) && Array.isArray(s.timeline.band?.points))))
   );
 }
 
