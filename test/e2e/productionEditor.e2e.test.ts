@@ -75,7 +75,7 @@ describe('production in VS Code', () => {
     await panel.locator('#production-window').selectOption('7d');
     await expect.poll(async () => Number(await panel.locator('body').getAttribute('data-charts-drawn')), { timeout: 60_000 }).toBe(2);
     expect(await panel.locator('#production-window').inputValue()).toBe('7d');
-    expect(await panel.locator('.production-source h3').first().innerText()).toMatch(/hourly chart: /);
+    expect(await panel.locator('.production-source h3').first().innerText()).toMatch(/ · last 7d: /);
     expect(await panel.locator('.anomaly-list li').first().innerText()).toMatch(/TTFT p99 1\.90 s .* v-night/);
     await page.screenshot({ path: `${ARTIFACTS}/production-anomaly.png` });
   });
