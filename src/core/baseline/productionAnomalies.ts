@@ -22,7 +22,7 @@ export function readFileProductionWatched(file: string, sources: readonly Produc
 
 /** One SpanWindows per prompt name: the anomalies need every span the files hold, the weeks before the window too. */
 export function watchSinks(promptNames: ReadonlySet<string>, nowMs: number): WatchSinks {
-  const windows = [...promptNames].map((name) => [name, new SpanWindows(new Set([name]), undefined, undefined, nowMs)] as const);
+  const windows = [...promptNames].map((name) => [name, new SpanWindows(new Set([name]), undefined, undefined, nowMs, false)] as const);
   return { sink: fanOut(...windows.map(([, w]) => w)), data: () => Object.fromEntries(windows.map(([name, w]) => [name, promptWatchData(w)])) };
 }
 
