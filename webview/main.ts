@@ -6,11 +6,12 @@ import { isComparisonView, isHostToWebview, MAX_PANEL_RUNS, type JudgeWith, type
 import { isCapacityView } from '../src/core/load/capacityView';
 import { renderCapacity } from './capacity';
 import { isProductionView } from '../src/core/telemetry/productionView';
-import { renderProduction } from './production';
+import { renderProduction, type ProductionHost } from './production';
+import { isHostToProductionPage, type ProductionPageToHost } from '../src/protocol/productionWebview';
 import { el, visibleControls } from './dom';
 import { renderComparison } from './render';
 
-declare function acquireVsCodeApi(): { postMessage(message: WebviewToHost): void };
+declare function acquireVsCodeApi(): { postMessage(message: WebviewToHost | ProductionPageToHost): void };
 
 const app = document.getElementById('app')!;
 const embedded = document.getElementById('report-data');
@@ -22,11 +23,28 @@ function recordRenderTime(ms: number): void {
 if (embedded) {
   const data: unknown = JSON.parse(embedded.textContent ?? 'null');
   if (isCapacityView(data)) recordRenderTime(renderCapacity(app, data));
-  else if (isProductionView(data)) recordRenderTime(renderProduction(app, data));
+  else if (isProductionView(data)) recordRenderTime(renderProduction(app, data, productionHost()));
   else if (isComparisonView(data)) recordRenderTime(renderComparison(app, data));
   else app.textContent = 'This report holds no readable comparison or capacity test.';
 } else {
   startPanel();
+}
+
+/** In VS Code the Production page talks to the extension (the window picker, the follow-up commands); a standalone report has no host. */
+function productionHost(): ProductionHost | undefined {
+  if (typeof acquireVsCodeApi !== 'function') return undefined;
+  const vscode = acquireVsCodeApi();
+  const host: ProductionHost = { post: (message) => vscode.postMessage(message) };
+  window.addEventListener('message', (event: MessageEvent) => {
+    const message: unknown = event.data;
+    if (!isHostToProductionPage(message)) return;
+    if (message.type === 'productionView') recordRenderTime(renderProduction(app, message.view, host));
+    else {
+      const status = app.querySelector('.status');
+      if (status) status.textContent = visibleControls(message.text);
+    }
+  });
+  return host;
 }
 
 function startPanel(): void {

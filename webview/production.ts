@@ -2,16 +2,31 @@
  * The Production view: per source, the versions production saw (the text in the editor marked, versions
  * not in git history said), one chart per source — hourly TTFT p50 and p99 per version, requests per
  * hour as bars, the version changes on the time axis, the baseline band of the hourly p99 where history
- * allows — and each version change with the hours before and after it. No HTML strings from data.
+ * allows, the anomalies against it shaded — the anomalies in words, and each version change with the
+ * hours before and after it. In VS Code (a host to post to) also the window picker and the two follow-up
+ * commands. No HTML strings from data.
  */
-import { BarController, BarElement, CategoryScale, Chart, Filler, Legend, LinearScale, LineController, LineElement, PointElement, Title, Tooltip, type ChartConfiguration } from 'chart.js';
-import type { ProductionSourceView, ProductionVersionRow, ProductionView } from '../src/core/telemetry/productionView';
+import { BarController, BarElement, CategoryScale, Chart, Filler, Legend, LinearScale, LineController, LineElement, PointElement, Title, Tooltip, type ChartConfiguration, type Plugin } from 'chart.js';
+import type { ProductionSourceView, ProductionVersionRow, ProductionView, ProductionWindow } from '../src/core/telemetry/productionView';
+import type { ProductionAnomaly } from '../src/core/telemetry/productionAnomalyData';
+import type { ProductionPageToHost } from '../src/protocol/productionWebview';
+import { clipToAxis, fitAxis } from '../src/core/metrics/axisFit';
 import type { WindowFigures } from '../src/core/telemetry/prodTimeline';
 import { formatMs } from '../src/core/metrics/format';
 import { chartPalette, themeKindOf } from './chartPalette';
 import { el } from './dom';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, LineController, LineElement, PointElement, Filler, Title, Tooltip, Legend);
+
+/** The extension host, when the page runs in VS Code (absent in a standalone report). */
+export interface ProductionHost {
+  post(message: ProductionPageToHost): void;
+}
+
+const WINDOW_WORDS: Record<ProductionWindow, string> = { '24h': 'last 24 h', '7d': 'last 7 days', '30d': 'last 30 days', 'since-change': 'since the last version change' };
+const drawn: Chart[] = [];
+/** The anomaly the user clicked (prefills the follow-up commands), by its source and position. */
+let selected: { source: number; index: number } | undefined;
 
 const ms = (v: number | null) => (v === null ? 'n/a' : formatMs(v));
 const hourLabel = (t: number) => new Date(t).toISOString().slice(5, 13).replace('T', ' ') + 'h';
@@ -37,11 +52,14 @@ function adherenceTitle(v: ProductionVersionRow): string {
   return `${v.adherence!.passed} of ${v.adherence!.scored} sampled answers pass (of ${v.adherence!.withAnswer} captured)${h}`;
 }
 
-export function renderProduction(target: HTMLElement, view: ProductionView): number {
+export function renderProduction(target: HTMLElement, view: ProductionView, host?: ProductionHost): number {
   const started = performance.now();
+  selected = undefined;
+  const status = el('p', { className: 'status', attrs: { role: 'status' } });
   const parts: Node[] = [el('header', {}, [el('h2', { text: `Production of ${view.prompt} — ${view.file}` })])];
+  if (host) parts.push(pageControls(view, host, status), status);
   const canvases: [HTMLCanvasElement, ProductionSourceView][] = [];
-  for (const source of view.sources) {
+  for (const [sourceIndex, source] of view.sources.entries()) {
     const section = el('section', { className: 'production-source', attrs: { 'aria-label': `production from ${source.label}` } });
     section.append(el('h3', { text: `${source.label} · ${source.range ?? `last ${source.since}`}` }));
     if (source.error) section.append(el('p', { className: 'fail', text: source.error }));
@@ -62,11 +80,12 @@ export function renderProduction(target: HTMLElement, view: ProductionView): num
     );
     section.append(source.versions.length ? table : el('p', { text: 'No requests of this prompt in the window.' }));
     if (source.timeline && source.timeline.versions.some((v) => v.points.length > 0)) {
-      const canvas = el('canvas', { attrs: { role: 'img', 'aria-label': `hourly TTFT p50 and p99 and requests per version from ${source.label}` } });
+      const canvas = el('canvas', { attrs: { role: 'img', 'data-source': String(sourceIndex), 'aria-label': `hourly TTFT p50 and p99 and requests per version from ${source.label}${source.anomalies?.length ? `, ${source.anomalies.length} anomalies shaded` : ''}` } });
       section.append(el('figure', { className: 'chart production' }, [el('div', { className: 'chart-box' }, [canvas])]));
       canvases.push([canvas, source]);
     }
     section.append(el('p', { className: 'meta baseline', text: `Baseline band (hourly TTFT p99, all versions): ${source.baseline}` }));
+    section.append(anomalyList(source.anomalies ?? [], sourceIndex, status));
     const changes = source.timeline?.changes ?? [];
     if (changes.length) {
       section.append(el('h4', { text: 'Version changes' }));
@@ -80,7 +99,83 @@ export function renderProduction(target: HTMLElement, view: ProductionView): num
   return performance.now() - started;
 }
 
-export function productionChartConfiguration(source: ProductionSourceView, foreground: string, grid: string, kind = themeKindOf(document.body.classList)): ChartConfiguration {
+/** The window picker and the two follow-up commands (prefilled from the selected anomaly, else the window). */
+function pageControls(view: ProductionView, host: ProductionHost, status: HTMLElement): HTMLElement {
+  const picker = el('select', { attrs: { id: 'production-window', 'aria-label': 'time shown' } }, (Object.keys(WINDOW_WORDS) as ProductionWindow[]).map((w) => el('option', { text: WINDOW_WORDS[w], attrs: { value: w } })));
+  picker.value = view.window ?? 'since-change';
+  picker.addEventListener('change', () => {
+    status.textContent = `Reading ${WINDOW_WORDS[picker.value as ProductionWindow]}…`;
+    host.post({ type: 'productionWindow', window: picker.value as ProductionWindow });
+  });
+  const action = (name: 'sampleIntoTests' | 'decideGrayRelease') => () => host.post({ type: 'productionAction', action: name, ...actionRange(view) });
+  const sample = el('button', { text: 'Sample into tests…', attrs: { type: 'button', title: 'Turn production requests of this time (or of the selected anomaly) into test cases' } });
+  const decide = el('button', { text: 'Decide gray release', attrs: { type: 'button', title: 'Decide ship or roll back for the version of this time (or of the selected anomaly)' } });
+  sample.addEventListener('click', action('sampleIntoTests'));
+  decide.addEventListener('click', action('decideGrayRelease'));
+  return el('div', { className: 'controls production-controls' }, [el('label', { text: 'Show ', attrs: { for: 'production-window' } }), picker, sample, decide]);
+}
+
+/** The selected anomaly's version and hours, or the window shown. */
+function actionRange(view: ProductionView): { version?: string; since?: string; until?: string } {
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const anomaly = selected ? view.sources[selected.source]?.anomalies?.[selected.index] : undefined;
+  if (anomaly) {
+    const last = anomaly.spans.at(-1)!;
+    const version = anomaly.causeVersion ?? anomaly.version;
+    return { ...(version ? { version } : {}), since: iso(anomaly.spans[0]!.startMs), ...(last.endMs !== null ? { until: iso(last.endMs) } : {}) };
+  }
+  const timeline = view.sources.find((s) => s.timeline)?.timeline;
+  return timeline ? { since: iso(timeline.sinceMs), until: iso(timeline.untilMs) } : {};
+}
+
+/** The anomalies in words under the chart; a click selects one (and marks it on the chart). */
+function anomalyList(anomalies: readonly ProductionAnomaly[], sourceIndex: number, status: HTMLElement): HTMLElement {
+  if (anomalies.length === 0) return el('p', { className: 'meta anomalies-none', text: 'No anomaly against the baseline in this time.' });
+  const items = anomalies.map((a, index) => {
+    const item = el('li', { className: a.ongoing ? 'anomaly ongoing' : 'anomaly', text: a.sentence, attrs: { tabindex: '0', role: 'button', 'aria-pressed': 'false' } });
+    const select = () => {
+      selected = { source: sourceIndex, index };
+      for (const other of item.parentElement?.querySelectorAll('li') ?? []) other.setAttribute('aria-pressed', String(other === item));
+      status.textContent = `Selected: ${a.label} anomaly — the buttons above use its version and hours.`;
+      redrawSelection();
+    };
+    item.addEventListener('click', select);
+    item.addEventListener('keydown', (e) => (e.key === 'Enter' || e.key === ' ') && (e.preventDefault(), select()));
+    return item;
+  });
+  return el('div', { className: 'anomalies' }, [el('h4', { text: 'Anomalies against the baseline (as watch finds them)' }), el('ul', { className: 'anomaly-list', attrs: { 'aria-label': 'anomalies' } }, items)]);
+}
+
+/** The anomalies' hours shaded on the chart (the selected one stronger), at the category axis's hour slots. */
+const anomalySpans: Plugin = {
+  id: 'anomalySpans',
+  beforeDatasetsDraw(chart) {
+    const options = (chart.options.plugins as { anomalySpans?: { ranges: { from: number; to: number; selected: boolean }[] } }).anomalySpans;
+    const x = chart.scales.x;
+    if (!options || !x) return;
+    const { ctx, chartArea } = chart;
+    const slot = x.getPixelForValue(1) - x.getPixelForValue(0) || 8;
+    ctx.save();
+    for (const r of options.ranges) {
+      ctx.fillStyle = r.selected ? 'rgba(230, 80, 60, 0.35)' : 'rgba(230, 80, 60, 0.16)';
+      const left = x.getPixelForValue(r.from) - slot / 2;
+      ctx.fillRect(left, chartArea.top, x.getPixelForValue(r.to) + slot / 2 - left, chartArea.bottom - chartArea.top);
+    }
+    ctx.restore();
+  },
+};
+
+/** Hour indexes each anomaly covers (inclusive), for the shading. */
+export function anomalyRanges(hours: readonly number[], anomalies: readonly ProductionAnomaly[], sourceSelected?: number): { from: number; to: number; selected: boolean }[] {
+  return anomalies.flatMap((a, index) =>
+    a.spans.flatMap((s) => {
+      const inside = hours.map((t, i) => (t >= s.startMs && t < (s.endMs ?? Infinity) ? i : -1)).filter((i) => i >= 0);
+      return inside.length ? [{ from: inside[0]!, to: inside.at(-1)!, selected: index === sourceSelected }] : [];
+    }),
+  );
+}
+
+export function productionChartConfiguration(source: ProductionSourceView, foreground: string, grid: string, kind = themeKindOf(document.body.classList), selectedIn?: number): ChartConfiguration {
   const palette = chartPalette(kind);
   const timeline = source.timeline!;
   const hours = [...new Set([...timeline.versions.flatMap((v) => v.points.map((p) => p.t)), ...timeline.band.points.map((p) => p.t)])].sort((a, b) => a - b);
@@ -89,38 +184,83 @@ export function productionChartConfiguration(source: ProductionSourceView, foreg
   const at = <P extends { t: number }>(points: readonly P[]) => new Map(points.map((p) => [p.t, p] as const));
   const datasets: object[] = [];
   const band = at(timeline.band.points);
+  // The y-axis fitted to the TTFT lines (robust: a few extreme hours are drawn at the top edge, marked).
+  const ttftValues = timeline.versions.flatMap((v) => v.points.flatMap((p) => [p.ttftP50Ms, p.ttftP99Ms]));
+  const axis = fitAxis(ttftValues);
   if (timeline.band.points.some((p) => p.lower !== null)) {
-    datasets.push({ type: 'line', label: 'baseline band (p99) low', data: hours.map((t) => band.get(t)?.lower ?? null), borderColor: palette.serverRunning, borderWidth: 1, pointRadius: 0, yAxisID: 'y' });
-    datasets.push({ type: 'line', label: 'baseline band (p99)', data: hours.map((t) => band.get(t)?.upper ?? null), borderColor: palette.serverRunning, borderWidth: 1, pointRadius: 0, backgroundColor: 'rgba(128,128,128,0.2)', fill: '-1', yAxisID: 'y' });
+    // The band's lower edge has no legend entry of its own (filtered below by its empty label).
+    datasets.push({ type: 'line', label: '', data: hours.map((t) => clipToAxis(band.get(t)?.lower ?? null, axis.max)), borderColor: palette.serverRunning, borderWidth: 1, pointRadius: 0, yAxisID: 'y' });
+    datasets.push({ type: 'line', label: 'baseline band (p99)', data: hours.map((t) => clipToAxis(band.get(t)?.upper ?? null, axis.max)), borderColor: palette.serverRunning, borderWidth: 1, pointRadius: 0, backgroundColor: 'rgba(128,128,128,0.2)', fill: '-1', yAxisID: 'y' });
   }
   timeline.versions.forEach((v, i) => {
     const colour = palette.revisions[i % palette.revisions.length]!;
     const points = at(v.points);
-    datasets.push({ type: 'line', label: `${v.version} TTFT p50`, data: hours.map((t) => points.get(t)?.ttftP50Ms ?? null), borderColor: colour, backgroundColor: colour, pointRadius: 2, spanGaps: false, yAxisID: 'y' });
-    datasets.push({ type: 'line', label: `${v.version} TTFT p99`, data: hours.map((t) => points.get(t)?.ttftP99Ms ?? null), borderColor: colour, backgroundColor: colour, borderDash: [6, 3], pointRadius: 2, spanGaps: false, yAxisID: 'y' });
+    for (const [field, name, dash] of [['ttftP50Ms', 'p50', []], ['ttftP99Ms', 'p99', [6, 3]]] as const) {
+      const actual = hours.map((t) => points.get(t)?.[field] ?? null);
+      const outlier = actual.map((value) => value !== null && axis.max !== undefined && value > axis.max);
+      datasets.push({
+        type: 'line', label: `${v.version} TTFT ${name}`, data: actual.map((value) => clipToAxis(value, axis.max)), actual,
+        borderColor: colour, backgroundColor: colour, borderDash: dash, spanGaps: false, yAxisID: 'y',
+        pointStyle: outlier.map((o) => (o ? 'triangle' : 'circle')), pointRadius: outlier.map((o) => (o ? 5 : 2)),
+      });
+    }
     datasets.push({ type: 'bar', label: `${v.version} requests`, data: hours.map((t) => points.get(t)?.requests ?? null), backgroundColor: `${colour}55`, yAxisID: 'requests' });
   });
   return {
     type: 'bar',
+    plugins: [anomalySpans],
     data: { labels, datasets: datasets as never },
     options: {
       responsive: true,
       maintainAspectRatio: false,
       animation: false,
-      plugins: { title: { display: true, text: 'TTFT per hour and version (◆ version change)', color: foreground }, legend: { labels: { color: foreground } } },
+      plugins: {
+        title: { display: true, text: `TTFT per hour and version (◆ version change${source.anomalies?.length ? ', shaded: anomaly' : ''}${axis.clipped ? ', ▲ above the axis' : ''})`, color: foreground },
+        legend: { labels: { color: foreground, filter: (item: { text: string }) => item.text !== '' } },
+        tooltip: { filter: (item: { dataset: { label?: string } }) => item.dataset.label !== '', callbacks: { label: tooltipLabel } },
+        anomalySpans: { ranges: anomalyRanges(hours, source.anomalies ?? [], selectedIn) },
+      } as never,
       scales: {
-        x: { ticks: { color: foreground }, grid: { color: grid } },
-        y: { beginAtZero: true, position: 'left', title: { display: true, text: 'TTFT ms', color: foreground }, ticks: { color: foreground }, grid: { color: grid } },
-        requests: { beginAtZero: true, position: 'right', title: { display: true, text: 'requests / hour', color: foreground }, ticks: { color: foreground }, grid: { drawOnChartArea: false } },
+        x: { ticks: { color: foreground, autoSkip: true, autoSkipPadding: 12, maxTicksLimit: 12, maxRotation: 0 }, grid: { color: grid } },
+        y: { beginAtZero: true, ...(axis.max !== undefined ? { max: axis.max } : {}), position: 'left', title: { display: true, text: 'TTFT ms', color: foreground }, ticks: { color: foreground, maxTicksLimit: 8 }, grid: { color: grid } },
+        requests: { beginAtZero: true, position: 'right', title: { display: true, text: 'requests / hour', color: foreground }, ticks: { color: foreground, maxTicksLimit: 8 }, grid: { drawOnChartArea: false } },
       } as never,
     },
   };
 }
 
+/** A line's tooltip says its real value, also when the point is drawn at the top edge. */
+function tooltipLabel(item: { dataset: { label?: string; actual?: (number | null)[] }; dataIndex: number; formattedValue: string }): string {
+  const actual = item.dataset.actual?.[item.dataIndex];
+  if (actual === undefined || actual === null) return `${item.dataset.label}: ${item.formattedValue}`;
+  const shown = Number(item.formattedValue.replace(/,/g, ''));
+  return `${item.dataset.label}: ${ms(actual)}${actual > shown ? ' (above the axis)' : ''}`;
+}
+
+let drawnCanvases: [HTMLCanvasElement, ProductionSourceView][] = [];
+
 function drawProductionCharts(canvases: [HTMLCanvasElement, ProductionSourceView][]): void {
+  for (const chart of drawn.splice(0)) chart.destroy();
+  drawnCanvases = canvases;
   const style = getComputedStyle(document.body);
   const foreground = style.getPropertyValue('--vscode-foreground').trim() || style.color || '#333';
   const grid = style.getPropertyValue('--vscode-panel-border').trim() || 'rgba(128,128,128,0.3)';
-  for (const [canvas, source] of canvases) new Chart(canvas, productionChartConfiguration(source, foreground, grid));
+  for (const [canvas, source] of canvases) {
+    const sourceIndex = Number(canvas.dataset.source);
+    drawn.push(new Chart(canvas, productionChartConfiguration(source, foreground, grid, themeKindOf(document.body.classList), selected?.source === sourceIndex ? selected.index : undefined)));
+  }
   document.body.dataset.chartsDrawn = String(Number(document.body.dataset.chartsDrawn ?? '0') + canvases.length);
+}
+
+/** A selection changes only the shading: the charts' shading options updated in place (not counted as a redraw). */
+function redrawSelection(): void {
+  drawn.forEach((chart, i) => {
+    const [canvas, source] = drawnCanvases[i]!;
+    const sourceIndex = Number(canvas.dataset.source);
+    const labels = chart.data.labels?.length ?? 0;
+    const hours = [...new Set([...source.timeline!.versions.flatMap((v) => v.points.map((p) => p.t)), ...source.timeline!.band.points.map((p) => p.t)])].sort((a, b) => a - b);
+    if (hours.length !== labels) return;
+    (chart.options.plugins as { anomalySpans?: unknown }).anomalySpans = { ranges: anomalyRanges(hours, source.anomalies ?? [], selected?.source === sourceIndex ? selected.index : undefined) };
+    chart.update('none');
+  });
 }

@@ -4,11 +4,12 @@
  * anomaly with its start, end or "ongoing", the value, the band and the version that was live, and a
  * slow drift. Exit 1 while an anomaly is ongoing, for cron and CI.
  */
-import { findAnomalies, findDrift, type Anomaly, type Drift, type VersionChange } from '../core/baseline/anomalies';
+import type { Anomaly, Drift, VersionChange } from '../core/baseline/anomalies';
 import { explainAnomaly, type Companion } from '../core/baseline/anomalyCause';
+import { analyzeWatch } from '../core/baseline/watchAnalysis';
 import { watchSeriesFromPrometheus, type PromWatchSeries } from '../core/baseline/promSeries';
-import { baselineAt, type SeriesPoint } from '../core/stats/seasonalBaseline';
-import { SKEW_TOLERANCE_MS, SpanWindows, WATCH_METRICS, type WatchMetric } from '../core/baseline/spanWindows';
+import type { baselineAt, SeriesPoint } from '../core/stats/seasonalBaseline';
+import { SKEW_TOLERANCE_MS, SpanWindows, type WatchMetric } from '../core/baseline/spanWindows';
 import { formatMs } from '../core/metrics/format';
 import { readTraceFiles } from '../core/telemetry/importOtlp';
 import { DEFAULT_PROMETHEUS_MAX_BYTES, DEFAULT_PROMETHEUS_TIMEOUT_MS, safeUrl } from '../core/telemetry/prodPrometheus';
@@ -18,9 +19,6 @@ import { terminalJson } from './terminalText';
 import { parseSince } from './prodCommand';
 import { promptsOf } from '../core/formats/promptFile';
 import { WATCH_USAGE } from './help/usage';
-
-/** Rates: a change of less than one percentage point is never an anomaly. */
-const RATE_FLOOR = 0.01;
 
 export async function watchCommand(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, { valued: ['prompt', 'prometheus', 'since', 'timeout-ms', 'now'], boolean: ['json'], repeatable: ['traces'] });
@@ -47,20 +45,8 @@ export async function watchCommand(argv: string[], io: CliIO): Promise<number> {
     return 1;
   }
   const { versions, seriesOf, counts } = read;
-  const metrics = WATCH_METRICS.map((metric) => {
-    const series = seriesOf(metric);
-    const options = metric === 'error-rate' ? { minAbsoluteWidth: RATE_FLOOR } : {};
-    const last = series.at(-1);
-    const anomalies = findAnomalies(metric, series, versions, { ...options, changes: versions });
-    return {
-      metric,
-      windows: series.length,
-      current: last ? { t: new Date(last.t).toISOString(), value: last.value, band: baselineAt(series.slice(0, -1), last.t, options) } : null,
-      needsDays: weeklyRhythmNeedsDays(series),
-      anomalies,
-      drift: findDrift(metric, series, metric === 'error-rate' ? { margin: 0.5 } : {}),
-    };
-  });
+  // The analysis itself is core's (the editor's Production view shows the same anomalies).
+  const metrics = analyzeWatch(seriesOf, versions).metrics.map((m) => ({ ...m, current: m.current ? { ...m.current, t: new Date(m.current.t).toISOString() } : null }));
   const companions = read.companions?.() ?? {};
   const anomalies = metrics.flatMap((m) => m.anomalies.map((a) => anomalyJson(a, companions)));
   const drift = metrics.map((m) => m.drift).filter((d): d is Drift => d !== null);
@@ -181,10 +167,3 @@ async function fromPrometheus(url: string, names: Set<string>, args: ParsedArgs,
   };
 }
 
-const DAY_MS = 86_400_000;
-/** Days until the series spans the two weeks the same-hour-of-week baseline needs (0 when it does). */
-export function weeklyRhythmNeedsDays(series: readonly SeriesPoint[]): number {
-  if (series.length === 0) return 14;
-  const span = series.at(-1)!.t - series[0]!.t;
-  return Math.max(0, Math.ceil((14 * DAY_MS - span) / DAY_MS));
-}

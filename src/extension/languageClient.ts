@@ -4,7 +4,8 @@ import {
   type CloseHandlerResult, type ErrorHandler, type ErrorHandlerResult, type LanguageClientOptions, type ServerOptions,
 } from 'vscode-languageclient/node';
 import { renderedPromptRequest, runsChangedNotification, tokenSummaryRequest, workspaceTrustedNotification, type RenderedPrompt, type RenderedPromptParams, type ServerInitOptions } from '../protocol/lsp';
-import { productionViewRequest, type ProductionViewParams, type ProductionViewResult } from '../protocol/productionRequest';
+import { productionAlertRequest, productionViewRequest, type ProductionViewParams, type ProductionViewResult } from '../protocol/productionRequest';
+import type { ProductionAlertRequester } from './production/productionStatusBar';
 import type { TokenSummaryRequester } from './statusBar';
 import { serverDocumentSelector } from './documentSelector';
 import { RestartPolicy } from './restartPolicy';
@@ -90,6 +91,11 @@ export function requestRenderedPrompt(client: LanguageClient, params: RenderedPr
 /** One prompt's Production view, from the running server (its sources and cache). */
 export function requestProductionView(client: LanguageClient, params: ProductionViewParams): Promise<ProductionViewResult> {
   return client.sendRequest(productionViewRequest, params);
+}
+
+/** The production status bar's question, bound to this client; undefined until it runs. */
+export function productionAlertRequester(client: LanguageClient): ProductionAlertRequester | undefined {
+  return client.isRunning() ? (params) => client.sendRequest(productionAlertRequest, params) : undefined;
 }
 
 export function notifyRunsChanged(client: LanguageClient, storePath: string): void {

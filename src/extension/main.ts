@@ -17,6 +17,7 @@ import { renderedPromptMarkdown } from './renderedDocument';
 import { RenderedDocuments, RENDERED_SCHEME } from './renderedDocuments';
 import { scrubbedLog } from './scrubbedLog';
 import { TokenStatusBar } from './statusBar';
+import { ProductionStatusBar } from './production/productionStatusBar';
 
 type ClientModule = typeof import('./languageClient');
 type FeaturesModule = typeof import('./features');
@@ -84,8 +85,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.workspace.onDidCloseTextDocument((d) => d.uri.scheme === RENDERED_SCHEME && renderedDocuments.forget(d.uri)),
   );
   const statusBar = new TokenStatusBar(() => (client && clientModule ? clientModule.tokenSummaryRequester(client) : undefined), isPromptDocument);
+  const productionStatus = new ProductionStatusBar(() => (client && clientModule ? clientModule.productionAlertRequester(client) : undefined), isPromptDocument);
   context.subscriptions.push(
     statusBar,
+    productionStatus,
     vscode.workspace.onDidOpenTextDocument(startIfPromptOpen),
     vscode.workspace.onDidChangeConfiguration(async (event) => {
       // The document selector is fixed when the client starts, so new globs need a restart.
@@ -155,7 +158,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   }
 
   for (const document of vscode.workspace.textDocuments) startIfPromptOpen(document);
-  starting?.then(() => statusBar.schedule(), () => undefined);
+  starting?.then(() => (statusBar.schedule(), void productionStatus.update()), () => undefined);
   const stamps = globalThis as { __promptInsightLoadStart?: number; __promptInsightLoadEnd?: number };
   const evaluationMs = (stamps.__promptInsightLoadEnd ?? activateStart) - (stamps.__promptInsightLoadStart ?? activateStart);
   const activateMs = performance.now() - activateStart;

@@ -14,12 +14,13 @@ import {
   isRenderedPromptParams, isRunsChangedParams, isTokenSummaryParams, readServerInitOptions, readServerSettings, renderedPromptRequest, runsChangedNotification, tokenSummaryRequest,
   workspaceTrustedNotification,
 } from '../protocol/lsp';
-import { isProductionViewParams, productionViewRequest } from '../protocol/productionRequest';
+import { isProductionAlertParams, isProductionViewParams, productionAlertRequest, productionViewRequest } from '../protocol/productionRequest';
+import { viewSince } from '../core/telemetry/productionWindow';
 import { DiagnosticsSchedule } from './diagnosticsSchedule';
 import { DocumentAnalyses, type AnalyzedDocument } from './documentAnalyses';
 import { toCodeLenses, toDiagnostics, toHover, toSymbols } from './presenters';
 import { ProductionFigures } from './productionFigures';
-import { productionViewResult } from './productionPresenter';
+import { productionAlertOf, productionViewResult } from './productionPresenter';
 import { renderedPromptOf, tokenSummaryOf } from './promptRequests';
 import { RunHistory } from './runHistory';
 import type { RunLookup } from './runPresenters';
@@ -206,7 +207,21 @@ connection.onRequest(productionViewRequest, (params) =>
     if (!isProductionViewParams(params)) return null;
     const prompt = (await analyzedDocument(params.uri))?.analysis.prompts[params.promptIndex];
     if (!prompt) return null;
-    return productionViewResult(await production.lookup(params.uri, PRODUCTION_VIEW_WAIT_MS), prompt, fileNameOfUri(params.uri));
+    // The sources as set first (the lens's read, cached); a window they do not cover is read apart.
+    const base = await production.lookup(params.uri, PRODUCTION_VIEW_WAIT_MS);
+    const since = base.state === 'ready' ? viewSince(base.production, prompt.prompt.name, params.window, Date.now()) : undefined;
+    const lookup = since === undefined ? base : await production.lookup(params.uri, PRODUCTION_VIEW_WAIT_MS, since);
+    return productionViewResult(lookup, prompt, fileNameOfUri(params.uri), params.window);
+  }, null),
+);
+
+connection.onRequest(productionAlertRequest, (params) =>
+  guarded('productionAlert', async () => {
+    if (!isProductionAlertParams(params)) return null;
+    const analyzed = await analyzedDocument(params.uri);
+    // The lens's read and cadence: no wait, no read of its own beyond what the lens starts.
+    const lookup = analyzed ? await production.lookup(params.uri, 0) : undefined;
+    return analyzed && lookup ? productionAlertOf(lookup, analyzed.analysis.prompts, Date.now()) : null;
   }, null),
 );
 

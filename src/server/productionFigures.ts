@@ -59,15 +59,19 @@ export class ProductionFigures {
     if (settings.sources.length && !trusted) this.log.info('Production sources are not read in Restricted Mode: trust the workspace to see production numbers.');
   }
 
-  /** The file's production numbers, waiting for a read that is not cached until at most `waitMs` after it started. */
-  async lookup(uri: string, waitMs: number): Promise<ProductionLookup> {
+  /**
+   * The file's production numbers, waiting for a read that is not cached until at most `waitMs` after it started.
+   * `since`: every source read over that time instead of its own setting (the Production page's window), cached apart.
+   */
+  async lookup(uri: string, waitMs: number, since?: string): Promise<ProductionLookup> {
     if (this.sources.length === 0) return { state: 'off' };
     if (!this.trusted) return { state: 'restricted' };
     const file = filePathOfUri(uri);
     if (!file) return { state: 'off' };
-    const entry = this.entries.get(file) ?? { at: 0 };
+    const key = since === undefined ? file : `${file}\u0000${since}`;
+    const entry = this.entries.get(key) ?? { at: 0 };
     const fresh = entry.value && Date.now() - entry.at < this.cacheMs;
-    if (!fresh && !entry.pending) this.start(file, entry);
+    if (!fresh && !entry.pending) this.start(key, file, entry, since);
     if (entry.value) return { state: 'ready', production: entry.value };
     const waitLeft = (entry.startedAt ?? 0) + waitMs - Date.now();
     if (waitLeft <= 0) return { state: 'loading', sources: this.sources.length };
@@ -80,11 +84,11 @@ export class ProductionFigures {
     return value ? { state: 'ready', production: value } : { state: 'loading', sources: this.sources.length };
   }
 
-  private start(file: string, entry: Entry): void {
-    if (!this.entries.has(file) && this.entries.size >= MAX_CACHED_FILES) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(file, entry);
+  private start(key: string, file: string, entry: Entry, since: string | undefined): void {
+    if (!this.entries.has(key) && this.entries.size >= MAX_CACHED_FILES) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(key, entry);
     const configKey = this.configKey;
-    const sources = this.sources;
+    const sources = since === undefined ? this.sources : this.sources.map((s) => ({ ...s, since }));
     const root = findWorkspaceRoot(file, { workspaceFolders: this.folders });
     entry.startedAt = Date.now();
     this.log.info(`Production: reading ${sources.length} source${sources.length === 1 ? '' : 's'} for ${file} (in a worker thread).`);

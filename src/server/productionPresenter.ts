@@ -11,8 +11,9 @@ import { promptContentHash } from '../core/store/runKey';
 import type { FileProduction, SourceReading } from '../core/telemetry/prodForEditor';
 import type { ProdVersion } from '../core/telemetry/prodReport';
 import type { FileVersions } from '../core/telemetry/prodVersions';
-import { productionView } from '../core/telemetry/productionView';
-import type { ProductionViewResult } from '../protocol/productionRequest';
+import { productionView, type ProductionWindow } from '../core/telemetry/productionView';
+import { anomalyViews, isOngoing } from '../core/baseline/productionAnomalies';
+import type { ProductionAlert, ProductionViewResult } from '../protocol/productionRequest';
 import type { ProductionLookup } from './productionFigures';
 
 export interface PromptProduction {
@@ -140,13 +141,27 @@ export function productionHoverSection(lookup: ProductionLookup | undefined, pro
 }
 
 /** The Production view for the panel, or why there is none. */
-export function productionViewResult(lookup: ProductionLookup, prompt: PromptAnalysis, file: string): ProductionViewResult {
+export function productionViewResult(lookup: ProductionLookup, prompt: PromptAnalysis, file: string, window: ProductionWindow = 'since-change'): ProductionViewResult {
   if (lookup.state === 'off') return { problem: 'No production source is configured: set promptInsight.production.sources (trace files or a Prometheus server).' };
   if (lookup.state === 'restricted') return { problem: 'Production sources are not read in Restricted Mode: trust the workspace first.' };
   if (lookup.state === 'loading') return { problem: 'Production numbers are still being read; try again in a moment.' };
   const hash = promptHashOf(prompt);
   const own = new Set(lookup.production.readings.map((r) => versionOfText(r.report?.versions.filter((v) => v.promptName === prompt.prompt.name || v.promptName === null) ?? [], lookup.production.versions, prompt.prompt.name, hash)));
-  return { view: productionView(file, lookup.production, prompt.prompt.name, (v) => own.has(v)) };
+  return { view: productionView(file, lookup.production, prompt.prompt.name, (v) => own.has(v), window, (reading, fromMs, untilMs) => anomalyViews(reading.watch?.[prompt.prompt.name]?.anomalies ?? [], fromMs, untilMs, lookup.production.readAtMs)) };
+}
+
+/** The first prompt of the file with an anomaly going on now (its newest hours depart from the baseline), for the status bar. */
+export function productionAlertOf(lookup: ProductionLookup, prompts: readonly PromptAnalysis[], nowMs: number): ProductionAlert | null {
+  if (lookup.state !== 'ready') return null;
+  for (const [promptIndex, prompt] of prompts.entries()) {
+    const name = prompt.prompt.name;
+    for (const reading of lookup.production.readings) {
+      const ongoing = (reading.watch?.[name]?.anomalies ?? []).filter((a) => isOngoing(a, nowMs));
+      const [said] = anomalyViews(ongoing, 0, nowMs + 1, nowMs);
+      if (said) return { promptIndex, prompt: name, title: `${said.label} over baseline`, detail: plainText(said.sentence) };
+    }
+  }
+  return null;
 }
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;

@@ -25,9 +25,10 @@ const GRACE_MS = 30_000;
 
 export async function readProductionOffThread(request: ProductionReadRequest): Promise<FileProduction> {
   // Loaded on first use: the server's start does not pay for the production modules.
-  const { readFileProduction, EDITOR_PROMETHEUS_DEADLINE_MS, EDITOR_TRACES_DEADLINE_MS } = await import('../core/telemetry/prodForEditor');
+  const { EDITOR_PROMETHEUS_DEADLINE_MS, EDITOR_TRACES_DEADLINE_MS } = await import('../core/telemetry/prodForEditor');
+  const { readFileProductionWatched } = await import('../core/baseline/productionAnomalies');
   const script = join(__dirname, 'productionWorker.js');
-  if (!existsSync(script)) return readFileProduction(request.file, request.sources, { root: request.root });
+  if (!existsSync(script)) return readFileProductionWatched(request.file, request.sources, { root: request.root });
   const limitMs = request.sources.reduce((ms, s) => ms + (s.kind === 'traces' ? EDITOR_TRACES_DEADLINE_MS : EDITOR_PROMETHEUS_DEADLINE_MS), GRACE_MS);
   const worker = new Worker(script, { resourceLimits: { maxOldGenerationSizeMb: 2048 } });
   try {

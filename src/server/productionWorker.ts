@@ -8,7 +8,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { setRenderLog } from '../core/render/renderer';
-import { readFileProduction } from '../core/telemetry/prodForEditor';
+import { readFileProductionWatched } from '../core/baseline/productionAnomalies';
 import { stopOwnChildren } from '../core/workers/ownChildren';
 import type { ProductionReadReply, ProductionReadRequest } from './productionReader';
 
@@ -17,7 +17,7 @@ import type { ProductionReadReply, ProductionReadRequest } from './productionRea
 setRenderLog(() => undefined);
 
 parentPort?.once('message', (request: ProductionReadRequest) => {
-  readFileProduction(request.file, request.sources, { root: request.root })
+  readFileProductionWatched(request.file, request.sources, { root: request.root })
     .then((production): ProductionReadReply => ({ production }))
     .catch((error: unknown): ProductionReadReply => ({ error: (error as Error).message }))
     .then(async (reply) => {

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CodeLensRequest, DidOpenTextDocumentNotification, HoverRequest, type CodeLens, type MarkupContent } from 'vscode-languageserver-protocol/node';
 import { TestRepo } from '../fixtures/gitRepo';
 import { otlpSpan, tracesLine } from '../fixtures/otlpTraces';
-import { productionViewRequest } from '../../src/protocol/productionRequest';
+import { productionAlertRequest, productionViewRequest } from '../../src/protocol/productionRequest';
 import { LspHarness } from './lspHarness';
 
 const TEXT_A = '---\nmodel: gpt-test\n---\nSay hello to the user.\n';
@@ -226,5 +226,34 @@ describe('production in the hover and lens', () => {
     } finally {
       repo.remove('greet.tests.yaml');
     }
+  });
+
+  it('anomalies against the dynamic baseline (as watch finds them): the Production view for a window lists them, the status bar\'s question finds the one going on', async () => {
+    // Two weeks of 20 requests an hour at TTFT 780…819 ms of v-base; then version B, slow (1.9 s) since it went live 5.5 h ago.
+    const deployMs = now - 5.5 * HOUR;
+    const spans = [];
+    for (let hour = Math.floor((now - 15 * 24 * HOUR) / HOUR) * HOUR; hour < now - HOUR; hour += HOUR) {
+      for (let i = 0; i < 20; i++) {
+        const startMs = hour + i * 90_000;
+        const after = startMs >= deployMs;
+        spans.push(otlpSpan({ promptName: 'greet', version: after ? b.slice(0, 7) : 'v-base', startMs, ttftMs: after ? 1900 : 780 + ((i * 7) % 40), e2eMs: after ? 2500 : 1300 }));
+      }
+    }
+    repo.write('watch/app.jsonl', `${tracesLine(spans)}\n`);
+    const server = await startServer({ production: { sources: [{ traces: 'watch/*.jsonl' }] } }, true);
+    const uri = await open(server, TEXT_B);
+    await productionLens(server, uri);
+    const result = await server.connection.sendRequest(productionViewRequest, { uri, promptIndex: 0, window: '7d' });
+    const view = result && 'view' in result ? result.view : undefined;
+    expect(view?.window).toBe('7d');
+    expect(view!.sources[0]!.timeline!.untilMs - view!.sources[0]!.timeline!.sinceMs).toBe(7 * 24 * HOUR);
+    const ttft = view!.sources[0]!.anomalies!.find((a) => a.metric === 'ttft.p99');
+    expect(ttft).toMatchObject({ ongoing: true, causeVersion: b.slice(0, 7) });
+    expect(ttft!.sentence).toMatch(new RegExp(`^Since .* UTC \\(ongoing\\): TTFT p99 1\\.90 s over the usual 8\\d\\d ms, while version ${b.slice(0, 7)} was live — likely cause: the new version ${b.slice(0, 7)}`));
+    // A window outside what the webview may ask is refused (no view).
+    expect(await server.connection.sendRequest(productionViewRequest, { uri, promptIndex: 0, window: '1y' } as never)).toBeNull();
+    const alert = await server.connection.sendRequest(productionAlertRequest, { uri });
+    expect(alert).toMatchObject({ promptIndex: 0, prompt: 'greet', title: 'TTFT p99 over baseline' });
+    expect(alert!.detail).toMatch(/^Since .*\(ongoing\): TTFT p99 1\.90 s/);
   });
 });

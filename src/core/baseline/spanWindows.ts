@@ -57,6 +57,8 @@ export class SpanWindows implements SpanSink {
     private readonly windowMs = 3_600_000,
     private readonly maxPerWindow = 5000,
     private readonly nowMs = Date.now(),
+    /** Spot the same span in several files (watch's sources' clocks); the editor's reader, which counts spans once per read, skips the cost. */
+    private readonly rememberIds = true,
   ) {}
 
   span(span: ImportedSpan): void {
@@ -69,7 +71,7 @@ export class SpanWindows implements SpanSink {
       this.future.maxAheadMs = Math.max(this.future.maxAheadMs, span.endMs - this.nowMs);
       return;
     }
-    if (span.traceId && span.spanId) {
+    if (this.rememberIds && span.traceId && span.spanId) {
       const id = `${span.traceId}/${span.spanId}`;
       const seen = this.seenIds.get(id);
       if (seen) {

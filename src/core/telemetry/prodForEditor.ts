@@ -15,6 +15,8 @@ import { loadFileVersions, type FileVersions } from './prodVersions';
 import { boundedTraceOpener, EDITOR_TRACE_MAX_BYTES, resolveTraceFiles } from './workspaceTraces';
 import { editorAnswerSample, editorChecks, scoreVersions } from './editorAdherence';
 import { fanOut } from './prodWindows';
+import type { SpanSink } from './importOtlpSpans';
+import type { PromptWatchData } from './productionAnomalyData';
 
 /** Shorter than the CLI's 10 s: a hover's background read must not hold a refresh for long. */
 export const EDITOR_PROMETHEUS_TIMEOUT_MS = 5000;
@@ -37,6 +39,8 @@ export interface SourceReading {
   error?: string;
   /** What was left out or cut, said. */
   notes: string[];
+  /** Per prompt name: `watch`'s anomalies over every span the files hold (trace sources; absent otherwise). */
+  watch?: Record<string, PromptWatchData>;
 }
 
 export interface FileProduction {
@@ -56,6 +60,14 @@ export interface EditorProductionOptions {
   /** Per source (default EDITOR_PROMETHEUS_DEADLINE_MS / EDITOR_TRACES_DEADLINE_MS). */
   deadlineMs?: number;
   signal?: AbortSignal;
+  /** `watch`'s hourly series per prompt, fed in the same pass (core/baseline/productionAnomalies.ts supplies it). */
+  watch?: (promptNames: ReadonlySet<string>, nowMs: number) => WatchSinks;
+}
+
+/** Sinks that see every span of the trace files, and their analysis per prompt name once read. */
+export interface WatchSinks {
+  sink: SpanSink;
+  data(): Record<string, PromptWatchData>;
 }
 
 const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
@@ -91,11 +103,13 @@ async function readSource(file: string, source: ProductionSource, fileVersions: 
       // Production adherence: answers sampled in the same pass, scored with the tests file's judge-free checks.
       const checks = await editorChecks(options.root, file);
       const answers = editorAnswerSample(checks, { sinceMs, untilMs: nowMs });
+      // `watch`'s hourly series per prompt, in the same pass: the anomalies need the weeks before the window.
+      const watched = options.watch?.(names, nowMs);
       const report = await prodFromTraces(file, resolved.files, {
         sinceMs,
         fileVersions,
         open: boundedTraceOpener(options.root, options.maxTraceBytes ?? EDITOR_TRACE_MAX_BYTES, (note) => notes.push(note)),
-        alsoTo: answers ? fanOut(timeline, answers) : timeline,
+        alsoTo: fanOut(timeline, ...(watched ? [watched.sink] : []), ...(answers ? [answers] : [])),
         ...(answers ? { keepAnswers: true } : {}),
         signal,
       });
@@ -103,7 +117,7 @@ async function readSource(file: string, source: ProductionSource, fileVersions: 
         await scoreVersions(report, answers, checks);
         if (checks.leftOut.length) notes.push(`production adherence leaves out ${checks.leftOut.join(', ')}.`);
       }
-      return { source, label, report, timeline: timeline.data(), notes };
+      return { source, label, report, timeline: timeline.data(), notes, ...(watched ? { watch: watched.data() } : {}) };
     }
     const call = { window: source.since, atMs: nowMs, timeoutMs: options.prometheusTimeoutMs ?? EDITOR_PROMETHEUS_TIMEOUT_MS, maxBytes: EDITOR_PROMETHEUS_MAX_BYTES, fileVersions, signal };
     const report = await prodFromPrometheus(file, source.prometheus, call);

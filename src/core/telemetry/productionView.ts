@@ -9,6 +9,7 @@ import type { FileProduction } from './prodForEditor';
 import type { ProdVersion } from './prodReport';
 import type { ProdHallucination } from './prodAdherence';
 import type { TimelineData } from './prodTimeline';
+import type { ProductionAnomaly } from './productionAnomalyData';
 
 export interface ProductionVersionRow {
   version: string;
@@ -40,6 +41,16 @@ export interface ProductionSourceView {
   baseline: string;
   /** The time the figures cover, in words (the versions table and the hourly chart may cover different ranges). */
   range?: string;
+  /** `watch`'s anomalies against the dynamic baseline that overlap the chart's time (trace sources). */
+  anomalies?: ProductionAnomaly[];
+}
+
+/** The time the page shows: the picker's choices. */
+export const PRODUCTION_WINDOWS = ['24h', '7d', '30d', 'since-change'] as const;
+export type ProductionWindow = (typeof PRODUCTION_WINDOWS)[number];
+
+export function isProductionWindow(value: unknown): value is ProductionWindow {
+  return typeof value === 'string' && (PRODUCTION_WINDOWS as readonly string[]).includes(value);
 }
 
 export interface ProductionView {
@@ -47,6 +58,8 @@ export interface ProductionView {
   file: string;
   prompt: string;
   sources: ProductionSourceView[];
+  /** The window the page shows (absent: the sources' own `since`). */
+  window?: ProductionWindow;
 }
 
 const BAND_WORDS: Record<string, string> = {
@@ -55,7 +68,7 @@ const BAND_WORDS: Record<string, string> = {
   'rolling-day': "the last day's range",
 };
 
-export function productionView(file: string, production: FileProduction, promptName: string, isThisText: (v: ProdVersion) => boolean): ProductionView {
+export function productionView(file: string, production: FileProduction, promptName: string, isThisText: (v: ProdVersion) => boolean, window?: ProductionWindow, anomaliesOf?: (reading: FileProduction['readings'][number], fromMs: number, untilMs: number) => ProductionAnomaly[]): ProductionView {
   const sources = production.readings.map((reading): ProductionSourceView => {
     const versions = (reading.report?.versions ?? [])
       .filter((v) => v.promptName === promptName || v.promptName === null)
@@ -78,9 +91,11 @@ export function productionView(file: string, production: FileProduction, promptN
     const timeline = reading.timeline ? { ...reading.timeline, versions: reading.timeline.versions.filter((v) => shown.has(v.version)), changes: reading.timeline.changes.filter((c) => shown.has(c.version)) } : null;
     const band = timeline?.band;
     const baseline = !band ? 'no hourly figures from this source' : band.method === 'none' ? (band.note ?? 'no baseline yet') : `dynamic baseline: ${BAND_WORDS[band.method] ?? band.method}${band.note ? ` — ${band.note}` : ''}`;
-    return { label: reading.label, since: reading.source.since, kind: reading.source.kind, error: reading.error ?? null, notes: reading.notes, versions, timeline, baseline, range: rangeWords(reading) };
+    const fromMs = timeline?.sinceMs ?? (reading.report?.window.since ? Date.parse(reading.report.window.since) : 0);
+    const anomalies = anomaliesOf?.(reading, fromMs, timeline?.untilMs ?? production.readAtMs) ?? [];
+    return { label: reading.label, since: reading.source.since, kind: reading.source.kind, error: reading.error ?? null, notes: reading.notes, versions, timeline, baseline, range: rangeWords(reading), anomalies };
   });
-  return { kind: 'production', file, prompt: promptName, sources };
+  return { kind: 'production', file, prompt: promptName, sources, ...(window ? { window } : {}) };
 }
 
 const utc = (ms: number | string) => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
@@ -101,7 +116,7 @@ export function isProductionView(value: unknown): value is ProductionView {
   const v = value as Partial<ProductionView> | null;
   return (
     typeof v === 'object' && v !== null && v.kind === 'production' && typeof v.file === 'string' && typeof v.prompt === 'string' && Array.isArray(v.sources) &&
-    v.sources.every((s) => typeof s?.label === 'string' && Array.isArray(s.versions) && Array.isArray(s.notes) && (s.timeline === null || (Array.isArray(s.timeline?.versions) && Array.isArray(s.timeline.changes) && Array.isArray(s.timeline.band?.points))))
+    v.sources.every((s) => typeof s?.label === 'string' && Array.isArray(s.versions) && Array.isArray(s.notes) && (s.anomalies === undefined || (Array.isArray(s.anomalies) && s.anomalies.every((a) => typeof a?.sentence === 'string' && Array.isArray(a.spans)))) && (s.timeline === null || (Array.isArray(s.timeline?.versions) && Array.isArray(s.timeline.changes) && Array.isArray(s.timeline.band?.points))))
   );
 }
 
