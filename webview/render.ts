@@ -1,6 +1,7 @@
 /** Renders a comparison into the page: verdict cards, charts, per-test matrix, prompt diff. No HTML strings from data. */
 import { untilDecidedLine } from '../src/core/compare/untilDecidedText';
 import type { ComparisonView } from '../src/core/compare/view';
+import { objectiveLabelFromText } from '../src/core/rollout/slo';
 import { drawCharts } from './charts';
 import { el } from './dom';
 import { capacitySection, knowledgeSection } from './knowledge';
@@ -42,7 +43,7 @@ export function renderComparison(target: HTMLElement, view: ComparisonView): num
     sections.push(
       el('section', { className: `rollout ${view.rollout.decision}`, attrs: { 'aria-label': 'rollout decision' } }, [
         el('h3', { className: 'decision', text: `${words[view.rollout.decision]} (vs ${base.label})` }),
-        el('p', { className: 'meta', text: `Scenario: ${view.policy.scenario} (${view.policy.scenarioSource}) · SLOs: ${view.policy.slo.length > 0 ? view.policy.slo.join(', ') : 'none'} · judged by the ${view.policy.from === 'head' ? 'last' : 'first'} revision's policy${view.policy.retrieval ? ` · retrieval: ${view.policy.retrieval}, its step run for every revision` : ''}` }),
+        el('p', { className: 'meta', text: `Scenario: ${view.policy.scenario} (${view.policy.scenarioSource}) · SLOs: ${view.policy.slo.length > 0 ? view.policy.slo.map(objectiveLabelFromText).join(', ') : 'none'} · judged by the ${view.policy.from === 'head' ? 'last' : 'first'} revision's policy${view.policy.retrieval ? ` · retrieval: ${view.policy.retrieval}, its step run for every revision` : ''}` }),
         reasons,
         ...(view.untilDecided ? [el('p', { className: 'meta until-decided', text: untilDecidedLine(view.untilDecided, view.rollout.decision) })] : []),
         ...(policyChanges.length > 0 ? [el('p', { className: 'meta', text: 'What the change does to the policy:' }), el('ul', { className: 'policy-changes' }, policyChanges)] : []),
