@@ -26,7 +26,7 @@ export interface MetricExplanation {
 export const METRIC_EXPLANATIONS: Record<NamedMetric, MetricExplanation> = {
   ttftMs: { title: 'Time to first token (TTFT)', meaning: 'how long until the answer starts', unit: 'ms or s' },
   e2eMs: { title: 'End-to-end latency (E2E)', meaning: 'how long until the whole answer is in', unit: 'ms or s' },
-  tpotMs: { title: 'Time per output token (TPOT)', meaning: 'how fast the answer streams once it has started', unit: 'ms per token' },
+  tpotMs: { title: 'Time per output token (TPOT)', meaning: 'how fast the answer streams', unit: 'ms/token' },
   outputTokensPerSec: { title: 'Throughput', meaning: 'output tokens per second over the whole request', unit: 'tokens/s' },
 };
 
