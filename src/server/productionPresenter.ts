@@ -6,7 +6,7 @@
  */
 import type { PromptAnalysis } from '../core/analysis';
 import { formatMs } from '../core/metrics/format';
-import { METRIC_NAMES } from '../core/metrics/metricNames';
+import { METRIC_NAMES } from '../core/text/metricNames';
 import { requestOf } from '../core/run/promptRequest';
 import { promptContentHash } from '../core/store/runKey';
 import type { FileProduction, SourceReading } from '../core/telemetry/prodForEditor';

@@ -1,7 +1,7 @@
 /** Run metrics in the editor: the lens line above each prompt and the hover section with the estimate. */
 import type { PromptAnalysis } from '../core/analysis';
 import { formatMs, formatRate, runLensLine } from '../core/metrics/format';
-import { METRIC_NAMES } from '../core/metrics/metricNames';
+import { METRIC_NAMES } from '../core/text/metricNames';
 import type { RunSummary } from '../core/metrics/summary';
 import { estimateLatency } from '../core/metrics/latencyModel';
 import { chainLine } from '../core/metrics/chain';

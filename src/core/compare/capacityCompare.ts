@@ -14,7 +14,7 @@ import { type LoadPoint } from '../load/loadPointRecord';
 import { withCriterion } from '../rollout/decision';
 import { SCENARIO_RULES, type RolloutPolicy } from '../rollout/scenario';
 import { objectiveText } from '../rollout/slo';
-import { latencyLimitLabel } from '../metrics/metricNames';
+import { latencyLimitLabel } from '../text/metricNames';
 import { planPromptRun } from '../run/promptRun';
 import type { DeclaredRetrieval } from '../retrieval/retrievalStep';
 import type { LoadResultsStore } from '../load/loadResults';

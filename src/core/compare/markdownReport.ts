@@ -6,7 +6,7 @@
  * links or @mentions.
  */
 import { formatMs } from '../metrics/format';
-import { metricName } from '../metrics/metricNames';
+import { metricName } from '../text/metricNames';
 import type { VerdictKind } from '../stats/verdicts';
 import type { PercentileTriple } from '../metrics/summary';
 import type { RolloutDecisionKind, SloOutcome } from '../rollout/decision';

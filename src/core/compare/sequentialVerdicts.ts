@@ -12,7 +12,7 @@
  * in the scenario (Bonferroni), so the chance of a false "hold for regression" stays under 5% however
  * often the decision is looked at.
  */
-import { metricName } from '../metrics/metricNames';
+import { metricName } from '../text/metricNames';
 import { medianOf } from '../stats/percentile';
 import type { Change } from '../rollout/decision';
 import { SCENARIO_RULES, type Scenario } from '../rollout/scenario';

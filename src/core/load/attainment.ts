@@ -12,7 +12,7 @@
  * SLO in `compare`: rollout/sloJudgement.ts), and otherwise says about how many requests would.
  */
 import type { RunRecord } from '../metrics/runRecord';
-import { latencyLimitLabel } from '../metrics/metricNames';
+import { latencyLimitLabel } from '../text/metricNames';
 import { PERCENTILES, type Objective } from '../rollout/slo';
 import { clopperPearsonLower, clopperPearsonUpper, shareSide } from '../stats/oneSided';
 import { wilsonInterval } from '../stats/proportions';

@@ -1,5 +1,5 @@
 /** How run metrics read in every view (CodeLens, hover, CLI, panel), so they always agree. */
-import { METRIC_EXPLANATIONS, type NamedMetric } from './metricNames';
+import { METRIC_EXPLANATIONS, type NamedMetric } from '../text/metricNames';
 import type { MetricSummary, RunSummary, PhaseSummary } from './summary';
 
 export function formatMs(ms: number): string {

@@ -12,7 +12,7 @@
  *   regressed significantly. Latency changes inside the SLOs in decision and batch scenarios are
  *   reported, not blocking. Every reason cites its numbers.
  */
-import { formatLimitMs } from '../metrics/metricNames';
+import { formatLimitMs } from '../text/metricNames';
 import { ALPHA, formatP, medianShift, MIN_RUNS_FOR_CLAIM, type Verdict } from '../stats/verdicts';
 import { SCENARIO_RULES, type RolloutPolicy } from './scenario';
 import { proportionTest } from '../stats/proportions';

@@ -6,7 +6,7 @@
  * How each is judged: sloJudgement.ts.
  */
 
-import { formatLimitMs, METRIC_NAMES, percentText } from '../metrics/metricNames';
+import { formatLimitMs, METRIC_NAMES, percentText } from '../text/metricNames';
 
 export type LatencyMetric = 'ttftMs' | 'e2eMs' | 'tpotMs';
 export type Percentile = 'p50' | 'p90' | 'p95' | 'p99';

@@ -13,7 +13,7 @@ import { anytimeShareSide } from '../stats/confidenceSequence';
 import { shareSide } from '../stats/oneSided';
 import { wilsonInterval } from '../stats/proportions';
 import { quantileInterval } from '../stats/quantileInterval';
-import { percentText } from '../metrics/metricNames';
+import { percentText } from '../text/metricNames';
 import { objectiveLabel, PERCENTILES, type Objective } from './slo';
 
 export type ObjectiveStatus = 'met' | 'broken' | 'unclear';

@@ -10,7 +10,7 @@ import { quantileRanks } from '../stats/quantileInterval';
 import type { SkipCounts, ValueSeries, VersionAggregate } from './prodAggregate';
 import { matchVersion, type FileVersions, type RegistryReading } from './prodVersions';
 import type { SourceSummary } from './prodSources';
-import { metricName } from '../metrics/metricNames';
+import { metricName } from '../text/metricNames';
 import { matchTime, type MatchedTime, type MatchMethod } from './matchedHours';
 import type { ProdAdherence } from './prodAdherence';
 

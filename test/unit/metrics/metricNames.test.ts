@@ -3,7 +3,7 @@
  * (`e2eMs.p90 ≤ 30000`), while the machine form stays what the JSON and `--slo` carry.
  */
 import { describe, expect, it } from 'vitest';
-import { formatLimitMs, latencyLimitLabel, METRIC_EXPLANATIONS, metricName, percentText } from '../../../src/core/metrics/metricNames';
+import { formatLimitMs, latencyLimitLabel, METRIC_EXPLANATIONS, metricName, percentText } from '../../../src/core/text/metricNames';
 import { objectiveFromText, objectiveLabel, objectiveLabelFromText, objectiveText } from '../../../src/core/rollout/slo';
 
 describe('metric display names', () => {
@@ -40,5 +40,14 @@ describe('objective labels', () => {
 
   it('text that is not an objective is shown as written, not dropped', () => {
     expect(objectiveLabelFromText('something else')).toBe('something else');
+  });
+});
+
+describe('verdicts name latency as the display names do', () => {
+  it('fixed-n latency verdicts (core/stats, below the names module) use the same words', async () => {
+    const { latencyVerdict } = await import('../../../src/core/stats/verdicts');
+    const few = { rev: 'a', values: [1, 2] };
+    expect(latencyVerdict('ttftMs', few, few).summary).toMatch(/^TTFT: /);
+    expect(latencyVerdict('e2eMs', few, few).summary).toMatch(/^E2E latency: /);
   });
 });
