@@ -9,6 +9,7 @@ import { CategoryScale, Chart, Legend, LinearScale, LineController, LineElement,
 import type { CapacityView } from '../src/core/load/capacityView';
 import { capacityConclusionLines } from '../src/core/load/conclusions';
 import { formatMs } from '../src/core/metrics/format';
+import { objectiveLabelFromText } from '../src/core/rollout/slo';
 import { chartPalette, themeKindOf } from './chartPalette';
 import { el } from './dom';
 
@@ -26,7 +27,7 @@ export function renderCapacity(target: HTMLElement, view: CapacityView): number 
   const started = performance.now();
   const header = el('header', {}, [
     el('h2', { text: `Capacity of ${view.prompt} — ${view.file}` }),
-    el('p', { className: 'meta', text: `${view.endpoint} · ${view.requestsPerLevel} requests per level · sending ${view.inputs} · scenario ${view.policy.scenario} (${view.policy.scenarioSource}), SLOs ${view.policy.slo.join(', ') || 'none'} · attainment target ${targetText(view.target)}${view.cancelled ? ' · CANCELLED: partial results' : ''}` }),
+    el('p', { className: 'meta', text: `${view.endpoint} · ${view.requestsPerLevel} requests per level · sending ${view.inputs} · scenario ${view.policy.scenario} (${view.policy.scenarioSource}), SLOs ${view.policy.slo.map(objectiveLabelFromText).join(', ') || 'none'} · attainment target ${targetText(view.target)}${view.cancelled ? ' · CANCELLED: partial results' : ''}` }),
   ]);
   if (view.simulated) header.append(el('p', { className: 'simulated', text: 'SIMULATED endpoint: timings are scripted rehearsals, not a real model.' }));
   const conclusions = el('section', { className: 'rollout capacity', attrs: { 'aria-label': 'capacity conclusions' } }, [el('ul', { className: 'reasons' }, conclusionLines(view).map((line) => el('li', { text: line })))]);

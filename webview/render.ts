@@ -1,6 +1,7 @@
 /** Renders a comparison into the page: verdict cards, charts, per-test matrix, prompt diff. No HTML strings from data. */
 import { untilDecidedLine } from '../src/core/compare/untilDecidedText';
 import type { ComparisonView } from '../src/core/compare/view';
+import { objectiveLabelFromText } from '../src/core/rollout/slo';
 import { drawCharts } from './charts';
 import { el } from './dom';
 import { capacitySection, knowledgeSection } from './knowledge';
@@ -59,7 +60,7 @@ export function renderComparison(target: HTMLElement, view: ComparisonView, acti
     sections.push(
       el('section', { className: `rollout ${view.rollout.decision}`, attrs: { 'aria-label': 'rollout decision' } }, [
         el('h3', { className: 'decision', text: `${words[view.rollout.decision]} (vs ${base.label})` }),
-        el('p', { className: 'meta', text: `Scenario: ${view.policy.scenario} (${view.policy.scenarioSource}) · SLOs: ${view.policy.slo.length > 0 ? view.policy.slo.join(', ') : 'none'} · judged with the ${view.policy.from}'s tests${view.policy.retrieval ? ` · retrieval: ${view.policy.retrieval}, its step run for every revision` : ''}` }),
+        el('p', { className: 'meta', text: `Scenario: ${view.policy.scenario} (${view.policy.scenarioSource}) · SLOs: ${view.policy.slo.length > 0 ? view.policy.slo.map(objectiveLabelFromText).join(', ') : 'none'} · judged with the ${view.policy.from}'s tests${view.policy.retrieval ? ` · retrieval: ${view.policy.retrieval}, its step run for every revision` : ''}` }),
         reasons,
         ...(view.untilDecided ? [el('p', { className: 'meta until-decided', text: untilDecidedLine(view.untilDecided, view.rollout.decision) })] : []),
         ...(policyChanges.length > 0 ? [el('p', { className: 'meta', text: "What the head changes in the tests that judge it:" }), el('ul', { className: 'policy-changes' }, policyChanges)] : []),

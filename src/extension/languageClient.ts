@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { HOVER_LINK_COMMANDS } from '../protocol/commands';
 import {
   CloseAction, ErrorAction, LanguageClient, TransportKind,
   type CloseHandlerResult, type ErrorHandler, type ErrorHandlerResult, type LanguageClientOptions, type ServerOptions,
@@ -63,6 +64,8 @@ export function createLanguageClient(context: vscode.ExtensionContext, log: vsco
       workspaceTrusted: vscode.workspace.isTrusted,
     }),
     synchronize: { configurationSection: 'promptInsight' },
+    // The hover's links open the prompt's runs or production view; no other command may run from a hover.
+    markdown: { isTrusted: { enabledCommands: [...HOVER_LINK_COMMANDS] }, supportHtml: false },
     middleware: tokenizerConfigurationMiddleware,
     outputChannel: log,
     traceOutputChannel: trace,

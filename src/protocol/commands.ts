@@ -14,6 +14,9 @@ export const CLIENT_COMMANDS = {
   runTestCase: 'promptInsight.runTestCase',
 } as const;
 
+/** The commands a hover may link to (its "all runs" and "production view" links): the client trusts these only. */
+export const HOVER_LINK_COMMANDS: readonly string[] = [CLIENT_COMMANDS.showRuns, CLIENT_COMMANDS.showProduction, CLIENT_COMMANDS.showRendered];
+
 export interface PromptCommandArgs {
   uri: string;
   promptName: string;

@@ -165,7 +165,7 @@ connection.onHover((params) =>
     const analyzed = await analyzedDocument(params.textDocument.uri);
     if (!analyzed) return null;
     const prod = await production.lookup(params.textDocument.uri, PRODUCTION_HOVER_WAIT_MS);
-    return toHover(analyzed.analysis, analyzed.lines.offsetAt(params.position), analyzed.lines, runLookup(params.textDocument.uri), prod);
+    return toHover(params.textDocument.uri, analyzed.analysis, analyzed.lines.offsetAt(params.position), analyzed.lines, runLookup(params.textDocument.uri), prod);
   }, null),
 );
 

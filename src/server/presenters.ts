@@ -7,6 +7,7 @@ import { rangeAt, type PositionMapper } from '../core/formats/lineIndex';
 import type { PromptDiagnostic } from '../core/formats/model';
 import { CLIENT_COMMANDS, type PromptCommandArgs } from '../protocol/lsp';
 import { contextNote, encodingNote, formatCount } from './format';
+import { commandLink } from './hoverLinks';
 import { runHoverSection, runLensTitle, runsViewFor, type RunLookup } from './runPresenters';
 import type { ProductionLookup } from './productionFigures';
 import { productionHoverSection, productionLensTitle } from './productionPresenter';
@@ -57,7 +58,11 @@ export function toCodeLenses(uri: string, analysis: FileAnalysis, lines: Positio
   return lenses;
 }
 
-export function toHover(analysis: FileAnalysis, offset: number, lines: PositionMapper, runs: RunLookup, production?: ProductionLookup): Hover | null {
+/**
+ * The hover in short sections: the tokens first (what the editor is about), then the runs and
+ * production each in a line or two with a link to its full view — no scroll box of tables.
+ */
+export function toHover(uri: string, analysis: FileAnalysis, offset: number, lines: PositionMapper, runs: RunLookup, production?: ProductionLookup): Hover | null {
   const prompt = promptAt(analysis, offset);
   if (!prompt) return null;
   const messageIndex = prompt.messages.findIndex((m) => m.range.start <= offset && offset <= m.range.end);
@@ -67,11 +72,16 @@ export function toHover(analysis: FileAnalysis, offset: number, lines: PositionM
   const overhead = prompt.overheadTokens > 0 ? ` + ${prompt.overheadTokens} chat overhead` : '';
   rows.push(`| whole prompt (${prompt.messages.length} message${prompt.messages.length === 1 ? '' : 's'}${overhead}) | **${formatCount(prompt.totalTokens, prompt.exact)}** |`);
   const notes = [encodingNote(prompt), contextNote(prompt), prompt.tokenBudget ? `budget ${formatCount(prompt.tokenBudget, true)} tokens` : undefined, ...prompt.countNotes].filter(Boolean);
+  const args: PromptCommandArgs = { uri, promptName: prompt.prompt.name, promptIndex: analysis.prompts.indexOf(prompt) };
   const view = runsViewFor(prompt, runs);
-  const prod = productionHoverSection(production, prompt);
-  const value = [`**Prompt Insight** · \`${prompt.prompt.name.replace(/`/g, "'")}\``, '', ...rows, '', notes.join(' · '), ...(view ? ['', '---', '', runHoverSection(view, prompt)] : []), ...(prod ? ['', '---', '', prod] : [])].join('\n');
+  const prod = productionHoverSection(production, prompt, commandLink('production view', CLIENT_COMMANDS.showProduction, args));
+  const sections = [
+    [`**Prompt Insight** · \`${prompt.prompt.name.replace(/`/g, "'")}\``, '', ...rows, '', notes.join(' · ')].join('\n'),
+    ...(view ? [runHoverSection(view, prompt, commandLink('all runs and figures', CLIENT_COMMANDS.showRuns, args))] : []),
+    ...(prod ? [prod] : []),
+  ];
   const range = message ? rangeAt(lines, message.range) : undefined;
-  return { contents: { kind: MarkupKind.Markdown, value }, ...(range ? { range } : {}) };
+  return { contents: { kind: MarkupKind.Markdown, value: sections.join('\n\n---\n\n') }, ...(range ? { range } : {}) };
 }
 
 export function toSymbols(analysis: FileAnalysis, lines: PositionMapper): DocumentSymbol[] {

@@ -6,6 +6,7 @@
  */
 import type { PromptAnalysis } from '../core/analysis';
 import { formatMs } from '../core/metrics/format';
+import { METRIC_NAMES } from '../core/text/metricNames';
 import { requestOf } from '../core/run/promptRequest';
 import { promptContentHash } from '../core/store/runKey';
 import type { FileProduction, SourceReading } from '../core/telemetry/prodForEditor';
@@ -107,7 +108,12 @@ export function productionLensTitle(lookup: ProductionLookup | undefined, prompt
 
 const safe = markdownText;
 
-export function productionHoverSection(lookup: ProductionLookup | undefined, prompt: PromptAnalysis): string | undefined {
+/**
+ * The hover's production, per source in one or two lines: the TTFT line of the version (this text's,
+ * or the latest), then E2E latency, errors and adherence, with a link to the full view; what qualifies
+ * the numbers (versions not in git history, the source's notes) follows in one line.
+ */
+export function productionHoverSection(lookup: ProductionLookup | undefined, prompt: PromptAnalysis, viewLink: string): string | undefined {
   if (!lookup || lookup.state === 'off') return undefined;
   if (lookup.state === 'restricted') return '**Production**: sources are configured but not read in Restricted Mode. Trust the workspace to see production numbers.';
   if (lookup.state === 'loading') return `**Production**: reading ${lookup.sources} source${lookup.sources === 1 ? '' : 's'}…`;
@@ -126,15 +132,16 @@ export function productionHoverSection(lookup: ProductionLookup | undefined, pro
     }
     const v = p.version;
     const which = p.matchesText ? 'this text' : `latest in production; this text was not seen there`;
-    lines.push(`${head}`, '', `${productionLine(p, markdownText)} — ${which}${v.revision && v.revision !== 'working' ? ` (${v.revision.slice(0, 7)}${v.revisionSubject ? ` "${safe(v.revisionSubject)}"` : ''})` : ''}`);
-    const e2e = v.e2eMs.p50 ? `E2E p50 ${formatMs(v.e2eMs.p50.value)} · p99 ${v.e2eMs.p99 ? formatMs(v.e2eMs.p99.value) : 'n/a'}` : undefined;
+    lines.push(`${head}: ${productionLine(p, markdownText)} — ${which}${v.revision && v.revision !== 'working' ? ` (${v.revision.slice(0, 7)}${v.revisionSubject ? ` "${safe(v.revisionSubject)}"` : ''})` : ''}`);
+    const e2e = v.e2eMs.p50 ? `${METRIC_NAMES.e2eMs} p50 ${formatMs(v.e2eMs.p50.value)} · p99 ${v.e2eMs.p99 ? formatMs(v.e2eMs.p99.value) : 'n/a'}` : undefined;
     const errors = `errors ${(v.errorRate * 100).toFixed(1)}%${Object.keys(v.errorsByType).length ? ` (${Object.entries(v.errorsByType).slice(0, 3).map(([t, n]) => `${safe(t)} ${n}`).join(', ')})` : ''}`;
-    lines.push('', [e2e, errors, v.ttftMs.p99 === null && v.ttftMs.n > 0 ? `p99 needs 100 requests (has ${v.ttftMs.n})` : undefined].filter(Boolean).join(' · '));
-    const adherence = adherenceWords(v.adherence);
-    if (adherence) lines.push('', adherence);
-    if (reading.report?.source.kind === 'prometheus') lines.push('', '_percentiles interpolated within histogram buckets (no intervals)_');
-    for (const missing of p.notInHistory.slice(0, 3)) lines.push('', `⚠ version ${safe(shortVersion(missing.version))} seen in production is not in this file's git history (${formatCount(missing.requests)} req)`);
-    for (const note of reading.notes.slice(0, 2)) lines.push('', `_${safe(note)}_`);
+    lines.push('', `${[e2e, errors, v.ttftMs.p99 === null && v.ttftMs.n > 0 ? `p99 needs 100 requests (has ${v.ttftMs.n})` : undefined, adherenceWords(v.adherence)].filter(Boolean).join(' · ')} — ${viewLink}`);
+    const caveats = [
+      reading.report?.source.kind === 'prometheus' ? 'percentiles interpolated within histogram buckets (no intervals)' : undefined,
+      ...p.notInHistory.slice(0, 3).map((missing) => `⚠ version ${safe(shortVersion(missing.version))} seen in production is not in this file's git history (${formatCount(missing.requests)} req)`),
+      ...reading.notes.slice(0, 2).map(safe),
+    ].filter(Boolean);
+    if (caveats.length > 0) lines.push('', `_${caveats.join(' · ')}_`);
     lines.push('');
   }
   return lines.join('\n').trimEnd();

@@ -1,6 +1,8 @@
 /** Run metrics in the editor: the lens line above each prompt and the hover section with the estimate. */
 import type { PromptAnalysis } from '../core/analysis';
-import { formatMs, formatRate, percentileCells, phaseLine, promptCacheSentence, runLensLine } from '../core/metrics/format';
+import { formatMs, formatRate, runLensLine } from '../core/metrics/format';
+import { METRIC_NAMES } from '../core/text/metricNames';
+import type { RunSummary } from '../core/metrics/summary';
 import { estimateLatency } from '../core/metrics/latencyModel';
 import { chainLine } from '../core/metrics/chain';
 import { hallucinationLine } from '../core/metrics/groundedRuns';
@@ -38,31 +40,34 @@ export function runLensTitle(view: PromptRunsView, prompt: PromptAnalysis): stri
   return `edited since last run${label}`;
 }
 
-export function runHoverSection(view: PromptRunsView, prompt: PromptAnalysis): string {
-  const lines: string[] = [];
+/**
+ * The hover's runs, in two lines: where and how many, then the medians in words (or the RAG chain),
+ * with a link to every figure (the runs document). An edited text gets the estimate instead.
+ */
+export function runHoverSection(view: PromptRunsView & { hallucination?: string }, prompt: PromptAnalysis, allRunsLink: string): string {
   const endpoint = `\`${view.endpointName.replace(/`/g, "'")}\`${view.simulated ? ' (**simulated** endpoint, not a real model)' : ''}`;
   if (view.current) {
     const s = view.current;
-    const { cold, warm, unknown } = s.cache;
-    lines.push(`**Runs of this text** on ${endpoint} · ${view.model} · ${s.ok}/${s.runs} ok`, '', promptCacheSentence(cold, warm, unknown), '', '| | p50 | p90 | p99 | p99.9 | n |', '|---|---:|---:|---:|---:|---:|');
-    lines.push(`| TTFT | ${percentileCells(s.ttftMs, formatMs).join(' | ')} | ${s.ttftMs.n} |`);
-    lines.push(`| E2E | ${percentileCells(s.e2eMs, formatMs).join(' | ')} | ${s.e2eMs.n} |`);
-    lines.push(`| TPOT | ${percentileCells(s.tpotMs, (v) => `${v.toFixed(1)} ms`).join(' | ')} | ${s.tpotMs.n} |`);
-    lines.push(`| out/E2E tok/s | ${percentileCells(s.outputTokensPerSec, formatRate).join(' | ')} | ${s.outputTokensPerSec.n} |`);
-    lines.push(`| decode tok/s (1000/TPOT) | ${percentileCells(s.decodeTokensPerSec, formatRate).join(' | ')} | ${s.decodeTokensPerSec.n} |`);
-    if (s.chain) lines.push('', chainLine(s.chain));
-    if ('hallucination' in view && typeof view.hallucination === 'string') lines.push('', view.hallucination);
-    if (s.phases) lines.push('', `${phaseLine(s.phases)} (medians of ${s.phases.n} run${s.phases.n === 1 ? '' : 's'}, ${s.phases.sources.join(', ')})`);
-    const errors = Object.entries(s.errors);
-    if (errors.length > 0) lines.push('', `errors: ${errors.map(([k, n]) => `${k} ×${n}`).join(', ')}`);
-  } else {
-    lines.push(`**No runs of this exact text yet** (last run on ${endpoint} · ${view.model})`);
+    const figures = s.chain ? [chainLine(s.chain)] : medianFigures(s);
+    if (view.hallucination) figures.push(view.hallucination);
+    const failed = Object.entries(s.errors).map(([kind, n]) => `${kind} ×${n}`);
+    if (failed.length > 0) figures.push(`failed: ${failed.join(', ')}`);
+    return [`**Runs of this text** on ${endpoint} · ${view.model} · ${s.ok} of ${s.runs} answered`, '', `${figures.join(' · ')} — ${allRunsLink}`].join('\n');
   }
+  const lines = [`**No runs of this exact text yet** (last run on ${endpoint} · ${view.model}) — ${allRunsLink}`];
   if (view.fit) {
     const estimate = estimateLatency(view.fit, prompt.totalTokens);
-    const slope = view.fit.msPerInputToken !== 0 ? `, ${view.fit.msPerInputToken >= 0 ? '+' : ''}${(view.fit.msPerInputToken * 1000).toFixed(0)} ms per 1k input tokens` : ', input length did not vary';
-    lines.push('', `Estimate for the current text (${prompt.totalTokens.toLocaleString('en-US')} input tokens): TTFT ≈ ${formatMs(estimate.ttftMs)}${estimate.e2eMs !== null ? `, E2E ≈ ${formatMs(estimate.e2eMs)}` : ''} — fitted from ${estimate.basedOnRuns} run${estimate.basedOnRuns === 1 ? '' : 's'}${slope}.`);
+    lines.push('', `Estimate for the current text (${prompt.totalTokens.toLocaleString('en-US')} input tokens): TTFT ≈ ${formatMs(estimate.ttftMs)}${estimate.e2eMs !== null ? `, ${METRIC_NAMES.e2eMs} ≈ ${formatMs(estimate.e2eMs)}` : ''} — fitted from ${estimate.basedOnRuns} run${estimate.basedOnRuns === 1 ? '' : 's'}.`);
   }
-  for (const hint of view.hints) lines.push('', `💡 ${hint.message}`);
   return lines.join('\n');
+}
+
+/** `TTFT p50 312 ms · E2E latency p50 1.84 s · throughput p50 41 tok/s (20 runs)`. */
+function medianFigures(s: RunSummary): string[] {
+  const parts: string[] = [];
+  if (s.ttftMs.p50 !== null) parts.push(`${METRIC_NAMES.ttftMs} p50 ${formatMs(s.ttftMs.p50)}`);
+  if (s.e2eMs.p50 !== null) parts.push(`${METRIC_NAMES.e2eMs} p50 ${formatMs(s.e2eMs.p50)}`);
+  if (s.outputTokensPerSec.p50 !== null) parts.push(`${METRIC_NAMES.outputTokensPerSec} p50 ${formatRate(s.outputTokensPerSec.p50)} tok/s`);
+  parts.push(`${s.ttftMs.n} run${s.ttftMs.n === 1 ? '' : 's'}`);
+  return parts;
 }

@@ -74,9 +74,9 @@ describe('compare panel: capacity under SLO', () => {
     await decision.waitFor({ timeout: 110_000 });
     const section = panel.locator('.capacity-compare li');
     expect(await section.first().textContent()).toBe('capacity under SLO: base ≥ 4 → head 2 (resolved both)');
-    expect(await section.nth(1).textContent()).toBe('largest concurrency meeting ttftMs ≤ 160 ms, ≥ 80% of requests meeting every SLO (--attainment); 24 requests per level, limit 4');
+    expect(await section.nth(1).textContent()).toBe('largest concurrency meeting TTFT ≤ 160 ms, ≥ 80% of requests meeting every SLO (--attainment); 24 requests per level, limit 4');
     expect(await decision.textContent()).toMatch(/^✗ Hold [0-9a-f]{7,}/);
-    expect(await panel.locator('.rollout .reasons').textContent()).toContain("head's max concurrency under SLO 2 is below base's ≥ 4 (ttftMs ≤ 160 ms, ≥ 80% of requests meeting every SLO (--attainment)) — the batch scenario gates on capacity");
+    expect(await panel.locator('.rollout .reasons').textContent()).toContain("head's max concurrency under SLO 2 is below base's ≥ 4 (TTFT ≤ 160 ms, ≥ 80% of requests meeting every SLO (--attainment)) — the batch scenario gates on capacity");
     const seen = await panel.locator('body').evaluate(() => (window as unknown as { statusSeen: string[] }).statusSeen);
     expect(seen.some((s) => /^capacity of [0-9a-f]{7}: concurrency 4, 24 requests…$/.test(s))).toBe(true);
     // The bar, indeterminate during the search, is full again.

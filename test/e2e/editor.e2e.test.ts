@@ -123,7 +123,7 @@ describe('Prompt Insight in a real VS Code (code-server 1.139 + Chromium)', () =
     // meets every SLO: 24 runs cannot bound a p90 from above (that takes 35), so the panel says how many would.
     expect(await decision.textContent()).toMatch(/^\? Insufficient evidence for [0-9a-f]{7,} \(vs [0-9a-f]{7,}\)$/);
     expect(await panel.locator('.rollout .meta').textContent()).toMatch(/Scenario: decision \(homes\.tests\.yaml at [0-9a-f]{7}\)/);
-    expect(await panel.locator('.rollout .reasons').textContent()).toMatch(/SLO e2eMs\.p90 ≤ 30000 not established for [0-9a-f]{7}: .* about \d+ runs .*would bound p90 under 30(\.0+)? s/);
+    expect(await panel.locator('.rollout .reasons').textContent()).toMatch(/SLO E2E latency p90 ≤ 30 s not established for [0-9a-f]{7}: .* about \d+ runs .*would bound p90 under 30(\.0+)? s/);
     // A matrix cell opens its runs: each answer with its outcome and the assertions it failed.
     await panel.locator('.matrix button.cell').first().click();
     await panel.locator('.run-details .runs li').first().waitFor({ timeout: 10_000 });
@@ -144,7 +144,7 @@ describe('Prompt Insight in a real VS Code (code-server 1.139 + Chromium)', () =
     await expect.poll(async () => (await decision.textContent()) ?? '', { timeout: 180_000 }).toMatch(/^✓ Ship [0-9a-f]{7,} \(vs [0-9a-f]{7,}\)$/);
     const untilLine = (await panel.locator('.rollout .until-decided').textContent()) ?? '';
     expect(untilLine).toMatch(/^Run until decided: decided \(ship\) after \d+ runs per test case/);
-    expect(await panel.locator('.rollout .reasons').textContent()).toMatch(/0 of \d+ runs above 30\.00 s: E2E p90 ≤ 30\.00 s holds with 95% confidence \(anytime-valid\)/);
+    expect(await panel.locator('.rollout .reasons').textContent()).toMatch(/0 of \d+ runs above 30\.00 s: E2E latency p90 ≤ 30 s holds with 95% confidence \(anytime-valid\)/);
     // The README's hero is this panel, from this build: a test fails when the two drift apart.
     await checkReadmeScreenshot('screenshot-compare-light', {
       decision: (await decision.textContent()) ?? '',

@@ -114,7 +114,7 @@ describe('production in the hover and lens', () => {
     const hover = await hoverText(server, uri);
     expect(hover).toContain('**Production** · traces traces/\\*.jsonl\\* · last 24 h');
     expect(hover).toContain(`prod TTFT p50 220 ms · p99 n/a · 40 req/24 h · v ${b.slice(0, 7)} — this text (${b.slice(0, 7)} "Longer greeting")`);
-    expect(hover).toContain('E2E p50 620 ms · p99 n/a · errors 0.0% · p99 needs 100 requests (has 40)');
+    expect(hover).toContain('E2E latency p50 620 ms · p99 n/a · errors 0.0% · p99 needs 100 requests (has 40) — [production view](command:promptInsight.showProduction?');
     expect(hover).toContain("⚠ version v-hotfix seen in production is not in this file's git history (3 req)");
     expect(hover).not.toContain('deadbeef'); // two days old: outside the window
     expect(hover).toMatch(/link\.jsonl' leads outside the workspace/);
@@ -152,7 +152,7 @@ describe('production in the hover and lens', () => {
     expect(prometheusQueries.some((q) => q.startsWith('/api/v1/query_range'))).toBe(true);
     const hover = await hoverText(server, uri);
     expect(hover).toContain(`prod TTFT p50 420 ms · p99 2.10 s · 12.3k req/24 h · v ${b.slice(0, 7)} — this text`);
-    expect(hover).toContain('_percentiles interpolated within histogram buckets (no intervals)_');
+    expect(hover).toContain('_percentiles interpolated within histogram buckets (no intervals)');
     await hoverText(server, uri);
     await lensTitles(server, uri);
     expect(prometheusQueries.length).toBe(asked);

@@ -47,16 +47,23 @@ describe('run lenses and hover', () => {
     expect(text.split('\n')[all[4]!.range.start.line]).toBe('system:');
   });
 
-  it('hover carries the percentile table, the estimate for the current text and the runs behind it', async () => {
+  it('hover in short sections: the tokens first, then the runs in two lines with a link to every figure', async () => {
     const { uri } = await server.open('runs/hover/../homes.prompty', text);
     const line = text.split('\n').findIndex((l) => l.startsWith('Find homes'));
     const hover = await server.connection.sendRequest(HoverRequest.type, { textDocument: { uri }, position: { line, character: 2 } });
     const value = (hover!.contents as MarkupContent).value;
-    expect(value).toContain('**Runs of this text** on `Test simulator` (**simulated** endpoint, not a real model)');
-    expect(value).toMatch(/Prompt cache: (12 runs processed the whole prompt afresh|for 12 runs the server did not say whether it reused a cached copy of the prompt)/);
-    expect(value).not.toMatch(/\d+ cold|\d+ unknown/);
-    expect(value).toMatch(/\| TTFT \| \d+ ms \| \d+ ms \| n\/a \| n\/a \| 12 \|/);
-    expect(value).toMatch(/Estimate for the current text \([\d,]+ input tokens\): TTFT ≈ \d+ ms, E2E ≈ \d+ ms — fitted from 12 runs/);
+    const sections = value.split('\n\n---\n\n');
+    expect(sections).toHaveLength(2);
+    expect(sections[0]).toContain('| whole prompt (');
+    const runs = sections[1]!.split('\n').filter(Boolean);
+    expect(runs).toHaveLength(2);
+    expect(runs[0]).toMatch(/^\*\*Runs of this text\*\* on `Test simulator` \(\*\*simulated\*\* endpoint, not a real model\) · \S+ · 12 of 12 answered$/);
+    expect(runs[1]).toMatch(/^TTFT p50 \d+ ms · E2E latency p50 \d+ ms · throughput p50 [\d.]+ tok\/s · 12 runs — \[all runs and figures\]\(command:promptInsight\.showRuns\?(.+)\)$/);
+    // The link runs the command on this prompt: its arguments are the lens's.
+    const encoded = /\(command:promptInsight\.showRuns\?(.+)\)$/.exec(runs[1]!)![1]!;
+    expect(JSON.parse(decodeURIComponent(encoded))).toEqual([{ uri, promptName: 'homes-assistant', promptIndex: 0 }]);
+    // No table of percentiles, no internal names: the runs document has them.
+    expect(value).not.toMatch(/\| TTFT \||e2eMs|ttftMs/);
   });
 
   it('after an edit the lens estimates from the fit; new runs appear after runsChanged', async () => {

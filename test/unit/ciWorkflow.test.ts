@@ -63,7 +63,7 @@ describe('the prompt gate workflow on a pull request, as GitHub Actions runs it'
     expect(summary).toMatch(new RegExp(`\\| \`${baseSha.slice(0, 7)}\` base — Homes assistant \\| \\d+/\\d+ \\d+%`));
     // The gate stops once the head's case is settled; the base's own SLO may still be open then
     // (compare shuffles the runs, so the simulator's seeded answers fall in a different order each time).
-    expect(summary).toMatch(/\| adherence ≥ 0\.5 \| (broken|unclear) \d+% \[\d+%–\d+%\] \(n = \d+\) \| met \d+% \[\d+%–\d+%\] \(n = \d+\) \|/);
+    expect(summary).toMatch(/\| adherence ≥ 50% \| (broken|unclear) \d+% \[\d+%–\d+%\] \(n = \d+\) \| met \d+% \[\d+%–\d+%\] \(n = \d+\) \|/);
     // GitHub renders it: the table is a table.
     const html = new MarkdownIt().render(summary);
     expect(html).toMatch(/<table>[\s\S]*<th>revision<\/th>[\s\S]*<td><code>[0-9a-f]{7}<\/code> base/);

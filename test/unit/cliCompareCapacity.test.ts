@@ -46,7 +46,7 @@ describe('compare --capacity', () => {
     const json = JSON.parse(stdout);
     // The report carries the same side-by-side lines for its Capacity under SLO section.
     expect(readFileSync(join(repo.root, 'report.html'), 'utf8')).toContain('capacity under SLO: base ≥ 4 → head 2 (resolved both)');
-    expect(json.capacity).toMatchObject({ slo: ['ttftMs ≤ 160 ms'], target: 0.8, requestsPerLevel: 24, limit: 4, cancelled: false });
+    expect(json.capacity).toMatchObject({ slo: ['TTFT ≤ 160 ms'], target: 0.8, requestsPerLevel: 24, limit: 4, cancelled: false });
     expect(json.capacity.base).toMatchObject({ label: expect.stringMatching(/^[0-9a-f]{7}$/), maxConcurrencyMeetingSlo: 4, atLimit: true, resolved: true });
     expect(json.capacity.head).toMatchObject({ label: 'working copy', maxConcurrencyMeetingSlo: 2, atLimit: false, resolved: true });
     // Doubling to the limit for the base; for the head doubling to 4, then bisecting to 3.
@@ -58,7 +58,7 @@ describe('compare --capacity', () => {
       expect(level.attainment.share).toBeCloseTo(level.attainment.met / level.attainment.total, 10);
     }
     expect(json.rollout.decision).toBe('hold');
-    expect(json.rollout.reasons[0]).toBe("head's max concurrency under SLO 2 is below base's ≥ 4 (ttftMs ≤ 160 ms, ≥ 80% of requests meeting every SLO (--attainment)) — the batch scenario gates on capacity");
+    expect(json.rollout.reasons[0]).toBe("head's max concurrency under SLO 2 is below base's ≥ 4 (TTFT ≤ 160 ms, ≥ 80% of requests meeting every SLO (--attainment)) — the batch scenario gates on capacity");
     // The text says the same, side by side before the decision (capacityComparisonLines, one wording).
   }, 120_000);
 
@@ -77,8 +77,8 @@ describe('compare --capacity', () => {
     expect(loadPoints[0].key.promptHash).not.toBe(loadPoints[3].key.promptHash);
     expect(loadPoints[0]).toMatchObject({ file: 'ask.prompty', simulated: true, target: 0.8 });
     expect(loadPoints[0].slo).toContain('ttftMs.p90 ≤ 160'); // the judging policy's SLOs, as load stores them
-    expect(loadPoints[0].point.attainment.limits).toEqual(['ttftMs ≤ 160 ms']); // what each request was held to
-    expect(stdout).toContain('capacity under SLO: base ≥ 4 → head ≥ 4 (resolved both)\n  largest concurrency meeting ttftMs ≤ 160 ms, ≥ 80% of requests meeting every SLO (--attainment); 24 requests per level, limit 4\n');
+    expect(loadPoints[0].point.attainment.limits).toEqual(['TTFT ≤ 160 ms']); // what each request was held to
+    expect(stdout).toContain('capacity under SLO: base ≥ 4 → head ≥ 4 (resolved both)\n  largest concurrency meeting TTFT ≤ 160 ms, ≥ 80% of requests meeting every SLO (--attainment); 24 requests per level, limit 4\n');
     expect(stdout).toMatch(/\n {2}base [0-9a-f]{7}: 1: 100% ✓, 2: 100% ✓, 4: 100% ✓\n {2}head working copy: 1: 100% ✓, 2: 100% ✓, 4: 100% ✓\nSHIP: working copy/);
     expect(stdout).toContain('  - capacity under SLO: base ≥ 4 → head ≥ 4 (resolved both) — not lower\n');
     expect(stderr).toContain('capacity working copy: concurrency 4, 24 requests…');

@@ -71,8 +71,8 @@ describe('the gate is judged by the base revision’s policy', () => {
     const json = JSON.parse(stdout);
     expect(json.policy.slo).toEqual(expect.arrayContaining(['ttftMs.p50 ≤ 1', 'e2eMs.p90 ≤ 30000']));
     expect(json.policy.changes).toEqual(expect.arrayContaining([
-      { text: 'SLO ttftMs.p50 ≤ 5000 → ttftMs.p50 ≤ 1', applied: true, why: 'applied: it makes the gate stricter', effects: { 'SLO tightened': 1 } },
-      expect.objectContaining({ text: 'SLO e2eMs.p90 ≤ 30000 → e2eMs.p90 ≤ 60000', applied: false, effects: { 'SLO loosened': 1 } }),
+      { text: 'SLO TTFT p50 ≤ 5 s → TTFT p50 ≤ 1 ms', applied: true, why: 'applied: it makes the gate stricter', effects: { 'SLO tightened': 1 } },
+      expect.objectContaining({ text: 'SLO E2E latency p90 ≤ 30 s → E2E latency p90 ≤ 60 s', applied: false, effects: { 'SLO loosened': 1 } }),
     ]));
     expect(json.policy.judgedWith).toBe("Judged with the base's tests, plus the head's 1 SLO tightened; not applied: 1 SLO loosened");
     expect(json.rollout.decision).toBe('no-change'); // only the policy changed: the requests are the same
@@ -118,7 +118,7 @@ describe('"Ship" means the head meets its SLOs', () => {
     repo.write('support.prompty', prompt('语气要礼貌。'));
     const { code, stdout } = await cli(['compare', 'support.prompty', '--base', 'HEAD', '--head', 'working', '--runs', '15', '--endpoint', sim.url, '--no-store', '--fail-on-regression'], repo.root);
     expect(stdout).toMatch(/adherence 0\/30 0%/);
-    expect(stdout).toMatch(/HOLD: working copy \(vs [0-9a-f]{7}\)\n {2}- both break SLO adherence ≥ 0\.7 — working copy does not fix it/);
+    expect(stdout).toMatch(/HOLD: working copy \(vs [0-9a-f]{7}\)\n {2}- both break SLO adherence ≥ 70% — working copy does not fix it/);
     expect(code).toBe(1);
   });
 

@@ -57,7 +57,7 @@ describe('prompt-insight load', () => {
       const seconds = (point.window.endMs - point.window.startMs) / 1000;
       const goodInWindow = point.requests.filter((r: { ok: boolean; meetsSlo: boolean; startedAtMs: number; e2eMs: number }) => r.ok && r.meetsSlo && r.startedAtMs + r.e2eMs >= point.window.startMs - 0.1 && r.startedAtMs + r.e2eMs <= point.window.endMs + 0.1);
       expect(point.goodput.requestsPerSec).toBeCloseTo(goodInWindow.length / seconds, 0);
-      expect(point.attainment.perSlo).toEqual([expect.objectContaining({ objective: 'ttftMs ≤ 100 ms', met: point.attainment.met, total: point.counted, share: point.attainment.share, target: 0.8 })]);
+      expect(point.attainment.perSlo).toEqual([expect.objectContaining({ objective: 'TTFT ≤ 100 ms', met: point.attainment.met, total: point.counted, share: point.attainment.share, target: 0.8 })]);
     }
     expect(four.goodput.requestsPerSec).toBeLessThan(four.requestsPerSec);
     expect(json.capacity.knee).toEqual({ concurrency: null, reason: 'a knee needs at least 5 concurrency levels with a steady throughput (2 measured)' });
@@ -93,7 +93,7 @@ describe('prompt-insight load', () => {
     writeFileSync(join(dir, 'policy.tests.yaml'), 'scenario: decision\nslo:\n  ttftMs: { p50: 100 }\ntests:\n  - vars: {}\n    assert:\n      - type: icontains\n        value: simulated\n');
     const { code, stdout, stderr } = await cli(['load', 'policy.prompty', '--endpoint', sim.url, '--concurrency', '1', '--requests', '12'], dir);
     expect(code).toBe(0);
-    expect(stderr).toMatch(/policy · decision \(policy\.tests\.yaml\) · SLOs: e2eMs\.p90 ≤ 30000, adherence ≥ 0\.8, ttftMs\.p50 ≤ 100 · attainment target each SLO at its percentile/);
+    expect(stderr).toMatch(/policy · decision \(policy\.tests\.yaml\) · SLOs: E2E latency p90 ≤ 30 s, adherence ≥ 80%, TTFT p50 ≤ 100 ms · attainment target each SLO at its percentile/);
     expect(stdout).toMatch(/target: each SLO at its percentile/);
   });
 
@@ -189,7 +189,7 @@ describe('prompt-insight load', () => {
     expect(stdout).toMatch(/^concurrency 2 .*✓/m);
     expect(stdout).toMatch(/^concurrency 4 .*✗/m);
     expect(stdout).toMatch(/Capacity: up to 2 concurrent requests within the SLOs/);
-    expect(stdout).toContain('Attainment: share of requests meeting ttftMs ≤ 100 ms (failed requests count as missing)');
+    expect(stdout).toContain('Attainment: share of requests meeting TTFT ≤ 100 ms (failed requests count as missing)');
   });
 
   it('open-loop rates (seeded Poisson arrivals) and clear usage errors', async () => {

@@ -25,12 +25,12 @@ describe('compare --until-decided', () => {
   it("the README's CI recipe: the homes fix ships by itself, each batch's decision and the runs spent on stderr", async () => {
     const { code, stdout, stderr } = await runCli(['compare', 'homes.prompty', '--base', a.slice(0, 8), '--head', 'HEAD', '--until-decided', '--endpoint', sim.url, '--concurrency', '8', '--fail-on-regression'], repo.root);
     expect(stderr).toMatch(/test case\(s\) × 10 runs each, then more until decided \(at most 200\)/);
-    expect(stderr).toMatch(/^ {2}batch 1: 10 runs per test case \(20 runs spent\) — insufficient evidence: SLO e2eMs\.p90 ≤ 30000 not established for [0-9a-f]{7}: 0 of 10 runs above 30\.00 s/m);
+    expect(stderr).toMatch(/^ {2}batch 1: 10 runs per test case \(20 runs spent\) — insufficient evidence: SLO E2E latency p90 ≤ 30 s not established for [0-9a-f]{7}: 0 of 10 runs above 30\.00 s/m);
     expect(stderr).toMatch(/batch \d+: (\d+) runs per test case \(\d+ runs spent\) — ship: /);
     expect(code, stderr).toBe(0);
     expect(stdout).toMatch(/Run until decided: decided \(ship\) after \d+ runs per test case, \d+ runs spent in \d+ batches; anytime-valid statistics/);
     expect(stdout).toMatch(/SHIP: [0-9a-f]{7}/);
-    expect(stdout).toMatch(/0 of \d+ runs above 30\.00 s: E2E p90 ≤ 30\.00 s holds with 95% confidence \(anytime-valid\)/);
+    expect(stdout).toMatch(/0 of \d+ runs above 30\.00 s: E2E latency p90 ≤ 30 s holds with 95% confidence \(anytime-valid\)/);
   });
 
   it('JSON: the summary, anytime-valid verdicts; a question it cannot settle stops at --max-runs and the gate fails closed', async () => {
@@ -45,7 +45,7 @@ describe('compare --until-decided', () => {
     expect(json.statistics).toBe('anytime');
     expect(json.untilDecided).toMatchObject({ runsPerCase: 34, maxRunsPerCase: 34, stoppedBy: 'cap', runsSpent: 68 });
     expect(json.rollout.decision).toBe('insufficient');
-    expect(json.rollout.reasons.join('\n')).toMatch(/e2eMs\.p99 ≤ 30000 not established/);
+    expect(json.rollout.reasons.join('\n')).toMatch(/E2E latency p99 ≤ 30 s not established/);
     expect(json.verdicts.find((v: { metric: string }) => v.metric === 'adherence')).toMatchObject({ test: 'sequential-pairs', verdict: 'better' });
   });
 

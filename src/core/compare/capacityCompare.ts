@@ -14,6 +14,7 @@ import { type LoadPoint } from '../load/loadPointRecord';
 import { withCriterion } from '../rollout/decision';
 import { SCENARIO_RULES, type RolloutPolicy } from '../rollout/scenario';
 import { objectiveText } from '../rollout/slo';
+import { latencyLimitLabel } from '../text/metricNames';
 import { planPromptRun } from '../run/promptRun';
 import type { DeclaredRetrieval } from '../retrieval/retrievalStep';
 import type { LoadResultsStore } from '../load/loadResults';
@@ -85,7 +86,7 @@ export async function compareCapacity(input: CapacityCompareInput): Promise<Capa
   for (const revision of input.revisions) sides.push(await searchRevision(input, revision));
   return {
     // Attainment is per request: each latency SLO read as a limit every request must meet (load/attainment.ts).
-    slo: objectives.flatMap((o) => (o.metric === 'adherence' || o.metric === 'hallucination' ? [] : [`${o.metric} ≤ ${o.maxMs} ms`])),
+    slo: objectives.flatMap((o) => (o.metric === 'adherence' || o.metric === 'hallucination' ? [] : [latencyLimitLabel(o.metric, o.maxMs)])),
     target: input.target, requestsPerLevel: input.requests, limit: input.limit,
     base: sides[0]!, head: sides[1]!, cancelled: input.signal?.aborted === true,
   };

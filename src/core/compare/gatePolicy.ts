@@ -8,7 +8,7 @@
  */
 import type { TestCase, TestSuite } from '../adherence/testCases';
 import { objectiveKey, resolvePolicy, type RolloutPolicy } from '../rollout/scenario';
-import { objectiveFromText, objectivesFromBlock, objectiveText, SloError, type Objective } from '../rollout/slo';
+import { objectiveFromText, objectiveLabel, objectivesFromBlock, objectiveText, SloError, type Objective } from '../rollout/slo';
 import type { DeclaredRetrieval } from '../retrieval/retrievalStep';
 import { declarationsAt, type Declaration, type DeclarationContext, type RevisionDeclarations } from './revisionDeclarations';
 import type { RevisionSource } from './revisionSources';
@@ -106,16 +106,16 @@ function tightenWithHead(policy: RolloutPolicy, input: GatePolicyInput, changes:
     const inForce = current.get(key);
     if (inForce && objectiveText(inForce) === objectiveText(headObjective)) continue;
     if (fromCli.has(key)) {
-      changes.push({ text: `SLO ${objectiveText(headObjective)} set by ${input.head.label}`, applied: false, why: 'not applied: --slo sets it' });
+      changes.push({ text: `SLO ${objectiveLabel(headObjective)} set by ${input.head.label}`, applied: false, why: 'not applied: --slo sets it' });
     } else if (!inForce || atLeastAsStrict(headObjective, inForce)) {
       current.set(key, headObjective);
-      changes.push({ text: inForce ? `SLO ${objectiveText(inForce)} → ${objectiveText(headObjective)}` : `SLO ${objectiveText(headObjective)} added`, applied: true, why: 'applied: it makes the gate stricter', effects: inForce ? { 'SLO tightened': 1 } : { 'SLO added': 1 } });
+      changes.push({ text: inForce ? `SLO ${objectiveLabel(inForce)} → ${objectiveLabel(headObjective)}` : `SLO ${objectiveLabel(headObjective)} added`, applied: true, why: 'applied: it makes the gate stricter', effects: inForce ? { 'SLO tightened': 1 } : { 'SLO added': 1 } });
     } else {
-      changes.push({ text: `SLO ${objectiveText(inForce)} → ${objectiveText(headObjective)}`, applied: false, why: notApplied, effects: { 'SLO loosened': 1 } });
+      changes.push({ text: `SLO ${objectiveLabel(inForce)} → ${objectiveLabel(headObjective)}`, applied: false, why: notApplied, effects: { 'SLO loosened': 1 } });
     }
   }
   for (const [key, baseObjective] of baseDeclared) {
-    if (!headDeclared.has(key)) changes.push({ text: `SLO ${objectiveText(baseObjective)} removed`, applied: false, why: notApplied, effects: { 'SLO removed': 1 } });
+    if (!headDeclared.has(key)) changes.push({ text: `SLO ${objectiveLabel(baseObjective)} removed`, applied: false, why: notApplied, effects: { 'SLO removed': 1 } });
   }
   policy.objectives = [...current.values()];
 }
@@ -126,10 +126,10 @@ function objectiveDifferences(base: RevisionDeclarations, head: RevisionDeclarat
   const lines: { text: string; effects: PolicyEffects }[] = [];
   for (const [key, o] of h) {
     const was = b.get(key);
-    if (!was) lines.push({ text: `SLO ${objectiveText(o)} added`, effects: { 'SLO added': 1 } });
-    else if (objectiveText(was) !== objectiveText(o)) lines.push({ text: `SLO ${objectiveText(was)} → ${objectiveText(o)}`, effects: atLeastAsStrict(o, was) ? { 'SLO tightened': 1 } : { 'SLO loosened': 1 } });
+    if (!was) lines.push({ text: `SLO ${objectiveLabel(o)} added`, effects: { 'SLO added': 1 } });
+    else if (objectiveText(was) !== objectiveText(o)) lines.push({ text: `SLO ${objectiveLabel(was)} → ${objectiveLabel(o)}`, effects: atLeastAsStrict(o, was) ? { 'SLO tightened': 1 } : { 'SLO loosened': 1 } });
   }
-  for (const [key, o] of b) if (!h.has(key)) lines.push({ text: `SLO ${objectiveText(o)} removed`, effects: { 'SLO removed': 1 } });
+  for (const [key, o] of b) if (!h.has(key)) lines.push({ text: `SLO ${objectiveLabel(o)} removed`, effects: { 'SLO removed': 1 } });
   return lines;
 }
 

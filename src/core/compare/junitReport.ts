@@ -56,11 +56,11 @@ function decisionCase(result: ComparisonResult): TestCase {
 }
 
 function sloCase(outcome: SloOutcome): TestCase {
-  const name = `SLO ${outcome.objective}`;
+  const name = `SLO ${outcome.label}`;
   const j = outcome.head;
   const seen = `head: ${judgement(j)}; base: ${judgement(outcome.base)}`;
   if (j.status === 'met') return { name, outcome: { kind: 'pass' }, out: seen };
-  if (j.status === 'broken') return { name, outcome: { kind: 'failure', message: `${outcome.objective} is broken by the head`, type: 'slo-broken', detail: seen } };
+  if (j.status === 'broken') return { name, outcome: { kind: 'failure', message: `${outcome.label} is broken by the head`, type: 'slo-broken', detail: seen } };
   const settle = outcome.runsNeeded ? `; about ${outcome.runsNeeded.runs} runs would settle it` : '';
   return { name, outcome: { kind: 'skipped', message: `not established yet${settle}`, detail: seen } };
 }

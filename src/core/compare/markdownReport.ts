@@ -6,6 +6,8 @@
  * links or @mentions.
  */
 import { formatMs } from '../metrics/format';
+import { metricName } from '../text/metricNames';
+import type { VerdictKind } from '../stats/verdicts';
 import type { PercentileTriple } from '../metrics/summary';
 import type { RolloutDecisionKind, SloOutcome } from '../rollout/decision';
 import type { ObjectiveJudgement } from '../rollout/sloJudgement';
@@ -15,6 +17,8 @@ import type { ComparisonResult } from './compare';
 import type { RevisionResult } from './revisionResult';
 
 export const DECISION_HEADLINES: Record<RolloutDecisionKind, string> = { ship: 'SHIP', hold: 'HOLD', insufficient: 'INSUFFICIENT EVIDENCE', 'no-change': 'NO CHANGE' };
+/** A verdict in words (the JSON keeps its key). */
+const VERDICT_WORDS: Record<VerdictKind, string> = { better: 'better', worse: 'worse', 'no-difference': 'no difference shown', insufficient: 'not enough runs' };
 const DECISION_MARKS: Record<RolloutDecisionKind, string> = { ship: '✅', hold: '❌', insufficient: '⚠️', 'no-change': '➖' };
 
 /** `extraLines`: more lines shown as written, escaped (compare --capacity's side by side). */
@@ -37,7 +41,7 @@ export function comparisonMarkdown(result: ComparisonResult, extras: { extraLine
   if (result.rollout && result.rollout.slo.length > 0) lines.push(...sloTable(result.rollout.slo), '');
   if (result.verdicts.length > 0) {
     lines.push('| metric | change (head − base) | p | verdict |', '|---|---:|---:|---|');
-    for (const v of result.verdicts) lines.push(`| ${v.metric} | ${v.difference === null ? 'n/a' : v.metric === 'adherence' ? `${signed(v.difference * 100, 1)} pts` : `${signed(v.difference, 0)} ms`} | ${v.pValue === null ? 'n/a' : v.pValue < 0.001 ? '< 0.001' : v.pValue.toFixed(3)} | ${text(v.verdict)} |`);
+    for (const v of result.verdicts) lines.push(`| ${metricName(v.metric)} | ${v.difference === null ? 'n/a' : v.metric === 'adherence' ? `${signed(v.difference * 100, 1)} pts` : `${signed(v.difference, 0)} ms`} | ${v.pValue === null ? 'n/a' : v.pValue < 0.001 ? '< 0.001' : v.pValue.toFixed(3)} | ${VERDICT_WORDS[v.verdict]} |`);
     lines.push('');
   }
   for (const change of result.policyChanges) lines.push(`- policy change: ${text(change.text)} (${text(change.why)})`);
@@ -63,7 +67,7 @@ function sloTable(slo: readonly SloOutcome[]): string[] {
   const rows = ['| SLO | base | head |', '|---|---|---|'];
   for (const outcome of slo) {
     const settle = outcome.runsNeeded ? ` (≈${outcome.runsNeeded.runs} runs would settle it)` : '';
-    rows.push(`| ${text(outcome.objective)} | ${judgement(outcome.base)} | ${judgement(outcome.head)}${settle} |`);
+    rows.push(`| ${text(outcome.label)} | ${judgement(outcome.base)} | ${judgement(outcome.head)}${settle} |`);
   }
   return rows;
 }

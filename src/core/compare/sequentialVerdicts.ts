@@ -12,6 +12,7 @@
  * in the scenario (Bonferroni), so the chance of a false "hold for regression" stays under 5% however
  * often the decision is looked at.
  */
+import { metricName } from '../text/metricNames';
 import { medianOf } from '../stats/percentile';
 import type { Change } from '../rollout/decision';
 import { SCENARIO_RULES, type Scenario } from '../rollout/scenario';
@@ -55,6 +56,11 @@ function pText(pValue: number): string {
   return `anytime-valid ${formatP(pValue)}`;
 }
 
+/** No difference shown: said in words, with the p-value after them — a bare "p = 1.00" tells a reader nothing. */
+function noEvidence(what: string, pValue: number, more = ''): string {
+  return `no evidence of a ${what} yet (${pText(pValue)}${more})`;
+}
+
 export function sequentialAdherenceVerdict(base: RevisionResult, head: RevisionResult, alpha: number): Verdict {
   const common = { metric: 'adherence' as const, base: base.rev, head: head.rev, test: 'sequential-pairs' as const, ci95: null };
   if (base.adherence.total < MIN_RUNS_FOR_CLAIM || head.adherence.total < MIN_RUNS_FOR_CLAIM) {
@@ -66,7 +72,7 @@ export function sequentialAdherenceVerdict(base: RevisionResult, head: RevisionR
   const difference = head.adherence.passed / head.adherence.total - base.adherence.passed / base.adherence.total;
   const points = `${difference >= 0 ? '+' : ''}${Math.round(difference * 100)} pts`;
   const split = `${head.label} passed where ${base.label} failed in ${headWon} paired runs, the reverse in ${discordant.length - headWon}`;
-  const summary = kind === 'no-difference' ? `adherence ${points}, no significant difference (${pText(pValue)}; ${split})` : `adherence ${points}, ${pText(pValue)} (${split})`;
+  const summary = kind === 'no-difference' ? `adherence ${points}, ${noEvidence('difference', pValue, `; ${split}`)}` : `adherence ${points}, ${pText(pValue)} (${split})`;
   return { ...common, verdict: kind, pValue, difference, summary };
 }
 
@@ -79,14 +85,14 @@ function shiftTest(paired: [number, number][], lowerIsBetter: boolean, margin: n
 }
 
 export function sequentialLatencyVerdict(metric: 'ttftMs' | 'e2eMs', base: RevisionResult, head: RevisionResult, alpha: number): Verdict {
-  const name = metric === 'ttftMs' ? 'TTFT' : 'E2E';
+  const name = metricName(metric);
   const common = { metric, base: base.rev, head: head.rev, ci95: null };
   const paired = pairs(base, head, (s) => s[metric]);
   if (paired.length < MIN_RUNS_FOR_CLAIM) return { ...common, verdict: 'insufficient', pValue: null, difference: null, test: null, summary: `${name}: not enough paired successful runs (${paired.length}; ${MIN_RUNS_FOR_CLAIM} needed)` };
   const margin = Math.max(PRACTICAL_MARGIN_MIN_MS, PRACTICAL_MARGIN_SHARE * medianOf(paired.map(([b]) => b)));
   const { kind, pValue, difference } = shiftTest(paired, true, margin, alpha);
   const change = `${difference >= 0 ? '+' : ''}${Math.round(difference)} ms`;
-  const summary = kind === 'no-difference' ? `${name} ${change} (median paired difference), no significant change beyond the ${Math.round(margin)} ms practical margin (${pText(pValue)})` : `${name} ${change} (median paired difference), ${pText(pValue)}`;
+  const summary = kind === 'no-difference' ? `${name} ${change} (median paired difference), ${noEvidence(`change beyond the ${Math.round(margin)} ms practical margin`, pValue)}` : `${name} ${change} (median paired difference), ${pText(pValue)}`;
   return { ...common, verdict: kind, pValue, difference, test: 'sequential-pairs', summary };
 }
 
@@ -95,7 +101,7 @@ export function sequentialThroughputChange(base: RevisionResult, head: RevisionR
   const paired = pairs(base, head, (s) => s.tokensPerSec);
   if (paired.length < MIN_RUNS_FOR_CLAIM) return { worse: false, insufficient: true, text: `throughput: not enough paired runs with output tokens/s (${paired.length}; ${MIN_RUNS_FOR_CLAIM} needed)` };
   const { kind, pValue, difference } = shiftTest(paired, false, PRACTICAL_MARGIN_SHARE * medianOf(paired.map(([b]) => b)), alpha);
-  return { worse: kind === 'worse', text: `throughput ${difference >= 0 ? '+' : ''}${difference.toFixed(1)} tok/s (median paired output tokens/s), ${kind === 'no-difference' ? `no significant change (${pText(pValue)})` : pText(pValue)}` };
+  return { worse: kind === 'worse', text: `throughput ${difference >= 0 ? '+' : ''}${difference.toFixed(1)} tok/s (median paired output tokens/s), ${kind === 'no-difference' ? noEvidence('change', pValue) : pText(pValue)}` };
 }
 
 export function sequentialHallucinationChange(base: RevisionResult, head: RevisionResult, alpha: number): Change | undefined {
@@ -108,7 +114,7 @@ export function sequentialHallucinationChange(base: RevisionResult, head: Revisi
   const { kind, pValue } = sidedTest(discordant.length - headOnly, headOnly, discordant.length, alpha);
   const difference = h.hallucinated / h.judged - b.hallucinated / b.judged;
   const points = `${difference >= 0 ? '+' : ''}${Math.round(difference * 100)} pts`;
-  return { worse: kind === 'worse', text: `hallucination ${points} (${counts}), ${kind === 'worse' ? `${pText(pValue)} — significantly more hallucination` : kind === 'better' ? `${pText(pValue)} — less hallucination` : `no significant difference (${pText(pValue)})`}` };
+  return { worse: kind === 'worse', text: `hallucination ${points} (${counts}), ${kind === 'worse' ? `${pText(pValue)} — significantly more hallucination` : kind === 'better' ? `${pText(pValue)} — less hallucination` : noEvidence('difference', pValue)}` };
 }
 
 /** Every anytime-valid verdict of head against base, with α shared among the figures that gate. */

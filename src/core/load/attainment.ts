@@ -12,6 +12,7 @@
  * SLO in `compare`: rollout/sloJudgement.ts), and otherwise says about how many requests would.
  */
 import type { RunRecord } from '../metrics/runRecord';
+import { latencyLimitLabel } from '../text/metricNames';
 import { PERCENTILES, type Objective } from '../rollout/slo';
 import { clopperPearsonLower, clopperPearsonUpper, shareSide } from '../stats/oneSided';
 import { wilsonInterval } from '../stats/proportions';
@@ -80,7 +81,7 @@ export function attainment(records: readonly RunRecord[], objectives: readonly O
   // Arrivals dropped at a rate were never served: they count as misses (as errored requests do), so a
   // rate the client could not even send is never said to be met.
   const total = records.length + neverSent;
-  const limitText = (o: LatencyObjective) => `${o.metric} ≤ ${o.maxMs} ms`;
+  const limitText = (o: LatencyObjective) => latencyLimitLabel(o.metric, o.maxMs);
   const perSlo =
     target !== null
       ? [shareOf(limits.map(limitText).join(' and '), met, total, target)]

@@ -1,4 +1,5 @@
 /** How run metrics read in every view (CodeLens, hover, CLI, panel), so they always agree. */
+import { METRIC_EXPLANATIONS, type NamedMetric } from '../text/metricNames';
 import type { MetricSummary, RunSummary, PhaseSummary } from './summary';
 
 export function formatMs(ms: number): string {
@@ -62,4 +63,24 @@ export function promptCacheSentence(cold: number, warm: number, unknown: number)
     warm ? `${runs(warm)} reused part of the prompt from the server's cache (faster: kept out of the figures, shown apart)` : '',
   ].filter(Boolean);
   return `Prompt cache: ${parts.join('; ')}.`;
+}
+
+/**
+ * The figures for a reader new to them, one line each with what it means and its unit:
+ * `Time to first token (TTFT) — how long until the answer starts: p50 320 ms · p90 410 ms`.
+ * A figure no run measured is left out.
+ */
+export function plainFigureLines(summary: RunSummary): string[] {
+  const formats: [NamedMetric, (v: number) => string][] = [
+    ['ttftMs', formatMs],
+    ['e2eMs', formatMs],
+    ['tpotMs', (v) => `${v.toFixed(1)} ms/token`],
+    ['outputTokensPerSec', (v) => `${formatRate(v)} tokens/s`],
+  ];
+  return formats.flatMap(([metric, format]) => {
+    const m = summary[metric];
+    if (m.p50 === null) return [];
+    const { title, meaning } = METRIC_EXPLANATIONS[metric];
+    return [`${title} — ${meaning}: p50 ${format(m.p50)}${m.p90 !== null && m.n > 1 ? ` · p90 ${format(m.p90)}` : ''}`];
+  });
 }

@@ -12,11 +12,11 @@
  *   regressed significantly. Latency changes inside the SLOs in decision and batch scenarios are
  *   reported, not blocking. Every reason cites its numbers.
  */
-import { formatMs } from '../metrics/format';
+import { formatLimitMs } from '../text/metricNames';
 import { ALPHA, formatP, medianShift, MIN_RUNS_FOR_CLAIM, type Verdict } from '../stats/verdicts';
 import { SCENARIO_RULES, type RolloutPolicy } from './scenario';
 import { proportionTest } from '../stats/proportions';
-import { objectiveText } from './slo';
+import { objectiveLabel, objectiveText } from './slo';
 import { judgeObjective, pct, runsToSettle, type ObjectiveJudgement, type SloEvidence, type Statistics } from './sloJudgement';
 
 export type RolloutDecisionKind = 'ship' | 'hold' | 'insufficient' | 'no-change';
@@ -28,7 +28,10 @@ export interface RolloutSide extends SloEvidence {
 }
 
 export interface SloOutcome {
+  /** Machine-readable (`e2eMs.p90 ≤ 30000`), for scripts reading the JSON. */
   objective: string;
+  /** In words (`E2E latency p90 ≤ 30 s`), for everything people read. */
+  label: string;
   base: ObjectiveJudgement;
   head: ObjectiveJudgement;
   /** For an objective not established for the head: about how many runs in all would settle it, and which way. */
@@ -78,7 +81,7 @@ export function judgementText(j: ObjectiveJudgement): string {
 
 function limitText(j: ObjectiveJudgement): string {
   const o = j.objective;
-  return o.metric === 'adherence' ? `adherence above ${pct(o.min)}` : o.metric === 'hallucination' ? `hallucination under ${pct(o.max)}` : `${o.percentile} under ${formatMs(o.maxMs)}`;
+  return o.metric === 'adherence' ? `adherence above ${pct(o.min)}` : o.metric === 'hallucination' ? `hallucination under ${pct(o.max)}` : `${o.percentile} under ${formatLimitMs(o.maxMs)}`;
 }
 
 function settleText(s: SloOutcome, cases: number): string {
@@ -86,7 +89,7 @@ function settleText(s: SloOutcome, cases: number): string {
   if (!needed) return 'more runs would not settle it: the estimate sits on the limit';
   const perCase = cases > 1 ? ` (${Math.ceil(needed.runs / cases)} per test case)` : '';
   const o = s.head.objective;
-  const what = needed.side === 'met' ? `bound ${limitText(s.head)}` : o.metric === 'adherence' ? `show adherence below ${pct(o.min)}` : o.metric === 'hallucination' ? `show hallucination above ${pct(o.max)}` : `show ${o.percentile} over ${formatMs(o.maxMs)}`;
+  const what = needed.side === 'met' ? `bound ${limitText(s.head)}` : o.metric === 'adherence' ? `show adherence below ${pct(o.min)}` : o.metric === 'hallucination' ? `show hallucination above ${pct(o.max)}` : `show ${o.percentile} over ${formatLimitMs(o.maxMs)}`;
   return `about ${needed.runs} runs${perCase} would ${what}, if the runs so far are typical`;
 }
 
@@ -97,7 +100,7 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
   const common = { scenario: policy.scenario, scenarioSource: policy.scenarioSource, base: base.rev, head: head.rev };
   const statistics = input.statistics ?? 'fixed-n';
   const slo: SloOutcome[] = policy.objectives.map((objective) => {
-    const outcome: SloOutcome = { objective: objectiveText(objective), base: judgeObjective(objective, base, statistics), head: judgeObjective(objective, head, statistics) };
+    const outcome: SloOutcome = { objective: objectiveText(objective), label: objectiveLabel(objective), base: judgeObjective(objective, base, statistics), head: judgeObjective(objective, head, statistics) };
     if (outcome.head.status === 'unclear') {
       const needed = runsToSettle(objective, head, statistics);
       if (needed) outcome.runsNeeded = needed;
@@ -105,7 +108,7 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
     return outcome;
   });
   const sloLines = slo.map((s) => {
-    const where = `SLO ${s.objective}`;
+    const where = `SLO ${s.label}`;
     if (s.head.status === 'broken') {
       return s.base.status === 'broken'
         ? { kind: 'broken' as const, text: `both break ${where} — ${head.label} does not fix it (${base.label}: ${judgementText(s.base)}; ${head.label}: ${judgementText(s.head)})` }
@@ -159,7 +162,7 @@ export function decideRollout(input: RolloutInput): RolloutDecision {
 
   if (holds.length > 0) return { ...common, decision: 'hold', reasons: [...holds, ...unclear, ...seen], slo };
   if (unclear.length > 0) return { ...common, decision: 'insufficient', reasons: [...unclear, ...seen, 'Ship means the head meets every SLO: not yet shown.'], slo };
-  const sloSummary = slo.length > 0 ? `${head.label} meets every SLO of the ${policy.scenario} scenario (${slo.map((s) => s.objective).join(', ')}) and nothing that gates regressed` : `nothing that gates regressed (the ${policy.scenario} scenario sets no SLO)`;
+  const sloSummary = slo.length > 0 ? `${head.label} meets every SLO of the ${policy.scenario} scenario (${slo.map((s) => s.label).join(', ')}) and nothing that gates regressed` : `nothing that gates regressed (the ${policy.scenario} scenario sets no SLO)`;
   return { ...common, decision: 'ship', reasons: [`${sloSummary}; ${rules.why}.`, ...seen], slo };
 }
 

@@ -6,7 +6,7 @@
  * test cases mostly fail never "ships" (strict decisions ask more: 80%); a prompt file, its tests
  * file, the CLI and the setting can declare the scenario and add or tighten SLOs.
  */
-import { objectiveFromText, objectivesFromBlock, objectiveText, SloError, type Objective } from './slo';
+import { objectiveFromText, objectivesFromBlock, objectiveLabel, SloError, type Objective } from './slo';
 
 export type Scenario = 'interactive' | 'batch' | 'decision';
 export const SCENARIOS: readonly Scenario[] = ['interactive', 'batch', 'decision'];
@@ -100,5 +100,5 @@ export function resolvePolicy(sources: PolicySources): RolloutPolicy {
 }
 
 export function policyText(policy: RolloutPolicy): string {
-  return `${policy.scenario} (${policy.scenarioSource}) · SLOs: ${policy.objectives.length > 0 ? policy.objectives.map(objectiveText).join(', ') : 'none'}`;
+  return `${policy.scenario} (${policy.scenarioSource}) · SLOs: ${policy.objectives.length > 0 ? policy.objectives.map(objectiveLabel).join(', ') : 'none'}`;
 }

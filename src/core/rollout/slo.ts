@@ -6,6 +6,8 @@
  * How each is judged: sloJudgement.ts.
  */
 
+import { formatLimitMs, METRIC_NAMES, percentText } from '../text/metricNames';
+
 export type LatencyMetric = 'ttftMs' | 'e2eMs' | 'tpotMs';
 export type Percentile = 'p50' | 'p90' | 'p95' | 'p99';
 
@@ -16,8 +18,28 @@ export const PERCENTILES: Record<Percentile, number> = { p50: 0.5, p90: 0.9, p95
 
 export class SloError extends Error {}
 
+/** The machine-readable form (`e2eMs.p90 ≤ 30000`, `adherence ≥ 0.5`): JSON fields and keys scripts read; never shown to people. */
 export function objectiveText(o: Objective): string {
   return o.metric === 'adherence' ? `adherence ≥ ${o.min}` : o.metric === 'hallucination' ? `hallucination ≤ ${o.max}` : `${o.metric}.${o.percentile} ≤ ${o.maxMs}`;
+}
+
+/** The objective in words people read: `E2E latency p90 ≤ 30 s`, `TTFT p99 ≤ 800 ms`, `adherence ≥ 50%`. */
+export function objectiveLabel(o: Objective): string {
+  if (o.metric === 'adherence') return `adherence ≥ ${percentText(o.min)}`;
+  if (o.metric === 'hallucination') return `hallucination ≤ ${percentText(o.max)}`;
+  return `${METRIC_NAMES[o.metric]} ${o.percentile} ≤ ${formatLimitMs(o.maxMs)}`;
+}
+
+/**
+ * The words for an objective stored in its machine form (`objectiveText`, or the CLI's `e2eMs.p90<=30000`):
+ * views that receive JSON (the panels, stored load points) show it plainly; text that does not parse reads as written.
+ */
+export function objectiveLabelFromText(text: string): string {
+  try {
+    return objectiveLabel(objectiveFromText(text.replace('≤', '<=').replace('≥', '>=')));
+  } catch {
+    return text;
+  }
 }
 
 /** A `slo:` block as written in a prompt or tests file. */

@@ -13,7 +13,8 @@ import { anytimeShareSide } from '../stats/confidenceSequence';
 import { shareSide } from '../stats/oneSided';
 import { wilsonInterval } from '../stats/proportions';
 import { quantileInterval } from '../stats/quantileInterval';
-import { PERCENTILES, type Objective, type LatencyMetric } from './slo';
+import { percentText } from '../text/metricNames';
+import { objectiveLabel, PERCENTILES, type Objective } from './slo';
 
 export type ObjectiveStatus = 'met' | 'broken' | 'unclear';
 /** Fixed-n: the runs were decided on in advance. Anytime: runs are added until decided (confidence sequences). */
@@ -92,20 +93,11 @@ export function judgeObjective(objective: Objective, evidence: SloEvidence, stat
   return { objective, status, estimate: claim.estimate, ci95: claim.ci95, n: claim.trials, count: { events: claim.events, trials: claim.trials }, statistics, text: claimText(objective, claim, status, statistics) };
 }
 
-/** `p90 ≤ 30.00 s`, `adherence ≥ 80%`, `hallucination ≤ 2%`. */
-export function claimName(o: Objective): string {
-  return o.metric === 'adherence' ? `adherence ≥ ${pct(o.min)}` : o.metric === 'hallucination' ? `hallucination ≤ ${pct(o.max)}` : `${latencyName(o.metric)} ${o.percentile} ≤ ${formatMs(o.maxMs)}`;
-}
-
-function latencyName(metric: LatencyMetric): string {
-  return metric === 'ttftMs' ? 'TTFT' : metric === 'e2eMs' ? 'E2E' : 'TPOT';
-}
+/** `E2E latency p90 ≤ 30 s`, `adherence ≥ 80%`, `hallucination ≤ 2%`: the objective as people read it. */
+export const claimName = objectiveLabel;
 
 /** Small rates keep a decimal: a 2% ceiling is read against 0.5%, not 1%. */
-export function pct(v: number): string {
-  const p = v * 100;
-  return `${p >= 10 || Number.isInteger(p) ? Math.round(p) : p.toFixed(1)}%`;
-}
+export const pct = percentText;
 
 function claimText(o: Objective, claim: Claim, status: ObjectiveStatus, statistics: Statistics): string {
   if (claim.trials === 0) return `no runs to judge ${claimName(o)} on`;

@@ -49,7 +49,8 @@ export function adherenceVerdict(base: { rev: string; passed: number; total: num
 
 export function latencyVerdict(metric: 'ttftMs' | 'e2eMs', base: { rev: string; values: readonly number[] }, head: { rev: string; values: readonly number[] }): Verdict {
   const common = { metric, base: base.rev, head: head.rev };
-  const name = metric === 'ttftMs' ? 'TTFT' : 'E2E';
+  // As core/text/metricNames.ts names them: stats shares its floor and may not import it (its test checks they agree).
+  const name = metric === 'ttftMs' ? 'TTFT' : 'E2E latency';
   if (base.values.length < MIN_RUNS_FOR_CLAIM || head.values.length < MIN_RUNS_FOR_CLAIM) {
     return { ...common, verdict: 'insufficient', pValue: null, difference: null, ci95: null, test: null, summary: `${name}: not enough successful runs (${base.values.length} and ${head.values.length}; ${MIN_RUNS_FOR_CLAIM} each needed)` };
   }

@@ -10,6 +10,7 @@ import { quantileRanks } from '../stats/quantileInterval';
 import type { SkipCounts, ValueSeries, VersionAggregate } from './prodAggregate';
 import { matchVersion, type FileVersions, type RegistryReading } from './prodVersions';
 import type { SourceSummary } from './prodSources';
+import { metricName } from '../text/metricNames';
 import { matchTime, type MatchedTime, type MatchMethod } from './matchedHours';
 import type { ProdAdherence } from './prodAdherence';
 
@@ -176,7 +177,7 @@ export function compareVersions(previous: { report: ProdVersion; agg: VersionAgg
   const matched = matchTime(previous.agg.hourly, latest.agg.hourly, MIN_RUNS_FOR_CLAIM);
   const matching = { method: matched.method, hours: matched.hours, summary: matched.summary };
   if (matched.method === 'unmatched') {
-    const none = (metric: 'ttftMs' | 'e2eMs'): Verdict => ({ metric, base, head, verdict: 'insufficient', pValue: null, difference: null, ci95: null, test: null, summary: `${metric === 'ttftMs' ? 'TTFT' : 'E2E'}: ${matched.summary}` });
+    const none = (metric: 'ttftMs' | 'e2eMs'): Verdict => ({ metric, base, head, verdict: 'insufficient', pValue: null, difference: null, ci95: null, test: null, summary: `${metricName(metric)}: ${matched.summary}` });
     return { base, head, matching, verdicts: [none('ttftMs'), none('e2eMs'), { metric: 'errorRate', base, head, verdict: 'insufficient', pValue: null, difference: null, ci95: null, test: null, summary: `error rate: ${matched.summary}` }] };
   }
   const values = (v: number[]) => thin(Float64Array.from(v).sort(), BOOTSTRAP_MAX_VALUES);

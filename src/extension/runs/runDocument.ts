@@ -5,7 +5,7 @@
  * in fences, so nothing wraps into a broken table in a split editor.
  */
 import type { RunCheck } from '../../core/adherence/runChecks';
-import { formatMs, runSummaryLine } from '../../core/metrics/format';
+import { formatMs, plainFigureLines, runSummaryLine } from '../../core/metrics/format';
 import type { RunSummary } from '../../core/metrics/summary';
 import type { RunRecord } from '../../core/metrics/runRecord';
 import { fenceFor } from '../shared/markdownFence';
@@ -33,6 +33,8 @@ export interface RunDocumentState {
   entries: (RunEntry | undefined)[];
   /** The figures (core/metrics/runReport.ts), once the batch is over. */
   report?: string;
+  /** The batch's figures, summed up in words at the top of the document once the batch is over. */
+  summary?: RunSummary;
   /** One line on what the CodeLens above the prompt now shows, so the two numbers never seem to disagree. */
   lensNote?: string;
   cancelled?: boolean;
@@ -75,6 +77,9 @@ export function runDocumentMarkdown(state: RunDocumentState): string {
   } else if (state.runs > 1) {
     out.push('', `${finished} of ${state.runs} runs finished${state.cancelled ? ' (cancelled)' : ''}`);
   }
+  // The summary first: what a reader came for, before ten answers to scroll past.
+  const figures = state.summary ? plainFigureLines(state.summary) : [];
+  if (figures.length > 0) out.push('', '## Summary', '', ...figures.map((line) => `- ${line}`), '', 'Every percentile, the warm runs and the server\'s view are at the end.');
   state.entries.forEach((entry, index) => {
     if (index >= MAX_ANSWERS_SHOWN) return;
     out.push('', ...runSection(entry, index, state.runs));

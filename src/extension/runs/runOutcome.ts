@@ -28,6 +28,7 @@ export function tellRunOutcome(batch: FinishedBatch, output: LiveRunDocument, lo
   const records = result.outcomes.map((o) => o.record);
   const simulated = choice.config.simulated === true || records.some((r) => r.simulated);
   state.cancelled = batch.cancelled;
+  state.summary = result.summary;
   state.report = runReportMarkdown({ records, summary: result.summary, summaryWarm: result.summaryWarm, serverKind: result.serverKind, serverMetrics: result.serverMetrics, startedAt: result.startedAt, fit: fitLatency(records), concurrency: batch.concurrency, simulated });
   // The CodeLens sums up every stored run of this exact text on this endpoint, not only this batch: say so, with its numbers.
   const lens = lensSummary(store, plan);

@@ -64,7 +64,7 @@ describe('compare: hallucination rate with a Wilson interval, and the decision',
     expect(head!.adherence).toMatchObject({ passed: 20, total: 20 });
     expect(result.rollout!.decision).toBe('hold');
     expect(result.rollout!.reasons.join('\n')).toContain('hallucination +100 pts (base 0/16, head 20/20 runs), p < 0.001 — significantly more hallucination');
-    expect(result.rollout!.reasons.join('\n')).toMatch(/head breaks SLO hallucination ≤ 0\.02: 20 of 20 judged runs hallucinate: hallucination ≤ 2% is broken with 95% confidence/);
+    expect(result.rollout!.reasons.join('\n')).toMatch(/head breaks SLO hallucination ≤ 2%: 20 of 20 judged runs hallucinate: hallucination ≤ 2% is broken with 95% confidence/);
     const shown = head!.perCase[0]!.runs[0]!;
     expect(shown.hallucinated).toBe(true);
     expect(shown.assertions[1]!.reason).toBe('hallucinates: claim 1 "12 Elm St is listed at $790,000." contradicted by passage 1 "12 Elm St, Bellevue: 3 bedrooms, single-family, listed at $850,000.": the listing says $850,000, not $790,000 (0 supported, 1 contradicted, 0 not mentioned of 1 claims)');

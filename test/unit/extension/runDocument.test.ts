@@ -51,6 +51,7 @@ async function runTen(source = text): Promise<{ state: RunDocumentState; summary
   });
   await Promise.all(checks);
   const records = result.outcomes.map((o) => o.record);
+  state.summary = result.summary;
   state.report = runReportMarkdown({ records, summary: result.summary, summaryWarm: result.summaryWarm, serverKind: result.serverKind, serverMetrics: result.serverMetrics, startedAt: result.startedAt, fit: fitLatency(records), concurrency: 1, simulated: true });
   return { state, summary: result.summary };
 }
@@ -82,6 +83,20 @@ describe('the run document of Run ×10', () => {
     expect(markdown).toMatch(/^metric +n +p50 +p90 +p99 +min +max$/m);
     expect(markdown).toMatch(/^TTFT +10 +\d+ ms +\d+ ms +n\/a +\d+ ms +\d+ ms$/m);
     expect(Math.max(...markdown.split('\n').filter((l) => !/^\d\. /.test(l)).map((l) => l.length))).toBeLessThan(120);
+  });
+
+  it('sums the figures up in words first, each with what it means and its unit, before the ten answers', async () => {
+    const { state } = await runTen(withoutRule);
+    const markdown = runDocumentMarkdown(state);
+    const summaryAt = markdown.indexOf('## Summary');
+    expect(summaryAt).toBeGreaterThan(0);
+    expect(summaryAt).toBeLessThan(markdown.indexOf('## Run 1 of 10'));
+    const summary = markdown.slice(summaryAt, markdown.indexOf('## Run 1 of 10'));
+    expect(summary).toMatch(/^- Time to first token \(TTFT\) — how long until the answer starts: p50 \d+ ms · p90 \d+ ms$/m);
+    expect(summary).toMatch(/^- End-to-end latency \(E2E\) — how long until the whole answer is in: p50 [\d.]+ m?s · p90 [\d.]+ m?s$/m);
+    expect(summary).toMatch(/^- Time per output token \(TPOT\) — how fast the answer streams: p50 [\d.]+ ms\/token/m);
+    expect(summary).toMatch(/^- Throughput — output tokens per second over the whole request: p50 [\d.]+ tokens\/s/m);
+    expect(summary).not.toMatch(/ttftMs|e2eMs|tpotMs/);
   });
 
   it('a failed request is unscored with its reason, not a failing answer', async () => {

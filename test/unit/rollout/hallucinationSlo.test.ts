@@ -63,12 +63,12 @@ describe('the decision holds a change that raises hallucination significantly', 
     expect(decision.decision).toBe('ship');
     const withSlo = decide(side('A', 0), side('B', 1), ['hallucination<=0.02']);
     expect(withSlo.decision).toBe('insufficient');
-    expect(withSlo.reasons[0]).toMatch(/^SLO hallucination ≤ 0\.02 not established for B: 1 of 40 judged runs hallucinate: not yet enough to tell whether hallucination ≤ 2% holds — about \d+ runs would show hallucination above 2%/);
+    expect(withSlo.reasons[0]).toMatch(/^SLO hallucination ≤ 2% not established for B: 1 of 40 judged runs hallucinate: not yet enough to tell whether hallucination ≤ 2% holds — about \d+ runs would show hallucination above 2%/);
   });
 
   it('a head that breaks hallucination<=0.02 is held by the SLO', () => {
     const decision = decide(side('A', 0, 200), side('B', 12, 200), ['hallucination<=0.02']);
     expect(decision.decision).toBe('hold');
-    expect(decision.reasons.join('\n')).toMatch(/B breaks SLO hallucination ≤ 0\.02: 12 of 200 judged runs hallucinate: hallucination ≤ 2% is broken with 95% confidence; A: 0 of 200 judged runs hallucinate/);
+    expect(decision.reasons.join('\n')).toMatch(/B breaks SLO hallucination ≤ 2%: 12 of 200 judged runs hallucinate: hallucination ≤ 2% is broken with 95% confidence; A: 0 of 200 judged runs hallucinate/);
   });
 });

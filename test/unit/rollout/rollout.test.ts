@@ -106,7 +106,7 @@ describe('the rollout decision', () => {
     const decision = decide('decision', base, head);
     expect(decision.decision).toBe('ship');
     expect(decision.reasons.join('\n')).toContain('worse, not blocking');
-    expect(decision.reasons[0]).toMatch(/^B meets every SLO of the decision scenario \(e2eMs\.p90 ≤ 30000, adherence ≥ 0\.8\)/);
+    expect(decision.reasons[0]).toMatch(/^B meets every SLO of the decision scenario \(E2E latency p90 ≤ 30 s, adherence ≥ 80%\)/);
     const interactive = decide('interactive', base, head);
     expect(interactive.decision).toBe('hold');
     expect(interactive.reasons[0]).toMatch(/^TTFT \+\d+ ms .* significantly worse beyond the margin/);
@@ -121,17 +121,17 @@ describe('the rollout decision', () => {
     const head = side('B', 38, latencies(700));
     const held = decide('decision', base, head, ['ttftMs.p50<=500']);
     expect(held.decision).toBe('hold');
-    expect(held.reasons[0]).toMatch(/^B breaks SLO ttftMs\.p50 ≤ 500: \d+ of 40 runs above 500 ms: TTFT p50 ≤ 500 ms is broken with 95% confidence \(p50 \d+ ms\); A: \d+ of 40 runs above 500 ms/);
+    expect(held.reasons[0]).toMatch(/^B breaks SLO TTFT p50 ≤ 500 ms: \d+ of 40 runs above 500 ms: TTFT p50 ≤ 500 ms is broken with 95% confidence \(p50 \d+ ms\); A: \d+ of 40 runs above 500 ms/);
     const both = decide('decision', side('A', 38, latencies(800)), side('B', 38, latencies(790)), ['ttftMs.p50<=500']);
     expect(both.decision).toBe('hold');
-    expect(both.reasons[0]).toMatch(/^both break SLO ttftMs\.p50 ≤ 500 — B does not fix it/);
+    expect(both.reasons[0]).toMatch(/^both break SLO TTFT p50 ≤ 500 ms — B does not fix it/);
   });
 
   it('a prompt that fails its test cases on both revisions is held, in every scenario (0/30 is not "ship")', () => {
     for (const scenario of ['interactive', 'batch', 'decision'] as const) {
       const result = decide(scenario, side('A', 0, latencies(300, 30), latencies(50), 30), side('B', 0, latencies(300, 30), latencies(50), 30));
       expect(result.decision, scenario).toBe('hold');
-      expect(result.reasons[0], scenario).toMatch(/^both break SLO adherence ≥ 0\.[78] — B does not fix it \(A: 0 of 30 runs pass: adherence ≥ [78]0% is broken with 95% confidence/);
+      expect(result.reasons[0], scenario).toMatch(/^both break SLO adherence ≥ [78]0% — B does not fix it \(A: 0 of 30 runs pass: adherence ≥ [78]0% is broken with 95% confidence/);
     }
   });
 
@@ -143,7 +143,7 @@ describe('the rollout decision', () => {
     expect(result.decision).toBe('insufficient');
     const text = result.reasons.join('\n');
     expect(text).not.toContain('?');
-    expect(text).toMatch(/SLO ttftMs\.p90 ≤ 2000 not established for B: 0 of 10 runs above 2\.00 s: not yet enough to tell whether TTFT p90 ≤ 2\.00 s holds \(p90 \d+ ms\) — about 29 runs \(15 per test case\) would bound p90 under 2\.00 s/);
+    expect(text).toMatch(/SLO TTFT p90 ≤ 2 s not established for B: 0 of 10 runs above 2\.00 s: not yet enough to tell whether TTFT p90 ≤ 2 s holds \(p90 \d+ ms\) — about 29 runs \(15 per test case\) would bound p90 under 2 s/);
     const needed = result.slo.find((s) => s.objective.startsWith('ttftMs'))!.runsNeeded!;
     expect(needed).toEqual({ runs: 29, side: 'met' });
     // The suggestion is the smallest number of such runs that settles it.
@@ -156,14 +156,14 @@ describe('the rollout decision', () => {
   it('one-sided, as the issue reads them: 0 of 30 runs above 30 s holds p90 ≤ 30 s; 30/30 passing holds adherence ≥ 80%; anytime-valid asks a few runs more', () => {
     const e2e = (above: number, n: number) => ({ ttftMs: [], e2eMs: Array.from({ length: n }, (_, i) => (i < above ? 31_000 : 1400)), tpotMs: [], adherence: { passed: 30, total: 30 } });
     const p90 = { metric: 'e2eMs', percentile: 'p90', maxMs: 30_000 } as const;
-    expect(judgeObjective(p90, e2e(0, 30))).toMatchObject({ status: 'met', count: { events: 0, trials: 30 }, text: '0 of 30 runs above 30.00 s: E2E p90 ≤ 30.00 s holds with 95% confidence (p90 1.40 s)' });
+    expect(judgeObjective(p90, e2e(0, 30))).toMatchObject({ status: 'met', count: { events: 0, trials: 30 }, text: '0 of 30 runs above 30.00 s: E2E latency p90 ≤ 30 s holds with 95% confidence (p90 1.40 s)' });
     expect(judgeObjective(p90, e2e(0, 28)).status).toBe('unclear');
     expect(judgeObjective(p90, e2e(0, 29)).status).toBe('met');
     // Two-sided order statistics needed 36 runs for the same claim; one exceedance in 30 is not enough yet.
     expect(judgeObjective(p90, e2e(1, 30)).status).toBe('unclear');
     expect(judgeObjective({ metric: 'adherence', min: 0.8 }, e2e(0, 30))).toMatchObject({ status: 'met', text: '30 of 30 runs pass: adherence ≥ 80% holds with 95% confidence' });
     expect(judgeObjective(p90, e2e(0, 30), 'anytime').status).toBe('unclear');
-    expect(judgeObjective(p90, e2e(0, 40), 'anytime')).toMatchObject({ status: 'met', text: '0 of 40 runs above 30.00 s: E2E p90 ≤ 30.00 s holds with 95% confidence (anytime-valid) (p90 1.40 s)' });
+    expect(judgeObjective(p90, e2e(0, 40), 'anytime')).toMatchObject({ status: 'met', text: '0 of 40 runs above 30.00 s: E2E latency p90 ≤ 30 s holds with 95% confidence (anytime-valid) (p90 1.40 s)' });
     expect(runsToSettle(p90, e2e(0, 10))).toEqual({ runs: 29, side: 'met' });
     expect(runsToSettle(p90, e2e(0, 10), 'anytime')!.runs).toBeGreaterThan(29);
   });
@@ -200,7 +200,7 @@ describe('the rollout decision', () => {
     const head = { ...side('B', 38, latencies(900)), failedRuns: 20 };
     const held = decide('interactive', base, head, ['ttftMs.p90<=2000']);
     expect(held.decision).toBe('hold');
-    expect(held.reasons[0]).toMatch(/^B breaks SLO ttftMs\.p90 ≤ 2000: 20 of 60 runs above 2\.00 s \(20 of them failed\): TTFT p90 ≤ 2\.00 s is broken/);
+    expect(held.reasons[0]).toMatch(/^B breaks SLO TTFT p90 ≤ 2 s: 20 of 60 runs above 2\.00 s \(20 of them failed\): TTFT p90 ≤ 2 s is broken/);
     expect(decide('interactive', base, side('B', 38, latencies(900)), ['ttftMs.p90<=2000']).decision).toBe('ship');
   });
 
