@@ -59,7 +59,9 @@ export function judgeWindows(series: readonly SeriesPoint[], options: AnomalyOpt
   const margin = options.margin ?? 0.2;
   const sorted = [...series].filter((p) => Number.isFinite(p.value)).sort((a, b) => a.t - b.t);
   const windowMs = options.windowMs ?? 3_600_000;
-  const changes = [...(options.changes ?? [])].filter((c) => c.t > (sorted[0]?.t ?? Infinity)).sort((a, b) => a.t - b.t);
+  // A version first seen in the first window was there when the data begins: no change (else every window of
+  // the data's first week would be judged against the nothing before it).
+  const changes = [...(options.changes ?? [])].filter((c) => c.t >= (sorted[0]?.t ?? Infinity) + windowMs).sort((a, b) => a.t - b.t);
   return sorted.map((point, i) => {
     // The latest change at or before this window's end, if recent: its own windows are no baseline for it.
     const change = [...changes].reverse().find((c) => c.t < point.t + windowMs && point.t - c.t < PRE_CHANGE_DAYS * 86_400_000);

@@ -81,7 +81,7 @@ describe('test case sources', () => {
     const suite = loadTestSuite('examples/homes/homes.prompty', text, doc.format, doc.prompts[0]!, (p) => readFileSync(p, 'utf8'));
     expect(suite.problems).toEqual([]);
     expect(suite.cases.length).toBeGreaterThanOrEqual(1);
-    expect(suite.cases[0]!.assertions.map((a) => `${a.negate ? 'not-' : ''}${a.type}`)).toEqual(['icontains', 'not-icontains-any']);
+    expect(suite.cases[0]!.assertions.map((a) => `${a.negate ? 'not-' : ''}${a.type}`)).toEqual(['not-icontains-any', 'icontains']); // defaultTest's check first
   });
 
   it('a case without a description is named by its inputs, not "case 1"; scenario and slo at the top of the tests file are kept', () => {

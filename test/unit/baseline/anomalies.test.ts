@@ -53,6 +53,13 @@ describe('dynamic baseline', () => {
     }
   });
 
+  it('the version live when the data begins (first seen minutes into its first hour) is no change: a slow night in its first week is found', () => {
+    // One week from a Monday; the slow night is Thursday 01:00–04:00, the three weekdays before it its baseline.
+    const s = series(1, (t, v) => (t >= T0 + 3 * DAY + HOUR && t < T0 + 3 * DAY + 4 * HOUR ? v * 5 : v));
+    const found = findAnomalies('ttft.p99', s, [{ t: T0 + 8 * 60_000, version: 'a1' }], { changes: [{ t: T0 + 8 * 60_000, version: 'a1' }] });
+    expect(found.map((a) => [a.start, a.version])).toEqual([[T0 + 3 * DAY + HOUR, 'a1']]);
+  });
+
   it('a static threshold either fires at every daily peak or misses the night regression; the baseline does neither', () => {
     const s = series(6, (t, v) => (t >= STEP_AT && new Date(t).getUTCHours() < 7 ? v * 1.5 : v));
     const low = staticThresholdAlerts(s, 1100); // catches the 1,200 ms nights …

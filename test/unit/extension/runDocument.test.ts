@@ -116,12 +116,12 @@ describe('the run document of Run ×10', () => {
   });
 
   it('a malformed assertion in the tests file is said under the pass/fail line, never skipped silently (issue 39)', () => {
-    const withoutList = readFileSync('examples/homes/homes.tests.yaml', 'utf8').replace('        value: [apartment, condo, townhouse]\n', '');
+    const withoutList = readFileSync('examples/homes/homes.tests.yaml', 'utf8').replace('      value: [apartment, condo, townhouse]\n', '');
     const suite = loadTestSuite(file, text, 'prompty', parsePromptFile('homes.prompty', text).prompts[0]!, () => withoutList);
     const plan = runCheckPlan(suite, { city: 'Bellevue, WA', request: 'Find homes nearby with at least three bedrooms.' });
     const state: RunDocumentState = { promptName: 'homes-assistant', endpointLabel: 'sim', model: 'm', inputTokensEstimate: 1, unresolved: [], runs: 1, checks: { against: 'the test case' }, testProblems: suite.problems, entries: [] };
     expect(plan.cases[0]!.assertions).toHaveLength(1);
-    expect(runDocumentMarkdown(state)).toContain("Pass/fail: each answer against the test case.\n\n⚠ The test cases have a problem (an assertion with one is not checked):\n\n- homes.tests.yaml:13: tests[0].assert[1]: 'not-icontains-any' needs a `value`: the texts to look for, as a list, e.g. value: [apartment, condo].\n");
+    expect(runDocumentMarkdown(state)).toContain("Pass/fail: each answer against the test case.\n\n⚠ The test cases have a problem (an assertion with one is not checked):\n\n- homes.tests.yaml:10: defaultTest.assert[0]: 'not-icontains-any' needs a `value`: the texts to look for, as a list, e.g. value: [apartment, condo].\n");
   });
 
   it('the tab title and the heading say the same number of runs (was: tab "(run 2)", heading "run 1 of 10")', () => {
