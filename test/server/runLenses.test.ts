@@ -39,8 +39,9 @@ describe('run lenses and hover', () => {
   it('shows a short TTFT · E2E · p50 of N lens for the runs of this exact text, labelled simulated; the rest is in the hover', async () => {
     const { uri } = await server.open('runs/homes.prompty', text);
     const titles = await lenses(uri);
-    expect(titles[4]).toMatch(/^TTFT \d+ ms · E2E \d+ ms · p50 of 12 · sim$/);
-    expect(titles[4]!.length).toBeLessThanOrEqual(40);
+    // Figures as measured (tens of ms here; more on a busy machine): the longest form still fits a lens.
+    expect(titles[4]).toMatch(/^TTFT (\d{1,3} ms|\d\.\d\d s) · E2E (\d{1,3} ms|\d\.\d\d s) · p50 of 12 · sim$/);
+    expect(titles[4]!.length).toBeLessThanOrEqual(42);
     // On a line of its own, above the first message, so a split editor shows it whole.
     const all = (await server.connection.sendRequest(CodeLensRequest.type, { textDocument: { uri } })) as CodeLens[];
     expect(all.slice(0, 4).map((l) => l.range.start.line)).toEqual([0, 0, 0, 0]);
@@ -74,7 +75,7 @@ describe('run lenses and hover', () => {
     const opened = 'file:///tmp/prompt-insight-test/runs/homes.prompty';
     await server.change(opened, 2, [{ text: edited }]);
     await server.nextDiagnostics(opened, 2);
-    expect((await lenses(opened))[4]).toMatch(/^edited · est\. TTFT \d+ ms · sim$/);
+    expect((await lenses(opened))[4]).toMatch(/^edited · est\. TTFT (\d+ ms|\d\.\d\d s) · sim$/);
     await runHomes(3, edited);
     await server.connection.sendNotification(runsChangedNotification, { storePath: store.path });
     const titles = await lenses('file:///tmp/prompt-insight-test/runs/homes.prompty');
