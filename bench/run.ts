@@ -17,6 +17,7 @@ import { benchProd } from './prodImport';
 import { benchSample } from './sample';
 import { benchDecide } from './decide';
 import { benchHostileTokenizer } from './hostileTokenizer';
+import { benchProductionPage } from './productionPage';
 
 async function main(): Promise<void> {
   const which = process.argv.slice(2);
@@ -36,6 +37,7 @@ async function main(): Promise<void> {
   if (want('load')) console.log(`${await benchLoad()}\n`);
   if (want('load-memory')) console.log(`${await benchLoadMemory()}\n`);
   if (want('prod')) console.log(`${await benchProd()}\n`);
+  if (want('production-page')) console.log(`${await benchProductionPage()}\n`);
   if (want('sample')) console.log(`${await benchSample()}\n`);
   if (want('decide')) console.log(`${await benchDecide()}\n`);
   if (want('fuzz')) console.log(`${await benchFuzz()}\n`);
