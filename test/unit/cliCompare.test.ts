@@ -56,7 +56,7 @@ describe('prompt-insight compare', () => {
     expect(byMetric.ttftMs.verdict).toBe('no-difference');
     expect(json.noRegression, JSON.stringify(json.verdicts)).toBe(true);
     // Real estate is declared a decision scenario in homes.tests.yaml (at the base revision): the change ships on adherence.
-    expect(json.policy).toEqual({ scenario: 'decision', scenarioSource: 'homes.tests.yaml at ' + a.slice(0, 7), slo: ['e2eMs.p90 ≤ 30000', 'adherence ≥ 0.5'], from: 'base', retrieval: null, changes: [] });
+    expect(json.policy).toEqual({ scenario: 'decision', scenarioSource: 'homes.tests.yaml at ' + a.slice(0, 7), slo: ['e2eMs.p90 ≤ 30000', 'adherence ≥ 0.5'], from: 'base', judgedWith: "Judged with the base's tests", retrieval: null, changes: [] });
     expect(json.rollout).toMatchObject({ decision: 'ship', scenario: 'decision', base: a, head: b });
     expect(json.rollout.reasons[0]).toMatch(/^[0-9a-f]{7} meets every SLO of the decision scenario \(E2E latency p90 ≤ 30 s, adherence ≥ 50%\)/);
     // Each case keeps its first runs in detail: the answer and every assertion's outcome and reason.
