@@ -75,7 +75,7 @@ export function appendCases(file: TestsFile, cases: readonly SampledCase[], stra
   const tests = (isSeq(file.doc.contents) ? file.doc.contents : (file.doc.contents as unknown as { get(k: string, keep: true): unknown }).get('tests', true)) as YAMLSeq;
   tests.flow = false;
   for (const c of cases) tests.add(file.doc.createNode(caseObject(c, strategy, !file.hasDefaultAssertions)));
-  return file.doc.toString({ lineWidth: 0 });
+  return file.doc.toString({ lineWidth: 0, flowCollectionPadding: false });
 }
 
 /** A run's answer the user keeps as a test case (the editor's Add This Answer as a Test Case). */
@@ -110,5 +110,5 @@ export function appendAnswerCase(file: TestsFile, c: AnswerCase): string {
   const tests = (isSeq(file.doc.contents) ? file.doc.contents : (file.doc.contents as unknown as { get(k: string, keep: true): unknown }).get('tests', true)) as YAMLSeq;
   tests.flow = false;
   tests.add(file.doc.createNode(answerCaseObject(c)));
-  return file.doc.toString({ lineWidth: 0 });
+  return file.doc.toString({ lineWidth: 0, flowCollectionPadding: false });
 }

@@ -45,7 +45,7 @@ describe("judge with the base's or the head's tests", () => {
     expect(view.policy.judgedWith).toBe("Judged with the head's tests: 2 cases added, 1 SLO tightened");
     expect(view.policy.slo).toContain('ttftMs.p90 ≤ 1500');
     expect(view.policy.changes.map((c) => [c.text, c.why])).toEqual([
-      ['SLO ttftMs.p90 ≤ 2000 → ttftMs.p90 ≤ 1500', "applied: judged with the head's tests"],
+      ['SLO TTFT p90 ≤ 2 s → TTFT p90 ≤ 1.5 s', "applied: judged with the head's tests"],
       ['test cases: 2 added', "applied: judged with the head's tests"],
     ]);
   });
