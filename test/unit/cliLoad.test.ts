@@ -81,7 +81,9 @@ describe('prompt-insight load', () => {
     const ends = few.requests.map((r: Req) => r.startedAtMs + r.e2eMs);
     expect(few.requestsPerSec).toBeCloseTo(12 / ((Math.max(...ends) - Math.min(...few.requests.map((r: Req) => r.startedAtMs))) / 1000), 0);
     expect(many.window.steady).toBe(true);
-    expect(many.counted).toBe(120 - 2 * 8);
+    // About 2 × 8 left out for the ramp and the drain: which requests complete just inside their edges is
+    // timing, so a busy machine may move one or two across.
+    expect(Math.abs(many.counted - (120 - 2 * 8))).toBeLessThanOrEqual(2);
     // Two slots of ~190 ms: at most ~10.5 completions a second, whatever the window.
     expect(many.requestsPerSec).toBeLessThan(2 / 0.18);
     // A knee only from points with a steady rate: two unsteady levels give none, and say why.
