@@ -92,7 +92,7 @@ describe('Prompt Insight in a real VS Code (code-server 1.139 + Chromium)', () =
     expect(shown).toMatch(/## Run 1 of 1 · (✓ pass|✗ fail)/);
     expect(shown).toContain('Single-family house');
     expect(shown).toMatch(/TTFT [\d.]+ m?s/);
-    await page.locator('.notification-toast', { hasText: /homes-assistant.*TTFT [\d.]+ m?s/ }).waitFor({ timeout: 30_000 });
+    await page.locator('.notification-toast', { hasText: /homes-assistant.*TTFT [\d.]+ m?s/ }).waitFor({ timeout: 60_000 });
     expect(sim.served()).toBeGreaterThanOrEqual(1);
     await page.screenshot({ path: `${ARTIFACTS}/run-answer.png` });
     await openFile('homes.prompty');
