@@ -9,34 +9,19 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlin
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { seededRandom } from '../../src/core/stats/random';
 import { runCli } from '../fixtures/cli';
 import { TestRepo } from '../fixtures/gitRepo';
-import { otlpSpan, tracesLine } from '../fixtures/otlpTraces';
+import { writeGrayReleaseTraces } from '../fixtures/grayReleaseTraces';
 
 const NOW = Date.parse('2026-12-04T23:50:00Z');
-const HOUR = 3_600_000;
 const TESTS = 'defaultTest:\n  assert:\n    - type: is-json\ntests:\n  - vars: { topic: tea }\n    assert:\n      - type: contains\n        value: tea\n';
 
 let repo: TestRepo;
 let v1: string;
 let v2: string;
 
-/** Two days of a gray release (each request to either version); `badShare` of a version's answers are not JSON. */
-function write(name: string, badShare: Record<string, number>, options: { output?: boolean; errors?: Record<string, number> } = {}) {
-  const r = seededRandom(7);
-  const spans = [];
-  for (let t = NOW - 48 * HOUR; t < NOW; t += 60_000) {
-    const version = r() < 0.5 ? v1 : v2;
-    const answer = r() < (badShare[version] ?? 0) ? 'Sure! {"tea": 1' : '{"tea": 1}';
-    const failed = r() < (options.errors?.[version] ?? 0);
-    const ttft = 300 * (0.9 + 0.2 * r());
-    const extra: Record<string, string> = options.output === false ? {} : { 'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: answer }] }]) };
-    spans.push(otlpSpan({ promptName: 'greet', version, startMs: t, ttftMs: ttft, e2eMs: ttft + 400, extra, ...(failed ? { errorType: 'timeout' } : {}) }));
-  }
-  const lines: string[] = [];
-  for (let i = 0; i < spans.length; i += 500) lines.push(tracesLine(spans.slice(i, i + 500)));
-  writeFileSync(join(repo.root, name), `${lines.join('\n')}\n`);
+function write(name: string, badShare: Record<string, number>, options: { output?: boolean; errors?: Record<string, number> } = {}): void {
+  writeGrayReleaseTraces({ root: repo.root, name, versions: [v1, v2], endMs: NOW, seed: 7, badShare, ...options });
 }
 
 const prod = (args: string[]) => runCli(['prod', 'greet.prompt', '--now', new Date(NOW).toISOString(), ...args], repo.root);

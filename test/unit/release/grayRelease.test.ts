@@ -3,18 +3,15 @@
  * origin/main holds two revisions, two days of production traces split between them, the versions,
  * whose tests judge and the range named directly — the same decision `prod --decide` prints.
  */
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ReleaseError } from '../../../src/core/release/baseSide';
 import { decideGrayRelease, verdictLine } from '../../../src/core/release/grayRelease';
-import { seededRandom } from '../../../src/core/stats/random';
 import { runCli } from '../../fixtures/cli';
 import { TestRepo } from '../../fixtures/gitRepo';
-import { otlpSpan, tracesLine } from '../../fixtures/otlpTraces';
+import { writeGrayReleaseTraces } from '../../fixtures/grayReleaseTraces';
 
 const NOW = Date.parse('2026-12-04T23:50:00Z');
-const HOUR = 3_600_000;
 const TESTS = 'defaultTest:\n  assert:\n    - type: is-json\n';
 
 let repo: TestRepo;
@@ -22,20 +19,7 @@ let v1: string;
 let v2: string;
 
 /** Two days, each request to either version; `badShare` of a version's answers are not JSON. */
-function write(name: string, badShare: Record<string, number>): string {
-  const r = seededRandom(11);
-  const spans = [];
-  for (let t = NOW - 48 * HOUR; t < NOW; t += 60_000) {
-    const version = r() < 0.5 ? v1 : v2;
-    const answer = r() < (badShare[version] ?? 0) ? 'Sure! {"tea": 1' : '{"tea": 1}';
-    const ttft = 300 * (0.9 + 0.2 * r());
-    spans.push(otlpSpan({ promptName: 'greet', version, startMs: t, ttftMs: ttft, e2eMs: ttft + 400, extra: { 'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: answer }] }]) } }));
-  }
-  const lines: string[] = [];
-  for (let i = 0; i < spans.length; i += 500) lines.push(tracesLine(spans.slice(i, i + 500)));
-  writeFileSync(join(repo.root, name), `${lines.join('\n')}\n`);
-  return join(repo.root, name);
-}
+const write = (name: string, badShare: Record<string, number>): string => writeGrayReleaseTraces({ root: repo.root, name, versions: [v1, v2], endMs: NOW, seed: 11, badShare });
 
 const decide = (traces: string, more: Partial<Parameters<typeof decideGrayRelease>[0]> = {}) =>
   decideGrayRelease({ file: join(repo.root, 'greet.prompt'), promptName: 'greet', traces: [traces], base: v1, head: v2, policyFrom: 'base', untilMs: NOW, ...more });
