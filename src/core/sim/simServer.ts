@@ -148,21 +148,25 @@ function serveChat(res: http.ServerResponse, body: ChatBody, arrivedAt: number, 
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', [SIMULATED_HEADER]: 'prompt-insight' });
       res.write(chunk({ role: 'assistant', content: '' }));
     }
-    if (next === resetAfter) {
-      res.socket?.destroy();
-      return;
-    }
-    if (next === malformedAfter) {
-      res.end('data: {"choices": [{"delta": {"content": "broken\n\n');
-      return;
-    }
-    const group = groups[next++]!;
-    const text = group.map((g) => g.text).join('');
-    res.write(chunk(group[0]!.reasoning ? { reasoning_content: text } : { content: text }));
-    firstSentAt ??= performance.now() - arrivedAt;
-    if (fault === 'stall' && next === 1) return; // nothing more, ever: the client's timeout must end it
+    // Every group already due goes out in this turn: on a starved event loop, one turn per group would add
+    // a scheduler slice per token, and the answer's length (not its schedule) would decide its E2E latency.
+    do {
+      if (next === resetAfter) {
+        res.socket?.destroy();
+        return;
+      }
+      if (next === malformedAfter) {
+        res.end('data: {"choices": [{"delta": {"content": "broken\n\n');
+        return;
+      }
+      const group = groups[next++]!;
+      const text = group.map((g) => g.text).join('');
+      res.write(chunk(group[0]!.reasoning ? { reasoning_content: text } : { content: text }));
+      firstSentAt ??= performance.now() - arrivedAt;
+      if (fault === 'stall' && next === 1) return; // nothing more, ever: the client's timeout must end it
+      if (next < groups.length) due += options.decodeMsPerToken * group.length + jitter();
+    } while (next < groups.length && due <= performance.now());
     if (next < groups.length) {
-      due += options.decodeMsPerToken * group.length + jitter();
       setTimeout(step, Math.max(0, due - performance.now()));
       return;
     }
