@@ -1,5 +1,5 @@
 /** Debian's Chromium driven by playwright-core (ENVIRONMENT.md), and the workbench opened in it. */
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { chromium, type Browser, type FrameLocator, type Locator, type Page } from 'playwright-core';
 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
@@ -108,6 +108,28 @@ export async function runCommandByPalette(page: Page, title: string, label: stri
  * last (the editor renders only the lines in view, in no fixed order); then the first editor group
  * has the focus again, so that Quick Open keeps opening files there.
  */
+/**
+ * The rendered run results (the Markdown preview, a webview) of the newest tab whose title matches:
+ * the whole text, folded answers included; the focus goes back to the first editor group's tab.
+ */
+export async function readRunResults(page: Page, tab: RegExp): Promise<string> {
+  await page.locator('.tab', { hasText: tab }).last().click();
+  const body = runResultsFrame(page).locator('body');
+  const text = ((await body.textContent({ timeout: 10_000 }).catch(() => '')) ?? '').replace(/\u00a0/g, ' ');
+  await focusFirstGroup(page);
+  return text;
+}
+
+/** After a webview had the focus: keys pressed would go to it, not the workbench, so the first group is focused by a click. */
+export async function focusFirstGroup(page: Page): Promise<void> {
+  await page.locator('.editor-group-container').first().locator('.tab.active').click();
+}
+
+/** The Markdown preview in view (its webview's inner frame). */
+export function runResultsFrame(page: Page): FrameLocator {
+  return page.frameLocator('iframe.webview.ready >> visible=true').last().frameLocator('iframe#active-frame');
+}
+
 export async function readWholeEditor(page: Page, tab: RegExp, pages = 40): Promise<string> {
   // The newest document whose tab matches (an earlier run's may still be open beside it).
   await page.locator('.tab', { hasText: tab }).last().click();

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { openFileByQuickOpen, readWholeEditor, runCommandByPalette } from './browser';
+import { focusFirstGroup, openFileByQuickOpen, readRunResults, runCommandByPalette, runResultsFrame } from './browser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScenario } from '../../src/core/sim/scenario';
 import { startSim, type RunningSim } from '../../src/core/sim/simServer';
@@ -81,15 +81,24 @@ describe('Prompt Insight in a real VS Code (code-server 1.139 + Chromium)', () =
     await page.screenshot({ path: `${ARTIFACTS}/diagnostics.png` });
   });
 
-  it('"▶ Run" streams the answer into a read-only document and the TTFT CodeLens appears', async () => {
+  it('"▶ Run" streams the answer into rendered, read-only results beside the prompt and the TTFT CodeLens appears', async () => {
     await openFile('homes.prompty');
     await page.locator('.codelens-decoration a', { hasText: '▶ Run' }).first().click();
     await page.locator('.tab', { hasText: /homes-assistant — 1 run at \d\d:\d\d:\d\d/ }).waitFor({ timeout: 30_000 });
-    // The editor renders lines in no fixed order and only those in view: read the whole document, then look for each part.
+    // The results are rendered by the Markdown preview: headings and tables, not their Markdown source.
     let shown = '';
-    const hasTopAndEnd = (text: string) => text.includes('# homes-assistant → E2E simulator') && text.includes('Metrics — SIMULATED endpoint');
-    await expect.poll(async () => hasTopAndEnd((shown = await readWholeEditor(page, /homes-assistant — 1 run at/))), { timeout: 30_000, interval: 1000 }).toBe(true);
-    expect(shown).toMatch(/## Run 1 of 1 · (✓ pass|✗ fail)/);
+    const hasTopAndEnd = (text: string) => text.includes('homes-assistant → E2E simulator') && text.includes('Metrics — SIMULATED endpoint');
+    await expect.poll(async () => hasTopAndEnd((shown = await readRunResults(page, /homes-assistant — 1 run at/))), { timeout: 30_000, interval: 1000 }).toBe(true).catch(async (error: Error) => {
+      await page.screenshot({ path: `${ARTIFACTS}/run-results-failed.png` });
+      throw new Error(`${error.message}; the results read: ${JSON.stringify(shown.slice(0, 2000))}`);
+    });
+    expect(shown).toMatch(/Run 1 of 1 · (✓ pass|✗ fail)/);
+    expect(shown).not.toMatch(/^#|\*\*|```/m);
+    await page.locator('.tab', { hasText: /homes-assistant — 1 run at/ }).last().click();
+    await runResultsFrame(page).locator('h1', { hasText: 'homes-assistant → E2E simulator' }).waitFor({ timeout: 30_000 });
+    await runResultsFrame(page).locator('th', { hasText: 'metric' }).first().waitFor({ timeout: 30_000 });
+    await page.screenshot({ path: `${ARTIFACTS}/run-results-rendered.png` });
+    await focusFirstGroup(page);
     expect(shown).toContain('Single-family house');
     expect(shown).toMatch(/TTFT [\d.]+ m?s/);
     await page.locator('.notification-toast', { hasText: /homes-assistant.*TTFT [\d.]+ m?s/ }).waitFor({ timeout: 60_000 });
@@ -206,8 +215,8 @@ describe('Prompt Insight in a real VS Code (code-server 1.139 + Chromium)', () =
     await prompt.click();
     await page.locator('.tab', { hasText: /homes-assistant · test case #1 — 1 run at \d\d:\d\d:\d\d/ }).waitFor({ timeout: 60_000 });
     let shown = '';
-    await expect.poll(async () => (shown = await readWholeEditor(page, /homes-assistant · test case #1 — 1 run at/)).includes('Metrics — SIMULATED endpoint'), { timeout: 30_000, interval: 1000 }).toBe(true);
-    expect(shown).toMatch(/## Run 1 of 1 · (✓ pass|✗ fail)/);
+    await expect.poll(async () => (shown = await readRunResults(page, /homes-assistant · test case #1 — 1 run at/)).includes('Metrics — SIMULATED endpoint'), { timeout: 30_000, interval: 1000 }).toBe(true);
+    expect(shown).toMatch(/Run 1 of 1 · (✓ pass|✗ fail)/);
     expect(sim.served()).toBeGreaterThan(served);
     await page.screenshot({ path: `${ARTIFACTS}/run-case.png` });
 

@@ -4,7 +4,7 @@
  * progress and cancel while each answer is checked against the prompt's test cases, keep every
  * finished run in the workspace store, tell the server to refresh lenses, and tell the user.
  */
-import { basename } from 'node:path';
+import { basename, posix } from 'node:path';
 import * as vscode from 'vscode';
 import { runCheckPlan, type RunCheckPlan } from '../../core/adherence/runChecks';
 import { CaseSelectError, selectCase, type SelectedCase } from '../../core/adherence/caseSelect';
@@ -16,7 +16,8 @@ import { RunClock } from '../../core/telemetry/batchRuns';
 import type { EndpointTransports } from '../endpoints/endpointTransports';
 import { chooseEndpoint, type EndpointChoice } from '../endpoints/endpoints';
 import { consentToSend } from '../endpoints/sendConsent';
-import { runSettings } from '../shared/runSettings';
+import { runResultsView, runSettings } from '../shared/runSettings';
+import { RUN_RESULTS_ACTIVE, RUN_RESULTS_OPEN, isShownInATab, runDocumentOfActiveTab } from './runResultsTab';
 import { storePathOf } from '../shared/storePath';
 import { addAnswerAsTestCase, type AnswerSource } from './addAnswerCase';
 import { LiveRunDocument } from './liveRunDocument';
@@ -52,11 +53,41 @@ export class RunController implements vscode.Disposable {
       this.documents,
       vscode.workspace.registerTextDocumentContentProvider(RUN_SCHEME, this.documents),
       vscode.workspace.onDidCloseTextDocument((d) => {
-        if (d.uri.scheme !== RUN_SCHEME) return;
-        this.documents.forget(d.uri);
-        this.answerSources.delete(d.uri.toString());
+        if (d.uri.scheme === RUN_SCHEME) this.forgetUnshown();
       }),
+      vscode.window.tabGroups.onDidChangeTabs((change) => {
+        if (change.closed.length > 0) this.forgetUnshown();
+        this.sayWhetherRunResultsActive();
+      }),
+      vscode.window.tabGroups.onDidChangeTabGroups(() => this.sayWhetherRunResultsActive()),
     );
+  }
+
+  /**
+   * A run document's text is let go once nothing shows it: no editor holds it and no tab shows it
+   * (the editor closes a document its preview still renders, and the preview reads it again when shown).
+   */
+  private forgetUnshown(): void {
+    const held = new Set(vscode.workspace.textDocuments.map((d) => d.uri.toString()));
+    for (const uri of this.documents.shownUris()) {
+      if (held.has(uri.toString()) || isShownInATab(uri)) continue;
+      this.documents.forget(uri);
+      this.answerSources.delete(uri.toString());
+      this.sayWhetherRunResultsOpen();
+    }
+  }
+
+  /** The run documents this window has open, newest last. */
+  private openRunDocuments(): vscode.Uri[] {
+    return [...this.answerSources.keys()].map((key) => vscode.Uri.parse(key));
+  }
+
+  private sayWhetherRunResultsOpen(): void {
+    void vscode.commands.executeCommand('setContext', RUN_RESULTS_OPEN, this.answerSources.size > 0);
+  }
+
+  private sayWhetherRunResultsActive(): void {
+    void vscode.commands.executeCommand('setContext', RUN_RESULTS_ACTIVE, runDocumentOfActiveTab(this.openRunDocuments()) !== undefined);
   }
 
   get storePath(): string {
@@ -109,8 +140,9 @@ export class RunController implements vscode.Disposable {
       checks: checksNote(checkPlan),
       testProblems,
       entries: [],
-    });
+    }, runResultsView());
     this.answerSources.set(output.uri.toString(), answerSourceOf(target, plan, suite, selected, choice.config.name, output));
+    this.sayWhetherRunResultsOpen();
     const store = new ResultsStore(this.storePath);
     // Checked before any run: a store that cannot take the runs would lose them.
     const storeUsable = usingStore(this.storePath, (s) => {
@@ -143,11 +175,21 @@ export class RunController implements vscode.Disposable {
     tellRunOutcome({ plan, choice, result, concurrency: settings.concurrency, cancelled: controller.signal.aborted, store }, output, this.deps.log);
   }
 
-  /** Add This Answer as a Test Case: the first answer of the active run document (else the one run document in view) into the prompt's tests file. */
-  addAnswerAsTestCase(): Promise<void> {
-    const active = vscode.window.activeTextEditor?.document.uri;
-    const visible = vscode.window.visibleTextEditors.map((e) => e.document.uri).filter((u) => u.scheme === RUN_SCHEME);
-    const uri = active?.scheme === RUN_SCHEME ? active : visible.length === 1 ? visible[0] : undefined;
+  /**
+   * Add This Answer as a Test Case: the first answer of the run document in the active tab (its text
+   * or its preview), else of the only one open, else of the one the user picks.
+   */
+  async addAnswerAsTestCase(): Promise<void> {
+    const open = this.openRunDocuments();
+    let uri = runDocumentOfActiveTab(open) ?? (open.length === 1 ? open[0] : undefined);
+    if (!uri && open.length > 1) {
+      const picked = await vscode.window.showQuickPick(
+        open.map((u) => ({ label: posix.basename(u.path).replace(/\.md$/, ''), uri: u })).reverse(),
+        { placeHolder: 'Which run’s first answer becomes a test case?' },
+      );
+      if (!picked) return;
+      uri = picked.uri;
+    }
     return addAnswerAsTestCase(uri ? this.answerSources.get(uri.toString()) : undefined);
   }
 

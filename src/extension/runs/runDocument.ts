@@ -1,8 +1,10 @@
 /**
  * The read-only document of a ▶ Run or Run ×N: every answer, each with its status (pass, fail, or
  * unscored and why) and the reason of each assertion it failed, then the figures. Rebuilt from the
- * state as runs finish (no `vscode` here, so it is testable). Lines stay short and the answers sit
- * in fences, so nothing wraps into a broken table in a split editor.
+ * state as runs finish (no `vscode` here, so it is testable). Two views of the same document:
+ * `rendered` (the default, read in the Markdown preview) keeps real tables and folds each answer of a
+ * batch under a one-line summary; `text` (read as source in a split editor) keeps lines short, the
+ * answers in fences and the tables as aligned text, so nothing wraps into a broken table.
  */
 import type { RunCheck } from '../../core/adherence/runChecks';
 import { formatMs, plainFigureLines, runSummaryLine } from '../../core/metrics/format';
@@ -40,6 +42,9 @@ export interface RunDocumentState {
   cancelled?: boolean;
 }
 
+/** How the document is read: in the Markdown preview (rendered) or as its source text. */
+export type RunDocumentView = 'rendered' | 'text';
+
 /** Problems of the tests file listed in the document; the rest are counted (the tests file shows each where it is). */
 const MAX_TEST_PROBLEMS_SHOWN = 10;
 
@@ -54,7 +59,7 @@ export function runDocumentTitle(promptName: string, runs: number, startedAt: Da
   return `${promptName} — ${runs === 1 ? '1 run' : `${runs} runs`} at ${time}`;
 }
 
-export function runDocumentMarkdown(state: RunDocumentState): string {
+export function runDocumentMarkdown(state: RunDocumentState, view: RunDocumentView = 'text'): string {
   const finished = state.entries.filter((e) => e?.record).length;
   const out = [
     `# ${state.promptName} → ${state.endpointLabel}`,
@@ -82,46 +87,84 @@ export function runDocumentMarkdown(state: RunDocumentState): string {
   if (figures.length > 0) out.push('', '## Summary', '', ...figures.map((line) => `- ${line}`), '', 'Every percentile, the warm runs and the server\'s view are at the end.');
   state.entries.forEach((entry, index) => {
     if (index >= MAX_ANSWERS_SHOWN) return;
-    out.push('', ...runSection(entry, index, state.runs));
+    out.push('', ...(view === 'rendered' && state.runs > 1 ? foldedRunSection(entry, index, state.runs) : runSection(entry, index, state.runs, view)));
   });
   if (state.runs > MAX_ANSWERS_SHOWN) out.push('', `_Answers of runs after ${MAX_ANSWERS_SHOWN} are not shown; all are kept: **Prompt Insight: Export Run Results**._`);
-  if (state.report) out.push('', tablesAsText(state.report.trimEnd()));
+  if (state.report) out.push('', view === 'rendered' ? state.report.trimEnd() : tablesAsText(state.report.trimEnd()));
   if (state.lensNote) out.push('', state.lensNote);
   return `${out.join('\n')}\n`;
 }
 
-function runSection(entry: RunEntry | undefined, index: number, runs: number): string[] {
+function runSection(entry: RunEntry | undefined, index: number, runs: number, view: RunDocumentView): string[] {
   const name = `Run ${index + 1} of ${runs}`;
   if (!entry) return [`## ${name} · waiting`];
   const record = entry.record;
-  if (!record) {
-    return [`## ${name} · streaming…`, '', ...answerBlock(entry)];
-  }
-  const status = record.error && record.error.kind === 'cancelled' ? 'cancelled' : entry.check ? STATUS_TEXT[entry.check.status] : record.ok ? 'answered' : 'failed';
-  const figures = [
+  if (!record) return [`## ${name} · streaming…`, '', ...answerBlock(entry, view)];
+  const figures = runFigures(record);
+  return [`## ${name} · ${runStatus(entry, record)}`, '', ...(figures.length > 0 ? [figures.join(' · '), ''] : []), ...runBody(entry, record, view)];
+}
+
+/**
+ * One run of a batch in the rendered view: a line that says how it went (status, TTFT, E2E), its
+ * answer and reasons folded below, so the summary and every run's outcome fit on one screen.
+ */
+function foldedRunSection(entry: RunEntry | undefined, index: number, runs: number): string[] {
+  const name = `Run ${index + 1} of ${runs}`;
+  const record = entry?.record;
+  const headline = !entry ? `${name} · waiting` : !record ? `${name} · streaming…` : [`${name} · ${runStatus(entry, record)}`, ...runFigures(record)].join(' · ');
+  // The blank lines around the body let the preview read it as Markdown inside the HTML block.
+  const body = !entry ? [] : !record ? answerBlock(entry, 'rendered') : runBody(entry, record, 'rendered');
+  return ['<details>', `<summary>${escapeHtml(headline)}</summary>`, '', ...body, '', '</details>'];
+}
+
+function runStatus(entry: RunEntry, record: RunRecord): string {
+  return record.error && record.error.kind === 'cancelled' ? 'cancelled' : entry.check ? STATUS_TEXT[entry.check.status] : record.ok ? 'answered' : 'failed';
+}
+
+function runFigures(record: RunRecord): string[] {
+  return [
     record.retrievalMs != null ? `retrieval ${formatMs(record.retrievalMs)} (${record.retrievedPassages ?? 0} passage${record.retrievedPassages === 1 ? '' : 's'})` : undefined,
     record.ttftMs !== null ? `TTFT ${formatMs(record.ttftMs)}` : undefined,
     record.e2eMs !== null ? `E2E ${formatMs(record.e2eMs)}` : undefined,
     record.outputTokens !== null ? `${record.outputTokens} output tokens` : undefined,
     record.cache && record.cache !== 'unknown' ? (record.cache === 'warm' ? 'partly from the server\'s prompt cache' : 'not from the server\'s prompt cache') : undefined,
   ].filter((x) => x !== undefined);
-  const lines = [`## ${name} · ${status}`, ''];
-  if (figures.length > 0) lines.push(figures.join(' · '), '');
-  if (record.error && record.error.kind !== 'cancelled') lines.push(`Request failed (${record.error.kind}): ${record.error.message}`, '');
-  if (entry.check?.status === 'unscored' && entry.check.reason) lines.push(`Not scored: ${entry.check.reason}.`, '');
-  lines.push(...answerBlock(entry));
+}
+
+/** What follows a run's headline: its error, why it was not scored, its answer, the assertions it failed. */
+function runBody(entry: RunEntry, record: RunRecord, view: RunDocumentView): string[] {
+  // Text the server or the model wrote (errors, reasons quoting the answer) is shown, never rendered:
+  // in the preview, an image or link in it would be fetched or followed.
+  const said = view === 'rendered' ? escapeMarkdown : (text: string): string => text;
+  const lines: string[] = [];
+  if (record.error && record.error.kind !== 'cancelled') lines.push(`Request failed (${record.error.kind}): ${said(record.error.message)}`, '');
+  if (entry.check?.status === 'unscored' && entry.check.reason) lines.push(`Not scored: ${said(entry.check.reason)}.`, '');
+  lines.push(...answerBlock(entry, view));
   const failed = entry.check?.failed ?? [];
-  if (failed.length > 0) lines.push('', ...failed.map((f) => `- ${f.outcome === 'fail' ? '✗' : '–'} ${f.label}: ${f.reason}`));
+  if (failed.length > 0) lines.push('', ...failed.map((f) => `- ${f.outcome === 'fail' ? '✗' : '–'} ${said(f.label)}: ${said(f.reason)}`));
   return lines;
 }
 
-function answerBlock(entry: RunEntry): string[] {
+function answerBlock(entry: RunEntry, view: RunDocumentView): string[] {
   const lines: string[] = [];
-  if (entry.reasoning) lines.push(...entry.reasoning.trimEnd().split('\n').map((l, i) => `> ${i === 0 ? '(reasoning) ' : ''}${l}`), '');
+  if (entry.reasoning && view === 'rendered') {
+    const fence = fenceFor(entry.reasoning);
+    lines.push('Reasoning:', '', `${fence}text`, entry.reasoning.trimEnd(), fence, '', 'Answer:', '');
+  } else if (entry.reasoning) lines.push(...entry.reasoning.trimEnd().split('\n').map((l, i) => `> ${i === 0 ? '(reasoning) ' : ''}${l}`), '');
   if (!entry.answer && entry.record && !entry.record.ok) return lines.length > 0 ? lines.slice(0, -1) : lines;
   const fence = fenceFor(entry.answer);
   lines.push(`${fence}text`, entry.answer.replace(/\n$/, ''), fence);
   return lines;
+}
+
+/** Every ASCII punctuation mark escaped: the preview shows the text as written, with no link, image, tag or emphasis. */
+function escapeMarkdown(text: string): string {
+  return text.replace(/[!-/:-@[-`{-~]/g, (c) => (c === '<' ? '&lt;' : c === '&' ? '&amp;' : `\\${c}`));
+}
+
+/** Text placed inside an HTML element of the document (the folded run's summary line). */
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 /**

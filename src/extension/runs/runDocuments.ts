@@ -14,6 +14,8 @@ export class RunDocuments implements vscode.TextDocumentContentProvider, vscode.
   private readonly contents = new Map<string, string | (() => string)>();
   private readonly pending = new Map<string, NodeJS.Timeout>();
   private readonly changes = new vscode.EventEmitter<vscode.Uri>();
+  /** Created and not yet shown: nothing holds them yet, and they must not be let go for that. */
+  private readonly opening = new Set<string>();
   readonly onDidChange = this.changes.event;
 
   provideTextDocumentContent(uri: vscode.Uri): string {
@@ -27,6 +29,7 @@ export class RunDocuments implements vscode.TextDocumentContentProvider, vscode.
     let uri = vscode.Uri.from({ scheme: RUN_SCHEME, path: `/${safe}.md` });
     for (let n = 2; this.contents.has(uri.toString()); n++) uri = vscode.Uri.from({ scheme: RUN_SCHEME, path: `/${safe} (${n}).md` });
     this.contents.set(uri.toString(), initial);
+    this.opening.add(uri.toString());
     return uri;
   }
 
@@ -42,6 +45,16 @@ export class RunDocuments implements vscode.TextDocumentContentProvider, vscode.
         this.changes.fire(uri);
       }, REFRESH_MS),
     );
+  }
+
+  /** The document is in view (an editor or a preview holds it). */
+  shown(uri: vscode.Uri): void {
+    this.opening.delete(uri.toString());
+  }
+
+  /** Every document this provider holds the text of and that has been shown. */
+  shownUris(): vscode.Uri[] {
+    return [...this.contents.keys()].filter((key) => !this.opening.has(key)).map((key) => vscode.Uri.parse(key));
   }
 
   forget(uri: vscode.Uri): void {

@@ -35,7 +35,7 @@ export function tellRunOutcome(batch: FinishedBatch, output: LiveRunDocument, lo
   if (lens && lens.current && lens.current.runs !== result.summary.runs) {
     state.lensNote = `The CodeLens above the prompt sums up all ${lens.current.runs} stored runs of this exact text on ${lens.endpointName}: ${runLensLine(lens.current, lens.simulated)}.`;
   }
-  output.finish();
+  void output.finish();
   const failures = records.filter((r) => r.error && r.error.kind !== 'cancelled');
   if (failures.length > 0) log.warn(`Runs of '${plan.prompt.name}' on ${choice.config.name}: ${failures.length} failed; first: ${failures[0]!.error!.message}`);
   if (batch.cancelled) {

@@ -50,4 +50,5 @@ export async function showRuns(storePath: string, documents: RunDocuments, targe
   const runsTable = rows.length > 0 ? `| finished | endpoint | content | result | TTFT | E2E | output tokens |\n|---|---|---|---|---:|---:|---:|\n${rows.join('\n')}\n` : 'No runs stored for this prompt yet.\n';
   const uri = documents.create(`Runs of ${name ?? file}`, tablesAsText(`# Runs of ${name ?? file} (latest ${rows.length} of ${records.length})\n\n${runsTable}\n${loadHistoryMarkdown(loadPoints)}`));
   await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri), { preview: true });
+  documents.shown(uri);
 }

@@ -1,6 +1,7 @@
 /** The `promptInsight.run.*` settings every feature that sends prompts reads (▶ Run, Compare, Find Capacity). */
 import * as vscode from 'vscode';
 import { CACHE_MODES, type CacheMode } from '../../core/endpoint/serverKind';
+import type { RunDocumentView } from '../runs/runDocument';
 
 export interface RunSettings {
   runs: number;
@@ -25,4 +26,9 @@ export function runSettings(repeated: boolean): RunSettings {
 /** The setting's cache mode; anything unexpected is the default, cold. */
 export function runCacheMode(value: string | undefined): CacheMode {
   return (CACHE_MODES as readonly (string | undefined)[]).includes(value) ? (value as CacheMode) : 'cold';
+}
+
+/** How run results open: rendered in the Markdown preview (the default) or as their Markdown text. */
+export function runResultsView(): RunDocumentView {
+  return vscode.workspace.getConfiguration('promptInsight').get<string>('run.results', 'rendered') === 'text' ? 'text' : 'rendered';
 }

