@@ -109,12 +109,12 @@ export async function runCommandByPalette(page: Page, title: string, label: stri
  * has the focus again, so that Quick Open keeps opening files there.
  */
 /**
- * The rendered run results (the Markdown preview, a webview) of the newest tab whose title matches:
+ * What the newest tab whose title matches renders (the Markdown preview, a webview; run results, decisions):
  * the whole text, folded answers included; the focus goes back to the first editor group's tab.
  */
-export async function readRunResults(page: Page, tab: RegExp): Promise<string> {
+export async function readRenderedTab(page: Page, tab: RegExp): Promise<string> {
   await page.locator('.tab', { hasText: tab }).last().click();
-  const body = runResultsFrame(page).locator('body');
+  const body = renderedFrame(page).locator('body');
   const text = ((await body.textContent({ timeout: 10_000 }).catch(() => '')) ?? '').replace(/\u00a0/g, ' ');
   await focusFirstGroup(page);
   return text;
@@ -126,7 +126,7 @@ export async function focusFirstGroup(page: Page): Promise<void> {
 }
 
 /** The Markdown preview in view (its webview's inner frame). */
-export function runResultsFrame(page: Page): FrameLocator {
+export function renderedFrame(page: Page): FrameLocator {
   return page.frameLocator('iframe.webview.ready >> visible=true').last().frameLocator('iframe#active-frame');
 }
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { focusFirstGroup, openFileByQuickOpen, readRunResults, runCommandByPalette, runResultsFrame } from './browser';
+import { focusFirstGroup, openFileByQuickOpen, readRenderedTab, runCommandByPalette, renderedFrame } from './browser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScenario } from '../../src/core/sim/scenario';
 import { startSim, type RunningSim } from '../../src/core/sim/simServer';
@@ -88,15 +88,15 @@ describe('Prompt Insight in a real VS Code (code-server 1.139 + Chromium)', () =
     // The results are rendered by the Markdown preview: headings and tables, not their Markdown source.
     let shown = '';
     const hasTopAndEnd = (text: string) => text.includes('homes-assistant → E2E simulator') && text.includes('Metrics — SIMULATED endpoint');
-    await expect.poll(async () => hasTopAndEnd((shown = await readRunResults(page, /homes-assistant — 1 run at/))), { timeout: 30_000, interval: 1000 }).toBe(true).catch(async (error: Error) => {
+    await expect.poll(async () => hasTopAndEnd((shown = await readRenderedTab(page, /homes-assistant — 1 run at/))), { timeout: 30_000, interval: 1000 }).toBe(true).catch(async (error: Error) => {
       await page.screenshot({ path: `${ARTIFACTS}/run-results-failed.png` });
       throw new Error(`${error.message}; the results read: ${JSON.stringify(shown.slice(0, 2000))}`);
     });
     expect(shown).toMatch(/Run 1 of 1 · (✓ pass|✗ fail)/);
     expect(shown).not.toMatch(/^#|\*\*|```/m);
     await page.locator('.tab', { hasText: /homes-assistant — 1 run at/ }).last().click();
-    await runResultsFrame(page).locator('h1', { hasText: 'homes-assistant → E2E simulator' }).waitFor({ timeout: 30_000 });
-    await runResultsFrame(page).locator('th', { hasText: 'metric' }).first().waitFor({ timeout: 30_000 });
+    await renderedFrame(page).locator('h1', { hasText: 'homes-assistant → E2E simulator' }).waitFor({ timeout: 30_000 });
+    await renderedFrame(page).locator('th', { hasText: 'metric' }).first().waitFor({ timeout: 30_000 });
     await page.screenshot({ path: `${ARTIFACTS}/run-results-rendered.png` });
     await focusFirstGroup(page);
     expect(shown).toContain('Single-family house');
@@ -215,7 +215,7 @@ describe('Prompt Insight in a real VS Code (code-server 1.139 + Chromium)', () =
     await prompt.click();
     await page.locator('.tab', { hasText: /homes-assistant · test case #1 — 1 run at \d\d:\d\d:\d\d/ }).waitFor({ timeout: 60_000 });
     let shown = '';
-    await expect.poll(async () => (shown = await readRunResults(page, /homes-assistant · test case #1 — 1 run at/)).includes('Metrics — SIMULATED endpoint'), { timeout: 30_000, interval: 1000 }).toBe(true);
+    await expect.poll(async () => (shown = await readRenderedTab(page, /homes-assistant · test case #1 — 1 run at/)).includes('Metrics — SIMULATED endpoint'), { timeout: 30_000, interval: 1000 }).toBe(true);
     expect(shown).toMatch(/Run 1 of 1 · (✓ pass|✗ fail)/);
     expect(sim.served()).toBeGreaterThan(served);
     await page.screenshot({ path: `${ARTIFACTS}/run-case.png` });

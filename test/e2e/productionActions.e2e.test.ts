@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seededRandom } from '../../src/core/stats/random';
 import { TestRepo } from '../fixtures/gitRepo';
 import { otlpSpan, tracesLine } from '../fixtures/otlpTraces';
-import { openFileByQuickOpen, readWholeEditor, runCommandByPalette } from './browser';
+import { focusFirstGroup, openFileByQuickOpen, readRenderedTab, readWholeEditor, runCommandByPalette, renderedFrame } from './browser';
 import { ARTIFACTS, startWorkbench, type Workbench } from './workbench';
 
 const V1_TEXT = '---\nmodel: gpt-test\n---\nAnswer in JSON.\n';
@@ -114,10 +114,13 @@ describe('production actions in VS Code', () => {
       throw error;
     });
     await page.locator('.tab', { hasText: /Gray release — greet/ }).waitFor({ timeout: 30_000 });
+    // Rendered by the Markdown preview: the heading and the verdict in bold, not their Markdown source.
+    let text = '';
+    await expect.poll(async () => (text = await readRenderedTab(page, /Gray release — greet/)), { timeout: 30_000, interval: 1000 }).toContain('Gray release: ROLL BACK');
+    await page.locator('.tab', { hasText: /Gray release — greet/ }).last().click();
+    await renderedFrame(page).locator('strong', { hasText: `ROLL BACK ${v2} (against ${v1})` }).waitFor({ timeout: 30_000 });
     await page.screenshot({ path: `${ARTIFACTS}/gray-release-decision.png` });
-    const text = await readWholeEditor(page, /Gray release — greet/);
-    expect(text).toContain('# Gray release: ROLL BACK');
-    expect(text).toContain(`**ROLL BACK ${v2} (against ${v1})**`);
+    await focusFirstGroup(page);
     expect(text).toContain('send the traffic back to the base');
     expect(text).toMatch(/adherence/);
     expect(existsSync(join(workspace, '.prompt-insight', 'prod-scores.jsonl'))).toBe(false);

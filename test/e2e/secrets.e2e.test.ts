@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { delta, DONE, scriptedServer, type ScriptedServer } from '../fixtures/scriptedServer';
-import { openFileByQuickOpen, readRunResults, runCommandByPalette } from './browser';
+import { openFileByQuickOpen, readRenderedTab, runCommandByPalette } from './browser';
 import type { RunningCodeServer } from './codeServer';
 import { ARTIFACTS, startWorkbench, type Workbench } from './workbench';
 
@@ -63,7 +63,7 @@ describe('API keys in the editor', () => {
       // Each run opens its own results (rendered, newest last); its text tells which.
       await page.locator('.tab', { hasText: /echo — 1 run at/ }).first().waitFor({ timeout: 30_000 });
       let shown = '';
-      await expect.poll(async () => (shown = await readRunResults(page, /echo — 1 run at/)), { timeout: 30_000, interval: 1000 }).toMatch(n === 1 ? /HTTP 401.*\[REDACTED\]/s : /Echo: Bearer \[REDACTED\] done/s);
+      await expect.poll(async () => (shown = await readRenderedTab(page, /echo — 1 run at/)), { timeout: 30_000, interval: 1000 }).toMatch(n === 1 ? /HTTP 401.*\[REDACTED\]/s : /Echo: Bearer \[REDACTED\] done/s);
       expect(shown).not.toContain(KEY.slice(0, 12));
       await openFileByQuickOpen(page, 'echo.prompty', `${ARTIFACTS}/open-echo-failed.png`);
     }

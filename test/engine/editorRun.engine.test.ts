@@ -5,7 +5,7 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openFileByQuickOpen, readRunResults } from '../e2e/browser';
+import { openFileByQuickOpen, readRenderedTab } from '../e2e/browser';
 import { ARTIFACTS, startWorkbench, type Workbench } from '../e2e/workbench';
 import { startLlamaServer, type LlamaServer } from './llamaServer';
 
@@ -36,7 +36,7 @@ describe('Run ×N in the editor against llama-server', () => {
     await page.locator('.tab', { hasText: /homes — 3 runs at \d\d:\d\d:\d\d/ }).waitFor({ timeout: 60_000 });
     // The runs finish, then the figures are added at the end and the results are rendered: read them until the figures are there.
     let seen = '';
-    await expect.poll(async () => (seen = await readRunResults(page, /homes — 3 runs at/)), { timeout: 150_000, interval: 3000 }).toMatch(/Prompt cache: 3 runs processed the whole prompt afresh\.\s+Server: llama\.cpp\./);
+    await expect.poll(async () => (seen = await readRenderedTab(page, /homes — 3 runs at/)), { timeout: 150_000, interval: 3000 }).toMatch(/Prompt cache: 3 runs processed the whole prompt afresh\.\s+Server: llama\.cpp\./);
     await page.screenshot({ path: `${ARTIFACTS}/run-llama.png` });
     expect(seen).toMatch(/Where TTFT went[\s\S]*queue \+ transfer[\s\S]*prefill/);
     expect(seen).toContain('The server during the runs');

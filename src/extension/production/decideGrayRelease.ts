@@ -5,6 +5,7 @@
  * PROMOTE / ROLL BACK / NOT ENOUGH DATA YET, with its reasons in a read-only document and one line in a notification.
  */
 import * as vscode from 'vscode';
+import { showRendered } from '../shared/showRendered';
 import { ReleaseError } from '../../core/release/baseSide';
 import { decideGrayRelease as decide, verdictLine, type GrayReleaseResult } from '../../core/release/grayRelease';
 import { grayReleaseMarkdown } from './productionActionText';
@@ -69,7 +70,7 @@ export async function decideGrayRelease(args: unknown, request: ProductionReques
   if (!result) return undefined;
   const text = grayReleaseMarkdown(result, { file: target.label, range: range.words, policy: policy.from });
   const uri = documents.setTitled(`Gray release — ${target.prompt.name}`, target.label, text);
-  await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri), { viewColumn: vscode.ViewColumn.Beside, preview: true });
+  await showRendered(uri);
   const line = `Gray release of ${target.prompt.name}: ${verdictLine(result.decision)}`;
   log.info(line);
   if (result.decision.decision === 'roll-back') void vscode.window.showWarningMessage(line);

@@ -9,7 +9,7 @@ import { registryLine } from '../../core/release/baseSide';
 import { VERDICT_WORDS, verdictLine, type GrayReleaseResult } from '../../core/release/grayRelease';
 import type { SamplePlan } from '../../core/sampling/sampleIntoTests';
 import { caseObject, failureWords } from '../../core/sampling/testsFileAppend';
-import { fenceFor } from '../shared/markdownFence';
+import { fenceFor, inertMarkdown } from '../shared/markdownFence';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
@@ -65,20 +65,22 @@ const MEANING = {
 
 export function grayReleaseMarkdown(result: GrayReleaseResult, labels: { file: string; range: string; policy: 'base' | 'head' }): string {
   const { decision, report } = result;
+  // Rendered in the Markdown preview: versions come from the traces, reasons and notes quote them.
+  const said = inertMarkdown;
   const count = (v: string) => report.versions.find((r) => r.version === v)?.requests;
-  const side = (v: string) => (count(v) !== undefined ? `${v} (${plural(count(v)!, 'request')})` : v);
+  const side = (v: string) => (count(v) !== undefined ? `${said(v)} (${plural(count(v)!, 'request')})` : said(v));
   const out = [
     `# Gray release: ${VERDICT_WORDS[decision.decision]}`,
     '',
-    `**${verdictLine(decision)}**`,
+    `**${said(verdictLine(decision))}**`,
     '',
     MEANING[decision.decision],
     '',
-    `${labels.file} · head ${side(decision.head)} against base ${side(decision.base)} · ${labels.range} · judged with the ${labels.policy}'s tests`,
+    `${said(labels.file)} · head ${side(decision.head)} against base ${side(decision.base)} · ${labels.range} · judged with the ${labels.policy}'s tests`,
   ];
-  if (decision.matching) out.push('', `Compared on ${decision.matching}.`);
-  out.push('', '## Why', '', ...decision.reasons.map((r) => `- ${r}`));
-  if (decision.registry) out.push('', `${registryLine(decision.registry).replace(/^v/, 'V')}.`);
-  if (result.notes.length) out.push('', '## Notes', '', ...result.notes.map((n) => `- ${n}`));
+  if (decision.matching) out.push('', `Compared on ${said(decision.matching)}.`);
+  out.push('', '## Why', '', ...decision.reasons.map((r) => `- ${said(r)}`));
+  if (decision.registry) out.push('', `${said(registryLine(decision.registry).replace(/^v/, 'V'))}.`);
+  if (result.notes.length) out.push('', '## Notes', '', ...result.notes.map((n) => `- ${said(n)}`));
   return `${out.join('\n')}\n`;
 }

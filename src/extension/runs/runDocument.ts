@@ -10,7 +10,7 @@ import type { RunCheck } from '../../core/adherence/runChecks';
 import { formatMs, plainFigureLines, runSummaryLine } from '../../core/metrics/format';
 import type { RunSummary } from '../../core/metrics/summary';
 import type { RunRecord } from '../../core/metrics/runRecord';
-import { fenceFor } from '../shared/markdownFence';
+import { fenceFor, inertMarkdown } from '../shared/markdownFence';
 
 export interface RunEntry {
   answer: string;
@@ -135,7 +135,7 @@ function runFigures(record: RunRecord): string[] {
 function runBody(entry: RunEntry, record: RunRecord, view: RunDocumentView): string[] {
   // Text the server or the model wrote (errors, reasons quoting the answer) is shown, never rendered:
   // in the preview, an image or link in it would be fetched or followed.
-  const said = view === 'rendered' ? escapeMarkdown : (text: string): string => text;
+  const said = view === 'rendered' ? inertMarkdown : (text: string): string => text;
   const lines: string[] = [];
   if (record.error && record.error.kind !== 'cancelled') lines.push(`Request failed (${record.error.kind}): ${said(record.error.message)}`, '');
   if (entry.check?.status === 'unscored' && entry.check.reason) lines.push(`Not scored: ${said(entry.check.reason)}.`, '');
@@ -155,11 +155,6 @@ function answerBlock(entry: RunEntry, view: RunDocumentView): string[] {
   const fence = fenceFor(entry.answer);
   lines.push(`${fence}text`, entry.answer.replace(/\n$/, ''), fence);
   return lines;
-}
-
-/** Every ASCII punctuation mark escaped: the preview shows the text as written, with no link, image, tag or emphasis. */
-function escapeMarkdown(text: string): string {
-  return text.replace(/[!-/:-@[-`{-~]/g, (c) => (c === '<' ? '&lt;' : c === '&' ? '&amp;' : `\\${c}`));
 }
 
 /** Text placed inside an HTML element of the document (the folded run's summary line). */

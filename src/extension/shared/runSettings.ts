@@ -1,7 +1,6 @@
 /** The `promptInsight.run.*` settings every feature that sends prompts reads (▶ Run, Compare, Find Capacity). */
 import * as vscode from 'vscode';
 import { CACHE_MODES, type CacheMode } from '../../core/endpoint/serverKind';
-import type { RunDocumentView } from '../runs/runDocument';
 
 export interface RunSettings {
   runs: number;
@@ -29,6 +28,6 @@ export function runCacheMode(value: string | undefined): CacheMode {
 }
 
 /** How run results open: rendered in the Markdown preview (the default) or as their Markdown text. */
-export function runResultsView(): RunDocumentView {
+export function runResultsView(): 'rendered' | 'text' {
   return vscode.workspace.getConfiguration('promptInsight').get<string>('run.results', 'rendered') === 'text' ? 'text' : 'rendered';
 }

@@ -11,10 +11,13 @@ import { planSample, writeSample } from '../../../src/core/sampling/sampleIntoTe
 import { parsePromptFile } from '../../../src/core/formats/detect';
 import { grayReleaseMarkdown, samplePreviewMarkdown, writeButtonLabel } from '../../../src/extension/production/productionActionText';
 import { TestRepo } from '../../fixtures/gitRepo';
+import MarkdownIt from 'markdown-it';
 import { otlpSpan, tracesLine } from '../../fixtures/otlpTraces';
 import { PROMPT } from '../../fixtures/sampledPrompt';
 
 const NOW = Date.parse('2026-12-04T23:50:00Z');
+/** Markdown as VS Code's preview renders it (markdown-it, HTML and linkify on). */
+const render = (markdown: string): string => new MarkdownIt({ html: true, linkify: true }).render(markdown);
 const KEY = 'sk-proj-abcdefghijklmnopqrstuvwx';
 let repo: TestRepo;
 let v1: string;
@@ -56,8 +59,20 @@ describe('the gray-release document', () => {
   it('says NOT ENOUGH DATA YET with why, when production served only one of the two versions', async () => {
     const result = await decideGrayRelease({ file: join(repo.root, 'homes.prompty'), promptName: 'homes-assistant', traces: [join(repo.root, 'traces.jsonl')], base: v1, head: 'b2c3d4e', policyFrom: 'base', untilMs: NOW });
     const text = grayReleaseMarkdown(result, { file: 'homes.prompty', range: 'every request in the trace files', policy: 'base' });
-    expect(text.split('\n').slice(0, 5)).toEqual(['# Gray release: NOT ENOUGH DATA YET', '', `**NOT ENOUGH DATA YET b2c3d4e (against ${v1})**`, '', 'Production has not yet shown enough to decide either way: keep the split and decide again later.']);
-    expect(text).toContain('- version b2c3d4e served no request of this prompt in the source');
-    expect(text).toContain(`head b2c3d4e against base ${v1} (3 requests)`);
+    // As the Markdown preview shows it.
+    const html = render(text);
+    expect(html.split('\n').slice(0, 3)).toEqual(['<h1>Gray release: NOT ENOUGH DATA YET</h1>', `<p><strong>NOT ENOUGH DATA YET b2c3d4e (against ${v1})</strong></p>`, '<p>Production has not yet shown enough to decide either way: keep the split and decide again later.</p>']);
+    expect(html).toContain('<li>version b2c3d4e served no request of this prompt in the source');
+    expect(html).toContain(`head b2c3d4e against base ${v1} (3 requests)`);
+  });
+
+  it('a version name from the traces is shown as written, never rendered as an image, a link or a tag', async () => {
+    const result = await decideGrayRelease({ file: join(repo.root, 'homes.prompty'), promptName: 'homes-assistant', traces: [join(repo.root, 'traces.jsonl')], base: v1, head: 'b2c3d4e', policyFrom: 'base', untilMs: NOW });
+    const hostile = '![x](https://tracker.example/p.png)<img src=x>';
+    const text = grayReleaseMarkdown({ ...result, decision: { ...result.decision, head: hostile, reasons: [`version ${hostile} served no request`] }, notes: [`[click](https://evil.example) *${hostile}*`] }, { file: 'homes.prompty', range: 'every request', policy: 'base' });
+    const html = render(text);
+    expect(html).not.toMatch(/<img|<a |<em>/);
+    expect(html).toContain('<li>version ![x](https://tracker.example/p.png)&lt;img src=x&gt; served no request</li>');
+    expect(html).toContain('<li>[click](https://evil.example) *![x]');
   });
 });
