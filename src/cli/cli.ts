@@ -25,6 +25,7 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   alerts: async () => (await import('./alertsCommand')).alertsCommand,
   watch: async () => (await import('./watchCommand')).watchCommand,
   sample: async () => (await import('./sampleCommand')).sampleCommand,
+  'judge-check': async () => (await import('./judgeCheckCommand')).judgeCheckCommand,
   prod: async () => (await import('./prodCommand')).prodCommand,
   version: async () => (await import('./versionCommand')).versionCommand,
 };

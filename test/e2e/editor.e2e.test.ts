@@ -221,9 +221,15 @@ describe('Prompt Insight in a real VS Code (code-server 1.139 + Chromium)', () =
     await page.screenshot({ path: `${ARTIFACTS}/run-case.png` });
 
     // Its answer kept as a second case: appended to the file on disk, which then has two lenses.
-    await page.locator('.tab', { hasText: /homes-assistant · test case #1 — 1 run at/ }).first().click();
+    // From the command palette with the prompt in focus (keys pressed in a webview go to it, not the
+    // workbench): with the ▶ Run's results open too, the command asks which run; this case's is picked.
+    await focusFirstGroup(page);
     await runCommandByPalette(page, 'Prompt Insight: Add This Answer', 'Add This Answer as a Test Case', `${ARTIFACTS}/add-answer-failed.png`);
-    await page.locator('.notification-toast', { hasText: /case #2 added to homes\.tests\.yaml/ }).waitFor({ timeout: 30_000 });
+    const which = page.locator('.quick-input-list .monaco-list-row', { hasText: /homes-assistant · test case #1 — 1 run at/ }).first();
+    const added = page.locator('.notification-toast', { hasText: /case #2 added to homes\.tests\.yaml/ });
+    await expect.poll(async () => (await which.isVisible()) || (await added.isVisible()), { timeout: 30_000 }).toBe(true);
+    if (await which.isVisible()) await which.click();
+    await added.waitFor({ timeout: 30_000 });
     expect(readFileSync(join(bench!.server.workspace, 'homes.tests.yaml'), 'utf8')).toMatch(/- description: answer of the run at \d\d:\d\d:\d\d on E2E simulator\n {4}vars:\n {6}city: Bellevue, WA/);
     await expect.poll(() => lens.count(), { timeout: 30_000 }).toBe(2);
     await page.screenshot({ path: `${ARTIFACTS}/run-case-added.png` });

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seededRandom } from '../../src/core/stats/random';
 import { TestRepo } from '../fixtures/gitRepo';
 import { otlpSpan, tracesLine } from '../fixtures/otlpTraces';
-import { focusFirstGroup, openFileByQuickOpen, readRenderedTab, readWholeEditor, runCommandByPalette, renderedFrame } from './browser';
+import { focusFirstGroup, openFileByQuickOpen, readRenderedTab, renderedFrame, runCommandByPalette } from './browser';
 import { ARTIFACTS, startWorkbench, type Workbench } from './workbench';
 
 const V1_TEXT = '---\nmodel: gpt-test\n---\nAnswer in JSON.\n';
@@ -86,6 +86,8 @@ describe('production actions in VS Code', () => {
       throw error;
     });
     await page.locator('.tab', { hasText: /Sample preview — greet/ }).waitFor({ timeout: 30_000 });
+    // Rendered by the Markdown preview, beside the prompt, while the notification waits for the choice.
+    await renderedFrame(page).locator('h2', { hasText: 'The cases' }).waitFor({ timeout: 30_000 });
     await page.screenshot({ path: `${ARTIFACTS}/sample-preview.png` });
     // Previewed, not written.
     expect(readFileSync(join(workspace, 'greet.tests.yaml'), 'utf8')).toBe(before);
@@ -96,8 +98,8 @@ describe('production actions in VS Code', () => {
     expect(written.match(/source: production/g)).toHaveLength(4);
     expect(written).not.toContain(KEY);
     expect(written).toMatch(/Use my key \[REDACTED:[a-z-]+\] for the listings\./);
-    const preview = await readWholeEditor(page, /Sample preview — greet/);
-    expect(preview).toContain('**4 cases** would be appended');
+    const preview = await readRenderedTab(page, /Sample preview — greet/);
+    expect(preview).toContain('4 cases would be appended');
     expect(preview).toMatch(/\[REDACTED:[a-z-]+\]/);
     expect(preview).not.toContain(KEY);
   });

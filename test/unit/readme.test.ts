@@ -203,7 +203,7 @@ describe('README and docs/', () => {
     for (const page of PAGES) {
       for (const block of codeBlocks(read(page))) {
         for (const line of block.replace(/\\\n/g, ' ').split('\n')) {
-          const m = line.match(/^\s*(?:node dist\/cli\.js|prompt-insight) ([a-z]+)\b(.*)$/);
+          const m = line.match(/^\s*(?:node dist\/cli\.js|prompt-insight) ([a-z][a-z-]*)\b(.*)$/);
           if (!m) continue;
           const synopsis = usageOf(m[1]!);
           if (!synopsis) { unknown.push(`${page}: no command '${m[1]}'`); continue; }

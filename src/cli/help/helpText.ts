@@ -20,6 +20,7 @@ const OVERVIEW: [string, string][] = [
   ['watch', 'production against its dynamic baseline: anomalies, exit 1 while one is ongoing'],
   ['alerts', 'Prometheus rules with a dynamic baseline for the prompt'],
   ['sample', 'production requests into test cases, redacted'],
+  ['judge-check', "a trust card for each judged check: the judge against people's labels"],
   ['version', "the id to tag the prompt's production telemetry with (commit or content hash)"],
   ['history', "the prompt file's revisions in git"],
   ['export', 'the stored runs as JSON, CSV or OTLP JSON Lines'],

@@ -1,5 +1,5 @@
-/** `--help` of the commands that count, run and compare prompts: tokens, run, compare, load, sim. */
-import { COMPARE_USAGE, LOAD_USAGE, RUN_USAGE, SIM_USAGE, TOKENS_USAGE } from './usage';
+/** `--help` of the commands that count, run, compare and check prompts: tokens, run, compare, load, judge-check, sim. */
+import { COMPARE_USAGE, JUDGE_CHECK_USAGE, LOAD_USAGE, RUN_USAGE, SIM_USAGE, TOKENS_USAGE } from './usage';
 import {
   COST_FLAGS_HELP, ENDPOINT_FLAGS_HELP, JSON_FLAG, JUDGE_FLAGS_HELP, OTLP_FLAG_HELP, PROMPT_FLAG, RUN_SHAPE_HELP, SCENARIO_FLAGS_HELP, SERVER_METRICS_HELP, STORE_FLAGS_HELP,
   type CommandHelp,
@@ -106,6 +106,21 @@ export const MEASURE_HELP: Record<string, CommandHelp> = {
     ],
     examples: [`prompt-insight load examples/homes/homes.prompty --endpoint ${SIM_URL} --concurrency 1,2,4,8 --slo 'ttftMs.p90<=800'`, `prompt-insight load examples/homes/homes.prompty --endpoint ${SIM_URL} --search max-concurrency --limit 32 --json`],
     exitCodes: '0 ok · 1 the file could not be read, the store could not be written, or every request of a level failed · 2 usage error (nothing was sent) · 130 interrupted',
+  },
+  'judge-check': {
+    summary: "A trust card for each judged check of the prompt (llm-rubric, GitHub llm evaluators): the judge is asked about every answer people labelled in NAME.labels.jsonl, and set against them — TPR and TNR for fail with Wilson 95% intervals, Cohen's κ, trusted or not, and the disagreements.",
+    usage: JUDGE_CHECK_USAGE,
+    flags: [
+      ...JUDGE_FLAGS_HELP,
+      { name: 'labels', value: 'FILE', meaning: "the labels file (default: the prompt's NAME.labels.jsonl); people's pass/fail labels (source HUMAN) are the truth" },
+      { name: 'min-lower-bound', value: 'X', meaning: 'the trust bar: both 95% lower bounds (TPR and TNR) at least X (default 0.8)' },
+      { name: 'min-labels', value: 'N', meaning: 'the trust bar: at least N labelled passes and N labelled fails (default 30)' },
+      { name: 'timeout-ms', value: 'T', meaning: 'give up on one judge request after T ms (default 60000)' },
+      PROMPT_FLAG,
+      JSON_FLAG,
+    ],
+    examples: ['prompt-insight judge-check examples/homes/homes.prompt.yml --judge-endpoint http://127.0.0.1:8000/v1 --judge-model sim --json'],
+    exitCodes: '0 the cards are given (trusted or not) · 1 the file, its labels or its judged checks could not be read · 2 usage error · 130 interrupted',
   },
   sim: {
     summary: 'A simulated OpenAI-compatible endpoint on 127.0.0.1, until Ctrl-C: for demos, tests and rehearsals (every answer is labelled simulated).',

@@ -21,7 +21,9 @@ export function writeButtonLabel(cases: number, testsFileName: string): string {
 export function samplePreviewMarkdown(plan: SamplePlan, labels: { file: string; testsFile: string; range: string }): string {
   const { sink, result, testsFile, redactions, request } = plan;
   const cases = result.cases;
-  const version = plan.version ? `version ${plan.version.asked}` : 'every version';
+  // Rendered in the Markdown preview: what production recorded (versions, times, errors, variable names) is inert text.
+  const said = inertMarkdown;
+  const version = plan.version ? `version ${said(plan.version.asked)}` : 'every version';
   const out = [
     `# Sample production into tests: ${request.prompt.name}`,
     '',
@@ -44,11 +46,11 @@ export function samplePreviewMarkdown(plan: SamplePlan, labels: { file: string; 
     request.strategy === 'slowest' && sink.failedNotSlowest ? `${sink.failedNotSlowest} failed calls (slowest takes calls that answered)` : '',
   ].filter(Boolean);
   if (left.length) out.push('', `Left out: ${left.join(', ')}.`);
-  for (const problem of plan.version?.problems ?? []) out.push('', `Note: ${problem}`);
+  for (const problem of plan.version?.problems ?? []) out.push('', `Note: ${said(problem)}`);
   out.push('', '## The cases');
   for (const c of cases) {
     const failure = failureWords(c);
-    out.push('', `- ${c.endTime} · version ${c.version} · took ${formatMs(c.e2eMs)}${failure ? ` · ${failure}` : ''} · ${c.inputs === 'template-variables' ? `variables ${Object.keys(c.vars).join(', ')}` : `production's ${plural(c.turns!.length, 'turn')}`}`);
+    out.push('', `- ${said(c.endTime)} · version ${said(c.version)} · took ${formatMs(c.e2eMs)}${failure ? ` · ${said(failure)}` : ''} · ${c.inputs === 'template-variables' ? `variables ${said(Object.keys(c.vars).join(', '))}` : `production's ${plural(c.turns!.length, 'turn')}`}`);
   }
   const yamlText = stringify(cases.map((c) => caseObject(c, request.strategy, !testsFile.hasDefaultAssertions)), { lineWidth: 0 });
   const fence = fenceFor(yamlText);

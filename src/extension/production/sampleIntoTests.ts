@@ -6,6 +6,7 @@
  */
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
+import { showRendered } from '../shared/showRendered';
 import { sidecarPathFor } from '../../core/adherence/testCases';
 import { STRATEGIES, type Strategy } from '../../core/sampling/productionSample';
 import { planSample, SampleError, writeSample, type SamplePlan } from '../../core/sampling/sampleIntoTests';
@@ -83,7 +84,7 @@ export async function sampleIntoTests(args: unknown, request: ProductionRequeste
     return plan;
   }
   const preview = documents.setTitled(`Sample preview — ${target.prompt.name}`, target.label, samplePreviewMarkdown(plan, { file: target.label, testsFile: outName, range: range.words }));
-  await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(preview), { viewColumn: vscode.ViewColumn.Beside, preview: true });
+  await showRendered(preview);
   const write = writeButtonLabel(plan.result.cases.length, outName);
   const choice = await vscode.window.showInformationMessage(`Prompt Insight: ${plan.result.cases.length} redacted production case${plan.result.cases.length === 1 ? '' : 's'} previewed. Append them to ${outName}?`, write, 'Cancel');
   if (choice !== write) return undefined;

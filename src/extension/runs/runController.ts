@@ -41,6 +41,9 @@ export interface RunControllerDeps {
   onRunsStored: (storePath: string) => void;
 }
 
+/** Run documents whose text (and answer to keep) stays held however the editor's tabs change. */
+const KEPT_RUN_DOCUMENTS = 20;
+
 export class RunController implements vscode.Disposable {
   private readonly documents = new RunDocuments();
   /** Per open run document: what Add This Answer as a Test Case makes of its first answer. */
@@ -69,7 +72,8 @@ export class RunController implements vscode.Disposable {
    */
   private forgetUnshown(): void {
     const held = new Set(vscode.workspace.textDocuments.map((d) => d.uri.toString()));
-    for (const uri of this.documents.shownUris()) {
+    // The newest are kept whatever the tabs say (a preview is known only by its title): a bounded few.
+    for (const uri of this.documents.shownUris().slice(0, -KEPT_RUN_DOCUMENTS)) {
       if (held.has(uri.toString()) || isShownInATab(uri)) continue;
       this.documents.forget(uri);
       this.answerSources.delete(uri.toString());

@@ -52,6 +52,21 @@ describe('the sample preview', () => {
     // Every line of the preview's YAML is in the file (indented under tests:).
     const yaml = text.split('```yaml\n')[1]!.split('\n```')[0]!;
     for (const line of yaml.split('\n')) expect(written).toContain(line.trim());
+    // As the Markdown preview shows it: each case in a line, the counts in bold.
+    const html = render(text);
+    expect(html).toContain('<strong>3 cases</strong> would be appended');
+    expect(html).toMatch(/<p>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z · version [0-9a-f]{7} · took [\d.]+ m?s · variables city, request<\/p>/);
+  });
+
+  it('what production recorded (a version name, a variable name) is shown as written, never rendered', async () => {
+    const file = join(repo.root, 'homes.prompty');
+    const prompt = parsePromptFile(file, PROMPT, 'prompty').prompts[0]!;
+    const plan = await planSample({ file, prompt, traces: [join(repo.root, 'traces.jsonl')], out: join(repo.root, 'hostile.tests.yaml'), n: 50, strategy: 'random', seed: 1, nowMs: NOW, willWrite: false });
+    const hostile = '![x](https://tracker.example/p.png)<img src=x>';
+    const cases = plan.result.cases.map((c) => ({ ...c, version: hostile }));
+    const html = render(samplePreviewMarkdown({ ...plan, result: { ...plan.result, cases } }, { file: 'homes.prompty', testsFile: 'hostile.tests.yaml', range: 'last 24 hours' }));
+    expect(html).not.toMatch(/<img|<a /);
+    expect(html).toContain('version ![x](https://tracker.example/p.png)&lt;img src=x&gt; · took');
   });
 });
 

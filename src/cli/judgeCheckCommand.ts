@@ -1,0 +1,124 @@
+/**
+ * `prompt-insight judge-check FILE --judge-endpoint URL --judge-model M`: a trust card for every judged
+ * check of the prompt (issue 40, point 3). The judge is asked about each answer people labelled in the
+ * prompt's labels file (NAME.labels.jsonl, or --labels), and set against them: TPR and TNR for fail
+ * with Wilson intervals, Cohen's κ, trusted or not against the bar, and the disagreements.
+ */
+import { basename } from 'node:path';
+import { labelsPathFor, readLabelsFileSync, type LabelsRead } from '../core/adherence/labelsFile';
+import { loadTestSuite } from '../core/adherence/testCases';
+import { CARDED_TYPES, humanVerdicts, trustCardOf, type TrustCard } from '../core/adherence/trustCard';
+import { describeReadError, readPromptFile } from '../core/files/workspaceFile';
+import { decodePromptBytes } from '../core/formats/decode';
+import { detectFormat, parsePromptFile } from '../core/formats/detect';
+import { transportJudge } from '../core/run/transportJudge';
+import { DEFAULT_TRUST_BAR, type RateWithInterval } from '../core/stats/judgeTrust';
+import { safeUrl } from '../core/store/runKey';
+import { numberFlag, parseArgs, stringFlag, UsageError } from './args';
+import { endpointTransport, ENDPOINT_FLAGS } from './endpointArgs';
+import { JUDGE_CHECK_USAGE } from './help/usage';
+import type { CliIO } from './io';
+import { terminalJson } from './terminalText';
+
+export async function judgeCheckCommand(argv: string[], io: CliIO): Promise<number> {
+  const args = parseArgs(argv, { valued: ['prompt', 'labels', ...ENDPOINT_FLAGS.map((f) => `judge-${f}`), 'judge-model', 'timeout-ms', 'min-lower-bound', 'min-labels'], boolean: ['json'] });
+  if (args.positionals.length !== 1) throw new UsageError(`give exactly one prompt file\nusage: ${JUDGE_CHECK_USAGE}`);
+  const file = args.positionals[0]!;
+  const judgeTransport = endpointTransport(args, 'judge-');
+  if (!judgeTransport) throw new UsageError(`--judge-endpoint URL is required: the judge whose agreement with people is measured\nusage: ${JUDGE_CHECK_USAGE}`);
+  const judgeModel = stringFlag(args, 'judge-model');
+  if (!judgeModel) throw new UsageError('--judge-endpoint needs --judge-model');
+  const timeoutMs = numberFlag(args, 'timeout-ms', { min: 1 }, 60_000);
+  const bar = {
+    minLowerBound: numberFlag(args, 'min-lower-bound', { min: 0, max: 1 }, DEFAULT_TRUST_BAR.minLowerBound),
+    minEach: numberFlag(args, 'min-labels', { min: 1, max: 1_000_000, integer: true }, DEFAULT_TRUST_BAR.minEach),
+  };
+
+  let text: string;
+  try {
+    const decoded = decodePromptBytes(await readPromptFile(file));
+    if (!decoded.ok) throw new Error(decoded.reason);
+    text = decoded.text;
+  } catch (error) {
+    io.stderr(`prompt-insight judge-check: ${file}: ${describeReadError(error)}\n`);
+    return 1;
+  }
+  const format = detectFormat(file, text);
+  const promptName = stringFlag(args, 'prompt');
+  const prompts = parsePromptFile(file, text, format).prompts.filter((p) => !promptName || p.name === promptName);
+  if (prompts.length === 0) {
+    io.stderr(`prompt-insight judge-check: ${file} has no prompt${promptName ? ` named '${promptName}'` : ''}\n`);
+    return 1;
+  }
+  if (prompts.length > 1) throw new UsageError(`${file} has ${prompts.length} prompts: name one with --prompt (${prompts.map((p) => p.name).join(', ')})`);
+  const suite = loadTestSuite(file, text, format, prompts[0]!);
+  // Each judged check once, by its name (the assertion's metric, or its type and value).
+  const checks = new Map<string, (typeof suite.cases)[number]['assertions'][number]>();
+  for (const assertion of [...(suite.everyAnswer ?? []), ...suite.cases.flatMap((c) => c.assertions)]) {
+    if (CARDED_TYPES.has(assertion.type) && !checks.has(assertion.label)) checks.set(assertion.label, assertion);
+  }
+  if (checks.size === 0) {
+    io.stderr(`prompt-insight judge-check: ${suite.source} has no judged check (llm-rubric, or a GitHub llm evaluator)\n`);
+    return 1;
+  }
+
+  const labelsPath = stringFlag(args, 'labels') ?? labelsPathFor(file);
+  let read: LabelsRead | undefined;
+  try {
+    read = readLabelsFileSync(labelsPath);
+  } catch (error) {
+    io.stderr(`prompt-insight judge-check: ${labelsPath}: ${describeReadError(error)}\n`);
+    return 1;
+  }
+  if (!read) {
+    io.stderr(`prompt-insight judge-check: no labels file ${labelsPath}: label answers first (one JSON object a line: check, vars, answer, label, source, author, time)\n`);
+    return 1;
+  }
+  for (const problem of read.problems) io.stderr(`warning: ${problem}\n`);
+
+  const signal = io.interrupted();
+  const judge = transportJudge(judgeTransport, judgeModel, timeoutMs, signal);
+  const cards: TrustCard[] = [];
+  for (const [name, assertion] of checks) {
+    const asked = humanVerdicts(read.labels, name).length;
+    if (!args.flags.has('json')) io.stderr(`Asking the judge about ${asked} labelled answer${asked === 1 ? '' : 's'} of "${name}"…\n`);
+    cards.push(await trustCardOf(assertion, read.labels, judge, { bar, signal }));
+    if (signal.aborted) return 130;
+  }
+  const judgeName = { model: judgeModel, endpoint: safeUrl(stringFlag(args, 'judge-endpoint')!) };
+  if (args.flags.has('json')) {
+    io.stdout(`${terminalJson({ file, prompt: prompts[0]!.name, labels: labelsPath, judge: judgeName, bar, checks: cards.map(cardJson) })}\n`);
+    return 0;
+  }
+  io.stdout(`${cards.map((card) => cardText(card)).join('\n')}\nJudge: ${judgeName.model} at ${judgeName.endpoint} · labels: ${basename(labelsPath)}\n`);
+  return 0;
+}
+
+const pct = (x: number | null): string => (x === null ? 'n/a' : `${(x * 100).toFixed(1)}%`);
+const interval = (r: RateWithInterval): string => (r.ci95 ? ` [${pct(r.ci95[0])}–${pct(r.ci95[1])}]` : '');
+
+function cardJson(card: TrustCard): Record<string, unknown> {
+  const { agreement } = card;
+  const rate = (r: RateWithInterval) => ({ value: r.value, ci95: r.ci95, of: r.trials });
+  return {
+    check: card.check, n: agreement.n, passes: agreement.passes, fails: agreement.fails,
+    tpr: rate(agreement.tpr), tnr: rate(agreement.tnr), accuracy: agreement.accuracy, kappa: agreement.kappa,
+    trusted: card.trusted, why: card.why, undecided: card.undecided,
+    disagreements: card.disagreements.map((d) => ({ line: d.line, human: d.human, judge: d.judge, reason: d.reason })),
+  };
+}
+
+function cardText(card: TrustCard): string {
+  const { agreement } = card;
+  const lines = [
+    `${card.trusted ? '✓ trusted' : '✗ not trusted'} — ${card.check}`,
+    `  ${agreement.n} labelled answers (${agreement.fails} fail, ${agreement.passes} pass)`,
+    `  catches failures (TPR): ${pct(agreement.tpr.value)}${interval(agreement.tpr)} · passes good answers (TNR): ${pct(agreement.tnr.value)}${interval(agreement.tnr)}`,
+    `  agreement: ${pct(agreement.accuracy)} · Cohen's κ ${agreement.kappa === null ? 'n/a' : agreement.kappa.toFixed(2)}`,
+    `  ${card.why}`,
+  ];
+  if (card.undecided.count > 0) lines.push(`  ${card.undecided.count} answer(s) the judge did not decide: ${card.undecided.firstReason ?? ''}`);
+  for (const d of card.disagreements.slice(0, 10)) lines.push(`  line ${d.line}: people said ${d.human}, the judge ${d.judge} — ${d.reason}`);
+  if (card.disagreements.length > 10) lines.push(`  … and ${card.disagreements.length - 10} more disagreements (--json lists them all)`);
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,67 @@
+/**
+ * A trust card for one judged check (issue 40, point 3): the judge is asked about every answer people
+ * labelled for that check, and its verdicts are set against theirs — TPR and TNR for *fail* with
+ * Wilson intervals, Cohen's κ, whether it clears the trust bar, and every disagreement listed.
+ *
+ * Only people's pass/fail labels (source HUMAN) are the truth here; an answer the judge could not
+ * decide (it failed, or replied off-format) is counted apart, never as agreement. Rubric and choice
+ * judges (`llm-rubric`, GitHub's `llm`) are asked here; the grounded evaluators need each label's
+ * context and are not carded yet.
+ */
+import { DEFAULT_TRUST_BAR, judgeAgreement, judgeTrusted, type JudgeAgreement, type LabelledPair, type TrustBar } from '../stats/judgeTrust';
+import { judgeCheck, type Judge } from './judgeChecks';
+import type { Label } from './labelsFile';
+import type { Assertion } from './testCases';
+
+export interface Disagreement {
+  line: number;
+  human: 'pass' | 'fail';
+  judge: 'pass' | 'fail';
+  answer: string;
+  /** The judge's reason, in its words. */
+  reason: string;
+}
+
+export interface TrustCard {
+  check: string;
+  agreement: JudgeAgreement;
+  trusted: boolean;
+  /** "TPR ≥ 71%, TNR ≥ 91% on 80 labels (40 fail, 40 pass): below the bar of 80% …". */
+  why: string;
+  /** Labelled answers the judge did not decide, with the first reason. */
+  undecided: { count: number; firstReason?: string };
+  disagreements: Disagreement[];
+}
+
+/** Checks a trust card is made for: the rubric and choice judges. */
+export const CARDED_TYPES: ReadonlySet<Assertion['type']> = new Set(['llm-rubric', 'llm-choice']);
+
+/** The labels that are the truth for `check`: people's pass/fail verdicts on it. */
+export function humanVerdicts(labels: readonly Label[], check: string): (Label & { label: 'pass' | 'fail' })[] {
+  return labels.filter((l): l is Label & { label: 'pass' | 'fail' } => l.check === check && l.source === 'HUMAN' && (l.label === 'pass' || l.label === 'fail'));
+}
+
+export async function trustCardOf(assertion: Assertion, labels: readonly Label[], judge: Judge, options: { bar?: TrustBar; signal?: AbortSignal; onProgress?: (done: number, total: number) => void } = {}): Promise<TrustCard> {
+  const truth = humanVerdicts(labels, assertion.label);
+  const pairs: LabelledPair[] = [];
+  const disagreements: Disagreement[] = [];
+  let undecided = 0;
+  let firstReason: string | undefined;
+  for (const [index, label] of truth.entries()) {
+    if (options.signal?.aborted) break;
+    const verdict = await judgeCheck(assertion, { answer: label.answer, vars: label.vars, ttftMs: null, e2eMs: null }, judge);
+    options.onProgress?.(index + 1, truth.length);
+    if (!verdict.decided) {
+      undecided++;
+      firstReason ??= verdict.reason;
+      continue;
+    }
+    // A negated check passes when the judge's criterion does not hold.
+    const judgeSays: 'pass' | 'fail' = verdict.holds !== assertion.negate ? 'pass' : 'fail';
+    pairs.push({ human: label.label, judge: judgeSays });
+    if (judgeSays !== label.label) disagreements.push({ line: label.line, human: label.label, judge: judgeSays, answer: label.answer, reason: verdict.reason });
+  }
+  const agreement = judgeAgreement(pairs);
+  const { trusted, why } = judgeTrusted(agreement, options.bar ?? DEFAULT_TRUST_BAR);
+  return { check: assertion.label, agreement, trusted, why, undecided: { count: undecided, ...(firstReason ? { firstReason } : {}) }, disagreements };
+}
