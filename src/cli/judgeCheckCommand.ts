@@ -8,9 +8,8 @@ import { basename } from 'node:path';
 import { labelsPathFor, readLabelsFileSync, type LabelsRead } from '../core/adherence/labelsFile';
 import { loadTestSuite } from '../core/adherence/testCases';
 import { CARDED_TYPES, humanVerdicts, trustCardOf, type TrustCard } from '../core/adherence/trustCard';
-import { describeReadError, readPromptFile } from '../core/files/workspaceFile';
-import { decodePromptBytes } from '../core/formats/decode';
-import { detectFormat, parsePromptFile } from '../core/formats/detect';
+import { describeReadError } from '../core/files/workspaceFile';
+import { promptsOf } from '../core/formats/promptFile';
 import { transportJudge } from '../core/run/transportJudge';
 import { DEFAULT_TRUST_BAR, type RateWithInterval } from '../core/stats/judgeTrust';
 import { safeUrl } from '../core/store/runKey';
@@ -34,24 +33,14 @@ export async function judgeCheckCommand(argv: string[], io: CliIO): Promise<numb
     minEach: numberFlag(args, 'min-labels', { min: 1, max: 1_000_000, integer: true }, DEFAULT_TRUST_BAR.minEach),
   };
 
-  let text: string;
-  try {
-    const decoded = decodePromptBytes(await readPromptFile(file));
-    if (!decoded.ok) throw new Error(decoded.reason);
-    text = decoded.text;
-  } catch (error) {
-    io.stderr(`prompt-insight judge-check: ${file}: ${describeReadError(error)}\n`);
+  const found = await promptsOf(file, stringFlag(args, 'prompt'));
+  if ('error' in found) {
+    io.stderr(`prompt-insight judge-check: ${found.error}\n`);
     return 1;
   }
-  const format = detectFormat(file, text);
-  const promptName = stringFlag(args, 'prompt');
-  const prompts = parsePromptFile(file, text, format).prompts.filter((p) => !promptName || p.name === promptName);
-  if (prompts.length === 0) {
-    io.stderr(`prompt-insight judge-check: ${file} has no prompt${promptName ? ` named '${promptName}'` : ''}\n`);
-    return 1;
-  }
+  const prompts = found.prompts;
   if (prompts.length > 1) throw new UsageError(`${file} has ${prompts.length} prompts: name one with --prompt (${prompts.map((p) => p.name).join(', ')})`);
-  const suite = loadTestSuite(file, text, format, prompts[0]!);
+  const suite = loadTestSuite(file, found.text, found.format, prompts[0]!);
   // Each judged check once, by its name (the assertion's metric, or its type and value).
   const checks = new Map<string, (typeof suite.cases)[number]['assertions'][number]>();
   for (const assertion of [...(suite.everyAnswer ?? []), ...suite.cases.flatMap((c) => c.assertions)]) {

@@ -9,6 +9,7 @@ import { basename, dirname, join } from 'node:path';
 import Ajv, { type ErrorObject } from 'ajv';
 import schemaJson from '../../../schemas/labels.schema.json';
 import { findWorkspaceRoot, readWorkspaceFileSync, WorkspaceFileError, type WorkspaceScope } from '../files/workspaceFile';
+import { promptStem } from './testCases';
 
 export const LABELS_FILE_MAX_BYTES = 64 * 1024 * 1024;
 /** A line longer than this is not parsed (an answer and its context fit well within it). */
@@ -42,8 +43,7 @@ export interface LabelsRead {
 
 /** `homes.prompty` → `homes.labels.jsonl` beside it (the same stem as its tests file). */
 export function labelsPathFor(promptFile: string): string {
-  const name = basename(promptFile).replace(/\.(prompty|prompt\.ya?ml|prompt\.md|prompt\.txt|prompt|txt|md)$/i, '');
-  return join(dirname(promptFile), `${name}.labels.jsonl`);
+  return join(dirname(promptFile), `${promptStem(promptFile)}.labels.jsonl`);
 }
 
 let validateLine: ReturnType<Ajv['compile']> | undefined;

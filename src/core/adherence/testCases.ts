@@ -67,8 +67,12 @@ export interface TestSuite {
 
 /** `homes.prompty`, `homes.prompt.md`, `homes.prompt.txt`, `homes.prompt` → `homes.tests.yaml`. */
 export function sidecarPathFor(file: string): string {
-  const name = basename(file).replace(/\.(prompty|prompt\.ya?ml|prompt\.md|prompt\.txt|prompt|txt|md)$/i, '');
-  return join(dirname(file), `${name}.tests.yaml`);
+  return join(dirname(file), `${promptStem(file)}.tests.yaml`);
+}
+
+/** A prompt file's name without its format's extension: the stem its sidecars (tests, labels) share. */
+export function promptStem(file: string): string {
+  return basename(file).replace(/\.(prompty|prompt\.ya?ml|prompt\.md|prompt\.txt|prompt|txt|md)$/i, '');
 }
 
 /**

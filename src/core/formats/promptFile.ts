@@ -2,10 +2,10 @@
 import { describeReadError, readPromptFile } from '../files/workspaceFile';
 import { decodePromptBytes } from './decode';
 import { detectFormat, parsePromptFile } from './detect';
-import type { Prompt } from './model';
+import type { Prompt, PromptFormat } from './model';
 
-/** The file's prompts (all, or the one named), or why not — a message after the file's name. */
-export async function promptsOf(file: string, promptName: string | undefined): Promise<{ prompts: Prompt[] } | { error: string }> {
+/** The file's prompts (all, or the one named) with the text and format they were read from, or why not — a message after the file's name. */
+export async function promptsOf(file: string, promptName: string | undefined): Promise<{ prompts: Prompt[]; text: string; format: PromptFormat } | { error: string }> {
   let text: string;
   try {
     const decoded = decodePromptBytes(await readPromptFile(file));
@@ -14,7 +14,8 @@ export async function promptsOf(file: string, promptName: string | undefined): P
   } catch (error) {
     return { error: `${file}: ${describeReadError(error)}` };
   }
-  const doc = parsePromptFile(file, text, detectFormat(file, text));
+  const format = detectFormat(file, text);
+  const doc = parsePromptFile(file, text, format);
   const prompts = promptName ? doc.prompts.filter((p) => p.name === promptName) : doc.prompts;
-  return prompts.length > 0 ? { prompts } : { error: `${file} has no prompt${promptName ? ` named '${promptName}'` : ''}.` };
+  return prompts.length > 0 ? { prompts, text, format } : { error: `${file} has no prompt${promptName ? ` named '${promptName}'` : ''}.` };
 }

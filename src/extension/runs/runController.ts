@@ -77,8 +77,8 @@ export class RunController implements vscode.Disposable {
       if (held.has(uri.toString()) || isShownInATab(uri)) continue;
       this.documents.forget(uri);
       this.answerSources.delete(uri.toString());
-      this.sayWhetherRunResultsOpen();
     }
+    this.sayWhetherRunResultsOpen();
   }
 
   /** The run documents this window has open, newest last. */
