@@ -9,9 +9,11 @@ import { isProductionView } from '../src/core/telemetry/productionView';
 import { renderProduction, type ProductionHost } from './production';
 import { isHostToProductionPage, type ProductionPageToHost } from '../src/protocol/productionWebview';
 import { el, visibleControls } from './dom';
+import type { ReviewPageToHost } from '../src/protocol/reviewWebview';
 import { renderComparison } from './render';
+import { isReviewStart, startReview } from './review';
 
-declare function acquireVsCodeApi(): { postMessage(message: WebviewToHost | ProductionPageToHost): void };
+declare function acquireVsCodeApi(): { postMessage(message: WebviewToHost | ProductionPageToHost | ReviewPageToHost): void };
 
 const app = document.getElementById('app')!;
 const embedded = document.getElementById('report-data');
@@ -22,7 +24,10 @@ function recordRenderTime(ms: number): void {
 
 if (embedded) {
   const data: unknown = JSON.parse(embedded.textContent ?? 'null');
-  if (isCapacityView(data)) recordRenderTime(renderCapacity(app, data));
+  if (isReviewStart(data) && typeof acquireVsCodeApi === 'function') {
+    const vscode = acquireVsCodeApi();
+    startReview(app, data, (message) => vscode.postMessage(message));
+  } else if (isCapacityView(data)) recordRenderTime(renderCapacity(app, data));
   else if (isProductionView(data)) recordRenderTime(renderProduction(app, data, productionHost()));
   else if (isComparisonView(data)) recordRenderTime(renderComparison(app, data));
   else app.textContent = 'This report holds no readable comparison or capacity test.';

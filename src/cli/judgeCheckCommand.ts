@@ -13,6 +13,7 @@ import { promptsOf } from '../core/formats/promptFile';
 import { transportJudge } from '../core/run/transportJudge';
 import { DEFAULT_TRUST_BAR, type RateWithInterval } from '../core/stats/judgeTrust';
 import { safeUrl } from '../core/store/runKey';
+import { DEFAULT_JUDGE_VERDICT_STORE, VerdictStore } from '../core/store/verdictStore';
 import { numberFlag, parseArgs, stringFlag, UsageError } from './args';
 import { endpointTransport, ENDPOINT_FLAGS } from './endpointArgs';
 import { JUDGE_CHECK_USAGE } from './help/usage';
@@ -20,7 +21,8 @@ import type { CliIO } from './io';
 import { terminalJson } from './terminalText';
 
 export async function judgeCheckCommand(argv: string[], io: CliIO): Promise<number> {
-  const args = parseArgs(argv, { valued: ['prompt', 'labels', ...ENDPOINT_FLAGS.map((f) => `judge-${f}`), 'judge-model', 'timeout-ms', 'min-lower-bound', 'min-labels'], boolean: ['json'] });
+  const args = parseArgs(argv, { valued: ['prompt', 'labels', ...ENDPOINT_FLAGS.map((f) => `judge-${f}`), 'judge-model', 'timeout-ms', 'min-lower-bound', 'min-labels', 'store'], boolean: ['json', 'no-store'] });
+  if (args.flags.has('store') && args.flags.has('no-store')) throw new UsageError('--store and --no-store exclude each other');
   if (args.positionals.length !== 1) throw new UsageError(`give exactly one prompt file\nusage: ${JUDGE_CHECK_USAGE}`);
   const file = args.positionals[0]!;
   const judgeTransport = endpointTransport(args, 'judge-');
@@ -67,20 +69,35 @@ export async function judgeCheckCommand(argv: string[], io: CliIO): Promise<numb
 
   const signal = io.interrupted();
   const judge = transportJudge(judgeTransport, judgeModel, timeoutMs, signal);
+  const judgeName = { model: judgeModel, endpoint: safeUrl(stringFlag(args, 'judge-endpoint')!) };
+  // The judge's verdicts on labelled answers are kept (sealed to this machine): a re-run asks only about new labels.
+  const store = args.flags.has('no-store') ? undefined : new VerdictStore(stringFlag(args, 'store') ?? DEFAULT_JUDGE_VERDICT_STORE, 'Judge verdict store');
+  if (store?.problem) io.stderr(`warning: ${store.problem}\n`);
   const cards: TrustCard[] = [];
   for (const [name, assertion] of checks) {
-    const asked = humanVerdicts(read.labels, name).length;
-    if (!args.flags.has('json')) io.stderr(`Asking the judge about ${asked} labelled answer${asked === 1 ? '' : 's'} of "${name}"…\n`);
-    cards.push(await trustCardOf(assertion, read.labels, judge, { bar, signal }));
+    const labelled = humanVerdicts(read.labels, name).length;
+    if (!args.flags.has('json')) io.stderr(`Judging ${labelled} labelled answer${labelled === 1 ? '' : 's'} of "${name}"…\n`);
+    const card = await trustCardOf(assertion, read.labels, judge, { bar, signal, ...(store ? { cache: { store, judgeId: `${judgeName.model} at ${judgeName.endpoint}` } } : {}) });
+    cards.push(card);
+    // Saved after each check: an interrupted run keeps what the judge already said.
+    saveVerdicts(store, io);
     if (signal.aborted) return 130;
+    if (!args.flags.has('json') && card.asked < labelled) io.stderr(`  asked the judge about ${card.asked}; ${labelled - card.asked - card.undecided.count} verdict${labelled - card.asked === 1 ? '' : 's'} kept from earlier runs\n`);
   }
-  const judgeName = { model: judgeModel, endpoint: safeUrl(stringFlag(args, 'judge-endpoint')!) };
   if (args.flags.has('json')) {
     io.stdout(`${terminalJson({ file, prompt: prompts[0]!.name, labels: labelsPath, judge: judgeName, bar, checks: cards.map(cardJson) })}\n`);
     return 0;
   }
   io.stdout(`${cards.map((card) => cardText(card)).join('\n')}\nJudge: ${judgeName.model} at ${judgeName.endpoint} · labels: ${basename(labelsPath)}\n`);
   return 0;
+}
+
+function saveVerdicts(store: VerdictStore | undefined, io: CliIO): void {
+  try {
+    store?.save();
+  } catch (error) {
+    io.stderr(`warning: the judge's verdicts were not kept: ${(error as Error).message}\n`);
+  }
 }
 
 const pct = (x: number | null): string => (x === null ? 'n/a' : `${(x * 100).toFixed(1)}%`);
@@ -92,7 +109,7 @@ function cardJson(card: TrustCard): Record<string, unknown> {
   return {
     check: card.check, n: agreement.n, passes: agreement.passes, fails: agreement.fails,
     tpr: rate(agreement.tpr), tnr: rate(agreement.tnr), accuracy: agreement.accuracy, kappa: agreement.kappa,
-    trusted: card.trusted, why: card.why, undecided: card.undecided,
+    trusted: card.trusted, why: card.why, undecided: card.undecided, asked: card.asked,
     disagreements: card.disagreements.map((d) => ({ line: d.line, human: d.human, judge: d.judge, reason: d.reason })),
   };
 }

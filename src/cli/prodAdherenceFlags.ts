@@ -10,7 +10,7 @@ import { POLICY_ORIGINS, type PolicyOrigin } from '../core/compare/gatePolicy';
 import { registryLine, type ReleaseError } from '../core/release/baseSide';
 import type { AdherencePlan } from '../core/release/scoreAndDecide';
 import { AnswerSample, DEFAULT_SCORED_PER_VERSION, type ProdAdherence, type ProdHallucination } from '../core/telemetry/prodAdherence';
-import { DEFAULT_SCORE_STORE } from '../core/telemetry/prodScoreStore';
+import { DEFAULT_SCORE_STORE } from '../core/store/verdictStore';
 import { DECISION_WORDS, type ProdDecision } from '../core/telemetry/prodDecision';
 import { type ParsedArgs, numberFlag, stringFlag, UsageError } from './args';
 import { endpointTransport, ENDPOINT_FLAGS } from './endpointArgs';

@@ -17,6 +17,8 @@ import { ApiKeys } from './endpoints/apiKeys';
 import { BundledSimulator } from './endpoints/bundledSim';
 import { EndpointTransports } from './endpoints/endpointTransports';
 import { openTestsFile } from './runs/openTestsFile';
+import { checkJudgeTrust } from './review/checkJudgeTrust';
+import { reviewAnswers } from './review/reviewAnswers';
 import { RunController } from './runs/runController';
 
 export interface Features {
@@ -30,6 +32,8 @@ export interface Features {
   showProduction(args: unknown, request: ProductionRequester): Promise<unknown>;
   sampleIntoTests(args: unknown, request: ProductionRequester, documents: RenderedDocuments): Promise<unknown>;
   decideGrayRelease(args: unknown, request: ProductionRequester, documents: RenderedDocuments): Promise<unknown>;
+  reviewAnswers(args: unknown): Promise<unknown>;
+  checkJudgeTrust(args: unknown, documents: RenderedDocuments): Promise<unknown>;
 }
 
 export function createFeatures(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, onRunsStored: (storePath: string) => void): Features {
@@ -48,6 +52,8 @@ export function createFeatures(context: vscode.ExtensionContext, log: vscode.Log
     showProduction: (args, request) => showProduction(context, args, request),
     sampleIntoTests: (args, request, documents) => sampleIntoTests(args, request, documents, log),
     decideGrayRelease: (args, request, documents) => decideGrayRelease(args, request, documents, log),
+    reviewAnswers: (args) => reviewAnswers(context, transports, log, args),
+    checkJudgeTrust: (args, documents) => checkJudgeTrust(context, transports, documents, log, args),
     async openComparison(args) {
       if (!vscode.workspace.isTrusted) {
         // git runs repository hooks and config; like VS Code's own git support, not in Restricted Mode.

@@ -125,6 +125,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('promptInsight.setApiKey', () => withFeatures((f) => f.setApiKey())),
     vscode.commands.registerCommand('promptInsight.clearApiKey', () => withFeatures((f) => f.clearApiKey())),
     vscode.commands.registerCommand('promptInsight.addAnswerAsTestCase', () => withFeatures((f) => f.runs.addAnswerAsTestCase())),
+    vscode.commands.registerCommand('promptInsight.reviewAnswers', (args: unknown) => withFeatures((f) => f.reviewAnswers(args))),
+    vscode.commands.registerCommand('promptInsight.checkJudgeTrust', (args: unknown) => withFeatures((f) => f.checkJudgeTrust(args, renderedDocuments))),
     vscode.commands.registerCommand('promptInsight.exportResults', () => withFeatures((f) => f.runs.exportResults())),
     vscode.commands.registerCommand(CLIENT_COMMANDS.showRendered, (args: unknown) => showRendered(args)),
     { dispose: () => void client?.stop() },

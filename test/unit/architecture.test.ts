@@ -32,13 +32,13 @@ const FLOORS: readonly (readonly string[])[] = [
   ['src/core/formats'],
   ['src/core/history', 'src/core/render', 'src/core/sim'],
   ['src/core/adherence', 'src/core/modelTokens', 'src/core/retrieval'],
-  ['src/core', 'src/core/run'],
+  ['src/core', 'src/core/review', 'src/core/run'],
   ['src/core/telemetry', 'src/extension/endpoints'],
   ['src/core/baseline', 'src/core/load', 'src/core/sampling'],
   ['src/core/compare'],
   ['src/core/release'],
   ['src/cli', 'src/protocol'],
-  ['src/extension/capacity', 'src/extension/compare', 'src/extension/production', 'src/extension/runs', 'src/server', 'webview'],
+  ['src/extension/capacity', 'src/extension/compare', 'src/extension/production', 'src/extension/review', 'src/extension/runs', 'src/server', 'webview'],
   ['src/extension'],
 ];
 

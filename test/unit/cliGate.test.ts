@@ -59,7 +59,8 @@ describe('the gate is judged by the base revision’s policy', () => {
     repo.write('homes.tests.yaml', HOMES_TESTS.replace(/^ {2}- vars:/m, '  - threshold: 0\n    vars:'));
     const { code, stdout } = await cli(['compare', 'homes.prompty', '--base', 'HEAD', '--head', 'working', '--runs', '20', '--endpoint', sim.url, '--no-store', '--fail-on-regression'], repo.root);
     expect(stdout).toMatch(/policy change: test cases: 1 changed \(threshold 1 → 0\) \(not applied: the base revision/);
-    expect(stdout).toMatch(/HOLD: working copy \(vs [0-9a-f]{7}\)\n {2}- adherence -\d+ pts, p [=<] [\d.]+ — significantly worse/);
+    // Held on adherence; on a busy machine a latency reason may be listed with it (the runs' timing is the machine's).
+    expect(stdout, stdout).toMatch(/HOLD: working copy \(vs [0-9a-f]{7}\)\n(?: {2}- .*\n)*? {2}- adherence -\d+ pts, p [=<] [\d.]+ — significantly worse/);
     expect(code).toBe(1);
   });
 

@@ -37,7 +37,10 @@ describe('prompt-insight judge-check', () => {
     const { code, stdout, stderr } = await runCli(['judge-check', 'homes.prompt.yml', '--judge-endpoint', sim.url, '--judge-model', 'sim', '--json'], dir);
     expect(code).toBe(0);
     // The broken last line is said (its wording after "not JSON" is Node's) and left out.
-    expect(stderr).toMatch(/^warning: homes\.labels\.jsonl:73: not JSON \(.+\); left out\n$/);
+    expect(stderr).toMatch(/^warning: homes\.labels\.jsonl:73: not JSON \(.+\); left out\n/);
+    // The judge's verdicts are kept in the project's state folder, which is made on first use and kept out of git.
+    expect(stderr).toContain('created .prompt-insight/');
+    expect(readFileSync(join(dir, '.prompt-insight', 'judge-verdicts.jsonl'), 'utf8').trim().split('\n')).toHaveLength(72);
     const json = JSON.parse(stdout);
     expect(json).toMatchObject({ prompt: expect.any(String), judge: { model: 'sim', endpoint: sim.url }, bar: { minLowerBound: 0.8, minEach: 30 } });
     expect(json.checks).toHaveLength(1);
@@ -50,13 +53,54 @@ describe('prompt-insight judge-check', () => {
   });
 
   it('in words: trusted or not, what the judge catches and passes, and where it disagrees with people', async () => {
-    const { code, stdout } = await runCli(['judge-check', 'homes.prompt.yml', '--judge-endpoint', sim.url, '--judge-model', 'sim', '--min-lower-bound', '0.9'], dir);
+    const { code, stdout } = await runCli(['judge-check', 'homes.prompt.yml', '--judge-endpoint', sim.url, '--judge-model', 'sim', '--min-lower-bound', '0.9', '--no-store'], dir);
     expect(code).toBe(0);
     // TNR 35/37 has a lower bound of 82%: under a 90% bar the judge is not trusted.
     expect(stdout).toContain(`✗ not trusted — ${CHECK}`);
     expect(stdout).toMatch(/catches failures \(TPR\): 100\.0% \[90\.\d%–100\.0%\] · passes good answers \(TNR\): 94\.6% \[82\.\d%–98\.\d%\]/);
     expect(stdout).toContain("line 71: people said pass, the judge fail — the judge chose 'no' (score 0, pass at 0.5)");
     expect(stdout).toContain(`Judge: sim at ${sim.url}`);
+  });
+
+  it("keeps the judge's verdicts: a re-run asks only about new labels; a verdict file that came from elsewhere is not used", async () => {
+    const store = join(dir, 'verdicts.jsonl');
+    const judgeCheck = () => runCli(['judge-check', 'homes.prompt.yml', '--judge-endpoint', sim.url, '--judge-model', 'sim', '--store', store, '--json'], dir);
+    let served = sim.served();
+    const first = await judgeCheck();
+    expect(first.code).toBe(0);
+    expect(sim.served() - served).toBe(72);
+    expect(JSON.parse(first.stdout).checks[0].asked).toBe(72);
+
+    served = sim.served();
+    const again = await judgeCheck();
+    expect(sim.served() - served).toBe(0);
+    const card = JSON.parse(again.stdout).checks[0];
+    // The same card from the kept verdicts.
+    expect(card).toMatchObject({ asked: 0, n: 72, trusted: true, tpr: JSON.parse(first.stdout).checks[0].tpr, tnr: JSON.parse(first.stdout).checks[0].tnr });
+    expect(card.disagreements.map((d: { line: number; reason: string }) => [d.line, d.reason])).toEqual([[71, 'the judge said fail when asked earlier (kept verdict)'], [72, 'the judge said fail when asked earlier (kept verdict)']]);
+
+    // One more label: one more question.
+    const labels = join(dir, 'homes.labels.jsonl');
+    const before = readFileSync(labels, 'utf8');
+    writeFileSync(labels, `${before}${JSON.stringify({ check: CHECK, vars: { n: 99 }, answer: MIXED[0], label: 'fail', source: 'HUMAN', author: 'Bo <bo@example.com>', time: '2026-12-07T01:00:00Z' })}\n`);
+    try {
+      served = sim.served();
+      const more = await judgeCheck();
+      expect(sim.served() - served).toBe(1);
+      expect(JSON.parse(more.stdout).checks[0]).toMatchObject({ asked: 1, n: 73 });
+    } finally {
+      writeFileSync(labels, before);
+    }
+
+    // A verdict file a repository could bring (lines not sealed on this machine) is not trusted: the judge is asked.
+    const brought = join(dir, 'brought.jsonl');
+    const forged = readFileSync(store, 'utf8').split('\n').filter(Boolean).map((line) => JSON.stringify({ ...JSON.parse(line), seal: '0'.repeat(64) }));
+    writeFileSync(brought, `${forged.join('\n')}\n`);
+    served = sim.served();
+    const foreign = await runCli(['judge-check', 'homes.prompt.yml', '--judge-endpoint', sim.url, '--judge-model', 'sim', '--store', brought, '--json'], dir);
+    expect(foreign.code).toBe(0);
+    expect(sim.served() - served).toBe(72);
+    expect(foreign.stderr).toMatch(/warning: .*Judge verdict store/);
   });
 
   it('clear errors: no judge is a usage error; no labels file says how to make one', async () => {

@@ -116,6 +116,8 @@ export const MEASURE_HELP: Record<string, CommandHelp> = {
       { name: 'min-lower-bound', value: 'X', meaning: 'the trust bar: both 95% lower bounds (TPR and TNR) at least X (default 0.8)' },
       { name: 'min-labels', value: 'N', meaning: 'the trust bar: at least N labelled passes and N labelled fails (default 30)' },
       { name: 'timeout-ms', value: 'T', meaning: 'give up on one judge request after T ms (default 60000)' },
+      { name: 'store', value: 'PATH', meaning: "where the judge's verdicts are kept, sealed to this machine, so a re-run asks only about new labels (default .prompt-insight/judge-verdicts.jsonl)" },
+      { name: 'no-store', meaning: 'keep no verdicts: ask the judge about every label' },
       PROMPT_FLAG,
       JSON_FLAG,
     ],

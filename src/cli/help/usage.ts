@@ -15,7 +15,7 @@ export const WATCH_USAGE =
   'prompt-insight watch FILE (--traces PATH... | --prometheus URL [--since 35d] [--timeout-ms T]) [--prompt NAME] [--now ISO] [--json]';
 
 export const JUDGE_CHECK_USAGE =
-  'prompt-insight judge-check FILE --judge-endpoint URL --judge-model ID [--labels FILE.labels.jsonl] [--min-lower-bound 0.8] [--min-labels 30] [--timeout-ms MS] [--prompt NAME] [--json]';
+  'prompt-insight judge-check FILE --judge-endpoint URL --judge-model ID [--labels FILE.labels.jsonl] [--min-lower-bound 0.8] [--min-labels 30] [--timeout-ms MS] [--store PATH | --no-store] [--prompt NAME] [--json]';
 export const SAMPLE_USAGE =
   'prompt-insight sample FILE --traces PATH... [--n 50] [--strategy random|slowest|errors|stratified] [--since AGE] [--until AGE] [--version V] [--seed N] [--out FILE.tests.yaml] [--redact REGEX]... [--prompt NAME] [--now ISO] [--dry-run] [--json]';
 

@@ -12,6 +12,7 @@ import { DEFAULT_TRUST_BAR, judgeAgreement, judgeTrusted, type JudgeAgreement, t
 import { judgeCheck, type Judge } from './judgeChecks';
 import type { Label } from './labelsFile';
 import type { Assertion } from './testCases';
+import { VerdictStore } from '../store/verdictStore';
 
 export interface Disagreement {
   line: number;
@@ -30,6 +31,8 @@ export interface TrustCard {
   why: string;
   /** Labelled answers the judge did not decide, with the first reason. */
   undecided: { count: number; firstReason?: string };
+  /** How many labelled answers the judge was asked about now (the rest were kept verdicts). */
+  asked: number;
   disagreements: Disagreement[];
 }
 
@@ -41,27 +44,53 @@ export function humanVerdicts(labels: readonly Label[], check: string): (Label &
   return labels.filter((l): l is Label & { label: 'pass' | 'fail' } => l.check === check && l.source === 'HUMAN' && (l.label === 'pass' || l.label === 'fail'));
 }
 
-export async function trustCardOf(assertion: Assertion, labels: readonly Label[], judge: Judge, options: { bar?: TrustBar; signal?: AbortSignal; onProgress?: (done: number, total: number) => void } = {}): Promise<TrustCard> {
+export interface TrustCardOptions {
+  bar?: TrustBar;
+  signal?: AbortSignal;
+  onProgress?: (done: number, total: number) => void;
+  /**
+   * The judge's earlier verdicts (store/verdictStore.ts), with the judge's identity (model and endpoint):
+   * a label whose check, inputs, answer and judge are unchanged is not asked again. Verdicts the judge
+   * did not reach are never kept.
+   */
+  cache?: { store: VerdictStore; judgeId: string };
+}
+
+export async function trustCardOf(assertion: Assertion, labels: readonly Label[], judge: Judge, options: TrustCardOptions = {}): Promise<TrustCard> {
   const truth = humanVerdicts(labels, assertion.label);
   const pairs: LabelledPair[] = [];
   const disagreements: Disagreement[] = [];
   let undecided = 0;
+  let asked = 0;
   let firstReason: string | undefined;
   for (const [index, label] of truth.entries()) {
     if (options.signal?.aborted) break;
-    const verdict = await judgeCheck(assertion, { answer: label.answer, vars: label.vars, ttftMs: null, e2eMs: null }, judge);
-    options.onProgress?.(index + 1, truth.length);
-    if (!verdict.decided) {
-      undecided++;
-      firstReason ??= verdict.reason;
-      continue;
+    const key = options.cache ? VerdictStore.key(assertion, label.answer, { question: JSON.stringify(label.vars), judge: options.cache.judgeId }) : undefined;
+    const kept = key ? options.cache!.store.get(key) : undefined;
+    let judgeSays: 'pass' | 'fail';
+    let reason: string;
+    if (kept) {
+      judgeSays = kept.status;
+      reason = `the judge said ${kept.status} when asked earlier (kept verdict)`;
+    } else {
+      const verdict = await judgeCheck(assertion, { answer: label.answer, vars: label.vars, ttftMs: null, e2eMs: null }, judge);
+      asked++;
+      if (!verdict.decided) {
+        options.onProgress?.(index + 1, truth.length);
+        undecided++;
+        firstReason ??= verdict.reason;
+        continue;
+      }
+      // A negated check passes when the judge's criterion does not hold.
+      judgeSays = verdict.holds !== assertion.negate ? 'pass' : 'fail';
+      reason = verdict.reason;
+      if (key) options.cache!.store.set(key, { status: judgeSays });
     }
-    // A negated check passes when the judge's criterion does not hold.
-    const judgeSays: 'pass' | 'fail' = verdict.holds !== assertion.negate ? 'pass' : 'fail';
+    options.onProgress?.(index + 1, truth.length);
     pairs.push({ human: label.label, judge: judgeSays });
-    if (judgeSays !== label.label) disagreements.push({ line: label.line, human: label.label, judge: judgeSays, answer: label.answer, reason: verdict.reason });
+    if (judgeSays !== label.label) disagreements.push({ line: label.line, human: label.label, judge: judgeSays, answer: label.answer, reason });
   }
   const agreement = judgeAgreement(pairs);
   const { trusted, why } = judgeTrusted(agreement, options.bar ?? DEFAULT_TRUST_BAR);
-  return { check: assertion.label, agreement, trusted, why, undecided: { count: undecided, ...(firstReason ? { firstReason } : {}) }, disagreements };
+  return { check: assertion.label, agreement, trusted, why, undecided: { count: undecided, ...(firstReason ? { firstReason } : {}) }, asked, disagreements };
 }

@@ -104,6 +104,16 @@ export function checkTargetInFolder(folder: string, name: string, shown: string,
   return { path: target, mode: stat.mode & 0o777, exists: true };
 }
 
+/** Appends `text` to the checked target (created when missing), opened without following a link; never through anything but a regular file. */
+export function appendChecked(target: ReplaceTarget, text: string, shown: string, what: string): void {
+  const fd = openChecked(target.path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, target.mode, shown, what);
+  try {
+    writeAll(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Replaces the checked target with `text`: exclusive, no-follow temporary file beside it, fsync, rename. */
 export function replaceChecked(target: ReplaceTarget, text: string | Uint8Array): void {
   const folder = dirname(target.path);

@@ -8,7 +8,7 @@
  */
 import { realpathSync } from 'node:fs';
 import { basename, dirname, relative, resolve } from 'node:path';
-import { checkTargetInFolder, replaceChecked } from './fileWrite';
+import { appendChecked, checkTargetInFolder, replaceChecked } from './fileWrite';
 import { hasGitComponent, isInside, realRoot, WorkspaceFileError } from './workspaceFile';
 
 export interface WorkspaceWriteOptions {
@@ -51,6 +51,14 @@ export function checkWritableTarget(file: string, options: WorkspaceWriteOptions
 /** Replaces `file` with `text` (UTF-8) as described above; throws WorkspaceFileError when the target is refused. */
 export function replaceWorkspaceFile(file: string, text: string, options: WorkspaceWriteOptions): void {
   replaceChecked(checkWritableTarget(file, options), text);
+}
+
+/**
+ * Appends `text` to `file` under the same rules (the labels file a reviewer adds to, one line a keystroke:
+ * a replace per label would rewrite a file of many megabytes each time).
+ */
+export function appendWorkspaceFile(file: string, text: string, options: WorkspaceWriteOptions): void {
+  appendChecked(checkWritableTarget(file, options), text, `'${file}'`, options.what);
 }
 
 function gitInternal(shown: string, options: WorkspaceWriteOptions): WorkspaceFileError {

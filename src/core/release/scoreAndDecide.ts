@@ -14,7 +14,7 @@ import { promptsOf } from '../formats/promptFile';
 import { readPromptFile } from '../files/workspaceFile';
 import type { RolloutPolicy } from '../rollout/scenario';
 import { AnswerSample, referenceFreeChecks, scoreAnswers, type ProdAdherence } from '../telemetry/prodAdherence';
-import { ProdScoreStore } from '../telemetry/prodScoreStore';
+import { VerdictStore } from '../store/verdictStore';
 import { decideProduction, type ProdDecision } from '../telemetry/prodDecision';
 import type { ProdReport } from '../telemetry/prodReport';
 import { findVersion } from '../telemetry/prodFromTraces';
@@ -67,7 +67,7 @@ export async function scoreAndDecide(file: string, plan: AdherencePlan, report: 
   if (leftOut.length) notes.push(`production adherence leaves out ${leftOut.join(', ')}.`);
   const noChecks = checks.length === 0 ? `${suite.source} has no check every answer can be held to (defaultTest: assert: contains, regex, is-json, json-schema, llm-rubric …)` : undefined;
   if (plan.cap > 0 && !noChecks) {
-    const store = plan.storePath ? new ProdScoreStore(plan.storePath) : undefined;
+    const store = plan.storePath ? new VerdictStore(plan.storePath) : undefined;
     if (store?.problem) notes.push(store.problem);
     for (const v of report.versions) {
       const adherence: ProdAdherence = await scoreAnswers(plan.sample.answersOf(v.promptName, v.version), checks, { ...(plan.judge ? { judge: plan.judge, judgeId: plan.judgeId ?? '' } : {}), ...(store ? { store } : {}) });

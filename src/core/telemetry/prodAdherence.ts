@@ -19,7 +19,7 @@ import { seededRandom } from '../stats/random';
 import { mergeReservoirs, reservoirKeep } from '../stats/reservoir';
 import type { ImportedSpan, SpanSink } from './importOtlpSpans';
 import { relabelMap, versionKey, type Relabel } from './prodAggregate';
-import { ProdScoreStore } from './prodScoreStore';
+import { VerdictStore } from '../store/verdictStore';
 
 /** Answers scored per version by default: enough for an interval of about ±14 points at 50%. */
 export const DEFAULT_SCORED_PER_VERSION = 50;
@@ -135,7 +135,7 @@ export interface ScoringOptions {
   judge?: Judge;
   /** Which judge (model and endpoint), kept in the stored scores' key. */
   judgeId?: string;
-  store?: ProdScoreStore;
+  store?: VerdictStore;
 }
 
 /** Scores the sampled answers with the checks (all must pass, as a case without a threshold); the store's scores are reused. */
@@ -150,7 +150,7 @@ export async function scoreAnswers(sample: { seen: number; answers: readonly Sam
     const context = needsContext ? sampled.context : undefined;
     if (needsContext && !context) hallucination.withoutContext++;
     // The question is in the key (relevance checks judge the answer against it), and so is the judge.
-    const key = ProdScoreStore.key(checks, answer, { ...(context ? { context } : {}), ...(sampled.question !== undefined ? { question: sampled.question } : {}), ...(judge && judgeId !== undefined ? { judge: judgeId } : {}) });
+    const key = VerdictStore.key(checks, answer, { ...(context ? { context } : {}), ...(sampled.question !== undefined ? { question: sampled.question } : {}), ...(judge && judgeId !== undefined ? { judge: judgeId } : {}) });
     const stored = store?.get(key);
     if (store?.fromEarlierRun(key)) fromStore++;
     const score = stored ?? (await scoreOne(sampled, checks, needsContext, judge));

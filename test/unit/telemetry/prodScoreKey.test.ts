@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Assertion } from '../../../src/core/adherence/testCases';
 import { scoreAnswers } from '../../../src/core/telemetry/prodAdherence';
-import { ProdScoreStore } from '../../../src/core/telemetry/prodScoreStore';
+import { VerdictStore } from '../../../src/core/store/verdictStore';
 
 const RUBRIC = { type: 'llm-rubric', negate: false, weight: 1, label: 'llm-rubric', value: 'Answers the question' } as Assertion;
 const SAMPLE = { seen: 2, answers: [{ answer: 'I cannot help with that.', question: 'Is 14820 NE 8th St a house?' }, { answer: 'I cannot help with that.', question: 'Hello?' }] };
@@ -39,14 +39,14 @@ function judge() {
 describe('production score keys', () => {
   it('the same answer to two questions is scored twice; the same judge reuses both, another judge asks again; the file reads back', async () => {
     const path = join(dir, 'scores.jsonl');
-    const store = new ProdScoreStore(path);
+    const store = new VerdictStore(path);
     const first = judge();
     const one = await scoreAnswers(SAMPLE, [RUBRIC], { judge: first.judge, judgeId: 'judge-a at http://127.0.0.1:1/v1', store });
     expect(first.asked).toHaveLength(2);
     expect(one).toMatchObject({ passed: 1, scored: 2, fromStore: 0 });
     store.save();
 
-    const reopened = new ProdScoreStore(path);
+    const reopened = new VerdictStore(path);
     expect(reopened.problem).toBeUndefined();
     const same = judge();
     expect(await scoreAnswers(SAMPLE, [RUBRIC], { judge: same.judge, judgeId: 'judge-a at http://127.0.0.1:1/v1', store: reopened })).toMatchObject({ passed: 1, fromStore: 2 });

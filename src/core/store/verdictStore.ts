@@ -1,5 +1,6 @@
 /**
- * Scores of production answers, kept between runs: a CD step that asks `prod --decide` every few minutes
+ * Verdicts on answers, kept between runs: production scores (`prod`), and the judge's verdicts on labelled
+ * answers (`judge-check`, a trust card asks only about what is new). For production: a CD step that asks `prod --decide` every few minutes
  * draws the same seeded sample from the same files, and a judge's verdict costs a model call. Keyed by
  * the checks, the answer's text and the context, question and judge it was judged with (SHA-256), so a changed
  * check, answer, context, question or judge is scored again (a hallucination verdict is kept beside the status); an unscored
@@ -12,10 +13,11 @@
 import { createHash } from 'node:crypto';
 import { closeSync, fstatSync } from 'node:fs';
 import { canonicalJson } from '../endpoint/params';
-import { appendSealedRecords, readSealedRecords, storeNotice } from '../store/sealedLines';
-import { openStoreForRead } from '../store/storeFile';
+import { appendSealedRecords, readSealedRecords, storeNotice } from './sealedLines';
+import { openStoreForRead } from './storeFile';
 
 export const DEFAULT_SCORE_STORE = '.prompt-insight/prod-scores.jsonl';
+export const DEFAULT_JUDGE_VERDICT_STORE = '.prompt-insight/judge-verdicts.jsonl';
 const MAX_BYTES = 32 * 1024 * 1024;
 
 export type StoredStatus = 'pass' | 'fail';
@@ -36,7 +38,7 @@ const isScoreLine = (value: unknown): boolean => {
   return typeof line === 'object' && line !== null && typeof line.k === 'string' && /^[0-9a-f]{64}$/.test(line.k) && (line.s === 'pass' || line.s === 'fail') && (line.h === undefined || typeof line.h === 'boolean');
 };
 
-export class ProdScoreStore {
+export class VerdictStore {
   private readonly scores = new Map<string, StoredScore>();
   private readonly added: ScoreLine[] = [];
   private readonly addedKeys = new Set<string>();
@@ -45,7 +47,11 @@ export class ProdScoreStore {
   /** Whether the file can take this run's scores (it was read, or is not there yet). */
   private readonly writable: boolean = true;
 
-  constructor(private readonly path: string) {
+  constructor(
+    private readonly path: string,
+    /** For messages: "Production score store", "Judge verdict store". */
+    private readonly what = 'Production score store',
+  ) {
     try {
       const fd = openStoreForRead(path);
       if (fd !== undefined) {
@@ -65,7 +71,7 @@ export class ProdScoreStore {
           this.scores.set(line.k, { status: line.s, ...(line.h !== undefined ? { hallucinated: line.h } : {}) });
           return false;
         });
-        this.problem = storeNotice(path, read, 'Production score store');
+        this.problem = storeNotice(path, read, what);
       }
     } catch (error) {
       this.problem = `${path} is not used: ${(error as Error).message}`;
@@ -98,7 +104,7 @@ export class ProdScoreStore {
   /** Appends what was scored this run, sealed. */
   save(): void {
     if (this.added.length === 0 || !this.writable) return;
-    appendSealedRecords(this.path, this.added, (value) => (isScoreLine(value) ? undefined : 'not a score'), 'Production scores');
+    appendSealedRecords(this.path, this.added, (value) => (isScoreLine(value) ? undefined : 'not a score'), this.what);
     this.added.length = 0;
   }
 }

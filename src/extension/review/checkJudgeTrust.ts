@@ -1,0 +1,118 @@
+/**
+ * "Prompt Insight: Check Judge Trust": the trust card of every judged check of the prompt, as
+ * `prompt-insight judge-check` gives it, against the judge of the settings and the labels file beside
+ * the prompt; shown rendered beside the editor. The judge's verdicts are kept in the workspace's
+ * storage, so checking again asks only about labels added since.
+ */
+import { basename, join } from 'node:path';
+import * as vscode from 'vscode';
+import { labelsPathFor, readLabelsFileSync } from '../../core/adherence/labelsFile';
+import { loadTestSuite, type Assertion } from '../../core/adherence/testCases';
+import { CARDED_TYPES, humanVerdicts, trustCardOf, type TrustCard } from '../../core/adherence/trustCard';
+import { promptsOf } from '../../core/formats/promptFile';
+import { DEFAULT_TRUST_BAR, type TrustBar } from '../../core/stats/judgeTrust';
+import { VerdictStore } from '../../core/store/verdictStore';
+import { isPromptCommandArgs } from '../../protocol/commands';
+import type { EndpointTransports } from '../endpoints/endpointTransports';
+import { judgeEndpointOfSettings, judgeOfSettings } from '../endpoints/judgeEndpoint';
+import { showRendered } from '../shared/showRendered';
+import { trustCardsMarkdown } from './trustCardText';
+
+/** Where the cards are shown from: the extension's read-only documents (renderedDocuments.ts). */
+export interface CardDocuments {
+  setTitled(title: string, fileLabel: string, text: string): vscode.Uri;
+}
+
+export async function checkJudgeTrust(context: vscode.ExtensionContext, transports: EndpointTransports, documents: CardDocuments, log: vscode.LogOutputChannel, args: unknown): Promise<TrustCard[] | undefined> {
+  const uri = isPromptCommandArgs(args) ? vscode.Uri.parse(args.uri) : vscode.window.activeTextEditor?.document.uri;
+  if (!uri || uri.scheme !== 'file') {
+    void vscode.window.showInformationMessage('Prompt Insight: open a prompt file saved on disk to check its judge.');
+    return undefined;
+  }
+  if (!vscode.workspace.isTrusted) {
+    void vscode.window.showWarningMessage('Prompt Insight asks a judge only in a trusted workspace (labelled answers are sent to it).');
+    return undefined;
+  }
+  const found = await promptsOf(uri.fsPath, undefined);
+  if ('error' in found) {
+    void vscode.window.showErrorMessage(`Prompt Insight: ${found.error}`);
+    return undefined;
+  }
+  const prompt = found.prompts[isPromptCommandArgs(args) ? args.promptIndex : 0] ?? found.prompts[0]!;
+  const suite = loadTestSuite(uri.fsPath, found.text, found.format, prompt);
+  const checks = new Map<string, Assertion>();
+  for (const assertion of [...(suite.everyAnswer ?? []), ...suite.cases.flatMap((c) => c.assertions)]) {
+    if (CARDED_TYPES.has(assertion.type) && !checks.has(assertion.label)) checks.set(assertion.label, assertion);
+  }
+  if (checks.size === 0) {
+    void vscode.window.showInformationMessage(`Prompt Insight: ${prompt.name} has no judged check (an llm-rubric, or a GitHub llm evaluator): there is no judge to trust.`);
+    return undefined;
+  }
+  const labelsPath = labelsPathFor(uri.fsPath);
+  const workspaceFolders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+  let read;
+  try {
+    read = readLabelsFileSync(labelsPath, { workspaceFolders });
+  } catch (error) {
+    void vscode.window.showErrorMessage(`Prompt Insight: ${basename(labelsPath)} cannot be read: ${(error as Error).message}`);
+    return undefined;
+  }
+  if (!read || read.labels.length === 0) {
+    const review = 'Review Answers…';
+    const choice = await vscode.window.showInformationMessage(`Prompt Insight: no labels yet (${basename(labelsPath)}). Label answers first: the judge is set against people's pass and fail.`, review);
+    if (choice === review) void vscode.commands.executeCommand('promptInsight.reviewAnswers', isPromptCommandArgs(args) ? args : undefined);
+    return undefined;
+  }
+  for (const problem of read.problems) log.warn(`Judge trust: ${problem}`);
+  const judgeSetting = judgeEndpointOfSettings((m) => log.warn(m));
+  if (!judgeSetting) {
+    void vscode.window.showInformationMessage('Prompt Insight: set the judge first (promptInsight.judge.endpoint and promptInsight.judge.model).');
+    return undefined;
+  }
+  const settings = vscode.workspace.getConfiguration('promptInsight');
+  const bar: TrustBar = {
+    minLowerBound: settings.get<number>('judge.trustMinLowerBound', DEFAULT_TRUST_BAR.minLowerBound),
+    minEach: settings.get<number>('judge.trustMinLabels', DEFAULT_TRUST_BAR.minEach),
+  };
+  const judgeId = `${judgeSetting.model} at ${judgeSetting.name}`;
+  const store = new VerdictStore(join((context.storageUri ?? context.globalStorageUri).fsPath, 'judge-verdicts.jsonl'), 'Judge verdict store');
+  if (store.problem) log.warn(store.problem);
+  const labels = read.labels;
+  const total = [...checks.keys()].reduce((sum, name) => sum + humanVerdicts(labels, name).length, 0);
+
+  const cards = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Prompt Insight: setting the judge against ${total} labels`, cancellable: true }, async (progress, token) => {
+    const stop = new AbortController();
+    const listener = token.onCancellationRequested(() => stop.abort());
+    try {
+      const judge = await judgeOfSettings(transports, (m) => log.warn(m), stop.signal);
+      if (!judge) return undefined;
+      const made: TrustCard[] = [];
+      let done = 0;
+      for (const [name, assertion] of checks) {
+        const card = await trustCardOf(assertion, labels, judge, {
+          bar, signal: stop.signal, cache: { store, judgeId },
+          onProgress: () => progress.report({ message: `${++done} of ${total} · ${name}`, increment: 100 / Math.max(total, 1) }),
+        });
+        made.push(card);
+        try {
+          store.save();
+        } catch (error) {
+          log.warn(`Judge trust: the judge's verdicts were not kept: ${(error as Error).message}`);
+        }
+        if (stop.signal.aborted) return undefined;
+      }
+      return made;
+    } finally {
+      listener.dispose();
+    }
+  });
+  if (!cards) return undefined;
+  const fileLabel = vscode.workspace.asRelativePath(uri, false);
+  const text = trustCardsMarkdown(cards, { prompt: prompt.name, file: fileLabel, labelsFile: basename(labelsPath), judge: judgeId, bar });
+  await showRendered(documents.setTitled(`Judge trust — ${prompt.name}`, fileLabel, text));
+  const untrusted = cards.filter((c) => !c.trusted).map((c) => c.check);
+  const line = untrusted.length === 0 ? `the judge is trusted for ${cards.length === 1 ? 'its check' : `all ${cards.length} checks`}` : `the judge is not trusted for ${untrusted.join(', ')}`;
+  log.info(`Judge trust of ${prompt.name}: ${line}`);
+  void vscode.window.showInformationMessage(`Prompt Insight: ${prompt.name}: ${line}.`);
+  return cards;
+}
