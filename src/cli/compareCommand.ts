@@ -13,6 +13,11 @@ import { unscoredSummary } from '../core/compare/compareAssess';
 import { chainLine } from '../core/metrics/chain';
 import { GitError } from '../core/history/git';
 import { LoadResultsStore, loadResultsPath } from '../core/load/loadResults';
+import { basename, dirname, join } from 'node:path';
+import { judgedChecks } from '../core/compare/judgeTrustGate';
+import { DEFAULT_TRUST_BAR } from '../core/stats/judgeTrust';
+import { safeUrl } from '../core/store/runKey';
+import { DEFAULT_JUDGE_VERDICT_STORE, VerdictStore } from '../core/store/verdictStore';
 import { ResultsStore } from '../core/store/resultsStore';
 import { numberFlag, parseArgs, stringFlag, UsageError } from './args';
 import { checkKey, exportToOtlp, otlpTargetFlag, storedRunsSince } from './otlpExportFlag';
@@ -32,9 +37,9 @@ import { capacityComparisonLines, hasLatencySlo, withCapacity, type CapacityComp
 /** `prompt-insight compare`: base vs head on the file's test cases; exit 1 on a significant worsening with --fail-on-regression. */
 export async function compareCommand(argv: string[], terminal: CliIO): Promise<number> {
   const args = parseArgs(argv, {
-    valued: ['base', 'head', 'prompt', 'runs', ...ENDPOINT_FLAGS, 'model', ...ENDPOINT_FLAGS.map((f) => `judge-${f}`), 'judge-model', 'concurrency', 'timeout-ms', 'store', 'report', 'cache', 'scenario', 'policy', 'max-age-hours', 'otlp-endpoint', 'capacity-limit', 'capacity-requests', 'attainment', 'max-runs', ...CI_VALUED_FLAGS],
+    valued: ['base', 'head', 'prompt', 'runs', ...ENDPOINT_FLAGS, 'model', ...ENDPOINT_FLAGS.map((f) => `judge-${f}`), 'judge-model', 'concurrency', 'timeout-ms', 'store', 'report', 'cache', 'scenario', 'policy', 'max-age-hours', 'otlp-endpoint', 'capacity-limit', 'capacity-requests', 'attainment', 'max-runs', 'judge-min-lower-bound', 'judge-min-labels', ...CI_VALUED_FLAGS],
     boolean: ['json', 'capacity', 'fresh', 'until-decided', 'reuse-stored', 'no-store', 'fail-on-regression', ...COST_PARAM_BOOLEAN, ...CI_BOOLEAN_FLAGS],
-    repeatable: ['slo', ...COST_PARAM_REPEATABLE, ...RETRIEVAL_REPEATABLE],
+    repeatable: ['slo', 'accept-judge', ...COST_PARAM_REPEATABLE, ...RETRIEVAL_REPEATABLE],
   });
   if (args.positionals.length !== 1) throw new UsageError(`give exactly one prompt file\nusage: ${COMPARE_USAGE}`);
   const file = args.positionals[0]!;
@@ -45,6 +50,12 @@ export async function compareCommand(argv: string[], terminal: CliIO): Promise<n
   const judgeTransport = endpointTransport(args, 'judge-');
   const judgeModel = stringFlag(args, 'judge-model');
   if (judgeTransport && !judgeModel) throw new UsageError('--judge-endpoint needs --judge-model');
+  const acceptedJudges = new Set(args.lists.get('accept-judge') ?? []);
+  const trustBar = {
+    minLowerBound: numberFlag(args, 'judge-min-lower-bound', { min: 0, max: 1 }, DEFAULT_TRUST_BAR.minLowerBound),
+    minEach: numberFlag(args, 'judge-min-labels', { min: 1, max: 1_000_000, integer: true }, DEFAULT_TRUST_BAR.minEach),
+  };
+  if (!judgeTransport && (acceptedJudges.size > 0 || args.flags.has('judge-min-lower-bound') || args.flags.has('judge-min-labels'))) throw new UsageError('--accept-judge, --judge-min-lower-bound and --judge-min-labels go with --judge-endpoint');
   const runsPerCase = numberFlag(args, 'runs', { min: 1, max: 10_000, integer: true }, 10);
   const untilDecided = untilDecidedFlags(args, runsPerCase);
   const concurrency = numberFlag(args, 'concurrency', { min: 1, max: 256, integer: true }, 4);
@@ -105,6 +116,11 @@ export async function compareCommand(argv: string[], terminal: CliIO): Promise<n
   if (capacity && !hasLatencySlo(gate.policy)) throw new UsageError(`--capacity searches the largest concurrency meeting a latency SLO, and the ${gate.policy.scenario} scenario sets none: give one with --slo ttftMs.p90<=1000`);
   const suite = gate.suite;
   for (const problem of suite.problems) io.stderr(`prompt-insight compare: ${problem}\n`);
+  for (const problem of gate.labels?.problems ?? []) io.stderr(`prompt-insight compare: ${problem}\n`);
+  for (const name of acceptedJudges) if (!judgedChecks(suite).some((a) => a.label === name)) throw new UsageError(`--accept-judge '${name}': the judging tests have no judged check of that name (${judgedChecks(suite).map((a) => a.label).join(', ') || 'none'})`);
+  // The judge's verdicts on labelled answers are kept beside the run store, sealed to this machine.
+  const verdicts = judgeTransport && store ? new VerdictStore(join(dirname(store.path), basename(DEFAULT_JUDGE_VERDICT_STORE)), 'Judge verdict store') : undefined;
+  if (verdicts?.problem) io.stderr(`prompt-insight compare: ${verdicts.problem}\n`);
   if (suite.cases.length === 0) {
     io.stderr(`prompt-insight compare: no test cases to score (from ${suite.source}), so adherence cannot be compared.\n`);
     return 1;
@@ -124,7 +140,10 @@ export async function compareCommand(argv: string[], terminal: CliIO): Promise<n
     file, ...(promptName ? { promptName } : {}), revisions: sources, gate, runsPerCase, transport, ...(model ? { modelOverride: model } : {}),
     ...(store ? { store } : {}), fresh, timeoutMs, concurrency, signal, cache: cache as CacheMode,
     freshnessMs: maxAgeHours * 3_600_000,
-    ...(judgeTransport && judgeModel ? { judge: transportJudge(judgeTransport, judgeModel, timeoutMs, signal) } : {}),
+    ...(judgeTransport && judgeModel ? {
+      judge: transportJudge(judgeTransport, judgeModel, timeoutMs, signal),
+      judgeTrust: { bar: trustBar, judgeId: `${judgeModel} at ${safeUrl(stringFlag(args, 'judge-endpoint')!)}`, accepted: acceptedJudges, signal, ...(verdicts ? { store: verdicts } : {}) },
+    } : {}),
     onProgress: (done, total) => !json && process.stderr.isTTY && io.stderr(`\r  ${done}/${total} runs`),
     ...(otlpTarget ? { onScored: (record, check) => checks.set(checkKey(record), check) } : {}),
     };
@@ -136,6 +155,11 @@ export async function compareCommand(argv: string[], terminal: CliIO): Promise<n
     throw error;
   }
   if (!json && process.stderr.isTTY) io.stderr('\n');
+  try {
+    verdicts?.save();
+  } catch (error) {
+    io.stderr(`prompt-insight compare: the judge's verdicts were not kept: ${(error as Error).message}\n`);
+  }
   let capacityResult: CapacityComparison | undefined;
   if (capacity && !result.cancelled) {
     // The same endpoint, under the judging policy's SLOs; the batch scenario's decision gates on it.

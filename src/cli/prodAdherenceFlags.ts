@@ -11,11 +11,13 @@ import { registryLine, type ReleaseError } from '../core/release/baseSide';
 import type { AdherencePlan } from '../core/release/scoreAndDecide';
 import { AnswerSample, DEFAULT_SCORED_PER_VERSION, type ProdAdherence, type ProdHallucination } from '../core/telemetry/prodAdherence';
 import { DEFAULT_SCORE_STORE } from '../core/store/verdictStore';
+import { DEFAULT_TRUST_BAR } from '../core/stats/judgeTrust';
 import { DECISION_WORDS, type ProdDecision } from '../core/telemetry/prodDecision';
 import { type ParsedArgs, numberFlag, stringFlag, UsageError } from './args';
 import { endpointTransport, ENDPOINT_FLAGS } from './endpointArgs';
 
-export const ADHERENCE_VALUED = ['score', 'store', 'base', 'head', 'policy', 'registry-rev', ...ENDPOINT_FLAGS.map((f) => `judge-${f}`), 'judge-model'];
+export const ADHERENCE_VALUED = ['score', 'store', 'base', 'head', 'policy', 'registry-rev', ...ENDPOINT_FLAGS.map((f) => `judge-${f}`), 'judge-model', 'judge-min-lower-bound', 'judge-min-labels'];
+export const ADHERENCE_REPEATABLE = ['accept-judge'];
 export const ADHERENCE_BOOLEAN = ['decide', 'fail-on-regression', 'no-store'];
 
 export function adherencePlan(args: ParsedArgs, window: { sinceMs?: number; untilMs?: number }, timeoutMs: number, signal?: AbortSignal): AdherencePlan {
@@ -33,10 +35,17 @@ export function adherencePlan(args: ParsedArgs, window: { sinceMs?: number; unti
   if (deciding && (!base || !head)) throw new UsageError('--decide needs --base V1 --head V2 (the versions as production labels them, or their commits)');
   if (!deciding && (base || head || args.flags.has('fail-on-regression'))) throw new UsageError('--base, --head and --fail-on-regression go with --decide');
   if (!deciding && (args.flags.has('policy') || registryRev !== undefined)) throw new UsageError('--policy and --registry-rev go with --decide');
+  const accepted = new Set(args.lists.get('accept-judge') ?? []);
+  if ((!deciding || !judgeTransport) && (accepted.size > 0 || args.flags.has('judge-min-lower-bound') || args.flags.has('judge-min-labels'))) throw new UsageError('--accept-judge, --judge-min-lower-bound and --judge-min-labels go with --decide and --judge-endpoint');
+  const trustBar = {
+    minLowerBound: numberFlag(args, 'judge-min-lower-bound', { min: 0, max: 1 }, DEFAULT_TRUST_BAR.minLowerBound),
+    minEach: numberFlag(args, 'judge-min-labels', { min: 1, max: 1_000_000, integer: true }, DEFAULT_TRUST_BAR.minEach),
+  };
   return {
     cap,
     ...(judgeTransport && judgeModel ? { judge: transportJudge(judgeTransport, judgeModel, timeoutMs, signal), judgeId: `${judgeModel} at ${stringFlag(args, 'judge-endpoint') ?? ''}` } : {}),
     ...(deciding ? { decide: { base: base!, head: head!, failOnRegression: args.flags.get('fail-on-regression') === true, policyFrom: policyFrom as PolicyOrigin, ...(registryRev !== undefined ? { registryRev } : {}) } } : {}),
+    ...(deciding && judgeTransport ? { judgeTrust: { bar: trustBar, accepted } } : {}),
     sample: new AnswerSample(cap, window),
     ...(args.flags.has('no-store') ? {} : { storePath: stringFlag(args, 'store') ?? DEFAULT_SCORE_STORE }),
   };

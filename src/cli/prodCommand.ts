@@ -21,7 +21,7 @@ import { terminalJson } from './terminalText';
 import { PROD_USAGE } from './help/usage';
 import { baseVersionTable, ReleaseError } from '../core/release/baseSide';
 import { scoreAndDecide, wantsAnswers, type AdherencePlan } from '../core/release/scoreAndDecide';
-import { ADHERENCE_BOOLEAN, ADHERENCE_VALUED, adherenceLines, adherencePlan, decisionExitCode, decisionText, releaseUsageError } from './prodAdherenceFlags';
+import { ADHERENCE_BOOLEAN, ADHERENCE_REPEATABLE, ADHERENCE_VALUED, adherenceLines, adherencePlan, decisionExitCode, decisionText, releaseUsageError } from './prodAdherenceFlags';
 
 export async function prodCommand(argv: string[], io: CliIO): Promise<number> {
   try {
@@ -32,7 +32,7 @@ export async function prodCommand(argv: string[], io: CliIO): Promise<number> {
 }
 
 async function prod(argv: string[], io: CliIO): Promise<number> {
-  const args = parseArgs(argv, { valued: ['prometheus', 'since', 'prompt', 'timeout-ms', 'window', 'report', 'now', ...ADHERENCE_VALUED], boolean: ['json', ...ADHERENCE_BOOLEAN], repeatable: ['traces'] });
+  const args = parseArgs(argv, { valued: ['prometheus', 'since', 'prompt', 'timeout-ms', 'window', 'report', 'now', ...ADHERENCE_VALUED], boolean: ['json', ...ADHERENCE_BOOLEAN], repeatable: ['traces', ...ADHERENCE_REPEATABLE] });
   if (args.positionals.length < 1) throw new UsageError(`give the prompt file\nusage: ${PROD_USAGE}`);
   const [file, ...extra] = args.positionals;
   // `--traces a.jsonl b.jsonl.gz`: the paths after --traces are positionals too (PATH…).

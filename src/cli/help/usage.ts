@@ -3,7 +3,7 @@ import { version } from '../../../package.json';
 
 export const VERSION = version;
 export const COMPARE_USAGE =
-  'prompt-insight compare FILE --base REV --head REV [--prompt NAME] [--runs N] [--until-decided [--max-runs N]] --endpoint URL [--model ID] [--provider openai|azure|anthropic|ollama] [--api-key-env VAR] [--judge-endpoint URL --judge-model ID] [--concurrency C] [--timeout-ms T] [--cache cold|warm|as-is] [--scenario interactive|batch|decision] [--slo ttftMs.p90<=1000]... [--policy base|head] [--allow-param NAME]... [--allow-cost-params] [--allow-retrieval ORIGIN]... [--fresh | --reuse-stored] [--max-age-hours H] [--store PATH | --no-store] [--json | --format text|json|markdown] [--out FILE] [--junit FILE] [--report out.html] [--fail-on-regression] [--fetch [--remote NAME]] [--otlp-endpoint URL] [--capacity [--capacity-limit 64] [--capacity-requests N] [--attainment 0.95]]';
+  'prompt-insight compare FILE --base REV --head REV [--prompt NAME] [--runs N] [--until-decided [--max-runs N]] --endpoint URL [--model ID] [--provider openai|azure|anthropic|ollama] [--api-key-env VAR] [--judge-endpoint URL --judge-model ID [--accept-judge CHECK]... [--judge-min-lower-bound 0.8] [--judge-min-labels 30]] [--concurrency C] [--timeout-ms T] [--cache cold|warm|as-is] [--scenario interactive|batch|decision] [--slo ttftMs.p90<=1000]... [--policy base|head] [--allow-param NAME]... [--allow-cost-params] [--allow-retrieval ORIGIN]... [--fresh | --reuse-stored] [--max-age-hours H] [--store PATH | --no-store] [--json | --format text|json|markdown] [--out FILE] [--junit FILE] [--report out.html] [--fail-on-regression] [--fetch [--remote NAME]] [--otlp-endpoint URL] [--capacity [--capacity-limit 64] [--capacity-requests N] [--attainment 0.95]]';
 
 export const LOAD_USAGE =
   'prompt-insight load FILE --endpoint URL (--concurrency 1,2,4,8 | --rate 0.5,1,2 [--max-concurrency C] [--arrival constant|poisson|gamma] [--burstiness B] [--seed N] | --sweep N [--limit 64] | --search max-concurrency|max-rate [--limit 64]) [--requests N] [--duration S] [--inputs tests|FILE.jsonl] [--attainment 0.95] [--scenario S] [--slo ttftMs.p90<=1000]... [--prompt NAME] [--model ID] [--provider P] [--api-key-env VAR] [--timeout-ms T] [--cache cold|warm|as-is] [--server-metrics URL | --prometheus URL [--prometheus-selector SELECTOR]] [--store PATH | --no-store] [--allow-param NAME]... [--allow-cost-params] [--allow-retrieval ORIGIN]... [--otlp-endpoint URL] [--report out.html] [--json]';
@@ -23,7 +23,7 @@ export const EXPORT_USAGE =
   'prompt-insight export [--store PATH] [--kind runs|load] [--format json|csv|otlp-json] [--out FILE]';
 
 export const PROD_USAGE =
-  'prompt-insight prod FILE (--traces PATH... | --prometheus URL [--timeout-ms T]) [--prompt NAME] [--since 24h] [--window 1h|6h|1d] [--report out.html] [--now ISO] [--score 50] [--store PATH | --no-store] [--judge-endpoint URL --judge-model ID] [--decide --base V1 --head V2 [--fail-on-regression] [--policy base|head] [--registry-rev REV]] [--json]';
+  'prompt-insight prod FILE (--traces PATH... | --prometheus URL [--timeout-ms T]) [--prompt NAME] [--since 24h] [--window 1h|6h|1d] [--report out.html] [--now ISO] [--score 50] [--store PATH | --no-store] [--judge-endpoint URL --judge-model ID] [--decide --base V1 --head V2 [--fail-on-regression] [--policy base|head] [--registry-rev REV] [--accept-judge CHECK]... [--judge-min-lower-bound 0.8] [--judge-min-labels 30]] [--json]';
 
 export const VERSION_USAGE =
   'prompt-insight version FILE [--prompt NAME] [--json]';

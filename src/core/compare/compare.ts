@@ -11,6 +11,7 @@
  */
 import type { CacheMode } from '../endpoint/serverKind';
 import { decideRollout, type RolloutDecision } from '../rollout/decision';
+import { judgeTrustOutcomes, withJudgeTrust, type JudgeTrustOptions, type JudgeTrustOutcome } from './judgeTrustGate';
 import type { RolloutPolicy } from '../rollout/scenario';
 import type { Statistics } from '../rollout/sloJudgement';
 import type { RunCheck } from '../adherence/runChecks';
@@ -55,6 +56,8 @@ export interface CompareOptions {
   random?: () => number;
   now?: () => number;
   judge?: Judge;
+  /** With a judge: whether the decision may rest on it (judgeTrustGate.ts); without this, judged checks count as they are. */
+  judgeTrust?: JudgeTrustOptions;
   onProgress?: (done: number, total: number, message: string) => void;
   /** Each run as scored (telemetry: its check becomes the exported span's evaluation events). */
   onScored?: (record: RunRecord, check: RunCheck) => void;
@@ -90,6 +93,10 @@ export interface ComparisonResult {
   policyRetrieval: string | null;
   /** The decision for the last revision against the first; null with one revision. */
   rollout: RolloutDecision | null;
+  /** Each judged check's judge, trusted or not against people's labels (asked for with a judge). */
+  judgeTrust?: JudgeTrustOutcome[];
+  /** The decision would ship but for a judge that is not trusted: more runs cannot change it. */
+  heldByJudgeTrust?: boolean;
   /** Fixed-n (the runs decided in advance) or anytime-valid (runs added until decided). */
   statistics: Statistics;
   /** Run until decided: the runs it took, the batches, and what stopped it. */
@@ -110,6 +117,8 @@ export interface ComparisonSession {
   plan: ComparisonPlan;
   judge: Judge | undefined;
   storeProblem: string | undefined;
+  /** Each judged check's judge against people's labels, carded once before the runs. */
+  judgeTrust?: JudgeTrustOutcome[];
 }
 
 /** Stage 1: the store's reusable runs, and every revision × case planned. */
@@ -118,7 +127,8 @@ export async function startComparison(options: CompareOptions): Promise<Comparis
   const plan = await planComparison({ file: options.file, ...(options.promptName !== undefined ? { promptName: options.promptName } : {}), ...(options.modelOverride ? { modelOverride: options.modelOverride } : {}), transport: options.transport, suite: options.gate.suite, retrieval: options.gate.retrieval, runsPerCase: options.runsPerCase, stored }, options.revisions);
   // A reused answer scored twice asks the judge once (a fresh run is scored for its stored verdict, then again in 3).
   const judge = options.judge ? onceEach(options.judge) : undefined;
-  return { plan, judge, storeProblem };
+  const judgeTrust = judge && options.judgeTrust ? await judgeTrustOutcomes(options.gate.suite, options.gate.labels, judge, options.judgeTrust) : undefined;
+  return { plan, judge, storeProblem, ...(judgeTrust ? { judgeTrust } : {}) };
 }
 
 /** Stages 3 and 4: every run scored, the verdicts, and the decision for the last revision against the first. */
@@ -138,10 +148,11 @@ export async function concludeComparison(options: CompareOptions, session: Compa
   const cancelled = options.signal?.aborted === true;
   const evidence = judgeEvidence(revisions, verdicts, cancelled && statistics === 'fixed-n');
   const identical = revisions.length > 1 && sendSameRequests(plan.cells, 0, revisions.length - 1, suite.cases.length);
-  const rollout =
+  const decided =
     base && head && head !== base
       ? decideRollout({ policy, base: rolloutSide(base), head: rolloutSide(head), verdicts, evidence, identical, cases: suite.cases.length, statistics, ...(sequential ? { changes: sequential.changes } : {}) })
       : null;
+  const rollout = decided && session.judgeTrust ? withJudgeTrust(decided, session.judgeTrust) : decided;
   const first = options.revisions[0];
   const last = options.revisions[options.revisions.length - 1];
   return {
@@ -163,6 +174,7 @@ export async function concludeComparison(options: CompareOptions, session: Compa
     policyChanges: options.gate.changes,
     policyRetrieval: options.gate.retrieval.step ? retrievalDestination(options.gate.retrieval.step.url) : null,
     rollout,
+    ...(session.judgeTrust ? { judgeTrust: session.judgeTrust, heldByJudgeTrust: decided?.decision === 'ship' && rollout?.decision !== 'ship' } : {}),
     statistics,
     ...(first && last && first !== last ? { diff: { base: first.label, head: last.label, lines: lineDiff(first.text, last.text) ?? null } } : {}),
     cancelled,

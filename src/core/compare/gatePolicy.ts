@@ -10,7 +10,7 @@ import type { TestCase, TestSuite } from '../adherence/testCases';
 import { objectiveKey, resolvePolicy, type RolloutPolicy } from '../rollout/scenario';
 import { objectiveFromText, objectiveLabel, objectivesFromBlock, objectiveText, SloError, type Objective } from '../rollout/slo';
 import type { DeclaredRetrieval } from '../retrieval/retrievalStep';
-import { declarationsAt, type Declaration, type DeclarationContext, type RevisionDeclarations } from './revisionDeclarations';
+import { declarationsAt, type Declaration, type DeclarationContext, type LabelsAt, type RevisionDeclarations } from './revisionDeclarations';
 import type { RevisionSource } from './revisionSources';
 import { CLI_POLICY_WORDING, type PolicyChange, type PolicyEffects, type PolicyWording } from './policyChange';
 import { resolveRetrievalPolicy } from './retrievalPolicy';
@@ -26,6 +26,8 @@ export interface GatePolicy {
   /** Which revision's declarations judge the change. */
   origin: PolicyOrigin;
   changes: PolicyChange[];
+  /** People's labels as the judging revision has them: a judge is trusted against these, never the other side's. */
+  labels?: LabelsAt;
 }
 
 export interface GatePolicyInput {
@@ -69,7 +71,7 @@ export function resolveGatePolicy(input: GatePolicyInput): GatePolicy {
   const suite = chooseSuite(input, changes, notApplied, viaHead);
   const retrieval = resolveRetrievalPolicy(input.base.retrieval, input.head.retrieval, { from: input.from, headLabel: input.head.label, notApplied, viaHead });
   changes.push(...retrieval.changes);
-  return { policy, suite, retrieval: retrieval.judging, origin: input.from, changes };
+  return { policy, suite, retrieval: retrieval.judging, origin: input.from, changes, ...(judged.labels ? { labels: judged.labels } : {}) };
 }
 
 /** Objectives a declaration sets itself (not its scenario's defaults), by metric and percentile. */

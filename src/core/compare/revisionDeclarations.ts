@@ -6,6 +6,7 @@
  * working copy's and the buffer's through the workspace file boundary.
  */
 import { basename } from 'node:path';
+import { LABELS_FILE_MAX_BYTES, labelsPathFor, parseLabels, readLabelsFileSync, type Label } from '../adherence/labelsFile';
 import { loadTestSuite, sidecarPathFor, type TestSuite } from '../adherence/testCases';
 import { readTestsFileSync, TESTS_FILE_MAX_BYTES } from '../files/workspaceFile';
 import { detectFormat, parsePromptFile } from '../formats/detect';
@@ -21,8 +22,19 @@ export interface Declaration {
   slo?: unknown;
 }
 
+/** People's labels beside the prompt as of a revision (the judge is trusted against these). */
+export interface LabelsAt {
+  labels: Label[];
+  /** `homes.labels.jsonl at 1a2b3c4`. */
+  where: string;
+  /** Bad lines, or why the file was not read. */
+  problems: string[];
+}
+
 export interface RevisionDeclarations {
   label: string;
+  /** People's labels as of this revision; absent when the revision has no labels file. */
+  labels?: LabelsAt;
   prompt?: Declaration;
   tests?: Declaration;
   suite: TestSuite;
@@ -52,9 +64,11 @@ export async function declarationsAt(source: RevisionSource, context: Declaratio
     if (sidecarText instanceof Error) throw sidecarText;
     return sidecarText;
   });
+  const labels = await labelsAt(source, context);
   return {
     label: source.label,
     retrieval,
+    ...(labels ? { labels } : {}),
     ...(prompt.rollout ? { prompt: { where, ...prompt.rollout } } : {}),
     ...(suite.rollout ? { tests: { where: `${suite.source} at ${source.label}`, ...suite.rollout } } : {}),
     suite,
@@ -73,6 +87,30 @@ async function sidecarAt(source: RevisionSource, context: DeclarationContext): P
     return content.ok ? content.text : new Error(content.reason);
   } catch (error) {
     return error as Error;
+  }
+}
+
+/**
+ * The labels file beside the prompt as of this revision, by the same rules as its tests file: a committed
+ * one as a regular file under its cap (a link is not followed), the working copy's through the workspace
+ * boundary. A file that cannot be read is a problem, and no labels.
+ */
+async function labelsAt(source: RevisionSource, context: DeclarationContext): Promise<LabelsAt | undefined> {
+  const name = basename(labelsPathFor(context.file));
+  const where = `${name} at ${source.label}`;
+  try {
+    if (source.rev === WORKING_REVISION || source.rev === BUFFER_REVISION) {
+      const read = readLabelsFileSync(labelsPathFor(context.file), context.workspaceFolders ? { workspaceFolders: context.workspaceFolders } : {});
+      return read ? { labels: read.labels, where, problems: read.problems } : undefined;
+    }
+    if (!context.repoRoot) return undefined;
+    const content = await regularFileAt(context.repoRoot, source.rev, labelsPathFor(source.path), LABELS_FILE_MAX_BYTES, context.signal ? { signal: context.signal } : {});
+    if (!content) return undefined;
+    if (!content.ok) return { labels: [], where, problems: [content.reason] };
+    const read = parseLabels(content.text, name);
+    return { labels: read.labels, where, problems: read.problems };
+  } catch (error) {
+    return { labels: [], where, problems: [`${where} is not read: ${(error as Error).message}`] };
   }
 }
 

@@ -43,7 +43,8 @@ export async function compareUntilDecided(options: CompareOptions, until: UntilD
     const decision = result.rollout?.decision ?? null;
     until.onBatch?.({ batch, runsPerCase: result.runsPerCase, runsSpent, decision, reason: result.rollout?.reasons[0] ?? result.evidence.reasons[0] ?? '' });
     const stoppedBy: UntilDecidedSummary['stoppedBy'] | undefined =
-      decision === null || DECIDED.has(decision) ? 'decided'
+      // A judge that is not trusted keeps a ship from being said however many runs are added.
+      decision === null || DECIDED.has(decision) || result.heldByJudgeTrust ? 'decided'
       : options.signal?.aborted ? 'cancelled'
       : result.revisions.some((r) => r.runsNew > 0 && r.failedRuns === r.runsNew + r.runsReused) ? 'failing'
       : target >= until.maxRunsPerCase || cells.length === 0 || (wanted > 0 && !timeline) ? 'cap'

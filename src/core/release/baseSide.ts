@@ -4,6 +4,7 @@
  * revision the base is — at --registry-rev, else the branch being released into — and that revision's policy
  * and checks; the head's only when asked (`--policy head`), applied deliberately and listed, as compare does.
  */
+import type { LabelsAt } from '../compare/revisionDeclarations';
 import { basename } from 'node:path';
 import type { TestSuite } from '../adherence/testCases';
 import { loadGatePolicy, type PolicyOrigin } from '../compare/gatePolicy';
@@ -63,7 +64,7 @@ async function registryRevision(file: string, registryRev: string | undefined, r
 }
 
 /** The judging policy and checks with what was said about them, or why they cannot be read. */
-export type DecisionGate = { suite: TestSuite; policy: RolloutPolicy; notes: string[] } | { unreadable: string };
+export type DecisionGate = { suite: TestSuite; policy: RolloutPolicy; notes: string[]; labels?: LabelsAt } | { unreadable: string };
 
 export async function decisionGate(file: string, decide: DecideFlags, report: ProdReport, fileVersions: FileVersions, promptName: string | undefined, signal?: AbortSignal): Promise<DecisionGate> {
   const baseRev = findVersion(report.versions, decide.base)?.revision ?? null;
@@ -79,7 +80,7 @@ export async function decisionGate(file: string, decide: DecideFlags, report: Pr
   try {
     const gate = await loadGatePolicy(sources, { file, ...(promptName ? { promptName } : {}), ...(repoRoot ? { repoRoot } : {}), ...(signal ? { signal } : {}) }, { from: decide.policyFrom });
     const judge = decide.policyFrom === 'head' ? `${decide.head}'s policy (judged with the head's tests, as asked)` : `${decide.base}'s policy`;
-    return { suite: gate.suite, policy: gate.policy, notes: [...gate.changes.map((c) => `policy change: ${c.text} (${c.why})`), `decided under ${judge}: ${policyText(gate.policy)}`] };
+    return { suite: gate.suite, policy: gate.policy, ...(gate.labels ? { labels: gate.labels } : {}), notes: [...gate.changes.map((c) => `policy change: ${c.text} (${c.why})`), `decided under ${judge}: ${policyText(gate.policy)}`] };
   } catch (error) {
     if (error instanceof SloError) throw new ReleaseError(error.message, 'bad-policy');
     throw error;

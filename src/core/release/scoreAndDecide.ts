@@ -20,6 +20,11 @@ import type { ProdReport } from '../telemetry/prodReport';
 import { findVersion } from '../telemetry/prodFromTraces';
 import type { FileVersions } from '../telemetry/prodVersions';
 import { decisionGate, type DecideFlags } from './baseSide';
+import { basename, dirname, join } from 'node:path';
+import { judgeTrustOutcomes, type JudgeTrustOutcome } from '../compare/judgeTrustGate';
+import type { LabelsAt } from '../compare/revisionDeclarations';
+import type { TrustBar } from '../stats/judgeTrust';
+import { DEFAULT_JUDGE_VERDICT_STORE } from '../store/verdictStore';
 
 export interface AdherencePlan {
   /** Answers scored per version (0: none). */
@@ -31,10 +36,12 @@ export interface AdherencePlan {
   sample: AnswerSample;
   /** Where scores are kept between runs; absent: not kept. */
   storePath?: string;
+  /** Deciding with a judge: the trust bar and the checks whose judge the user accepts untrusted (judgeTrustGate.ts). */
+  judgeTrust?: { bar: TrustBar; accepted: ReadonlySet<string> };
 }
 
 /** Deciding, the base's side's policy and checks (or why they cannot be read); else the tests file on disk and no policy. */
-async function checksSource(file: string, plan: AdherencePlan, report: ProdReport, fileVersions: FileVersions, promptName: string | undefined, signal?: AbortSignal): Promise<{ suite: TestSuite; policy?: RolloutPolicy; notes: string[]; unreadable?: string }> {
+async function checksSource(file: string, plan: AdherencePlan, report: ProdReport, fileVersions: FileVersions, promptName: string | undefined, signal?: AbortSignal): Promise<{ suite: TestSuite; policy?: RolloutPolicy; notes: string[]; unreadable?: string; labels?: LabelsAt }> {
   const gate = plan.decide ? await decisionGate(file, plan.decide, report, fileVersions, promptName, signal) : undefined;
   if (gate && !('unreadable' in gate)) return gate;
   return { ...(await workingSuite(file, promptName)), notes: [], ...(gate ? { unreadable: gate.unreadable } : {}) };
@@ -59,9 +66,19 @@ export async function wantsAnswers(file: string, plan: AdherencePlan, promptName
   return (suite.everyAnswer?.length ?? 0) > 0;
 }
 
+/** A promotion that rests on an untrusted, unaccepted judge is not said: insufficient, with the judge first. Every judge is stated. */
+function withJudgeTrustProduction(decision: ProdDecision, outcomes: readonly JudgeTrustOutcome[]): ProdDecision {
+  let d = decision;
+  for (const o of outcomes) {
+    if (!o.trusted && !o.accepted && d.decision === 'promote') d = { ...d, decision: 'insufficient', reasons: [o.text, ...d.reasons, 'Promote means every gating criterion is met: not yet shown.'] };
+    else d = { ...d, reasons: [...d.reasons, o.text] };
+  }
+  return d;
+}
+
 /** Scores each version's sampled answers into the report (`versions[].adherence`), and decides when asked. */
 export async function scoreAndDecide(file: string, plan: AdherencePlan, report: ProdReport, fileVersions: FileVersions, promptName: string | undefined, signal?: AbortSignal): Promise<{ decision?: ProdDecision; notes: string[] }> {
-  const { suite, policy, notes: gateNotes, unreadable } = await checksSource(file, plan, report, fileVersions, promptName, signal);
+  const { suite, policy, notes: gateNotes, unreadable, labels } = await checksSource(file, plan, report, fileVersions, promptName, signal);
   const notes: string[] = [];
   const { checks, leftOut } = referenceFreeChecks(suite, plan.judge !== undefined);
   if (leftOut.length) notes.push(`production adherence leaves out ${leftOut.join(', ')}.`);
@@ -88,7 +105,19 @@ export async function scoreAndDecide(file: string, plan: AdherencePlan, report: 
     const why = !base || !head ? `version ${!base ? plan.decide.base : plan.decide.head} served no request of this prompt in the source` : !policy ? (unreadable ?? `version ${plan.decide.base}'s policy cannot be read`) : 'the two versions cannot be compared';
     return { notes, decision: { decision: 'insufficient', base: plan.decide.base, head: plan.decide.head, matching: null, reasons: [why, 'A gate fails closed: no decision without evidence.'], ...registry } };
   }
-  const decision = decideProduction({ policy, base, head, comparison: report.comparison, ...(noChecks || plan.cap === 0 ? { adherenceNotMeasured: noChecks ?? 'no answers scored (--score 0)' } : {}) });
+  let decision = decideProduction({ policy, base, head, comparison: report.comparison, ...(noChecks || plan.cap === 0 ? { adherenceNotMeasured: noChecks ?? 'no answers scored (--score 0)' } : {}) });
   notes.push(...gateNotes);
+  // Answers a judge scored carry the decision only when people's labels (the base's side's) show the judge trusted.
+  if (plan.judge && plan.judgeTrust && plan.cap > 0 && !noChecks) {
+    for (const problem of labels?.problems ?? []) notes.push(problem);
+    const store = plan.storePath ? new VerdictStore(join(dirname(plan.storePath), basename(DEFAULT_JUDGE_VERDICT_STORE)), 'Judge verdict store') : undefined;
+    const outcomes = await judgeTrustOutcomes(suite, labels, plan.judge, { ...plan.judgeTrust, judgeId: plan.judgeId ?? '', ...(store ? { store } : {}), ...(signal ? { signal } : {}) });
+    try {
+      store?.save();
+    } catch (error) {
+      notes.push(`the judge's verdicts were not kept: ${(error as Error).message}`);
+    }
+    decision = withJudgeTrustProduction(decision, outcomes);
+  }
   return { decision: { ...decision, ...registry }, notes };
 }

@@ -19,7 +19,7 @@ import { ResultsStore } from '../../core/store/resultsStore';
 import { isWebviewToHost, type HostToWebview, type JudgeWith } from '../../protocol/webview';
 import type { EndpointTransports } from '../endpoints/endpointTransports';
 import { chooseEndpoint } from '../endpoints/endpoints';
-import { judgeOfSettings } from '../endpoints/judgeEndpoint';
+import { judgeOfSettings, judgeTrustOfSettings } from '../endpoints/judgeEndpoint';
 import { runCacheMode } from '../shared/runSettings';
 import { storePathOf } from '../shared/storePath';
 import { capacityUnderSlo } from './capacityUnderSlo';
@@ -129,6 +129,8 @@ export class ComparePanel {
       const transport = await this.transports.transportFor(choice);
       // A judge that cannot be reached leaves its checks unscored, said in the log and in a warning.
       const judge = await judgeOfSettings(this.transports, (m) => (this.log.warn(m), void vscode.window.showWarningMessage(m)), controller.signal);
+      const judgeTrust = judge ? judgeTrustOfSettings(this.context, controller.signal) : undefined;
+      if (judgeTrust?.store.problem) this.log.warn(judgeTrust.store.problem);
       const store = new ResultsStore(storePathOf(this.context));
       store.check(); // before any run: a store that cannot take the runs would lose them
       const timeoutMs = settings.get<number>('run.timeoutMs', 60_000);
@@ -150,6 +152,8 @@ export class ComparePanel {
         freshnessMs: Math.max(0, settings.get<number>('compare.maxAgeHours', 24)) * 3_600_000,
         signal: controller.signal,
         ...(judge ? { judge } : {}),
+        // A decision that rests on the judge says whether people's labels show it trusted (core/compare/judgeTrustGate.ts).
+        ...(judge && judgeTrust ? { judgeTrust } : {}),
         onProgress: (done, total, message) => this.post({ type: 'progress', done, total, message: running ? `${message} · so far: ${batchLine(running).trim()}` : message, ...(running ? { running } : {}) }),
       };
       let result =
@@ -157,6 +161,11 @@ export class ComparePanel {
           ? await compareUntilDecided(compareOptions, { maxRunsPerCase: Math.max(maxRuns, runsPerCase), onBatch: (p) => ((running = p), this.post({ type: 'progress', done: 0, total: 0, message: batchLine(p).trim(), running: p })) })
           : await compareRevisions(compareOptions);
       this.onRunsStored(store.path);
+      try {
+        judgeTrust?.store.save();
+      } catch (error) {
+        this.log.warn(`The judge's verdicts were not kept: ${(error as Error).message}`);
+      }
       let capacityLines: string[] | undefined;
       if (withCapacitySearch && !result.cancelled) {
         // The same endpoint, under the judging policy's SLOs; the batch scenario's decision gates on it.

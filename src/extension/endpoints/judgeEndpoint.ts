@@ -1,5 +1,8 @@
 /** The judge endpoint of the settings (`promptInsight.judge.endpoint` / `.model`), for llm-rubric, llm evaluators and grounded checks. */
+import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { DEFAULT_TRUST_BAR, type TrustBar } from '../../core/stats/judgeTrust';
+import { VerdictStore } from '../../core/store/verdictStore';
 import type { Judge } from '../../core/adherence/score';
 import { transportJudge } from '../../core/run/transportJudge';
 import type { EndpointTransports } from './endpointTransports';
@@ -31,4 +34,41 @@ export async function judgeOfSettings(transports: EndpointTransports, warn: (mes
     warn(`Judge endpoint '${judge.name}' not usable: ${(error as Error).message}`);
     return undefined;
   }
+}
+
+/** The trust bar of the settings (`promptInsight.judge.trustMinLowerBound`, `.trustMinLabels`). */
+export function trustBarOfSettings(): TrustBar {
+  const settings = vscode.workspace.getConfiguration('promptInsight');
+  return {
+    minLowerBound: settings.get<number>('judge.trustMinLowerBound', DEFAULT_TRUST_BAR.minLowerBound),
+    minEach: settings.get<number>('judge.trustMinLabels', DEFAULT_TRUST_BAR.minEach),
+  };
+}
+
+/**
+ * What a decision needs to know whether to trust the settings' judge: the bar, the checks whose judge
+ * the user accepts untrusted (`promptInsight.judge.acceptedChecks`), and the judge's verdicts kept in
+ * the workspace's storage (sealed to this machine). Undefined when no judge is set.
+ */
+export function judgeTrustOfSettings(context: vscode.ExtensionContext, signal: AbortSignal): { bar: TrustBar; judgeId: string; accepted: ReadonlySet<string>; store: VerdictStore; signal: AbortSignal } | undefined {
+  const judge = judgeEndpointOfSettings(() => undefined);
+  if (!judge) return undefined;
+  const accepted = vscode.workspace.getConfiguration('promptInsight').get<unknown>('judge.acceptedChecks', []);
+  return {
+    bar: trustBarOfSettings(),
+    judgeId: judgeIdOf(judge),
+    accepted: new Set(Array.isArray(accepted) ? accepted.filter((a): a is string => typeof a === 'string') : []),
+    store: judgeVerdictStore(context),
+    signal,
+  };
+}
+
+/** The judge by model and endpoint name: its kept verdicts are its own. */
+export function judgeIdOf(judge: JudgeEndpoint): string {
+  return `${judge.model} at ${judge.name}`;
+}
+
+/** The judge's verdicts on labelled answers, kept in the workspace's storage. */
+export function judgeVerdictStore(context: vscode.ExtensionContext): VerdictStore {
+  return new VerdictStore(join((context.storageUri ?? context.globalStorageUri).fsPath, 'judge-verdicts.jsonl'), 'Judge verdict store');
 }

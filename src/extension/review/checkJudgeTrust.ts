@@ -4,17 +4,15 @@
  * the prompt; shown rendered beside the editor. The judge's verdicts are kept in the workspace's
  * storage, so checking again asks only about labels added since.
  */
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { labelsPathFor, readLabelsFileSync } from '../../core/adherence/labelsFile';
 import { loadTestSuite, type Assertion } from '../../core/adherence/testCases';
 import { CARDED_TYPES, humanVerdicts, trustCardOf, type TrustCard } from '../../core/adherence/trustCard';
 import { promptsOf } from '../../core/formats/promptFile';
-import { DEFAULT_TRUST_BAR, type TrustBar } from '../../core/stats/judgeTrust';
-import { VerdictStore } from '../../core/store/verdictStore';
 import { isPromptCommandArgs } from '../../protocol/commands';
 import type { EndpointTransports } from '../endpoints/endpointTransports';
-import { judgeEndpointOfSettings, judgeOfSettings } from '../endpoints/judgeEndpoint';
+import { judgeEndpointOfSettings, judgeIdOf, judgeOfSettings, judgeVerdictStore, trustBarOfSettings } from '../endpoints/judgeEndpoint';
 import { showRendered } from '../shared/showRendered';
 import { trustCardsMarkdown } from './trustCardText';
 
@@ -69,13 +67,9 @@ export async function checkJudgeTrust(context: vscode.ExtensionContext, transpor
     void vscode.window.showInformationMessage('Prompt Insight: set the judge first (promptInsight.judge.endpoint and promptInsight.judge.model).');
     return undefined;
   }
-  const settings = vscode.workspace.getConfiguration('promptInsight');
-  const bar: TrustBar = {
-    minLowerBound: settings.get<number>('judge.trustMinLowerBound', DEFAULT_TRUST_BAR.minLowerBound),
-    minEach: settings.get<number>('judge.trustMinLabels', DEFAULT_TRUST_BAR.minEach),
-  };
-  const judgeId = `${judgeSetting.model} at ${judgeSetting.name}`;
-  const store = new VerdictStore(join((context.storageUri ?? context.globalStorageUri).fsPath, 'judge-verdicts.jsonl'), 'Judge verdict store');
+  const bar = trustBarOfSettings();
+  const judgeId = judgeIdOf(judgeSetting);
+  const store = judgeVerdictStore(context);
   if (store.problem) log.warn(store.problem);
   const labels = read.labels;
   const total = [...checks.keys()].reduce((sum, name) => sum + humanVerdicts(labels, name).length, 0);

@@ -1,0 +1,73 @@
+/**
+ * Whether a decision may rest on its judge: every judged check (llm-rubric, GitHub llm evaluators) the
+ * judging tests hold is carded against people's labels as the judging revision has them (a pull request
+ * cannot bring the labels that make its own judge look trusted). A check whose judge is not trusted
+ * keeps a ship from being said — the gate fails closed — unless the user accepted that judge by name,
+ * which the reasons then state. Trusted judges are stated too, with their numbers.
+ */
+import type { Judge } from '../adherence/score';
+import type { Assertion, TestSuite } from '../adherence/testCases';
+import { CARDED_TYPES, humanVerdicts, trustCardOf } from '../adherence/trustCard';
+import type { TrustBar } from '../stats/judgeTrust';
+import { withCriterion, type RolloutDecision } from '../rollout/decision';
+import type { VerdictStore } from '../store/verdictStore';
+import type { LabelsAt } from './revisionDeclarations';
+
+export interface JudgeTrustOptions {
+  bar: TrustBar;
+  /** The judge by model and endpoint: its kept verdicts are its own. */
+  judgeId: string;
+  /** Checks whose judge the user accepts untrusted (`--accept-judge CHECK`, a setting). */
+  accepted: ReadonlySet<string>;
+  /** The judge's verdicts kept between runs (sealed to this machine). */
+  store?: VerdictStore;
+  signal?: AbortSignal;
+}
+
+export interface JudgeTrustOutcome {
+  check: string;
+  trusted: boolean;
+  accepted: boolean;
+  /** "TPR ≥ 71%, TNR ≥ 91% on 80 labels (40 fail, 40 pass): …", or why there is no card. */
+  why: string;
+  /** The sentence the decision's reasons carry. */
+  text: string;
+}
+
+/** The judged checks of the suite, each once by name. */
+export function judgedChecks(suite: TestSuite): Assertion[] {
+  const byName = new Map<string, Assertion>();
+  for (const assertion of [...(suite.everyAnswer ?? []), ...suite.cases.flatMap((c) => c.assertions)]) {
+    if (CARDED_TYPES.has(assertion.type) && !byName.has(assertion.label)) byName.set(assertion.label, assertion);
+  }
+  return [...byName.values()];
+}
+
+export async function judgeTrustOutcomes(suite: TestSuite, labels: LabelsAt | undefined, judge: Judge, options: JudgeTrustOptions): Promise<JudgeTrustOutcome[]> {
+  const outcomes: JudgeTrustOutcome[] = [];
+  for (const assertion of judgedChecks(suite)) {
+    const check = assertion.label;
+    const accepted = options.accepted.has(check);
+    let trusted = false;
+    let why: string;
+    if (!labels || humanVerdicts(labels.labels, check).length === 0) {
+      why = labels ? `no one labelled its answers in ${labels.where}` : 'no labels file beside the prompt';
+    } else {
+      const card = await trustCardOf(assertion, labels.labels, judge, { bar: options.bar, ...(options.signal ? { signal: options.signal } : {}), ...(options.store ? { cache: { store: options.store, judgeId: options.judgeId } } : {}) });
+      trusted = card.trusted;
+      why = card.why;
+    }
+    const text = trusted
+      ? `judge trusted for ${check} (${why})`
+      : accepted
+        ? `judge accepted for ${check} although not trusted (${why}): accepted by the user, so its verdicts count`
+        : `judge not trusted for ${check} (${why}): its verdicts do not ship a change — label more of its answers (Review Answers…) or accept it by name (--accept-judge)`;
+    outcomes.push({ check, trusted, accepted, why, text });
+  }
+  return outcomes;
+}
+
+/** The decision with each judge's trust folded in: an untrusted, unaccepted judge keeps a ship from being said. */
+export function withJudgeTrust(decision: RolloutDecision, outcomes: readonly JudgeTrustOutcome[]): RolloutDecision {
+  return outcomes.reduce((d, o) => withCriterion(d, { kind: o.trusted || o.accepted ? 'seen' : 'unclear', text: o.text }), decision);
+}
