@@ -51,6 +51,17 @@ describe('a decision that rests on a judge', () => {
     expect(code).toBe(1);
   });
 
+  it('run until decided stops after the first batch: more runs cannot make an untrusted judge trusted', async () => {
+    const repo = new TestRepo();
+    repo.commit('Homes', { 'homes.prompt.yml': PROMPT });
+    repo.write('homes.prompt.yml', HEAD);
+    const { code, stdout } = await compare(repo, ['--until-decided', '--max-runs', '200']);
+    const json = JSON.parse(stdout);
+    expect(json.rollout.decision).toBe('insufficient');
+    expect(json.untilDecided).toMatchObject({ batches: 1, stoppedBy: 'decided', runsPerCase: 20 });
+    expect(code).toBe(1);
+  });
+
   it('labels the pull request brings do not count: the base revision has none', async () => {
     const repo = new TestRepo();
     repo.commit('Homes', { 'homes.prompt.yml': PROMPT });
