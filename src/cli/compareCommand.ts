@@ -238,6 +238,10 @@ function renderText(result: ComparisonResult, capacity?: CapacityComparison): st
     }
   }
   for (const v of result.verdicts) lines.push(`  ${v.verdict.toUpperCase().padEnd(13)} ${v.summary}`);
+  for (const c of result.correctedRates ?? []) {
+    const interval = (ci: [number, number] | null) => (ci ? ` [${pct(ci[0])}–${pct(ci[1])}]` : '');
+    lines.push(`  ${c.label.padEnd(14)} ${c.check}: ${c.passed}/${c.judged} passed by the judge ${pct(c.raw.value)}${interval(c.raw.ci95)} · corrected for its error ${c.corrected ? `${pct(c.corrected.value)}${interval(c.corrected.ci95)}` : 'n/a (the judge does no better than chance on the labels)'}`);
+  }
   lines.push(`Scenario: ${policyText(result.policy)} — the ${result.policyOrigin} revision's policy judges the change`);
   if (result.policyRetrieval) lines.push(`  retrieval: ${result.policyRetrieval} — the ${result.policyOrigin} revision's step, run for every revision`);
   for (const change of result.policyChanges) lines.push(`  policy change: ${change.text} (${change.why})`);

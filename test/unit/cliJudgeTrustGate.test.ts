@@ -12,6 +12,7 @@ import { parseScenario } from '../../src/core/sim/scenario';
 import { startSim, type RunningSim } from '../../src/core/sim/simServer';
 import { TestRepo } from '../fixtures/gitRepo';
 import { runCli } from '../fixtures/cli';
+import { correctedPassRate, judgeAgreement } from '../../src/core/stats/judgeTrust';
 
 const CHECK = 'Lists only single-family houses';
 const PROMPT = readFileSync('examples/homes/homes.prompt.yml', 'utf8');
@@ -85,6 +86,20 @@ describe('a decision that rests on a judge', () => {
     expect(json.rollout.decision).toBe('ship');
     expect(json.rollout.reasons).toContain(`judge trusted for ${CHECK} (TPR ≥ 90%, TNR ≥ 90% on 70 labels (35 fail, 35 pass): both at or above 80% (95% lower bounds))`);
     expect(code).toBe(0);
+    // Each revision's pass rate of the judged check, raw and corrected for the judge's error measured on the 70 labels.
+    expect(json.correctedRates.map((r: { label: string }) => r.label)).toEqual([json.revisions[0].label, 'working copy']);
+    for (const rate of json.correctedRates) {
+      expect(rate.check).toBe(CHECK);
+      expect(rate.judged).toBe(40);
+      expect(rate.raw.value).toBeCloseTo(rate.passed / 40, 12);
+      // The judge agreed with people on all 35 fails and 35 passes.
+      const agreement = judgeAgreement([...Array.from({ length: 35 }, () => ({ human: 'fail' as const, judge: 'fail' as const })), ...Array.from({ length: 35 }, () => ({ human: 'pass' as const, judge: 'pass' as const }))]);
+      expect(rate.corrected).toEqual(correctedPassRate(rate.passed, 40, agreement).corrected);
+      // A judge that errs sometimes makes the corrected interval wider than the raw one.
+      expect(rate.corrected.ci95[1] - rate.corrected.ci95[0]).toBeGreaterThan(rate.raw.ci95[1] - rate.raw.ci95[0]);
+    }
+    const text = await runCli(['compare', 'homes.prompt.yml', '--base', 'HEAD', '--head', 'working', '--runs', '20', '--endpoint', sim.url, '--judge-endpoint', sim.url, '--judge-model', 'sim', '--no-store'], repo.root);
+    expect(text.stdout).toMatch(new RegExp(`working copy +${CHECK}: \\d+/40 passed by the judge \\d+% \\[\\d+%–\\d+%\\] · corrected for its error \\d+% \\[\\d+%–\\d+%\\]`));
     // A stricter bar than the labels support: not trusted.
     const strict = await compare(repo, ['--judge-min-labels', '40']);
     expect(JSON.parse(strict.stdout).rollout.decision).toBe('insufficient');

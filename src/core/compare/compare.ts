@@ -11,7 +11,7 @@
  */
 import type { CacheMode } from '../endpoint/serverKind';
 import { decideRollout, type RolloutDecision } from '../rollout/decision';
-import { judgeTrustOutcomes, withJudgeTrust, type JudgeTrustOptions, type JudgeTrustOutcome } from './judgeTrustGate';
+import { correctedCheckRates, judgeTrustOutcomes, withJudgeTrust, type CorrectedCheckRate, type JudgeTrustOptions, type JudgeTrustOutcome } from './judgeTrustGate';
 import type { RolloutPolicy } from '../rollout/scenario';
 import type { Statistics } from '../rollout/sloJudgement';
 import type { RunCheck } from '../adherence/runChecks';
@@ -95,6 +95,8 @@ export interface ComparisonResult {
   rollout: RolloutDecision | null;
   /** Each judged check's judge, trusted or not against people's labels (asked for with a judge). */
   judgeTrust?: JudgeTrustOutcome[];
+  /** Each judged check's pass rate per revision, raw and corrected for its judge's measured error. */
+  correctedRates?: CorrectedCheckRate[];
   /** The decision would ship but for a judge that is not trusted: more runs cannot change it. */
   heldByJudgeTrust?: boolean;
   /** Fixed-n (the runs decided in advance) or anytime-valid (runs added until decided). */
@@ -174,7 +176,7 @@ export async function concludeComparison(options: CompareOptions, session: Compa
     policyChanges: options.gate.changes,
     policyRetrieval: options.gate.retrieval.step ? retrievalDestination(options.gate.retrieval.step.url) : null,
     rollout,
-    ...(session.judgeTrust ? { judgeTrust: session.judgeTrust, heldByJudgeTrust: decided?.decision === 'ship' && rollout?.decision !== 'ship' } : {}),
+    ...(session.judgeTrust ? { judgeTrust: session.judgeTrust, correctedRates: correctedCheckRates(revisions, session.judgeTrust), heldByJudgeTrust: decided?.decision === 'ship' && rollout?.decision !== 'ship' } : {}),
     statistics,
     ...(first && last && first !== last ? { diff: { base: first.label, head: last.label, lines: lineDiff(first.text, last.text) ?? null } } : {}),
     cancelled,

@@ -7,6 +7,7 @@
 import { chainSummary } from '../metrics/summary';
 import type { Passage } from '../retrieval/retrievalStep';
 import { retrievedOf } from '../run/retrievalRun';
+import { CARDED_TYPES } from '../adherence/trustCard';
 import type { RunCheck } from '../adherence/runChecks';
 import { scoreRun, type CaseScore, type Judge } from '../adherence/score';
 import type { TestCase, TestSuite } from '../adherence/testCases';
@@ -27,6 +28,7 @@ export async function assessRevision(result: RevisionResult, cells: readonly Cel
   let simulated = false;
   const records: RunRecord[] = [];
   const hallucination = { seen: false, hallucinated: 0, judged: 0, undetermined: 0 };
+  const judgedLabels = new Set([...(suite.everyAnswer ?? []), ...suite.cases.flatMap((c) => c.assertions)].filter((a) => CARDED_TYPES.has(a.type)).map((a) => a.label));
   for (const cell of cells) {
     const testCase = suite.cases[cell.caseIndex]!;
     result.runsReused += cell.reused.length;
@@ -62,6 +64,13 @@ export async function assessRevision(result: RevisionResult, cells: readonly Cel
           hallucination.judged++;
           if (detail.hallucinated) hallucination.hallucinated++;
         }
+      }
+      for (const a of detail.assertions) {
+        // A judged check's decided outcomes: its pass rate, which a trust card can correct for the judge's error.
+        if (!judgedLabels.has(a.label) || a.outcome === 'undecided') continue;
+        const counts = ((result.judgedChecks ??= Object.create(null) as Record<string, { passed: number; judged: number }>)[a.label] ??= { passed: 0, judged: 0 });
+        counts.judged++;
+        if (a.outcome === 'pass') counts.passed++;
       }
       if (caseRuns.runs.length < RUN_DETAILS_PER_CASE) caseRuns.runs.push(detail);
     }

@@ -8,7 +8,8 @@
 import type { Judge } from '../adherence/score';
 import type { Assertion, TestSuite } from '../adherence/testCases';
 import { CARDED_TYPES, humanVerdicts, trustCardOf } from '../adherence/trustCard';
-import type { TrustBar } from '../stats/judgeTrust';
+import { correctedPassRate, type CorrectedRate, type JudgeAgreement, type TrustBar } from '../stats/judgeTrust';
+import type { RevisionResult } from './revisionResult';
 import { withCriterion, type RolloutDecision } from '../rollout/decision';
 import type { VerdictStore } from '../store/verdictStore';
 import type { LabelsAt } from './revisionDeclarations';
@@ -32,6 +33,17 @@ export interface JudgeTrustOutcome {
   why: string;
   /** The sentence the decision's reasons carry. */
   text: string;
+  /** The judge against people's labels, when they labelled its answers. */
+  agreement?: JudgeAgreement;
+}
+
+/** A judged check's pass rate on one revision, as its judge gave it and corrected for the judge's measured error. */
+export interface CorrectedCheckRate extends CorrectedRate {
+  check: string;
+  rev: string;
+  label: string;
+  passed: number;
+  judged: number;
 }
 
 /** The judged checks of the suite, each once by name. */
@@ -50,19 +62,21 @@ export async function judgeTrustOutcomes(suite: TestSuite, labels: LabelsAt | un
     const accepted = options.accepted.has(check);
     let trusted = false;
     let why: string;
+    let agreement: JudgeAgreement | undefined;
     if (!labels || humanVerdicts(labels.labels, check).length === 0) {
       why = labels ? `no one labelled its answers in ${labels.where}` : 'no labels file beside the prompt';
     } else {
       const card = await trustCardOf(assertion, labels.labels, judge, { bar: options.bar, ...(options.signal ? { signal: options.signal } : {}), ...(options.store ? { cache: { store: options.store, judgeId: options.judgeId } } : {}) });
       trusted = card.trusted;
       why = card.why;
+      agreement = card.agreement;
     }
     const text = trusted
       ? `judge trusted for ${check} (${why})`
       : accepted
         ? `judge accepted for ${check} although not trusted (${why}): accepted by the user, so its verdicts count`
         : `judge not trusted for ${check} (${why}): its verdicts do not ship a change — label more of its answers (Review Answers…) or accept it by name (--accept-judge)`;
-    outcomes.push({ check, trusted, accepted, why, text });
+    outcomes.push({ check, trusted, accepted, why, text, ...(agreement ? { agreement } : {}) });
   }
   return outcomes;
 }
@@ -70,4 +84,22 @@ export async function judgeTrustOutcomes(suite: TestSuite, labels: LabelsAt | un
 /** The decision with each judge's trust folded in: an untrusted, unaccepted judge keeps a ship from being said. */
 export function withJudgeTrust(decision: RolloutDecision, outcomes: readonly JudgeTrustOutcome[]): RolloutDecision {
   return outcomes.reduce((d, o) => withCriterion(d, { kind: o.trusted || o.accepted ? 'seen' : 'unclear', text: o.text }), decision);
+}
+
+/**
+ * Each judged check's pass rate per revision, raw and corrected (Rogan–Gladen, with an interval that
+ * carries both the runs' and the labelled set's uncertainty: stats/judgeTrust.ts), where people's labels
+ * measured its judge.
+ */
+export function correctedCheckRates(revisions: readonly RevisionResult[], outcomes: readonly JudgeTrustOutcome[]): CorrectedCheckRate[] {
+  const rates: CorrectedCheckRate[] = [];
+  for (const o of outcomes) {
+    if (!o.agreement) continue;
+    for (const r of revisions) {
+      const counts = r.judgedChecks?.[o.check];
+      if (!counts || counts.judged === 0) continue;
+      rates.push({ check: o.check, rev: r.rev, label: r.label, passed: counts.passed, judged: counts.judged, ...correctedPassRate(counts.passed, counts.judged, o.agreement) });
+    }
+  }
+  return rates;
 }

@@ -53,6 +53,8 @@ export interface RevisionResult {
   chain?: ChainSummary;
   /** Why runs were unscored, with how many each (a prototype-less map: reasons carry server text). */
   unscoredReasons: Record<string, number>;
+  /** Each judged check (llm-rubric, llm evaluators): the runs its judge decided, and how many it passed (a prototype-less map by check name). */
+  judgedChecks?: Record<string, { passed: number; judged: number }>;
   ttftMs: PercentileTriple;
   e2eMs: PercentileTriple;
   perCase: CaseRuns[];
@@ -93,7 +95,7 @@ export function emptyResult(revision: RevisionSource): RevisionResult {
   return {
     rev: revision.rev, label: revision.label, path: revision.path,
     ...(revision.date ? { date: revision.date } : {}), ...(revision.author ? { author: revision.author } : {}), ...(revision.subject ? { subject: revision.subject } : {}),
-    tokens: null, adherence: { passed: 0, total: 0, unscored: 0, rate: null, ci95: null }, unscoredReasons: Object.create(null) as Record<string, number>,
+    tokens: null, adherence: { passed: 0, total: 0, unscored: 0, rate: null, ci95: null }, unscoredReasons: Object.create(null) as Record<string, number>, judgedChecks: Object.create(null) as Record<string, { passed: number; judged: number }>,
     ttftMs: { p50: null, p90: null, p99: null, n: 0 }, e2eMs: { p50: null, p90: null, p99: null, n: 0 },
     perCase: [], runsReused: 0, runsNew: 0, failedRuns: 0, ttftValues: [], e2eValues: [], tpotValues: [], tokensPerSecValues: [], series: [],
   };

@@ -28,6 +28,7 @@ export function comparisonView(result: ComparisonResult, extras: { capacityLines
     policy: { scenario: result.policy.scenario, scenarioSource: result.policy.scenarioSource, slo: result.policy.objectives.map(objectiveText), from: result.policyOrigin, judgedWith: judgedWithLine(result.policyOrigin, result.policyChanges), retrieval: result.policyRetrieval, changes: result.policyChanges },
     rollout: result.rollout,
     ...(result.judgeTrust ? { judgeTrust: result.judgeTrust.map((o) => ({ check: o.check, trusted: o.trusted, accepted: o.accepted, why: o.why })) } : {}),
+    ...(result.correctedRates?.length ? { correctedRates: result.correctedRates } : {}),
     statistics: result.statistics,
     ...(result.untilDecided ? { untilDecided: result.untilDecided } : {}),
     timeline: result.timeline
