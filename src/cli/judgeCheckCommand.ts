@@ -110,6 +110,7 @@ function cardJson(card: TrustCard): Record<string, unknown> {
     check: card.check, n: agreement.n, passes: agreement.passes, fails: agreement.fails,
     tpr: rate(agreement.tpr), tnr: rate(agreement.tnr), accuracy: agreement.accuracy, kappa: agreement.kappa,
     trusted: card.trusted, why: card.why, undecided: card.undecided, asked: card.asked,
+    ...(card.reviewers ? { reviewers: card.reviewers } : {}),
     disagreements: card.disagreements.map((d) => ({ line: d.line, human: d.human, judge: d.judge, reason: d.reason })),
   };
 }
@@ -123,6 +124,7 @@ function cardText(card: TrustCard): string {
     `  agreement: ${pct(agreement.accuracy)} · Cohen's κ ${agreement.kappa === null ? 'n/a' : agreement.kappa.toFixed(2)}`,
     `  ${card.why}`,
   ];
+  if (card.reviewers) lines.push(`  between people: ${card.reviewers.authors.join(' and ')} agree on ${pct(card.reviewers.agreement)} of ${card.reviewers.shared} answers both labelled · Cohen's κ ${card.reviewers.kappa === null ? 'n/a' : card.reviewers.kappa.toFixed(2)}`);
   if (card.undecided.count > 0) lines.push(`  ${card.undecided.count} answer(s) the judge did not decide: ${card.undecided.firstReason ?? ''}`);
   for (const d of card.disagreements.slice(0, 10)) lines.push(`  line ${d.line}: people said ${d.human}, the judge ${d.judge} — ${d.reason}`);
   if (card.disagreements.length > 10) lines.push(`  … and ${card.disagreements.length - 10} more disagreements (--json lists them all)`);

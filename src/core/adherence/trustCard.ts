@@ -33,7 +33,46 @@ export interface TrustCard {
   undecided: { count: number; firstReason?: string };
   /** How many labelled answers the judge was asked about now (the rest were kept verdicts). */
   asked: number;
+  /** Two people who labelled the same answers of this check: how far they agree (the ceiling a judge can be held to). */
+  reviewers?: ReviewerAgreement;
   disagreements: Disagreement[];
+}
+
+export interface ReviewerAgreement {
+  authors: [string, string];
+  /** Answers both labelled pass or fail. */
+  shared: number;
+  agreement: number | null;
+  kappa: number | null;
+}
+
+/**
+ * Between people: of the reviewers who labelled the same answers of `check`, the pair sharing the most,
+ * and their Cohen's κ on those answers. Undefined when no answer was labelled by two people.
+ */
+export function reviewerAgreement(labels: readonly Label[], check: string): ReviewerAgreement | undefined {
+  const byItem = new Map<string, Map<string, 'pass' | 'fail'>>();
+  for (const l of humanVerdicts(labels, check)) {
+    const key = `${JSON.stringify(l.vars)}\u0000${l.answer}`;
+    const item = byItem.get(key) ?? new Map<string, 'pass' | 'fail'>();
+    item.set(l.author, l.label); // a reviewer's later label of the same answer wins
+    byItem.set(key, item);
+  }
+  const shared = new Map<string, number>();
+  for (const item of byItem.values()) {
+    const authors = [...item.keys()].sort();
+    for (let i = 0; i < authors.length; i++) for (let j = i + 1; j < authors.length; j++) {
+      const pair = JSON.stringify([authors[i], authors[j]]);
+      shared.set(pair, (shared.get(pair) ?? 0) + 1);
+    }
+  }
+  const best = [...shared.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0];
+  if (!best) return undefined;
+  const [a, b] = JSON.parse(best[0]) as [string, string];
+  const pairs: LabelledPair[] = [];
+  for (const item of byItem.values()) if (item.has(a) && item.has(b)) pairs.push({ human: item.get(a)!, judge: item.get(b)! });
+  const agreement = judgeAgreement(pairs);
+  return { authors: [a, b], shared: pairs.length, agreement: agreement.accuracy, kappa: agreement.kappa };
 }
 
 /** Checks a trust card is made for: the rubric and choice judges. */
@@ -92,5 +131,6 @@ export async function trustCardOf(assertion: Assertion, labels: readonly Label[]
   }
   const agreement = judgeAgreement(pairs);
   const { trusted, why } = judgeTrusted(agreement, options.bar ?? DEFAULT_TRUST_BAR);
-  return { check: assertion.label, agreement, trusted, why, undecided: { count: undecided, ...(firstReason ? { firstReason } : {}) }, asked, disagreements };
+  const reviewers = reviewerAgreement(labels, assertion.label);
+  return { check: assertion.label, agreement, trusted, why, undecided: { count: undecided, ...(firstReason ? { firstReason } : {}) }, asked, disagreements, ...(reviewers ? { reviewers } : {}) };
 }

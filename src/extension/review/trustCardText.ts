@@ -45,6 +45,7 @@ export function trustCardsMarkdown(cards: readonly TrustCard[], header: TrustCar
       `| Passes good answers (TNR) | ${pct(agreement.tnr.value)}${interval(agreement.tnr)} |`,
       `| Agrees with people | ${pct(agreement.accuracy)} · Cohen's κ ${agreement.kappa === null ? 'n/a' : agreement.kappa.toFixed(2)} |`,
       `| Asked the judge now | ${card.asked} (the rest are verdicts kept from earlier) |`,
+      ...(card.reviewers ? [`| Between people | ${inertMarkdown(card.reviewers.authors.join(' and '))} agree on ${pct(card.reviewers.agreement)} of ${card.reviewers.shared} answers both labelled · Cohen's κ ${card.reviewers.kappa === null ? 'n/a' : card.reviewers.kappa.toFixed(2)} |`] : []),
       '',
     );
     if (card.undecided.count > 0) out.push(`${card.undecided.count} labelled answer(s) the judge did not decide: ${inertMarkdown(oneLine(card.undecided.firstReason ?? ''))}`, '');

@@ -67,3 +67,28 @@ describe('a trust card for a judged check', () => {
     expect(card).toMatchObject({ trusted: false, why: 'TPR ≥ 0%, TNR ≥ 0% on 0 labels (0 fail, 0 pass): too few labels — 30 labelled passes and 30 fails are needed' });
   });
 });
+
+describe('agreement between people', () => {
+  it("gives the κ of the two reviewers who labelled the most answers in common (a reviewer's later label wins)", async () => {
+    const { reviewerAgreement } = await import('../../../src/core/adherence/trustCard');
+    const out: Label[] = [];
+    const add = (author: string, n: number, label: 'pass' | 'fail') => out.push({ check: 'c', vars: { n }, answer: `answer ${n}`, label, source: 'HUMAN', author, time: '2026-12-07T01:00:00Z', line: out.length + 1 });
+    // Ada and Bo on 20 answers: both fail 6, both pass 11, Ada fail / Bo pass 2, Ada pass / Bo fail 1.
+    const plan: ['fail' | 'pass', 'fail' | 'pass', number][] = [['fail', 'fail', 6], ['pass', 'pass', 11], ['fail', 'pass', 2], ['pass', 'fail', 1]];
+    let n = 0;
+    for (const [ada, bo, count] of plan) for (let i = 0; i < count; i++, n++) {
+      add('Ada', n, ada);
+      add('Bo', n, bo);
+    }
+    // Cy shares three answers with Ada; Ada first said "pass" on answer 0, then "fail" (the later label wins).
+    for (let i = 0; i < 3; i++) add('Cy', i, 'fail');
+    out.unshift({ ...out[0]!, label: 'pass', line: 0 });
+    const agreement = reviewerAgreement(out, 'c')!;
+    expect(agreement.authors).toEqual(['Ada', 'Bo']);
+    expect(agreement.shared).toBe(20);
+    expect(agreement.agreement).toBeCloseTo(0.85, 12);
+    // κ = (pₒ − pₑ)/(1 − pₑ), pₑ = (8·7 + 12·13)/400 = 0.53.
+    expect(agreement.kappa).toBeCloseTo((0.85 - 0.53) / (1 - 0.53), 12);
+    expect(reviewerAgreement(out.filter((l) => l.author === 'Ada'), 'c')).toBeUndefined();
+  });
+});
