@@ -7,7 +7,7 @@
  */
 import { chatTokenTotal } from '../tokens/chatOverhead';
 import type { TokenEncoder } from '../tokens/engine';
-import { chooseAnswer } from './scenario';
+import { chooseAnswer, judgeReply } from './scenario';
 import type { SimFault, SimOptions } from './simOptions';
 
 export interface ChatBody {
@@ -42,7 +42,9 @@ export function simResponse(body: ChatBody, options: SimOptions, encoder: TokenE
   const fault = options.fault !== 'none' && random() < options.faultRate ? options.fault : 'none';
   const maxTokens = typeof body.max_tokens === 'number' && body.max_tokens > 0 ? Math.floor(body.max_tokens) : undefined;
   const promptText = messages.map((m) => m.content).join('\n');
-  const pieces = fault === '429' || fault === '500' ? [] : answerPieces(options, promptText, random, encoder, maxTokens);
+  // A rubric question to a scenario with a judge gets the judge's verdict (scenario.ts); anything else an answer.
+  const verdict = options.scenario?.judge && fault === 'none' ? judgeReply(options.scenario.judge, messages, random) : undefined;
+  const pieces = fault === '429' || fault === '500' ? [] : verdict !== undefined ? [verdict] : answerPieces(options, promptText, random, encoder, maxTokens);
   const reasoning = Array.from({ length: options.reasoningTokens }, (_, i) => (i === 0 ? 'Thinking' : ' step'));
   const jitter = (): number => (random() * 2 - 1) * options.jitterMs;
   const ttftMs = fault === '429' || fault === '500' ? 0 : Math.max(1, options.ttftBaseMs + options.prefillMsPerInputToken * inputTokens + jitter());
