@@ -19,8 +19,8 @@ const allowed = (file: string): boolean => shipped.some((pattern) => pattern ===
 
 describe('the walkthrough', () => {
   const [walkthrough] = pkg.contributes.walkthroughs;
-  it('has the five steps, from an endpoint to production', () => {
-    expect(walkthrough!.steps.map((s) => s.id)).toEqual(['addEndpoint', 'runPrompt', 'addTest', 'compareRevisions', 'seeProduction']);
+  it('has the six steps, from an endpoint to production', () => {
+    expect(walkthrough!.steps.map((s) => s.id)).toEqual(['addEndpoint', 'runPrompt', 'addTest', 'compareRevisions', 'reviewAnswers', 'seeProduction']);
   });
 
   it('each step has a button, and its buttons and completion events name registered commands', () => {
