@@ -7,7 +7,7 @@
  * settings, stored runs), the documents, the answers, then listening.
  */
 import './earlyTokenTables'; // first: see there
-import { CodeLensRefreshRequest, createConnection, ProposedFeatures, TextDocuments, TextDocumentSyncKind } from 'vscode-languageserver/node';
+import { CodeLensRefreshRequest, createConnection, MarkupKind, ProposedFeatures, TextDocuments, TextDocumentSyncKind } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { setRenderLog } from '../core/render/renderer';
 import {
@@ -23,10 +23,12 @@ import { ProductionFigures } from './productionFigures';
 import { productionAlertOf, productionViewResult } from './productionPresenter';
 import { renderedPromptOf, tokenSummaryOf } from './promptRequests';
 import { RunHistory } from './runHistory';
+import { judgeTrustLine } from './judgeTrustHover';
+import { trustSummariesPath } from '../core/adherence/trustSummaries';
 import type { RunLookup } from './runPresenters';
 import { describeError, guardedBy } from './serverErrors';
 import { isTestsFileUri, testsFileCompletion, testsFileDiagnostics, testsFileHover, testsFileLenses } from './testsFiles';
-import { fileNameOfUri, storedPathMatcher } from './uri';
+import { fileNameOfUri, filePathOfUri, storedPathMatcher } from './uri';
 import { warmEncoders, warmRenderer } from './warmUp';
 import { analysisOptions, initialWorkspaceState } from './workspaceState';
 
@@ -161,7 +163,16 @@ function runLookup(uri: string): RunLookup {
 connection.onHover((params) =>
   guarded('hover', async () => {
     const tests = isTestsFileUri(params.textDocument.uri) ? documents.get(params.textDocument.uri) : undefined;
-    if (tests) return testsFileHover(tests.getText(), tests.offsetAt(params.position), tests);
+    if (tests) {
+      const offset = tests.offsetAt(params.position);
+      const hover = testsFileHover(tests.getText(), offset, tests);
+      // A judged check also says whether its judge was trusted when last checked.
+      const testsPath = filePathOfUri(params.textDocument.uri);
+      const trust = testsPath ? judgeTrustLine(tests.getText(), offset, testsPath, runHistory.path ? trustSummariesPath(runHistory.path) : undefined) : undefined;
+      if (!trust) return hover;
+      const value = hover && typeof hover.contents === 'object' && 'value' in hover.contents ? `${hover.contents.value}\n\n${trust}` : trust;
+      return { contents: { kind: MarkupKind.Markdown, value }, ...(hover?.range ? { range: hover.range } : {}) };
+    }
     const analyzed = await analyzedDocument(params.textDocument.uri);
     if (!analyzed) return null;
     const prod = await production.lookup(params.textDocument.uri, PRODUCTION_HOVER_WAIT_MS);

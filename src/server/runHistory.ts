@@ -10,6 +10,11 @@ export class RunHistory {
 
   constructor(private readonly onError: (message: string) => void) {}
 
+  /** The run store's path, once the client has said it. */
+  get path(): string | undefined {
+    return this.store?.path;
+  }
+
   setPath(path: string | undefined): void {
     if (path === this.store?.path) return;
     this.store = path ? new ResultsStore(path) : undefined;

@@ -158,7 +158,7 @@ function promptfooCases(root: unknown, where: string, problems: string[], prompt
 }
 
 /** An assertion the schema found usable, in the engine's terms (the guards only keep the types honest). */
-function readAssertion(raw: unknown): Assertion | undefined {
+export function readAssertion(raw: unknown): Assertion | undefined {
   if (!isPlainRecord(raw) || typeof raw.type !== 'string') return undefined;
   const negate = raw.type.startsWith('not-');
   const type = (negate ? raw.type.slice(4) : raw.type) as AssertionType;

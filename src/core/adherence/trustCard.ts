@@ -27,7 +27,7 @@ export interface TrustCard {
   check: string;
   agreement: JudgeAgreement;
   trusted: boolean;
-  /** "TPR ≥ 71%, TNR ≥ 91% on 80 labels (40 fail, 40 pass): below the bar of 80% …". */
+  /** "TPR ≥ 71%, TNR ≥ 91% on 80 labels (40 fail, 40 pass): TPR under the bar of 80% …". */
   why: string;
   /** Labelled answers the judge did not decide, with the first reason. */
   undecided: { count: number; firstReason?: string };

@@ -94,8 +94,9 @@ export function judgeTrusted(agreement: JudgeAgreement, bar: TrustBar = DEFAULT_
   if (agreement.fails < bar.minEach || agreement.passes < bar.minEach) {
     return { trusted: false, why: `${measured}: too few labels — ${bar.minEach} labelled passes and ${bar.minEach} fails are needed` };
   }
-  if (lower(agreement.tpr) < bar.minLowerBound || lower(agreement.tnr) < bar.minLowerBound) {
-    return { trusted: false, why: `${measured}: below the bar of ${pct(bar.minLowerBound)} for both (95% lower bounds)` };
+  const under = [lower(agreement.tpr) < bar.minLowerBound ? 'TPR' : '', lower(agreement.tnr) < bar.minLowerBound ? 'TNR' : ''].filter(Boolean);
+  if (under.length > 0) {
+    return { trusted: false, why: `${measured}: ${under.length === 2 ? 'both' : under[0]} under the bar of ${pct(bar.minLowerBound)} (95% lower bounds; both must reach it)` };
   }
   return { trusted: true, why: `${measured}: both at or above ${pct(bar.minLowerBound)} (95% lower bounds)` };
 }

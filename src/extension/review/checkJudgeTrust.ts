@@ -4,7 +4,10 @@
  * the prompt; shown rendered beside the editor. The judge's verdicts are kept in the workspace's
  * storage, so checking again asks only about labels added since.
  */
-import { basename } from 'node:path';
+import { basename, dirname } from 'node:path';
+import { makeFolders, writeOutputFile } from '../../core/files/fileWrite';
+import { readTrustSummaries, trustSummariesPath, withTrustSummaries } from '../../core/adherence/trustSummaries';
+import { storePathOf } from '../shared/storePath';
 import * as vscode from 'vscode';
 import { labelsPathFor, readLabelsFileSync } from '../../core/adherence/labelsFile';
 import { loadTestSuite, type Assertion } from '../../core/adherence/testCases';
@@ -101,6 +104,7 @@ export async function checkJudgeTrust(context: vscode.ExtensionContext, transpor
     }
   });
   if (!cards) return undefined;
+  rememberCards(context, labelsPath, cards, judgeId, log);
   const fileLabel = vscode.workspace.asRelativePath(uri, false);
   const text = trustCardsMarkdown(cards, { prompt: prompt.name, file: fileLabel, labelsFile: basename(labelsPath), judge: judgeId, bar });
   await showRendered(documents.setTitled(`Judge trust — ${prompt.name}`, fileLabel, text));
@@ -109,4 +113,15 @@ export async function checkJudgeTrust(context: vscode.ExtensionContext, transpor
   log.info(`Judge trust of ${prompt.name}: ${line}`);
   void vscode.window.showInformationMessage(`Prompt Insight: ${prompt.name}: ${line}.`);
   return cards;
+}
+
+/** The cards' verdicts, kept beside the run store for the tests file's hover (core/adherence/trustSummaries.ts). */
+function rememberCards(context: vscode.ExtensionContext, labelsPath: string, cards: readonly TrustCard[], judgeId: string, log: vscode.LogOutputChannel): void {
+  const path = trustSummariesPath(storePathOf(context));
+  try {
+    makeFolders(dirname(path));
+    writeOutputFile(path, withTrustSummaries(readTrustSummaries(path), labelsPath, cards, judgeId, new Date()), { what: 'judge trust summaries', cwd: dirname(path) });
+  } catch (error) {
+    log.warn(`Judge trust: the cards were not kept for the hover: ${(error as Error).message}`);
+  }
 }

@@ -50,7 +50,7 @@ describe("the simulator's judge of known error rates", () => {
   it('a judge below the bar (0.70) is not trusted; one well above it (0.97) is', async () => {
     const low = await cardFor(0.7, 0.7, 1);
     expect(low.trusted).toBe(false);
-    expect(low.why).toMatch(/below the bar of 80%/);
+    expect(low.why).toMatch(/: both under the bar of 80% \(95% lower bounds; both must reach it\)$/);
     await sim?.close();
     sim = undefined;
     const high = await cardFor(0.97, 0.97, 1);

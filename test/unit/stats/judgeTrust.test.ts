@@ -51,7 +51,7 @@ describe('the trust bar', () => {
 
   it('a judge that catches 85% of failures on 40 of each is below the bar (its lower bound is 71%)', () => {
     const verdict = judgeTrusted(judge(34, 6, 40, 0));
-    expect(verdict).toEqual({ trusted: false, why: 'TPR ≥ 71%, TNR ≥ 91% on 80 labels (40 fail, 40 pass): below the bar of 80% for both (95% lower bounds)' });
+    expect(verdict).toEqual({ trusted: false, why: 'TPR ≥ 71%, TNR ≥ 91% on 80 labels (40 fail, 40 pass): TPR under the bar of 80% (95% lower bounds; both must reach it)' });
     expect(judgeTrusted(judge(34, 6, 40, 0), { minLowerBound: 0.7, minEach: 30 }).trusted).toBe(true);
   });
 });
