@@ -13,6 +13,8 @@ import { captureContentFromEnv } from '../core/telemetry/otlpSettings';
 import { loadTelemetry } from '../core/telemetry/loadTelemetry';
 import { EXPORT_USAGE, VERSION } from './help/usage';
 import { writeOutput } from './outputFiles';
+import { readLabelsFileSync } from '../core/adherence/labelsFile';
+import { describeReadError } from '../core/files/workspaceFile';
 
 /**
  * `prompt-insight export`: the results store as JSON, CSV or OTLP JSON Lines (one OpenTelemetry `TracesData`
@@ -21,12 +23,19 @@ import { writeOutput } from './outputFiles';
  * saying why it is empty.
  */
 export async function exportCommand(argv: string[], io: CliIO): Promise<number> {
-  const args = parseArgs(argv, { valued: ['store', 'format', 'out', 'kind'], boolean: [] });
+  const args = parseArgs(argv, { valued: ['store', 'format', 'out', 'kind', 'labels'], boolean: [] });
   if (args.positionals.length > 0) throw new UsageError(`unexpected argument '${args.positionals[0]}'\nusage: ${EXPORT_USAGE}`);
-  const format = stringFlag(args, 'format') ?? 'json';
+  const kind = stringFlag(args, 'kind') ?? (args.flags.has('labels') ? 'labels' : 'runs');
+  const format = stringFlag(args, 'format') ?? (kind === 'labels' ? 'otlp-json' : 'json');
   if (format !== 'json' && format !== 'csv' && format !== 'otlp-json') throw new UsageError('--format must be json, csv or otlp-json');
-  const kind = stringFlag(args, 'kind') ?? 'runs';
-  if (kind !== 'runs' && kind !== 'load') throw new UsageError('--kind must be runs or load');
+  if (kind !== 'runs' && kind !== 'load' && kind !== 'labels') throw new UsageError('--kind must be runs, load or labels');
+  if (kind === 'labels') {
+    const labels = stringFlag(args, 'labels');
+    if (!labels) throw new UsageError('--kind labels needs --labels FILE.labels.jsonl');
+    if (format !== 'otlp-json') throw new UsageError('--kind labels exports as otlp-json (gen_ai.evaluation.result events)');
+    return exportLabels(labels, stringFlag(args, 'out'), io);
+  }
+  if (args.flags.has('labels')) throw new UsageError('--labels goes with --kind labels');
   if (kind === 'load') {
     if (format === 'otlp-json') throw new UsageError('--kind load exports as json or csv (load points are not OTLP spans)');
     return exportLoadPoints(loadResultsPath(stringFlag(args, 'store') ?? DEFAULT_STORE_PATH), format, stringFlag(args, 'out'), io);
@@ -59,6 +68,28 @@ export async function exportCommand(argv: string[], io: CliIO): Promise<number> 
     text = format === 'csv' ? runsToCsv(records) : terminalJsonText(runsToJson(records));
   }
   const out = stringFlag(args, 'out');
+  if (out) writeOutput({ path: out, what: 'the export (--out)' }, scrubSecrets(text));
+  else io.stdout(text);
+  return 0;
+}
+
+/** `export --kind labels`: a labels file's labels as OTLP JSON Lines, one `gen_ai.evaluation.result` event each (docs/telemetry.md). */
+async function exportLabels(file: string, out: string | undefined, io: CliIO): Promise<number> {
+  let read;
+  try {
+    read = readLabelsFileSync(file);
+  } catch (error) {
+    io.stderr(`prompt-insight export: ${file}: ${describeReadError(error)}\n`);
+    return 1;
+  }
+  if (!read) {
+    io.stderr(`prompt-insight export: no labels file ${file}\n`);
+    return 1;
+  }
+  for (const problem of read.problems) io.stderr(`warning: ${problem}\n`);
+  const { labelsOtlpJsonLines } = await loadTelemetry();
+  const lines = [...labelsOtlpJsonLines(read.labels, file, { captureContent: captureContentFromEnv(), version: VERSION })];
+  const text = terminalJsonText(lines.length ? `${lines.join('\n')}\n` : '');
   if (out) writeOutput({ path: out, what: 'the export (--out)' }, scrubSecrets(text));
   else io.stdout(text);
   return 0;

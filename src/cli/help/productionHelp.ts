@@ -92,11 +92,12 @@ export const PRODUCTION_HELP: Record<string, CommandHelp> = {
     exitCodes: '0 ok · 1 not a git repository, the file is untracked, or git failed · 2 usage error',
   },
   export: {
-    summary: 'The stored runs (the results store) as JSON, CSV or OTLP JSON Lines (OpenTelemetry GenAI spans); --kind load: the stored load points as JSON or CSV.',
+    summary: 'The stored runs (the results store) as JSON, CSV or OTLP JSON Lines (OpenTelemetry GenAI spans); --kind load: the stored load points as JSON or CSV; --kind labels: a labels file as OTLP JSON Lines (gen_ai.evaluation.result events).',
     usage: EXPORT_USAGE,
     flags: [
       { name: 'store', value: 'PATH', meaning: 'the results store (default .prompt-insight/runs.jsonl)' },
-      { name: 'kind', value: 'K', meaning: 'runs (default) or load (the load points beside the store)' },
+      { name: 'kind', value: 'K', meaning: 'runs (default), load (the load points beside the store) or labels (people\'s labels, with --labels)' },
+      { name: 'labels', value: 'FILE', meaning: 'the labels file (NAME.labels.jsonl) --kind labels exports; comments and authors only with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true' },
       { name: 'format', value: 'F', meaning: 'json (default), csv, or otlp-json (runs only)' },
       { name: 'out', value: 'FILE', meaning: 'write to FILE instead of stdout' },
     ],

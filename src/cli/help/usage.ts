@@ -20,7 +20,7 @@ export const SAMPLE_USAGE =
   'prompt-insight sample FILE --traces PATH... [--n 50] [--strategy random|slowest|errors|stratified] [--since AGE] [--until AGE] [--version V] [--seed N] [--out FILE.tests.yaml] [--redact REGEX]... [--prompt NAME] [--now ISO] [--dry-run] [--json]';
 
 export const EXPORT_USAGE =
-  'prompt-insight export [--store PATH] [--kind runs|load] [--format json|csv|otlp-json] [--out FILE]';
+  'prompt-insight export [--store PATH] [--kind runs|load|labels] [--labels FILE.labels.jsonl] [--format json|csv|otlp-json] [--out FILE]';
 
 export const PROD_USAGE =
   'prompt-insight prod FILE (--traces PATH... | --prometheus URL [--timeout-ms T]) [--prompt NAME] [--since 24h] [--window 1h|6h|1d] [--report out.html] [--now ISO] [--score 50] [--store PATH | --no-store] [--judge-endpoint URL --judge-model ID] [--decide --base V1 --head V2 [--fail-on-regression] [--policy base|head] [--registry-rev REV] [--accept-judge CHECK]... [--judge-min-lower-bound 0.8] [--judge-min-labels 30]] [--json]';

@@ -40,6 +40,10 @@ export const ATTR = {
 
 /** Prompt Insight's own attributes, outside the conventions. */
 export const PI_ATTR = {
+  /** Who gave a label: HUMAN, LLM or CODE (labels files). */
+  labelSource: 'prompt_insight.label.source',
+  /** The labels file a label came from, workspace-relative as given. */
+  labelsFile: 'prompt_insight.labels.file',
   /** Stored run id (the store's record id), when the span comes from a stored run. */
   runId: 'prompt_insight.run.id',
   /** Prompt file, workspace-relative. */

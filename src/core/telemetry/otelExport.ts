@@ -14,7 +14,8 @@ import { resourceFromAttributes, type Resource } from '@opentelemetry/resources'
 import { MeterProvider, PeriodicExportingMetricReader, type PushMetricExporter, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter, RandomIdGenerator, SimpleSpanProcessor, type IdGenerator, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { scrubSecrets } from '../endpoint/secrets';
-import { DURATION_BUCKETS_S, INSTRUMENTATION_SCOPE, metricNames, SEMCONV_SCHEMA_URL, semconvMode, TOKEN_TYPE_INPUT, TOKEN_TYPE_OUTPUT, TOKEN_USAGE_BUCKETS, ATTR } from './genaiConventions';
+import { DURATION_BUCKETS_S, INSTRUMENTATION_SCOPE, metricNames, SEMCONV_SCHEMA_URL, semconvMode, TOKEN_TYPE_INPUT, TOKEN_TYPE_OUTPUT, TOKEN_USAGE_BUCKETS, ATTR, EVENT_EVALUATION_RESULT, PI_ATTR } from './genaiConventions';
+import type { Label } from '../adherence/labelsFile';
 import { runMetricValues, runSpan, type RunSpan, type SpanOptions, type TelemetryRun } from './runSpans';
 import { retrievalSpan } from './retrievalSpan';
 
@@ -183,6 +184,32 @@ export function* otlpJsonLines(runs: Iterable<TelemetryRun>, options: TelemetryO
     memory.reset();
     const request = JSON.parse(new TextDecoder().decode(JsonTraceSerializer.serializeRequest(spans))) as unknown;
     yield JSON.stringify(int64AsStrings(request));
+  }
+  void provider.shutdown();
+}
+
+/**
+ * People's labels (a labels file) as OTLP JSON `TracesData` lines: per label an `evaluate CHECK` span at
+ * the label's time carrying one `gen_ai.evaluation.result` event — the check's name, the label as
+ * `score.label` (and `score.value` 1/0 for pass/fail, or the number), who gave it (HUMAN, LLM, CODE). The
+ * comment (people's words) and the author only with content capture on, as answers are.
+ */
+export function* labelsOtlpJsonLines(labels: Iterable<Label>, labelsFile: string, options: TelemetryOptions = {}): Generator<string> {
+  const memory = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({ resource: resourceOf(options), spanProcessors: [new SimpleSpanProcessor(memory)] });
+  const tracer = provider.getTracer(INSTRUMENTATION_SCOPE, options.version, { schemaUrl: SEMCONV_SCHEMA_URL });
+  for (const label of labels) {
+    const at = Date.parse(label.time);
+    const result: OtelAttributes = { [ATTR.evaluationName]: label.check, [ATTR.evaluationScoreLabel]: String(label.label), [PI_ATTR.labelSource]: label.source };
+    if (typeof label.label === 'number') result[ATTR.evaluationScoreValue] = label.label;
+    else if (label.label === 'pass' || label.label === 'fail') result[ATTR.evaluationScoreValue] = label.label === 'pass' ? 1 : 0;
+    if (options.captureContent && label.comment) result[ATTR.evaluationExplanation] = label.comment;
+    const span = tracer.startSpan(`evaluate ${label.check}`, { kind: SpanKind.INTERNAL, startTime: at, root: true, attributes: { [ATTR.evaluationName]: label.check, [PI_ATTR.labelsFile]: labelsFile, ...(options.captureContent ? { 'user.name': label.author } : {}) } });
+    span.addEvent(EVENT_EVALUATION_RESULT, result, at);
+    span.end(at);
+    const spans: ReadableSpan[] = memory.getFinishedSpans();
+    memory.reset();
+    yield JSON.stringify(int64AsStrings(JSON.parse(new TextDecoder().decode(JsonTraceSerializer.serializeRequest(spans))) as unknown));
   }
   void provider.shutdown();
 }
