@@ -35,6 +35,8 @@ export function startReview(app: HTMLElement, start: ReviewStart, post: (message
     el('details', {}, [el('summary', { text: 'Comment and corrected answer (kept with the next label)' }), comment, correction]),
   );
   let current: ReviewItemView | undefined;
+  /** The item whose verdict was sent: shown again if the host could not write it (the status says why). */
+  let sent: ReviewItemView | undefined;
 
   const send = (kind: 'pass' | 'fail' | 'skip' | { choice: string }): void => {
     if (!current) return;
@@ -45,6 +47,7 @@ export function startReview(app: HTMLElement, start: ReviewStart, post: (message
       post({ type: 'reviewLabel', id: current.id, verdict, ...(comment.value.trim() ? { comment: comment.value } : {}), ...(correction.value.trim() ? { correction: correction.value } : {}) });
     }
     // Waits for the host's next item: a second key on the same item changes nothing.
+    sent = current;
     current = undefined;
   };
   const writeIn = (box: HTMLTextAreaElement): void => {
@@ -102,7 +105,11 @@ export function startReview(app: HTMLElement, start: ReviewStart, post: (message
   window.addEventListener('message', (event: MessageEvent) => {
     const message: unknown = event.data;
     if (!isHostToReviewPage(message)) return;
-    if (message.type === 'reviewStatus') status.textContent = visibleControls(message.text);
+    if (message.type === 'reviewStatus') {
+      status.textContent = visibleControls(message.text);
+      // Not written: the same item takes keys again, its comment and correction kept.
+      current ??= sent;
+    }
     else if (message.type === 'reviewDone') {
       current = undefined;
       showProgress(message.progress);
@@ -110,6 +117,7 @@ export function startReview(app: HTMLElement, start: ReviewStart, post: (message
       itemBox.replaceChildren(el('p', { className: 'review-done', text: `Done: ${message.progress.labelled} labelled, ${message.progress.skipped} skipped. The labels are in ${message.labelsFile}; commit it to share them.` }));
     } else {
       current = message.item;
+      sent = undefined;
       comment.value = '';
       correction.value = '';
       showProgress(message.progress);

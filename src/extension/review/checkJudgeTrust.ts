@@ -81,7 +81,7 @@ export async function checkJudgeTrust(context: vscode.ExtensionContext, transpor
     const stop = new AbortController();
     const listener = token.onCancellationRequested(() => stop.abort());
     try {
-      const judge = await judgeOfSettings(transports, (m) => log.warn(m), stop.signal);
+      const judge = await judgeOfSettings(transports, (m) => (log.warn(m), void vscode.window.showWarningMessage(`Prompt Insight: ${m}`)), stop.signal);
       if (!judge) return undefined;
       const made: TrustCard[] = [];
       let done = 0;
