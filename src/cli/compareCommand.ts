@@ -130,6 +130,8 @@ export async function compareCommand(argv: string[], terminal: CliIO): Promise<n
   for (const source of sources) {
     for (const found of revisionRequestParams(file, source.text, promptName)) refuseUnallowedCostParams(args, found.params, `Prompt '${found.name}' at ${source.label}`);
   }
+  const labelled = judgeTransport && gate.labels ? gate.labels.labels.filter((l) => l.source === 'HUMAN' && judgedChecks(suite).some((a) => a.label === l.check)).length : 0;
+  if (!json && labelled > 0) io.stderr(`Setting the judge against ${labelled} labelled answer${labelled === 1 ? '' : 's'} (${gate.labels!.where}) before the runs…\n`);
   if (!json) io.stderr(`Comparing ${sources[0]!.label} → ${sources[1]!.label}: ${suite.cases.length} test case(s) × ${untilDecided ? `${runsPerCase} runs each, then more until decided (at most ${untilDecided.maxRunsPerCase})` : `${runsPerCase} runs each`} on ${transport.endpoint.name}\n`);
   let result: ComparisonResult;
   const comparisonStartMs = Date.now();
