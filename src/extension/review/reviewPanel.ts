@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { standaloneReportHtml } from '../../core/compare/report';
+import { scrubSecrets } from '../../core/endpoint/secrets';
 import { appendWorkspaceFile } from '../../core/files/workspaceWrite';
 import type { Prompt } from '../../core/formats/model';
 import { labelLine, type ReviewItem, type ReviewVerdict } from '../../core/review/reviewQueue';
@@ -61,7 +62,8 @@ class ReviewQueueState {
     if (!item || item.id !== message.id) return;
     if (message.type === 'reviewLabel') {
       try {
-        appendWorkspaceFile(this.session.labelsPath, labelLine({ item, verdict: verdictOf(message.verdict), author: this.session.author, time: new Date(), ...(message.comment ? { comment: message.comment } : {}), ...(message.correction ? { correction: message.correction } : {}) }), { root: this.session.workspaceRoot, what: 'labels files' });
+        // A key an endpoint echoed into an answer never reaches the committed labels file.
+        appendWorkspaceFile(this.session.labelsPath, scrubSecrets(labelLine({ item, verdict: verdictOf(message.verdict), author: this.session.author, time: new Date(), ...(message.comment ? { comment: message.comment } : {}), ...(message.correction ? { correction: message.correction } : {}) })), { root: this.session.workspaceRoot, what: 'labels files' });
       } catch (error) {
         // Not written: the item stays, and the page says why.
         this.post({ type: 'reviewStatus', text: `The label was not written: ${(error as Error).message}` });
@@ -81,7 +83,9 @@ class ReviewQueueState {
       this.post({ type: 'reviewDone', progress: this.progress(), labelsFile: basename(this.session.labelsPath) });
       return;
     }
-    this.post({ type: 'reviewItem', item: await this.view(item), progress: this.progress() });
+    // The page never shows a key an endpoint echoed back (the keys this window uses are redacted).
+    const view = JSON.parse(scrubSecrets(JSON.stringify(await this.view(item)))) as ReviewItemView;
+    this.post({ type: 'reviewItem', item: view, progress: this.progress() });
   }
 
   private progress(): ReviewProgress {
