@@ -13,11 +13,10 @@ import { unscoredSummary } from '../core/compare/compareAssess';
 import { chainLine } from '../core/metrics/chain';
 import { GitError } from '../core/history/git';
 import { LoadResultsStore, loadResultsPath } from '../core/load/loadResults';
-import { basename, dirname, join } from 'node:path';
-import { judgedChecks } from '../core/compare/judgeTrustGate';
+import { judgedChecks } from '../core/adherence/trustCard';
 import { DEFAULT_TRUST_BAR } from '../core/stats/judgeTrust';
 import { safeUrl } from '../core/store/runKey';
-import { DEFAULT_JUDGE_VERDICT_STORE, VerdictStore } from '../core/store/verdictStore';
+import { judgeVerdictStoreBeside } from '../core/store/verdictStore';
 import { ResultsStore } from '../core/store/resultsStore';
 import { numberFlag, parseArgs, stringFlag, UsageError } from './args';
 import { checkKey, exportToOtlp, otlpTargetFlag, storedRunsSince } from './otlpExportFlag';
@@ -119,7 +118,7 @@ export async function compareCommand(argv: string[], terminal: CliIO): Promise<n
   for (const problem of gate.labels?.problems ?? []) io.stderr(`prompt-insight compare: ${problem}\n`);
   for (const name of acceptedJudges) if (!judgedChecks(suite).some((a) => a.label === name)) throw new UsageError(`--accept-judge '${name}': the judging tests have no judged check of that name (${judgedChecks(suite).map((a) => a.label).join(', ') || 'none'})`);
   // The judge's verdicts on labelled answers are kept beside the run store, sealed to this machine.
-  const verdicts = judgeTransport && store ? new VerdictStore(join(dirname(store.path), basename(DEFAULT_JUDGE_VERDICT_STORE)), 'Judge verdict store') : undefined;
+  const verdicts = judgeTransport && store ? judgeVerdictStoreBeside(store.path) : undefined;
   if (verdicts?.problem) io.stderr(`prompt-insight compare: ${verdicts.problem}\n`);
   if (suite.cases.length === 0) {
     io.stderr(`prompt-insight compare: no test cases to score (from ${suite.source}), so adherence cannot be compared.\n`);

@@ -7,13 +7,13 @@
 import { basename } from 'node:path';
 import { labelsPathFor, readLabelsFileSync, type LabelsRead } from '../core/adherence/labelsFile';
 import { loadTestSuite } from '../core/adherence/testCases';
-import { CARDED_TYPES, humanVerdicts, trustCardOf, type TrustCard } from '../core/adherence/trustCard';
+import { humanVerdicts, judgedChecks, trustCardOf, type TrustCard } from '../core/adherence/trustCard';
 import { describeReadError } from '../core/files/workspaceFile';
 import { promptsOf } from '../core/formats/promptFile';
 import { transportJudge } from '../core/run/transportJudge';
 import { DEFAULT_TRUST_BAR, type RateWithInterval } from '../core/stats/judgeTrust';
 import { safeUrl } from '../core/store/runKey';
-import { DEFAULT_JUDGE_VERDICT_STORE, VerdictStore } from '../core/store/verdictStore';
+import { DEFAULT_JUDGE_VERDICT_STORE, judgeVerdictStore, type VerdictStore } from '../core/store/verdictStore';
 import { numberFlag, parseArgs, stringFlag, UsageError } from './args';
 import { endpointTransport, ENDPOINT_FLAGS } from './endpointArgs';
 import { JUDGE_CHECK_USAGE } from './help/usage';
@@ -44,11 +44,8 @@ export async function judgeCheckCommand(argv: string[], io: CliIO): Promise<numb
   if (prompts.length > 1) throw new UsageError(`${file} has ${prompts.length} prompts: name one with --prompt (${prompts.map((p) => p.name).join(', ')})`);
   const suite = loadTestSuite(file, found.text, found.format, prompts[0]!);
   // Each judged check once, by its name (the assertion's metric, or its type and value).
-  const checks = new Map<string, (typeof suite.cases)[number]['assertions'][number]>();
-  for (const assertion of [...(suite.everyAnswer ?? []), ...suite.cases.flatMap((c) => c.assertions)]) {
-    if (CARDED_TYPES.has(assertion.type) && !checks.has(assertion.label)) checks.set(assertion.label, assertion);
-  }
-  if (checks.size === 0) {
+  const checks = judgedChecks(suite);
+  if (checks.length === 0) {
     io.stderr(`prompt-insight judge-check: ${suite.source} has no judged check (llm-rubric, or a GitHub llm evaluator)\n`);
     return 1;
   }
@@ -71,10 +68,11 @@ export async function judgeCheckCommand(argv: string[], io: CliIO): Promise<numb
   const judge = transportJudge(judgeTransport, judgeModel, timeoutMs, signal);
   const judgeName = { model: judgeModel, endpoint: safeUrl(stringFlag(args, 'judge-endpoint')!) };
   // The judge's verdicts on labelled answers are kept (sealed to this machine): a re-run asks only about new labels.
-  const store = args.flags.has('no-store') ? undefined : new VerdictStore(stringFlag(args, 'store') ?? DEFAULT_JUDGE_VERDICT_STORE, 'Judge verdict store');
+  const store = args.flags.has('no-store') ? undefined : judgeVerdictStore(stringFlag(args, 'store') ?? DEFAULT_JUDGE_VERDICT_STORE);
   if (store?.problem) io.stderr(`warning: ${store.problem}\n`);
   const cards: TrustCard[] = [];
-  for (const [name, assertion] of checks) {
+  for (const assertion of checks) {
+    const name = assertion.label;
     const labelled = humanVerdicts(read.labels, name).length;
     if (!args.flags.has('json')) io.stderr(`Judging ${labelled} labelled answer${labelled === 1 ? '' : 's'} of "${name}"…\n`);
     const card = await trustCardOf(assertion, read.labels, judge, { bar, signal, ...(store ? { cache: { store, judgeId: `${judgeName.model} at ${judgeName.endpoint}` } } : {}) });

@@ -11,7 +11,7 @@
 import { DEFAULT_TRUST_BAR, judgeAgreement, judgeTrusted, type JudgeAgreement, type LabelledPair, type TrustBar } from '../stats/judgeTrust';
 import { judgeCheck, type Judge } from './judgeChecks';
 import type { Label } from './labelsFile';
-import type { Assertion } from './testCases';
+import type { Assertion, TestSuite } from './testCases';
 import { VerdictStore } from '../store/verdictStore';
 
 export interface Disagreement {
@@ -77,6 +77,15 @@ export function reviewerAgreement(labels: readonly Label[], check: string): Revi
 
 /** Checks a trust card is made for: the rubric and choice judges. */
 export const CARDED_TYPES: ReadonlySet<Assertion['type']> = new Set(['llm-rubric', 'llm-choice']);
+
+/** The judged checks of a suite (every answer's and each case's), each once by name. */
+export function judgedChecks(suite: TestSuite): Assertion[] {
+  const byName = new Map<string, Assertion>();
+  for (const assertion of [...(suite.everyAnswer ?? []), ...suite.cases.flatMap((c) => c.assertions)]) {
+    if (CARDED_TYPES.has(assertion.type) && !byName.has(assertion.label)) byName.set(assertion.label, assertion);
+  }
+  return [...byName.values()];
+}
 
 /** The labels that are the truth for `check`: people's pass/fail verdicts on it. */
 export function humanVerdicts(labels: readonly Label[], check: string): (Label & { label: 'pass' | 'fail' })[] {

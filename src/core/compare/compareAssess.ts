@@ -7,7 +7,7 @@
 import { chainSummary } from '../metrics/summary';
 import type { Passage } from '../retrieval/retrievalStep';
 import { retrievedOf } from '../run/retrievalRun';
-import { CARDED_TYPES } from '../adherence/trustCard';
+import { judgedChecks } from '../adherence/trustCard';
 import type { RunCheck } from '../adherence/runChecks';
 import { scoreRun, type CaseScore, type Judge } from '../adherence/score';
 import type { TestCase, TestSuite } from '../adherence/testCases';
@@ -28,7 +28,7 @@ export async function assessRevision(result: RevisionResult, cells: readonly Cel
   let simulated = false;
   const records: RunRecord[] = [];
   const hallucination = { seen: false, hallucinated: 0, judged: 0, undetermined: 0 };
-  const judgedLabels = new Set([...(suite.everyAnswer ?? []), ...suite.cases.flatMap((c) => c.assertions)].filter((a) => CARDED_TYPES.has(a.type)).map((a) => a.label));
+  const judgedLabels = new Set(judgedChecks(suite).map((a) => a.label));
   for (const cell of cells) {
     const testCase = suite.cases[cell.caseIndex]!;
     result.runsReused += cell.reused.length;

@@ -6,8 +6,8 @@
  * which the reasons then state. Trusted judges are stated too, with their numbers.
  */
 import type { Judge } from '../adherence/score';
-import type { Assertion, TestSuite } from '../adherence/testCases';
-import { CARDED_TYPES, humanVerdicts, trustCardOf } from '../adherence/trustCard';
+import type { TestSuite } from '../adherence/testCases';
+import { humanVerdicts, judgedChecks, trustCardOf } from '../adherence/trustCard';
 import { correctedPassRate, type CorrectedRate, type JudgeAgreement, type TrustBar } from '../stats/judgeTrust';
 import type { RevisionResult } from './revisionResult';
 import { withCriterion, type RolloutDecision } from '../rollout/decision';
@@ -44,15 +44,6 @@ export interface CorrectedCheckRate extends CorrectedRate {
   label: string;
   passed: number;
   judged: number;
-}
-
-/** The judged checks of the suite, each once by name. */
-export function judgedChecks(suite: TestSuite): Assertion[] {
-  const byName = new Map<string, Assertion>();
-  for (const assertion of [...(suite.everyAnswer ?? []), ...suite.cases.flatMap((c) => c.assertions)]) {
-    if (CARDED_TYPES.has(assertion.type) && !byName.has(assertion.label)) byName.set(assertion.label, assertion);
-  }
-  return [...byName.values()];
 }
 
 export async function judgeTrustOutcomes(suite: TestSuite, labels: LabelsAt | undefined, judge: Judge, options: JudgeTrustOptions): Promise<JudgeTrustOutcome[]> {

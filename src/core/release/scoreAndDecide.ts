@@ -20,11 +20,10 @@ import type { ProdReport } from '../telemetry/prodReport';
 import { findVersion } from '../telemetry/prodFromTraces';
 import type { FileVersions } from '../telemetry/prodVersions';
 import { decisionGate, type DecideFlags } from './baseSide';
-import { basename, dirname, join } from 'node:path';
 import { judgeTrustOutcomes, type JudgeTrustOutcome } from '../compare/judgeTrustGate';
 import type { LabelsAt } from '../compare/revisionDeclarations';
 import type { TrustBar } from '../stats/judgeTrust';
-import { DEFAULT_JUDGE_VERDICT_STORE } from '../store/verdictStore';
+import { judgeVerdictStoreBeside } from '../store/verdictStore';
 
 export interface AdherencePlan {
   /** Answers scored per version (0: none). */
@@ -110,7 +109,7 @@ export async function scoreAndDecide(file: string, plan: AdherencePlan, report: 
   // Answers a judge scored carry the decision only when people's labels (the base's side's) show the judge trusted.
   if (plan.judge && plan.judgeTrust && plan.cap > 0 && !noChecks) {
     for (const problem of labels?.problems ?? []) notes.push(problem);
-    const store = plan.storePath ? new VerdictStore(join(dirname(plan.storePath), basename(DEFAULT_JUDGE_VERDICT_STORE)), 'Judge verdict store') : undefined;
+    const store = plan.storePath ? judgeVerdictStoreBeside(plan.storePath) : undefined;
     const outcomes = await judgeTrustOutcomes(suite, labels, plan.judge, { ...plan.judgeTrust, judgeId: plan.judgeId ?? '', ...(store ? { store } : {}), ...(signal ? { signal } : {}) });
     try {
       store?.save();

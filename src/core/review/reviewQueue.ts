@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import type { Label } from '../adherence/labelsFile';
 import type { Assertion, TestSuite } from '../adherence/testCases';
-import { CARDED_TYPES } from '../adherence/trustCard';
+import { judgedChecks } from '../adherence/trustCard';
 import type { StoredRun } from '../store/resultsStore';
 
 /** The labels schema's bounds on a line's answer and context. */
@@ -42,10 +42,9 @@ export interface ReviewItem {
 
 /** The checks people label for this suite: its judged checks, else every check of a content kind. */
 export function reviewChecks(suite: TestSuite): ReviewCheck[] {
-  const all = [...(suite.everyAnswer ?? []), ...suite.cases.flatMap((c) => c.assertions)];
-  const judged = all.filter((a) => CARDED_TYPES.has(a.type));
+  const judged = judgedChecks(suite);
   // Latency checks are measured, never labelled.
-  const chosen = judged.length > 0 ? judged : all.filter((a) => a.type !== 'latency' && a.type !== 'ttft');
+  const chosen = judged.length > 0 ? judged : [...(suite.everyAnswer ?? []), ...suite.cases.flatMap((c) => c.assertions)].filter((a) => a.type !== 'latency' && a.type !== 'ttft');
   const byName = new Map<string, ReviewCheck>();
   for (const assertion of chosen) {
     if (!byName.has(assertion.label)) byName.set(assertion.label, { name: assertion.label, assertion, choices: assertion.judge?.choices.map((c) => c.choice) ?? [] });

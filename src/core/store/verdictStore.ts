@@ -11,6 +11,7 @@
  * through a link, its folder included (store/storeFile.ts).
  */
 import { createHash } from 'node:crypto';
+import { basename, dirname, join } from 'node:path';
 import { closeSync, fstatSync } from 'node:fs';
 import { canonicalJson } from '../endpoint/params';
 import { appendSealedRecords, readSealedRecords, storeNotice } from './sealedLines';
@@ -18,6 +19,16 @@ import { openStoreForRead } from './storeFile';
 
 export const DEFAULT_SCORE_STORE = '.prompt-insight/prod-scores.jsonl';
 export const DEFAULT_JUDGE_VERDICT_STORE = '.prompt-insight/judge-verdicts.jsonl';
+
+/** The judge's verdicts on labelled answers, kept in `path`. */
+export function judgeVerdictStore(path: string): VerdictStore {
+  return new VerdictStore(path, 'Judge verdict store');
+}
+
+/** The judge verdict store beside another store of the same state folder (`…/runs.jsonl` → `…/judge-verdicts.jsonl`). */
+export function judgeVerdictStoreBeside(storePath: string): VerdictStore {
+  return judgeVerdictStore(join(dirname(storePath), basename(DEFAULT_JUDGE_VERDICT_STORE)));
+}
 const MAX_BYTES = 32 * 1024 * 1024;
 
 export type StoredStatus = 'pass' | 'fail';

@@ -1,8 +1,8 @@
 /** The judge endpoint of the settings (`promptInsight.judge.endpoint` / `.model`), for llm-rubric, llm evaluators and grounded checks. */
-import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { DEFAULT_TRUST_BAR, type TrustBar } from '../../core/stats/judgeTrust';
-import { VerdictStore } from '../../core/store/verdictStore';
+import { judgeVerdictStoreBeside, type VerdictStore } from '../../core/store/verdictStore';
+import { storePathOf } from '../shared/storePath';
 import type { Judge } from '../../core/adherence/score';
 import { transportJudge } from '../../core/run/transportJudge';
 import type { EndpointTransports } from './endpointTransports';
@@ -68,7 +68,7 @@ export function judgeIdOf(judge: JudgeEndpoint): string {
   return `${judge.model} at ${judge.name}`;
 }
 
-/** The judge's verdicts on labelled answers, kept in the workspace's storage. */
+/** The judge's verdicts on labelled answers, kept in the workspace's storage beside its runs. */
 export function judgeVerdictStore(context: vscode.ExtensionContext): VerdictStore {
-  return new VerdictStore(join((context.storageUri ?? context.globalStorageUri).fsPath, 'judge-verdicts.jsonl'), 'Judge verdict store');
+  return judgeVerdictStoreBeside(storePathOf(context));
 }

@@ -5,18 +5,18 @@
  * storage, so checking again asks only about labels added since.
  */
 import { basename, dirname } from 'node:path';
-import { makeFolders, writeOutputFile } from '../../core/files/fileWrite';
-import { readTrustSummaries, trustSummariesPath, withTrustSummaries } from '../../core/adherence/trustSummaries';
-import { storePathOf } from '../shared/storePath';
 import * as vscode from 'vscode';
 import { labelsPathFor, readLabelsFileSync } from '../../core/adherence/labelsFile';
-import { loadTestSuite, type Assertion } from '../../core/adherence/testCases';
-import { CARDED_TYPES, humanVerdicts, trustCardOf, type TrustCard } from '../../core/adherence/trustCard';
-import { promptsOf } from '../../core/formats/promptFile';
+import { humanVerdicts, judgedChecks, trustCardOf, type TrustCard } from '../../core/adherence/trustCard';
+import { readTrustSummaries, trustSummariesPath, withTrustSummaries } from '../../core/adherence/trustSummaries';
+import { makeFolders, writeOutputFile } from '../../core/files/fileWrite';
 import { isPromptCommandArgs } from '../../protocol/commands';
 import type { EndpointTransports } from '../endpoints/endpointTransports';
 import { judgeEndpointOfSettings, judgeIdOf, judgeOfSettings, judgeVerdictStore, trustBarOfSettings } from '../endpoints/judgeEndpoint';
 import { showRendered } from '../shared/showRendered';
+import { storePathOf } from '../shared/storePath';
+import { fileWorkspaceFolders } from '../shared/workspaceFolders';
+import { savedPrompt } from './savedPrompt';
 import { trustCardsMarkdown } from './trustCardText';
 
 /** Where the cards are shown from: the extension's read-only documents (renderedDocuments.ts). */
@@ -25,35 +25,22 @@ export interface CardDocuments {
 }
 
 export async function checkJudgeTrust(context: vscode.ExtensionContext, transports: EndpointTransports, documents: CardDocuments, log: vscode.LogOutputChannel, args: unknown): Promise<TrustCard[] | undefined> {
-  const uri = isPromptCommandArgs(args) ? vscode.Uri.parse(args.uri) : vscode.window.activeTextEditor?.document.uri;
-  if (!uri || uri.scheme !== 'file') {
-    void vscode.window.showInformationMessage('Prompt Insight: open a prompt file saved on disk to check its judge.');
-    return undefined;
-  }
   if (!vscode.workspace.isTrusted) {
     void vscode.window.showWarningMessage('Prompt Insight asks a judge only in a trusted workspace (labelled answers are sent to it).');
     return undefined;
   }
-  const found = await promptsOf(uri.fsPath, undefined);
-  if ('error' in found) {
-    void vscode.window.showErrorMessage(`Prompt Insight: ${found.error}`);
-    return undefined;
-  }
-  const prompt = found.prompts[isPromptCommandArgs(args) ? args.promptIndex : 0] ?? found.prompts[0]!;
-  const suite = loadTestSuite(uri.fsPath, found.text, found.format, prompt);
-  const checks = new Map<string, Assertion>();
-  for (const assertion of [...(suite.everyAnswer ?? []), ...suite.cases.flatMap((c) => c.assertions)]) {
-    if (CARDED_TYPES.has(assertion.type) && !checks.has(assertion.label)) checks.set(assertion.label, assertion);
-  }
-  if (checks.size === 0) {
+  const target = await savedPrompt(args, 'check its judge');
+  if (!target) return undefined;
+  const { uri, prompt } = target;
+  const checks = judgedChecks(target.suite);
+  if (checks.length === 0) {
     void vscode.window.showInformationMessage(`Prompt Insight: ${prompt.name} has no judged check (an llm-rubric, or a GitHub llm evaluator): there is no judge to trust.`);
     return undefined;
   }
   const labelsPath = labelsPathFor(uri.fsPath);
-  const workspaceFolders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
   let read;
   try {
-    read = readLabelsFileSync(labelsPath, { workspaceFolders });
+    read = readLabelsFileSync(labelsPath, { workspaceFolders: fileWorkspaceFolders() });
   } catch (error) {
     void vscode.window.showErrorMessage(`Prompt Insight: ${basename(labelsPath)} cannot be read: ${(error as Error).message}`);
     return undefined;
@@ -75,7 +62,7 @@ export async function checkJudgeTrust(context: vscode.ExtensionContext, transpor
   const store = judgeVerdictStore(context);
   if (store.problem) log.warn(store.problem);
   const labels = read.labels;
-  const total = [...checks.keys()].reduce((sum, name) => sum + humanVerdicts(labels, name).length, 0);
+  const total = checks.reduce((sum, check) => sum + humanVerdicts(labels, check.label).length, 0);
 
   const cards = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Prompt Insight: setting the judge against ${total} labels`, cancellable: true }, async (progress, token) => {
     const stop = new AbortController();
@@ -85,7 +72,8 @@ export async function checkJudgeTrust(context: vscode.ExtensionContext, transpor
       if (!judge) return undefined;
       const made: TrustCard[] = [];
       let done = 0;
-      for (const [name, assertion] of checks) {
+      for (const assertion of checks) {
+        const name = assertion.label;
         const card = await trustCardOf(assertion, labels, judge, {
           bar, signal: stop.signal, cache: { store, judgeId },
           onProgress: () => progress.report({ message: `${++done} of ${total} · ${name}`, increment: 100 / Math.max(total, 1) }),

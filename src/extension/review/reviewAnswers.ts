@@ -9,36 +9,22 @@ import { basename, dirname } from 'node:path';
 import * as vscode from 'vscode';
 import { judgeCheck } from '../../core/adherence/judgeChecks';
 import { labelsPathFor, readLabelsFileSync } from '../../core/adherence/labelsFile';
-import { loadTestSuite } from '../../core/adherence/testCases';
 import { CARDED_TYPES } from '../../core/adherence/trustCard';
 import { findWorkspaceRoot } from '../../core/files/workspaceFile';
-import { promptsOf } from '../../core/formats/promptFile';
 import { git } from '../../core/history/git';
 import { balancedQueue, notYetLabelled, reviewChecks, reviewItemsFromRuns, type ReviewItem } from '../../core/review/reviewQueue';
 import { ResultsStore } from '../../core/store/resultsStore';
-import { isPromptCommandArgs } from '../../protocol/commands';
 import type { EndpointTransports } from '../endpoints/endpointTransports';
 import { judgeOfSettings } from '../endpoints/judgeEndpoint';
 import { storePathOf } from '../shared/storePath';
+import { fileWorkspaceFolders } from '../shared/workspaceFolders';
 import { openReviewPanel } from './reviewPanel';
+import { savedPrompt } from './savedPrompt';
 
 export async function reviewAnswers(context: vscode.ExtensionContext, transports: EndpointTransports, log: vscode.LogOutputChannel, args: unknown): Promise<vscode.WebviewPanel | undefined> {
-  const uri = isPromptCommandArgs(args) ? vscode.Uri.parse(args.uri) : vscode.window.activeTextEditor?.document.uri;
-  if (!uri || uri.scheme !== 'file') {
-    void vscode.window.showInformationMessage('Prompt Insight: open a prompt file saved on disk to review its answers.');
-    return undefined;
-  }
-  const found = await promptsOf(uri.fsPath, undefined);
-  if ('error' in found) {
-    void vscode.window.showErrorMessage(`Prompt Insight: ${found.error}`);
-    return undefined;
-  }
-  const prompt = found.prompts[isPromptCommandArgs(args) ? args.promptIndex : 0] ?? found.prompts[0];
-  if (!prompt) {
-    void vscode.window.showInformationMessage('Prompt Insight: this file has no prompt.');
-    return undefined;
-  }
-  const suite = loadTestSuite(uri.fsPath, found.text, found.format, prompt);
+  const target = await savedPrompt(args, 'review its answers');
+  if (!target) return undefined;
+  const { uri, prompt, suite } = target;
   const checks = reviewChecks(suite);
   if (checks.length === 0) {
     void vscode.window.showInformationMessage(`Prompt Insight: ${prompt.name} has no checks to label. Add assertions to its tests (an llm-rubric for what a judge decides), then review.`);
@@ -63,7 +49,7 @@ export async function reviewAnswers(context: vscode.ExtensionContext, transports
   const author = await reviewer(dirname(uri.fsPath));
   if (!author) return undefined;
   const labelsPath = labelsPathFor(uri.fsPath);
-  const workspaceFolders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+  const workspaceFolders = fileWorkspaceFolders();
   let workspaceRoot: string;
   let queue: ReviewItem[];
   try {
@@ -96,7 +82,7 @@ export async function reviewAnswers(context: vscode.ExtensionContext, transports
       queue = balanced;
     }
   }
-  return openReviewPanel(context, { fileLabel, promptText: found.text, prompt, items: queue, author, labelsPath, workspaceRoot }, log);
+  return openReviewPanel(context, { fileLabel, promptText: target.text, prompt, items: queue, author, labelsPath, workspaceRoot }, log);
 }
 
 /** The judge's verdict on each item, then half passes and half fails; undefined when cancelled or no judge is set. */

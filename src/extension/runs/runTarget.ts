@@ -11,6 +11,7 @@ import { detectFormat } from '../../core/formats/detect';
 import { planPromptRun, type PromptRunPlan } from '../../core/run/promptRun';
 import { isPromptCommandArgs, type PromptCommandArgs } from '../../protocol/commands';
 import type { EndpointChoice } from '../endpoints/endpoints';
+import { fileWorkspaceFolders } from '../shared/workspaceFolders';
 
 export interface PromptTarget {
   document: vscode.TextDocument;
@@ -97,8 +98,4 @@ export function testSuiteFor(document: vscode.TextDocument, file: string, plan: 
     warn(`Test cases of '${plan.prompt.name}' not read: ${(error as Error).message}`);
     return undefined;
   }
-}
-
-function fileWorkspaceFolders(): string[] {
-  return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
 }
