@@ -47,9 +47,12 @@ describe('load against llama-server with 2 slots', () => {
     // The server's own view on the same clock: requests wait only when more are in flight than slots.
     expect(four.server?.requestsWaiting?.max ?? 0).toBeGreaterThanOrEqual(1);
     expect(one.server?.requestsWaiting?.max ?? 0).toBe(0);
-    // Waiting shows in TTFT; and throughput stops growing at the slots: four in flight are served no faster than two.
+    // Waiting shows in TTFT; and throughput stops growing at the slots because the server runs no more than two at
+    // once however many are in flight (its own gauge; a ratio of requests per second between levels measured a
+    // minute apart would depend on what else the machine was doing then).
     expect(four.ttftMs.p50).toBeGreaterThan(two.ttftMs.p50);
-    expect(four.requestsPerSec).toBeLessThan(two.requestsPerSec * 1.3);
+    expect(four.server?.requestsRunning?.max).toBe(2);
+    expect(two.server?.requestsRunning?.max).toBeLessThanOrEqual(2);
   }, 320_000);
 
   // Two slots and one thread: a third request in flight waits for a whole answer (~0.7 s of decoding),
