@@ -46,7 +46,7 @@ export async function judgeCheckCommand(argv: string[], io: CliIO): Promise<numb
   // Each judged check once, by its name (the assertion's metric, or its type and value).
   const checks = judgedChecks(suite);
   if (checks.length === 0) {
-    io.stderr(`prompt-insight judge-check: ${suite.source} has no judged check (llm-rubric, or a GitHub llm evaluator)\n`);
+    io.stderr(`prompt-insight judge-check: ${suite.source} has no judged check (llm-rubric, a GitHub llm evaluator, or a grounded check such as hallucination)\n`);
     return 1;
   }
 
@@ -75,7 +75,7 @@ export async function judgeCheckCommand(argv: string[], io: CliIO): Promise<numb
     const name = assertion.label;
     const labelled = humanVerdicts(read.labels, name).length;
     if (!args.flags.has('json')) io.stderr(`Judging ${labelled} labelled answer${labelled === 1 ? '' : 's'} of "${name}"…\n`);
-    const card = await trustCardOf(assertion, read.labels, judge, { bar, signal, ...(store ? { cache: { store, judgeId: `${judgeName.model} at ${judgeName.endpoint}` } } : {}) });
+    const card = await trustCardOf(assertion, read.labels, judge, { bar, signal, suite, ...(store ? { cache: { store, judgeId: `${judgeName.model} at ${judgeName.endpoint}` } } : {}) });
     cards.push(card);
     // Saved after each check: an interrupted run keeps what the judge already said.
     saveVerdicts(store, io);

@@ -81,4 +81,35 @@ describe('prompt-insight compare with a hallucination assertion', () => {
       sim.child.kill('SIGINT');
     }
   }, 60_000);
+
+  it('with people\'s labels of the hallucination check, its judge is carded and the ceiling is judged on the corrected rate', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { startSimProcess } = await import('../fixtures/simProcess');
+    const { loadTestSuite } = await import('../../src/core/adherence/testCases');
+    const { parsePromptFile } = await import('../../src/core/formats/detect');
+    const sim = await startSimProcess(['--scenario', resolve('examples/homes/homes.sim.yaml'), '--ttft-ms', '5', '--decode-ms-per-token', '0.2']);
+    try {
+      const files = Object.fromEntries(['listings.prompty', 'listings.tests.yaml', 'listings.json'].map((f) => [f, readFileSync(resolve('examples/homes', f), 'utf8')]));
+      const doc = parsePromptFile('listings.prompty', files['listings.prompty']!);
+      const suite = loadTestSuite(resolve('examples/homes/listings.prompty'), files['listings.prompty']!, doc.format, doc.prompts[0]!, (p) => readFileSync(p, 'utf8'));
+      const vars = suite.cases[0]!.vars;
+      const label = (answer: string, verdict: string, i: number) => JSON.stringify({ check: 'hallucination', vars, answer: `${answer} (${i})`, label: verdict, source: 'HUMAN', author: 'Ada <ada@example.com>', time: '2026-12-07T06:00:00Z' });
+      const labels = [...Array.from({ length: 31 }, (_, i) => label('14820 NE 8th St is listed at $1,150,000.', 'pass', i)), ...Array.from({ length: 31 }, (_, i) => label('14820 NE 8th St is listed at $1,099,000.', 'fail', i))];
+      const demo = new TestRepo();
+      const first = demo.commit('Listings assistant', { ...files, 'listings.labels.jsonl': `${labels.join('\n')}\n` });
+      demo.commit('Round prices to sound attractive', { 'listings.prompty': files['listings.prompty']!.replace('quote prices exactly.', 'round prices to sound attractive.') });
+      const { code, stdout } = await cli(['compare', 'listings.prompty', '--base', first.slice(0, 8), '--head', 'HEAD', '--runs', '10', '--endpoint', sim.url, '--judge-endpoint', sim.url, '--judge-model', 'sim', '--no-store', '--slo', 'hallucination<=0.05', '--json'], demo.root);
+      expect(code).toBe(0);
+      const json = JSON.parse(stdout);
+      expect(json.judgeTrust.find((o: { check: string }) => o.check === 'hallucination')).toMatchObject({ trusted: true });
+      const ceiling = json.rollout.slo.find((o: { label: string }) => /hallucination/.test(o.label));
+      // The judge agreed with all 62 labels: corrected, the base's 0 of 10 is ~0% and the head's 10 of 10 ~100%.
+      expect(ceiling.base).toMatchObject({ corrected: true, status: 'unclear' });
+      expect(ceiling.base.text).toMatch(/^0 of 10 judged runs hallucinate, 0(\.0)?% corrected for the judge's measured error/);
+      expect(ceiling.head).toMatchObject({ corrected: true, status: 'broken' });
+      expect(json.rollout.decision).toBe('hold');
+    } finally {
+      sim.child.kill('SIGINT');
+    }
+  }, 60_000);
 });

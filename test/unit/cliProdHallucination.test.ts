@@ -110,13 +110,20 @@ describe('production hallucination against the passages each trace retrieved', (
     expect(text.stdout).toMatch(/^\s+hallucination 0% \[0%, \d+%\] · 0 of 20 answers judged against the passages their trace retrieved$/m);
   });
 
-  it('--decide rolls back the version that hallucinates (exit 1), promotes an equal one (exit 0)', async () => {
+  it('--decide rolls back the version that hallucinates (exit 1); an equal one is promoted once its judge is trusted or accepted (exit 0)', async () => {
     const worse = await prod(['--traces', 'invents.jsonl', '--no-store', ...withJudge(), '--decide', '--base', v1, '--head', v2, '--fail-on-regression']);
     expect(worse.code).toBe(1);
     expect(worse.stdout).toMatch(/decision: ROLL BACK/);
     expect(worse.stdout).toMatch(/hallucination/);
-    const same = await prod(['--traces', 'same.jsonl', '--no-store', ...withJudge(), '--score', '40', '--decide', '--base', v1, '--head', v2, '--fail-on-regression']);
+    // The hallucination check's judge has no labels here: an equal version is not promoted on it (exit 2) …
+    const unlabelled = await prod(['--traces', 'same.jsonl', '--no-store', ...withJudge(), '--score', '40', '--decide', '--base', v1, '--head', v2, '--fail-on-regression']);
+    expect(unlabelled.stdout).toMatch(/decision: INSUFFICIENT EVIDENCE/);
+    expect(unlabelled.stdout).toContain('judge not trusted for hallucination (no labels file beside the prompt)');
+    expect(unlabelled.code).toBe(2);
+    // … unless the user accepts that judge by name, which the reasons say.
+    const same = await prod(['--traces', 'same.jsonl', '--no-store', ...withJudge(), '--score', '40', '--decide', '--base', v1, '--head', v2, '--fail-on-regression', '--accept-judge', 'hallucination']);
     expect(same.stdout).toMatch(/decision: PROMOTE/);
+    expect(same.stdout).toContain('judge accepted for hallucination although not trusted');
     expect(same.code).toBe(0);
   });
 

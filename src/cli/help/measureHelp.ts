@@ -111,7 +111,7 @@ export const MEASURE_HELP: Record<string, CommandHelp> = {
     exitCodes: '0 ok · 1 the file could not be read, the store could not be written, or every request of a level failed · 2 usage error (nothing was sent) · 130 interrupted',
   },
   'judge-check': {
-    summary: "A trust card for each judged check of the prompt (llm-rubric, GitHub llm evaluators): the judge is asked about every answer people labelled in NAME.labels.jsonl, and set against them — TPR and TNR for fail with Wilson 95% intervals, Cohen's κ, trusted or not, and the disagreements.",
+    summary: "A trust card for each judged check of the prompt (llm-rubric, GitHub llm evaluators, grounded checks such as hallucination): the judge is asked about every answer people labelled in NAME.labels.jsonl, and set against them — TPR and TNR for fail with Wilson 95% intervals, Cohen's κ, trusted or not, and the disagreements.",
     usage: JUDGE_CHECK_USAGE,
     flags: [
       ...JUDGE_FLAGS_HELP,

@@ -4,6 +4,8 @@
 export const GROUNDED_TYPES = ['faithfulness', 'context-faithfulness', 'hallucination', 'factuality', 'answer-correctness', 'context-recall', 'context-relevance', 'answer-relevance'] as const;
 export type GroundedType = (typeof GROUNDED_TYPES)[number];
 export const isGroundedType = (type: string): type is GroundedType => (GROUNDED_TYPES as readonly string[]).includes(type);
+/** The evaluators that judge the answer's claims against the context: the ones a run's hallucination verdict comes from. */
+export const CLAIMS_AGAINST_CONTEXT: ReadonlySet<string> = new Set(['hallucination', 'faithfulness', 'context-faithfulness']);
 
 export const ASSERTION_TYPES = [
   'equals', 'contains', 'icontains', 'contains-any', 'contains-all', 'icontains-any', 'icontains-all', 'starts-with', 'ends-with', 'regex',

@@ -9,6 +9,7 @@ import { combineGrounded, runGroundedOf } from './runGrounded';
 import type { RunGrounded } from '../metrics/runRecord';
 import { scoreRun, type CaseScore, type Judge, type ScoredRun } from './score';
 import type { TestCase, TestSuite } from './testCases';
+import { CLAIMS_AGAINST_CONTEXT } from './assertionTypes';
 
 export type RunCheckStatus = 'pass' | 'fail' | 'unscored';
 
@@ -38,8 +39,6 @@ export function runCheckPlan(suite: TestSuite | undefined, inputs: Record<string
   return { cases: [], why: `none of the ${suite.cases.length} test case${suite.cases.length === 1 ? '' : 's'} in ${suite.source} uses the sample values this run sends; Compare revisions runs every case` };
 }
 
-/** The assertions that judge the answer's claims against the context: the ones a run's hallucination verdict comes from. */
-const CLAIMS_AGAINST_CONTEXT: ReadonlySet<string> = new Set(['hallucination', 'faithfulness', 'context-faithfulness']);
 
 /** Whether any of these cases judges the answer's claims against the context (then a run is stored with its verdict). */
 export function hasClaimsChecks(cases: readonly TestCase[]): boolean {

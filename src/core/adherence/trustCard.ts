@@ -1,15 +1,17 @@
 /**
- * A trust card for one judged check (issue 40, point 3): the judge is asked about every answer people
+ * A trust card for one judged check: the judge is asked about every answer people
  * labelled for that check, and its verdicts are set against theirs — TPR and TNR for *fail* with
  * Wilson intervals, Cohen's κ, whether it clears the trust bar, and every disagreement listed.
  *
  * Only people's pass/fail labels (source HUMAN) are the truth here; an answer the judge could not
- * decide (it failed, or replied off-format) is counted apart, never as agreement. Rubric and choice
- * judges (`llm-rubric`, GitHub's `llm`) are asked here; the grounded evaluators need each label's
- * context and are not carded yet.
+ * decide (it failed, or replied off-format) is counted apart, never as agreement. Every judged check is
+ * carded: the rubric and choice judges (`llm-rubric`, GitHub's `llm`) and the grounded evaluators
+ * (hallucination, faithfulness…), these against the passages of the label's test case or of the label.
  */
 import { DEFAULT_TRUST_BAR, judgeAgreement, judgeTrusted, type JudgeAgreement, type LabelledPair, type TrustBar } from '../stats/judgeTrust';
-import { judgeCheck, type Judge } from './judgeChecks';
+import type { Judge } from './judgeChecks';
+import { GROUNDED_TYPES } from './assertionTypes';
+import { groundingOf, judgeLabelled, labelledQuestion } from './labelledVerdict';
 import type { Label } from './labelsFile';
 import type { Assertion, TestSuite } from './testCases';
 import { VerdictStore } from '../store/verdictStore';
@@ -75,8 +77,8 @@ export function reviewerAgreement(labels: readonly Label[], check: string): Revi
   return { authors: [a, b], shared: pairs.length, agreement: agreement.accuracy, kappa: agreement.kappa };
 }
 
-/** Checks a trust card is made for: the rubric and choice judges. */
-export const CARDED_TYPES: ReadonlySet<Assertion['type']> = new Set(['llm-rubric', 'llm-choice']);
+/** Checks a trust card is made for: every check a judge decides — the rubric and choice judges and the grounded evaluators. */
+export const CARDED_TYPES: ReadonlySet<Assertion['type']> = new Set(['llm-rubric', 'llm-choice', ...GROUNDED_TYPES]);
 
 /** The judged checks of a suite (every answer's and each case's), each once by name. */
 export function judgedChecks(suite: TestSuite): Assertion[] {
@@ -102,6 +104,8 @@ export interface TrustCardOptions {
    * did not reach are never kept.
    */
   cache?: { store: VerdictStore; judgeId: string };
+  /** The tests the labels are of: a grounded check is judged against the passages of the case with the label's inputs. */
+  suite?: TestSuite;
 }
 
 export async function trustCardOf(assertion: Assertion, labels: readonly Label[], judge: Judge, options: TrustCardOptions = {}): Promise<TrustCard> {
@@ -113,7 +117,8 @@ export async function trustCardOf(assertion: Assertion, labels: readonly Label[]
   let firstReason: string | undefined;
   for (const [index, label] of truth.entries()) {
     if (options.signal?.aborted) break;
-    const key = options.cache ? VerdictStore.key(assertion, label.answer, { question: JSON.stringify(label.vars), judge: options.cache.judgeId }) : undefined;
+    const grounding = groundingOf(options.suite, label.vars);
+    const key = options.cache ? VerdictStore.key(assertion, label.answer, { question: labelledQuestion(assertion, label, grounding), judge: options.cache.judgeId }) : undefined;
     const kept = key ? options.cache!.store.get(key) : undefined;
     let judgeSays: 'pass' | 'fail';
     let reason: string;
@@ -121,7 +126,7 @@ export async function trustCardOf(assertion: Assertion, labels: readonly Label[]
       judgeSays = kept.status;
       reason = `the judge said ${kept.status} when asked earlier (kept verdict)`;
     } else {
-      const verdict = await judgeCheck(assertion, { answer: label.answer, vars: label.vars, ttftMs: null, e2eMs: null }, judge);
+      const verdict = await judgeLabelled(assertion, label, judge, grounding);
       asked++;
       if (!verdict.decided) {
         options.onProgress?.(index + 1, truth.length);
@@ -129,8 +134,7 @@ export async function trustCardOf(assertion: Assertion, labels: readonly Label[]
         firstReason ??= verdict.reason;
         continue;
       }
-      // A negated check passes when the judge's criterion does not hold.
-      judgeSays = verdict.holds !== assertion.negate ? 'pass' : 'fail';
+      judgeSays = verdict.says;
       reason = verdict.reason;
       if (key) options.cache!.store.set(key, { status: judgeSays });
     }

@@ -11,7 +11,7 @@
  */
 import type { CacheMode } from '../endpoint/serverKind';
 import { decideRollout, type RolloutDecision } from '../rollout/decision';
-import { correctedCheckRates, judgeTrustOutcomes, withJudgeTrust, type CorrectedCheckRate, type JudgeTrustOptions, type JudgeTrustOutcome } from './judgeTrustGate';
+import { correctedCheckRates, hallucinationJudge, judgeTrustOutcomes, withJudgeTrust, type CorrectedCheckRate, type JudgeTrustOptions, type JudgeTrustOutcome } from './judgeTrustGate';
 import type { RolloutPolicy } from '../rollout/scenario';
 import type { Statistics } from '../rollout/sloJudgement';
 import type { RunCheck } from '../adherence/runChecks';
@@ -150,9 +150,11 @@ export async function concludeComparison(options: CompareOptions, session: Compa
   const cancelled = options.signal?.aborted === true;
   const evidence = judgeEvidence(revisions, verdicts, cancelled && statistics === 'fixed-n');
   const identical = revisions.length > 1 && sendSameRequests(plan.cells, 0, revisions.length - 1, suite.cases.length);
+  // People's labels measured the judge of hallucination: the ceiling is judged on the corrected rate.
+  const correction = session.judgeTrust ? hallucinationJudge(suite, session.judgeTrust) : undefined;
   const decided =
     base && head && head !== base
-      ? decideRollout({ policy, base: rolloutSide(base), head: rolloutSide(head), verdicts, evidence, identical, cases: suite.cases.length, statistics, ...(sequential ? { changes: sequential.changes } : {}) })
+      ? decideRollout({ policy, base: rolloutSide(base, correction), head: rolloutSide(head, correction), verdicts, evidence, identical, cases: suite.cases.length, statistics, ...(sequential ? { changes: sequential.changes } : {}) })
       : null;
   const rollout = decided && session.judgeTrust ? withJudgeTrust(decided, session.judgeTrust) : decided;
   const first = options.revisions[0];

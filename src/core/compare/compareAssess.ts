@@ -11,6 +11,7 @@ import { judgedChecks } from '../adherence/trustCard';
 import type { RunCheck } from '../adherence/runChecks';
 import { scoreRun, type CaseScore, type Judge } from '../adherence/score';
 import type { TestCase, TestSuite } from '../adherence/testCases';
+import { CLAIMS_AGAINST_CONTEXT } from '../adherence/assertionTypes';
 import { isNumber, outputTokensPerSec, percentileTriple } from '../metrics/summary';
 import type { RunRecord } from '../metrics/runRecord';
 import { wilsonInterval } from '../stats/proportions';
@@ -124,7 +125,6 @@ async function scoreOne(testCase: TestCase, record: RunRecord, answer: string, j
   return { status, ...(reason ? { reason } : {}), answer: excerpt, assertions, ...(hallucinated !== undefined ? { hallucinated } : {}) };
 }
 
-const CLAIMS_AGAINST_CONTEXT: ReadonlySet<string> = new Set(['hallucination', 'faithfulness', 'context-faithfulness']);
 
 /** Whether a run hallucinated: any claims-against-context assertion found it; null when one could not be judged and none found it. */
 function hallucinationOf(testCase: TestCase, score: CaseScore): boolean | null | undefined {

@@ -6,7 +6,9 @@
  * which the reasons then state. Trusted judges are stated too, with their numbers.
  */
 import type { Judge } from '../adherence/score';
+import { CLAIMS_AGAINST_CONTEXT } from '../adherence/assertionTypes';
 import type { TestSuite } from '../adherence/testCases';
+import type { HallucinationJudge } from '../rollout/correctedCeiling';
 import { humanVerdicts, judgedChecks, trustCardOf } from '../adherence/trustCard';
 import { correctedPassRate, type CorrectedRate, type JudgeAgreement, type TrustBar } from '../stats/judgeTrust';
 import type { RevisionResult } from './revisionResult';
@@ -57,7 +59,7 @@ export async function judgeTrustOutcomes(suite: TestSuite, labels: LabelsAt | un
     if (!labels || humanVerdicts(labels.labels, check).length === 0) {
       why = labels ? `no one labelled its answers in ${labels.where}` : 'no labels file beside the prompt';
     } else {
-      const card = await trustCardOf(assertion, labels.labels, judge, { bar: options.bar, ...(options.signal ? { signal: options.signal } : {}), ...(options.store ? { cache: { store: options.store, judgeId: options.judgeId } } : {}) });
+      const card = await trustCardOf(assertion, labels.labels, judge, { bar: options.bar, suite, ...(options.signal ? { signal: options.signal } : {}), ...(options.store ? { cache: { store: options.store, judgeId: options.judgeId } } : {}) });
       trusted = card.trusted;
       why = card.why;
       agreement = card.agreement;
@@ -93,4 +95,18 @@ export function correctedCheckRates(revisions: readonly RevisionResult[], outcom
     }
   }
   return rates;
+}
+
+/**
+ * The judge whose verdicts make the hallucination rate, when people's labels measured it: the suite judges
+ * the answer's claims against the context with one check, a `hallucination` check (a run hallucinated ⟺ it
+ * failed), and that check has a card. Several such checks, or faithfulness (whose pass is a score over a
+ * threshold, not the absence of a hallucination), leave the rate uncorrected.
+ */
+export function hallucinationJudge(suite: TestSuite, outcomes: readonly JudgeTrustOutcome[]): HallucinationJudge | undefined {
+  const claims = [...(suite.everyAnswer ?? []), ...suite.cases.flatMap((c) => c.assertions)].filter((a) => CLAIMS_AGAINST_CONTEXT.has(a.type));
+  const names = new Set(claims.map((a) => a.label));
+  if (names.size !== 1 || claims.some((a) => a.type !== 'hallucination' || a.negate)) return undefined;
+  const outcome = outcomes.find((o) => names.has(o.check));
+  return outcome?.agreement ? { check: outcome.check, agreement: outcome.agreement } : undefined;
 }

@@ -3,6 +3,7 @@
  * adherence, hallucination, latency figures and the raw series the verdicts and the decision read.
  */
 import type { RolloutSide } from '../rollout/decision';
+import type { HallucinationJudge } from '../rollout/correctedCeiling';
 import type { ChainSummary, PercentileTriple } from '../metrics/summary';
 import type { RevisionSource } from './revisionSources';
 
@@ -102,6 +103,6 @@ export function emptyResult(revision: RevisionSource): RevisionResult {
 }
 
 /** A revision's runs as the rollout decision reads them. */
-export function rolloutSide(r: RevisionResult): RolloutSide {
-  return { rev: r.rev, label: r.label, ttftMs: r.ttftValues, e2eMs: r.e2eValues, tpotMs: r.tpotValues, adherence: { passed: r.adherence.passed, total: r.adherence.total }, ...(r.hallucination ? { hallucination: { hallucinated: r.hallucination.hallucinated, total: r.hallucination.judged } } : {}), tokensPerSec: r.tokensPerSecValues, failedRuns: r.failedRuns };
+export function rolloutSide(r: RevisionResult, hallucinationJudge?: HallucinationJudge): RolloutSide {
+  return { rev: r.rev, label: r.label, ttftMs: r.ttftValues, e2eMs: r.e2eValues, tpotMs: r.tpotValues, adherence: { passed: r.adherence.passed, total: r.adherence.total }, ...(r.hallucination ? { hallucination: { hallucinated: r.hallucination.hallucinated, total: r.hallucination.judged, ...(hallucinationJudge ? { judge: hallucinationJudge } : {}) } } : {}), tokensPerSec: r.tokensPerSecValues, failedRuns: r.failedRuns };
 }

@@ -20,7 +20,7 @@ import type { ProdReport } from '../telemetry/prodReport';
 import { findVersion } from '../telemetry/prodFromTraces';
 import type { FileVersions } from '../telemetry/prodVersions';
 import { decisionGate, type DecideFlags } from './baseSide';
-import { judgeTrustOutcomes, type JudgeTrustOutcome } from '../compare/judgeTrustGate';
+import { hallucinationJudge, judgeTrustOutcomes, type JudgeTrustOutcome } from '../compare/judgeTrustGate';
 import type { LabelsAt } from '../compare/revisionDeclarations';
 import type { TrustBar } from '../stats/judgeTrust';
 import { judgeVerdictStoreBeside } from '../store/verdictStore';
@@ -104,19 +104,22 @@ export async function scoreAndDecide(file: string, plan: AdherencePlan, report: 
     const why = !base || !head ? `version ${!base ? plan.decide.base : plan.decide.head} served no request of this prompt in the source` : !policy ? (unreadable ?? `version ${plan.decide.base}'s policy cannot be read`) : 'the two versions cannot be compared';
     return { notes, decision: { decision: 'insufficient', base: plan.decide.base, head: plan.decide.head, matching: null, reasons: [why, 'A gate fails closed: no decision without evidence.'], ...registry } };
   }
-  let decision = decideProduction({ policy, base, head, comparison: report.comparison, ...(noChecks || plan.cap === 0 ? { adherenceNotMeasured: noChecks ?? 'no answers scored (--score 0)' } : {}) });
   notes.push(...gateNotes);
   // Answers a judge scored carry the decision only when people's labels (the base's side's) show the judge trusted.
+  let outcomes: JudgeTrustOutcome[] | undefined;
   if (plan.judge && plan.judgeTrust && plan.cap > 0 && !noChecks) {
     for (const problem of labels?.problems ?? []) notes.push(problem);
     const store = plan.storePath ? judgeVerdictStoreBeside(plan.storePath) : undefined;
-    const outcomes = await judgeTrustOutcomes(suite, labels, plan.judge, { ...plan.judgeTrust, judgeId: plan.judgeId ?? '', ...(store ? { store } : {}), ...(signal ? { signal } : {}) });
+    outcomes = await judgeTrustOutcomes(suite, labels, plan.judge, { ...plan.judgeTrust, judgeId: plan.judgeId ?? '', ...(store ? { store } : {}), ...(signal ? { signal } : {}) });
     try {
       store?.save();
     } catch (error) {
       notes.push(`the judge's verdicts were not kept: ${(error as Error).message}`);
     }
-    decision = withJudgeTrustProduction(decision, outcomes);
   }
+  // People's labels measured the judge of hallucination: the ceiling is judged on the corrected rate.
+  const correction = outcomes ? hallucinationJudge(suite, outcomes) : undefined;
+  let decision = decideProduction({ policy, base, head, comparison: report.comparison, ...(noChecks || plan.cap === 0 ? { adherenceNotMeasured: noChecks ?? 'no answers scored (--score 0)' } : {}), ...(correction ? { hallucinationJudge: correction } : {}) });
+  if (outcomes) decision = withJudgeTrustProduction(decision, outcomes);
   return { decision: { ...decision, ...registry }, notes };
 }

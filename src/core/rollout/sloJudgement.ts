@@ -14,6 +14,7 @@ import { shareSide } from '../stats/oneSided';
 import { wilsonInterval } from '../stats/proportions';
 import { quantileInterval } from '../stats/quantileInterval';
 import { percentText } from '../text/metricNames';
+import { correctedCeiling, type HallucinationJudge } from './correctedCeiling';
 import { objectiveLabel, PERCENTILES, type Objective } from './slo';
 
 export type ObjectiveStatus = 'met' | 'broken' | 'unclear';
@@ -32,6 +33,8 @@ export interface ObjectiveJudgement {
   statistics: Statistics;
   /** The claim in plain words: "0 of 30 runs above 30.00 s: p90 ≤ 30.00 s holds with 95% confidence". */
   text: string;
+  /** Judged on the rate corrected for the judge's measured error (a hallucination ceiling whose judge was carded). */
+  corrected?: true;
 }
 
 export interface SloEvidence {
@@ -39,8 +42,12 @@ export interface SloEvidence {
   e2eMs: readonly number[];
   tpotMs: readonly number[];
   adherence: { passed: number; total: number };
-  /** Runs that hallucinated among the judged ones; absent when no test case judges hallucination. */
-  hallucination?: { hallucinated: number; total: number };
+  /**
+   * Runs that hallucinated among the judged ones; absent when no test case judges hallucination. `judge`:
+   * the measured error of the one check that judges it, when people's labels carded it — the ceiling is
+   * then judged on the corrected rate (fixed-n).
+   */
+  hallucination?: { hallucinated: number; total: number; judge?: HallucinationJudge };
   /**
    * Runs that failed (no answer: an error, a timeout). Each counts against a latency SLO as a run above the
    * limit — a request that never answered did not answer in time (load's attainment counts them so too).
@@ -79,6 +86,14 @@ function claimOf(objective: Objective, evidence: SloEvidence): Claim {
   return { events: values.filter((v) => v > objective.maxMs).length + failed, trials: values.length + failed, failed, limit: 1 - p, metWhen: 'below', estimate, ci95: quantileInterval(values, p) };
 }
 
+/** A hallucination ceiling whose judge people's labels measured, judged on the corrected rate (fixed-n, runs judged). */
+function correctedHallucination(objective: Objective, evidence: SloEvidence, statistics: Statistics): ObjectiveJudgement | undefined {
+  const h = evidence.hallucination;
+  if (objective.metric !== 'hallucination' || !h?.judge || h.total === 0 || statistics !== 'fixed-n') return undefined;
+  const c = correctedCeiling(objective.max, h.hallucinated, h.total, h.judge);
+  return { objective, status: c.status, estimate: c.estimate, ci95: c.ci95, n: h.total, count: { events: h.hallucinated, trials: h.total }, statistics, text: c.text, corrected: true };
+}
+
 /** The anytime mixture is tuned to be tightest near this many runs: the run counts people use. */
 export const ANYTIME_T_OPT = 30;
 
@@ -87,6 +102,8 @@ function sideOf(events: number, trials: number, limit: number, statistics: Stati
 }
 
 export function judgeObjective(objective: Objective, evidence: SloEvidence, statistics: Statistics = 'fixed-n'): ObjectiveJudgement {
+  const corrected = correctedHallucination(objective, evidence, statistics);
+  if (corrected) return corrected;
   const claim = claimOf(objective, evidence);
   const side = sideOf(claim.events, claim.trials, claim.limit, statistics);
   const status: ObjectiveStatus = side === null ? 'unclear' : side === claim.metWhen ? 'met' : 'broken';
@@ -118,6 +135,8 @@ const MAX_SUGGESTED_RUNS = 100_000;
  * runs would not tell) or it would take more than 100,000 runs.
  */
 export function runsToSettle(objective: Objective, evidence: SloEvidence, statistics: Statistics = 'fixed-n'): { runs: number; side: 'met' | 'broken' } | null {
+  // A corrected rate's interval also carries the labels' uncertainty, which more runs do not shrink.
+  if (correctedHallucination(objective, evidence, statistics)) return null;
   const claim = claimOf(objective, evidence);
   if (claim.trials === 0) return null;
   const share = claim.events / claim.trials;

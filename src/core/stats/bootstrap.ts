@@ -3,6 +3,7 @@
  * reproducible: the 95% interval, and a two-sided bootstrap p-value (twice the smaller share of
  * resampled differences on either side of zero).
  */
+import { quickselect } from 'simple-statistics';
 import { percentile } from './percentile';
 import { seededRandom } from './random';
 
@@ -24,7 +25,7 @@ export function bootstrapMedianDifference(base: readonly number[], head: readonl
   for (let r = 0; r < resamples; r++) {
     for (let i = 0; i < a.length; i++) a[i] = base[Math.floor(random() * base.length)]!;
     for (let i = 0; i < b.length; i++) b[i] = head[Math.floor(random() * head.length)]!;
-    differences[r] = medianOf(b) - medianOf(a);
+    differences[r] = selectMedian(b) - selectMedian(a);
   }
   const sorted = Array.from(differences).sort((x, y) => x - y);
   let below = 0;
@@ -36,8 +37,17 @@ export function bootstrapMedianDifference(base: readonly number[], head: readonl
   return { difference, ci95: [percentile(sorted, 0.025), percentile(sorted, 0.975)], pValue: Math.min(1, (2 * Math.min(below, above)) / resamples), resamples };
 }
 
-function medianOf(values: Float64Array): number {
-  values.sort();
-  const mid = (values.length - 1) / 2;
-  return (values[Math.floor(mid)]! + values[Math.ceil(mid)]!) / 2;
+/**
+ * The median of a resample by selection rather than a sort (Floyd–Rivest, linear on average): the same
+ * value a sort gives, so results are unchanged, at a fraction of the time on a production week's ~10⁵ calls.
+ */
+export function selectMedian(values: Float64Array): number {
+  const n = values.length;
+  const upper = Math.floor(n / 2);
+  quickselect(values as unknown as number[], upper);
+  if (n % 2 === 1) return values[upper]!;
+  // Even length: the lower middle is the largest of the part selection left below the upper one.
+  let lower = -Infinity;
+  for (let i = 0; i < upper; i++) if (values[i]! > lower) lower = values[i]!;
+  return (lower + values[upper]!) / 2;
 }

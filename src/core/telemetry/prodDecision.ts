@@ -10,6 +10,7 @@
 import { adherenceVerdict, type Verdict } from '../stats/verdicts';
 import { decideRollout, withCriterion, type RolloutDecision } from '../rollout/decision';
 import type { RolloutPolicy } from '../rollout/scenario';
+import type { HallucinationJudge } from '../rollout/correctedCeiling';
 import { matchedEvidence, type ProdComparison, type ProdVersion } from './prodReport';
 import type { RegistryReading } from './prodVersions';
 
@@ -37,6 +38,8 @@ export interface ProdDecisionInput {
   comparison: ProdComparison;
   /** Why adherence is not measured when the tests file has no reference-free check (then it does not gate). */
   adherenceNotMeasured?: string;
+  /** The judge of hallucination as people's labels measured it: the ceiling is judged on the corrected rate. */
+  hallucinationJudge?: HallucinationJudge;
 }
 
 export function decideProduction(input: ProdDecisionInput): ProdDecision {
@@ -51,7 +54,7 @@ export function decideProduction(input: ProdDecisionInput): ProdDecision {
     tokensPerSec: [],
     adherence: { passed: v.adherence?.passed ?? 0, total: v.adherence?.scored ?? 0 },
     // Judged against the passages the app retrieved (prodAdherence.ts): ceilings and increases are judged as in compare.
-    ...(v.adherence?.hallucination ? { hallucination: { hallucinated: v.adherence.hallucination.hallucinated, total: v.adherence.hallucination.judged } } : {}),
+    ...(v.adherence?.hallucination ? { hallucination: { hallucinated: v.adherence.hallucination.hallucinated, total: v.adherence.hallucination.judged, ...(input.hallucinationJudge ? { judge: input.hallucinationJudge } : {}) } } : {}),
   });
   const latency = comparison.verdicts.filter((v): v is Verdict => v.metric !== 'errorRate');
   const adherence: Verdict = input.adherenceNotMeasured

@@ -34,7 +34,7 @@ export async function checkJudgeTrust(context: vscode.ExtensionContext, transpor
   const { uri, prompt } = target;
   const checks = judgedChecks(target.suite);
   if (checks.length === 0) {
-    void vscode.window.showInformationMessage(`Prompt Insight: ${prompt.name} has no judged check (an llm-rubric, or a GitHub llm evaluator): there is no judge to trust.`);
+    void vscode.window.showInformationMessage(`Prompt Insight: ${prompt.name} has no judged check (an llm-rubric, a GitHub llm evaluator, or a grounded check such as hallucination): there is no judge to trust.`);
     return undefined;
   }
   const labelsPath = labelsPathFor(uri.fsPath);
@@ -75,7 +75,7 @@ export async function checkJudgeTrust(context: vscode.ExtensionContext, transpor
       for (const assertion of checks) {
         const name = assertion.label;
         const card = await trustCardOf(assertion, labels, judge, {
-          bar, signal: stop.signal, cache: { store, judgeId },
+          bar, signal: stop.signal, cache: { store, judgeId }, suite: target.suite,
           onProgress: () => progress.report({ message: `${++done} of ${total} · ${name}`, increment: 100 / Math.max(total, 1) }),
         });
         made.push(card);

@@ -7,7 +7,8 @@
  */
 import { basename, dirname } from 'node:path';
 import * as vscode from 'vscode';
-import { judgeCheck } from '../../core/adherence/judgeChecks';
+import { groundingOf, judgeLabelled } from '../../core/adherence/labelledVerdict';
+import type { TestSuite } from '../../core/adherence/testCases';
 import { labelsPathFor, readLabelsFileSync } from '../../core/adherence/labelsFile';
 import { CARDED_TYPES } from '../../core/adherence/trustCard';
 import { findWorkspaceRoot } from '../../core/files/workspaceFile';
@@ -77,7 +78,7 @@ export async function reviewAnswers(context: vscode.ExtensionContext, transports
     );
     if (!order) return undefined;
     if (order.balanced) {
-      const balanced = await judgedQueue(queue, transports, log);
+      const balanced = await judgedQueue(queue, suite, transports, log);
       if (!balanced) return undefined;
       queue = balanced;
     }
@@ -86,7 +87,7 @@ export async function reviewAnswers(context: vscode.ExtensionContext, transports
 }
 
 /** The judge's verdict on each item, then half passes and half fails; undefined when cancelled or no judge is set. */
-async function judgedQueue(queue: ReviewItem[], transports: EndpointTransports, log: vscode.LogOutputChannel): Promise<ReviewItem[] | undefined> {
+async function judgedQueue(queue: ReviewItem[], suite: TestSuite, transports: EndpointTransports, log: vscode.LogOutputChannel): Promise<ReviewItem[] | undefined> {
   return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Prompt Insight: asking the judge about the answers', cancellable: true }, async (progress, token) => {
     const stop = new AbortController();
     const listener = token.onCancellationRequested(() => stop.abort());
@@ -101,8 +102,8 @@ async function judgedQueue(queue: ReviewItem[], transports: EndpointTransports, 
         if (stop.signal.aborted) return undefined;
         progress.report({ message: `${index + 1} of ${queue.length}`, increment: 100 / queue.length });
         if (!CARDED_TYPES.has(item.check.assertion.type)) continue;
-        const verdict = await judgeCheck(item.check.assertion, { answer: item.answer, vars: item.vars, ttftMs: null, e2eMs: null }, judge);
-        if (verdict.decided) judgedItems.push({ ...item, judge: verdict.holds !== item.check.assertion.negate ? 'pass' : 'fail' });
+        const verdict = await judgeLabelled(item.check.assertion, item, judge, groundingOf(suite, item.vars));
+        if (verdict.decided) judgedItems.push({ ...item, judge: verdict.says });
       }
       const balanced = balancedQueue(judgedItems);
       log.info(`Review: the judge passed ${judgedItems.filter((i) => i.judge === 'pass').length} and failed ${judgedItems.filter((i) => i.judge === 'fail').length} of ${queue.length} answers; ${balanced.length} in the balanced queue.`);

@@ -1,7 +1,8 @@
 /** Statistics against published reference values. */
 import { describe, expect, it } from 'vitest';
 import { adherenceVerdict, latencyVerdict, noRegression } from '../../../src/core/stats/verdicts';
-import { bootstrapMedianDifference } from '../../../src/core/stats/bootstrap';
+import { bootstrapMedianDifference, selectMedian } from '../../../src/core/stats/bootstrap';
+import { seededRandom } from '../../../src/core/stats/random';
 import { fisherExactTest, newcombeDifferenceInterval, normalCdf, proportionTest, twoProportionZTest, wilsonInterval } from '../../../src/core/stats/proportions';
 
 describe('Wilson score interval — Newcombe (1998), Stat Med 17:857, Table I, method 3', () => {
@@ -65,6 +66,17 @@ describe('bootstrap difference of medians', () => {
     expect(same.ci95[0]).toBeLessThanOrEqual(0);
     expect(same.ci95[1]).toBeGreaterThanOrEqual(0);
     expect(bootstrapMedianDifference(base, slower)).toEqual(shifted);
+  });
+
+  it('the median by selection equals the median of the sorted values: odd and even lengths, ties, one value (seed 11)', () => {
+    const random = seededRandom(11);
+    for (let trial = 0; trial < 400; trial++) {
+      const n = 1 + Math.floor(random() * 300);
+      const values = Float64Array.from({ length: n }, () => (trial % 2 ? Math.round(random() * 20) : random() * 1000));
+      const sorted = Float64Array.from(values).sort();
+      const expected = (sorted[Math.floor((n - 1) / 2)]! + sorted[Math.ceil((n - 1) / 2)]!) / 2;
+      expect(selectMedian(values), `seed 11, trial ${trial}`).toBe(expected);
+    }
   });
 });
 
