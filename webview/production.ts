@@ -165,6 +165,51 @@ const anomalySpans: Plugin = {
   },
 };
 
+/** Version changes: a dashed line at the hour's slot and "◆ version" at the top of the chart, staggered so that neighbours do not overlap. */
+const versionChanges: Plugin = {
+  id: 'versionChanges',
+  afterDatasetsDraw(chart) {
+    const options = (chart.options.plugins as { versionChanges?: { changes: { index: number; version: string }[]; color: string } }).versionChanges;
+    const x = chart.scales.x;
+    if (!options?.changes.length || !x) return;
+    const { ctx, chartArea } = chart;
+    ctx.save();
+    ctx.font = '11px sans-serif';
+    ctx.fillStyle = options.color;
+    ctx.strokeStyle = options.color;
+    ctx.setLineDash([3, 3]);
+    let lastRight = -Infinity;
+    let row = 0;
+    for (const change of options.changes) {
+      const at = x.getPixelForValue(change.index);
+      ctx.beginPath();
+      ctx.moveTo(at, chartArea.top);
+      ctx.lineTo(at, chartArea.bottom);
+      ctx.stroke();
+      const text = `◆ ${shortVersion(change.version)}`;
+      const width = ctx.measureText(text).width;
+      // Right of the line when it fits, else left of it; a label that would touch the one before goes a row lower.
+      const left = at + 3 + width <= chartArea.right ? at + 3 : at - 3 - width;
+      row = left <= lastRight + 4 ? row + 1 : 0;
+      ctx.fillText(text, left, chartArea.top + 12 + row * 13);
+      lastRight = left + width;
+    }
+    ctx.restore();
+  },
+};
+
+/** A long content hash shortened for the marker; the tooltip and the tables keep it whole. */
+export function shortVersion(version: string): string {
+  return version.length > 18 ? `${version.slice(0, 17)}…` : version;
+}
+
+/** The tooltip's title: the hour, and the version change in it. */
+function changeTitle(hours: readonly number[], changeAt: ReadonlyMap<number, string>, index: number | undefined): string {
+  if (index === undefined || hours[index] === undefined) return '';
+  const t = hours[index]!;
+  return changeAt.has(t) ? `${hourLabel(t)} · version change to ${changeAt.get(t)}` : hourLabel(t);
+}
+
 /** Hour indexes each anomaly covers (inclusive), for the shading. */
 export function anomalyRanges(hours: readonly number[], anomalies: readonly ProductionAnomaly[], sourceSelected?: number): { from: number; to: number; selected: boolean }[] {
   return anomalies.flatMap((a, index) =>
@@ -180,7 +225,10 @@ export function productionChartConfiguration(source: ProductionSourceView, foreg
   const timeline = source.timeline!;
   const hours = [...new Set([...timeline.versions.flatMap((v) => v.points.map((p) => p.t)), ...timeline.band.points.map((p) => p.t)])].sort((a, b) => a - b);
   const changeAt = new Map(timeline.changes.map((c) => [Math.floor(c.t / timeline.hourMs) * timeline.hourMs, c.version]));
-  const labels = hours.map((t) => (changeAt.has(t) ? `${hourLabel(t)} ◆ ${changeAt.get(t)}` : hourLabel(t)));
+  // The axis keeps short hour labels; a version change is a marker inside the chart (a label of its own on
+  // the axis would collide with the hours beside it), and its hour's tooltip names it.
+  const labels = hours.map((t) => hourLabel(t));
+  const changes = hours.flatMap((t, index) => (changeAt.has(t) ? [{ index, version: changeAt.get(t)! }] : []));
   const at = <P extends { t: number }>(points: readonly P[]) => new Map(points.map((p) => [p.t, p] as const));
   const datasets: object[] = [];
   const band = at(timeline.band.points);
@@ -208,7 +256,7 @@ export function productionChartConfiguration(source: ProductionSourceView, foreg
   });
   return {
     type: 'bar',
-    plugins: [anomalySpans],
+    plugins: [anomalySpans, versionChanges],
     data: { labels, datasets: datasets as never },
     options: {
       responsive: true,
@@ -217,8 +265,9 @@ export function productionChartConfiguration(source: ProductionSourceView, foreg
       plugins: {
         title: { display: true, text: `TTFT per hour and version (◆ version change${source.anomalies?.length ? ', shaded: anomaly' : ''}${axis.clipped ? ', ▲ above the axis' : ''})`, color: foreground },
         legend: { labels: { color: foreground, filter: (item: { text: string }) => item.text !== '' } },
-        tooltip: { filter: (item: { dataset: { label?: string } }) => item.dataset.label !== '', callbacks: { label: tooltipLabel } },
+        tooltip: { filter: (item: { dataset: { label?: string } }) => item.dataset.label !== '', callbacks: { label: tooltipLabel, title: (items: { dataIndex: number }[]) => changeTitle(hours, changeAt, items[0]?.dataIndex) } },
         anomalySpans: { ranges: anomalyRanges(hours, source.anomalies ?? [], selectedIn) },
+        versionChanges: { changes, color: foreground },
       } as never,
       scales: {
         x: { ticks: { color: foreground, autoSkip: true, autoSkipPadding: 12, maxTicksLimit: 12, maxRotation: 0 }, grid: { color: grid } },

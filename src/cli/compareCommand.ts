@@ -156,11 +156,8 @@ export async function compareCommand(argv: string[], terminal: CliIO): Promise<n
     throw error;
   }
   if (!json && process.stderr.isTTY) io.stderr('\n');
-  try {
-    verdicts?.save();
-  } catch (error) {
-    io.stderr(`prompt-insight compare: the judge's verdicts were not kept: ${(error as Error).message}\n`);
-  }
+  const notKept = verdicts?.saveOrSay();
+  if (notKept) io.stderr(`prompt-insight compare: the judge's verdicts were not kept: ${notKept}\n`);
   let capacityResult: CapacityComparison | undefined;
   if (capacity && !result.cancelled) {
     // The same endpoint, under the judging policy's SLOs; the batch scenario's decision gates on it.

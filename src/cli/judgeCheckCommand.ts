@@ -91,11 +91,8 @@ export async function judgeCheckCommand(argv: string[], io: CliIO): Promise<numb
 }
 
 function saveVerdicts(store: VerdictStore | undefined, io: CliIO): void {
-  try {
-    store?.save();
-  } catch (error) {
-    io.stderr(`warning: the judge's verdicts were not kept: ${(error as Error).message}\n`);
-  }
+  const problem = store?.saveOrSay();
+  if (problem) io.stderr(`warning: the judge's verdicts were not kept: ${problem}\n`);
 }
 
 const pct = (x: number | null): string => (x === null ? 'n/a' : `${(x * 100).toFixed(1)}%`);

@@ -89,11 +89,8 @@ export async function scoreAndDecide(file: string, plan: AdherencePlan, report: 
       const adherence: ProdAdherence = await scoreAnswers(plan.sample.answersOf(v.promptName, v.version), checks, { ...(plan.judge ? { judge: plan.judge, judgeId: plan.judgeId ?? '' } : {}), ...(store ? { store } : {}) });
       v.adherence = adherence;
     }
-    try {
-      store?.save();
-    } catch (error) {
-      notes.push(`production scores were not stored: ${(error as Error).message}`);
-    }
+    const notStored = store?.saveOrSay();
+    if (notStored) notes.push(`production scores were not stored: ${notStored}`);
     if (report.versions.length > 0 && report.versions.every((v) => v.adherence!.withAnswer === 0)) notes.push('no answer was captured on these spans: production adherence needs the output recorded (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true, or the library\'s own switch).');
   } else if (plan.cap > 0 && plan.decide && noChecks) notes.push(`${noChecks}: adherence does not gate this decision.`);
   if (!plan.decide) return { notes };
@@ -111,11 +108,8 @@ export async function scoreAndDecide(file: string, plan: AdherencePlan, report: 
     for (const problem of labels?.problems ?? []) notes.push(problem);
     const store = plan.storePath ? judgeVerdictStoreBeside(plan.storePath) : undefined;
     outcomes = await judgeTrustOutcomes(suite, labels, plan.judge, { ...plan.judgeTrust, judgeId: plan.judgeId ?? '', ...(store ? { store } : {}), ...(signal ? { signal } : {}) });
-    try {
-      store?.save();
-    } catch (error) {
-      notes.push(`the judge's verdicts were not kept: ${(error as Error).message}`);
-    }
+    const notKept = store?.saveOrSay();
+    if (notKept) notes.push(`the judge's verdicts were not kept: ${notKept}`);
   }
   // People's labels measured the judge of hallucination: the ceiling is judged on the corrected rate.
   const correction = outcomes ? hallucinationJudge(suite, outcomes) : undefined;

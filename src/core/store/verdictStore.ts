@@ -118,4 +118,14 @@ export class VerdictStore {
     appendSealedRecords(this.path, this.added, (value) => (isScoreLine(value) ? undefined : 'not a score'), this.what);
     this.added.length = 0;
   }
+
+  /** save(), its failure returned as words instead of thrown: every caller reports it and goes on (the verdicts are a cache). */
+  saveOrSay(): string | undefined {
+    try {
+      this.save();
+      return undefined;
+    } catch (error) {
+      return (error as Error).message;
+    }
+  }
 }

@@ -161,11 +161,8 @@ export class ComparePanel {
           ? await compareUntilDecided(compareOptions, { maxRunsPerCase: Math.max(maxRuns, runsPerCase), onBatch: (p) => ((running = p), this.post({ type: 'progress', done: 0, total: 0, message: batchLine(p).trim(), running: p })) })
           : await compareRevisions(compareOptions);
       this.onRunsStored(store.path);
-      try {
-        judgeTrust?.store.save();
-      } catch (error) {
-        this.log.warn(`The judge's verdicts were not kept: ${(error as Error).message}`);
-      }
+      const notKept = judgeTrust?.store.saveOrSay();
+      if (notKept) this.log.warn(`The judge's verdicts were not kept: ${notKept}`);
       let capacityLines: string[] | undefined;
       if (withCapacitySearch && !result.cancelled) {
         // The same endpoint, under the judging policy's SLOs; the batch scenario's decision gates on it.

@@ -41,8 +41,8 @@ export function samplePreviewMarkdown(plan: SamplePlan, labels: { file: string; 
     sink.outsideRange ? `${sink.outsideRange} outside the range` : '',
     sink.otherVersion ? `${sink.otherVersion} of other versions` : '',
     sink.withoutInput ? `${sink.withoutInput} without captured input` : '',
-    result.duplicates ? `${result.duplicates} duplicate inputs` : '',
-    result.alreadyInFile ? `${result.alreadyInFile} already cases in the file` : '',
+    result.duplicates ? `${plural(result.duplicates, 'duplicate input')}` : '',
+    result.alreadyInFile ? `${result.alreadyInFile} already ${result.alreadyInFile === 1 ? 'a case' : 'cases'} in the file` : '',
     request.strategy === 'slowest' && sink.failedNotSlowest ? `${sink.failedNotSlowest} failed calls (slowest takes calls that answered)` : '',
   ].filter(Boolean);
   if (left.length) out.push('', `Left out: ${left.join(', ')}.`);

@@ -79,11 +79,8 @@ export async function checkJudgeTrust(context: vscode.ExtensionContext, transpor
           onProgress: () => progress.report({ message: `${++done} of ${total} · ${name}`, increment: 100 / Math.max(total, 1) }),
         });
         made.push(card);
-        try {
-          store.save();
-        } catch (error) {
-          log.warn(`Judge trust: the judge's verdicts were not kept: ${(error as Error).message}`);
-        }
+        const notKept = store.saveOrSay();
+        if (notKept) log.warn(`Judge trust: the judge's verdicts were not kept: ${notKept}`);
         if (stop.signal.aborted) return undefined;
       }
       return made;

@@ -1,11 +1,12 @@
 /**
  * The Production chart as the page draws it: no legend entry for the band's lower edge, a y-axis fitted
  * to the hours (one extreme hour drawn at the edge as ▲, its tooltip the real value), few time labels, and
- * the anomaly's hours shaded at their slots.
+ * the anomaly's hours shaded at their slots, and version changes marked inside the chart rather than in
+ * the axis's labels (where they collided with the hours beside them).
  */
 import { describe, expect, it } from 'vitest';
 import type { ProductionSourceView } from '../../../src/core/telemetry/productionView';
-import { anomalyRanges, productionChartConfiguration } from '../../../webview/production';
+import { anomalyRanges, productionChartConfiguration, shortVersion } from '../../../webview/production';
 
 const HOUR = 3_600_000;
 const T0 = Date.parse('2026-12-01T00:00:00Z');
@@ -58,5 +59,20 @@ describe('the Production chart', () => {
   it('shades the anomaly’s hours at their slots', () => {
     expect(config.options.plugins.anomalySpans.ranges).toEqual([{ from: 60, to: 63, selected: false }]);
     expect(anomalyRanges(hours, source.anomalies!, 0)).toEqual([{ from: 60, to: 63, selected: true }]);
+  });
+
+  it('marks a version change inside the chart, not in the axis labels; the hour\'s tooltip names it', () => {
+    const version = 'sha256:17f66f0edf5d780b';
+    const changed = { ...source, timeline: { ...source.timeline!, changes: [{ t: T0 + 30 * HOUR + 1_234, version }] } };
+    const withChange = productionChartConfiguration(changed, '#000', '#ccc', 'light') as unknown as {
+      data: { labels: string[] };
+      options: { plugins: { versionChanges: { changes: { index: number; version: string }[] }; tooltip: { callbacks: { title: (items: { dataIndex: number }[]) => string } } } };
+    };
+    expect(withChange.data.labels.every((l) => !l.includes('◆') && l.length <= 9)).toBe(true);
+    expect(withChange.options.plugins.versionChanges.changes).toEqual([{ index: 30, version }]);
+    expect(withChange.options.plugins.tooltip.callbacks.title([{ dataIndex: 30 }])).toBe(`${withChange.data.labels[30]} · version change to ${version}`);
+    expect(withChange.options.plugins.tooltip.callbacks.title([{ dataIndex: 31 }])).toBe(withChange.data.labels[31]);
+    expect(shortVersion(version)).toBe('sha256:17f66f0edf…');
+    expect(shortVersion('v-night')).toBe('v-night');
   });
 });
