@@ -63,7 +63,7 @@ describe('the Production chart', () => {
 
   it('marks a version change inside the chart, not in the axis labels; the hour\'s tooltip names it', () => {
     const version = 'sha256:17f66f0edf5d780b';
-    const changed = { ...source, timeline: { ...source.timeline!, changes: [{ t: T0 + 30 * HOUR + 1_234, version }] } };
+    const changed = { ...source, timeline: { ...source.timeline!, changes: [{ t: T0 + 30 * HOUR + 1_234, version, previous: 'v1', before: null, after: null }] } };
     const withChange = productionChartConfiguration(changed, '#000', '#ccc', 'light') as unknown as {
       data: { labels: string[] };
       options: { plugins: { versionChanges: { changes: { index: number; version: string }[] }; tooltip: { callbacks: { title: (items: { dataIndex: number }[]) => string } } } };
