@@ -7,7 +7,7 @@
 import type { Anomaly, Drift, VersionChange } from '../core/baseline/anomalies';
 import { explainAnomaly, type Companion } from '../core/baseline/anomalyCause';
 import { analyzeWatch } from '../core/baseline/watchAnalysis';
-import { watchSeriesFromPrometheus, type PromWatchSeries } from '../core/baseline/promSeries';
+import { watchSeriesFromPrometheus, WATCH_PROMETHEUS_SINCE, type PromWatchSeries } from '../core/baseline/promSeries';
 import type { baselineAt, SeriesPoint } from '../core/stats/seasonalBaseline';
 import { SKEW_TOLERANCE_MS, SpanWindows, type WatchMetric } from '../core/baseline/spanWindows';
 import { formatMs } from '../core/metrics/format';
@@ -139,11 +139,9 @@ async function fromTraces(traces: string[], names: Set<string>, nowMs: number, s
   };
 }
 
-/** Five weeks by default: four for the same hour of the week, one more for the drift. */
-const DEFAULT_PROMETHEUS_SINCE = '35d';
 
 async function fromPrometheus(url: string, names: Set<string>, args: ParsedArgs, nowMs: number, signal: AbortSignal): Promise<Read | { error: string } | number> {
-  const since = stringFlag(args, 'since') ?? DEFAULT_PROMETHEUS_SINCE;
+  const since = stringFlag(args, 'since') ?? WATCH_PROMETHEUS_SINCE;
   const sinceMs = parseSince(since, nowMs);
   // Prometheus answers at most 11,000 points per series: hourly steps allow some 458 days.
   if ((nowMs - sinceMs) / 3_600_000 > 10_000) throw new UsageError(`--since ${since} is more hourly steps than Prometheus answers in one range query (at most 10,000 hours, about 416 days)`);

@@ -142,6 +142,20 @@ describe('watch --prometheus on three weeks of backfilled history, as of simulat
     expect(json.anomalies.filter((a: { metric: string }) => a.metric === 'error-rate')).toEqual([]);
   });
 
+  it('the Production page reads the same anomalies from a Prometheus source as watch does', async () => {
+    const s = SCENARIOS[0]!;
+    const cli = JSON.parse((await watch([`${s.prompt}.prompty`, '--prometheus', prometheus.url, '--now', iso(s.nowS), '--json'])).stdout) as { anomalies: { metric: string; start: string; end: string | null; version: string }[] };
+    const { readFileProductionWatched } = await import('../../src/core/baseline/productionAnomalies');
+    // The editor's read (the language server's worker runs the same function), with the source as the settings give it.
+    const production = await readFileProductionWatched(join(dir, `${s.prompt}.prompty`), [{ kind: 'prometheus', prometheus: prometheus.url, since: '24h' }], { root: dir, nowMs: s.nowS * 1000 });
+    const reading = production.readings[0]!;
+    expect(reading.error).toBeUndefined();
+    const anomalies = reading.watch?.[s.prompt]?.anomalies ?? [];
+    expect(anomalies.length).toBeGreaterThanOrEqual(2);
+    expect(anomalies.map((a) => ({ metric: a.metric, start: iso(a.startMs / 1000), end: a.endMs === null ? null : iso(a.endMs / 1000), version: a.version }))).toEqual(cli.anomalies.map((a) => ({ metric: a.metric, start: a.start, end: a.end, version: a.version })));
+    expect(anomalies.find((a) => a.metric === 'ttft.p99')?.likelyCause).toMatchObject({ version: 'b7e1c2d' });
+  });
+
   it('the text answer names the ongoing anomaly, its version and the likely cause', async () => {
     const s = SCENARIOS[0]!;
     const text = await watch([`${s.prompt}.prompty`, '--prometheus', prometheus.url, '--now', iso(s.nowS)]);

@@ -7,9 +7,13 @@
  */
 import { SpanWindows, type WatchMetric } from './spanWindows';
 import { analyzeWatch, explainedAnomalies } from './watchAnalysis';
+import { watchSeriesFromPrometheus, WATCH_PROMETHEUS_SINCE } from './promSeries';
+import type { VersionChange } from './anomalies';
+import type { Companion } from './anomalyCause';
+import type { SeriesPoint } from '../stats/seasonalBaseline';
 import { formatMs } from '../metrics/format';
 import { fanOut } from '../telemetry/prodWindows';
-import { readFileProduction, type EditorProductionOptions, type FileProduction, type WatchSinks } from '../telemetry/prodForEditor';
+import { readFileProduction, sinceToMs, type EditorProductionOptions, type FileProduction, type PrometheusWatchCall, type WatchSinks } from '../telemetry/prodForEditor';
 import type { ProductionSource } from '../telemetry/productionSettings';
 import type { AnomalyRecord, ProductionAnomaly, PromptWatchData } from '../telemetry/productionAnomalyData';
 
@@ -17,7 +21,17 @@ export type { AnomalyRecord, ProductionAnomaly, PromptWatchData } from '../telem
 
 /** The editor's read of a file's sources with `watch`'s series per prompt in the same pass (trace sources). */
 export function readFileProductionWatched(file: string, sources: readonly ProductionSource[], options: EditorProductionOptions): Promise<FileProduction> {
-  return readFileProduction(file, sources, { ...options, watch: watchSinks });
+  return readFileProduction(file, sources, { ...options, watch: watchSinks, watchPrometheus: prometheusWatchData });
+}
+
+/** `watch --prometheus`'s analysis per prompt name, over its five weeks (the same hour of the week needs four). */
+export async function prometheusWatchData(url: string, promptNames: ReadonlySet<string>, call: PrometheusWatchCall): Promise<Record<string, PromptWatchData>> {
+  const out: Record<string, PromptWatchData> = {};
+  for (const name of promptNames) {
+    const read = await watchSeriesFromPrometheus(url, [name], { sinceMs: call.nowMs - sinceToMs(WATCH_PROMETHEUS_SINCE), untilMs: call.nowMs, timeoutMs: call.timeoutMs, maxBytes: call.maxBytes, ...(call.signal ? { signal: call.signal } : {}) });
+    out[name] = watchDataOf(read.versions, (metric) => read.series[metric], read.companions);
+  }
+  return out;
 }
 
 /** One SpanWindows per prompt name: the anomalies need every span the files hold, the weeks before the window too. */
@@ -27,9 +41,13 @@ export function watchSinks(promptNames: ReadonlySet<string>, nowMs: number): Wat
 }
 
 export function promptWatchData(windows: SpanWindows): PromptWatchData {
-  const versions = windows.versionChanges();
-  const analysis = analyzeWatch((metric) => windows.series(metric), versions);
-  const anomalies = explainedAnomalies(analysis, windows.companions()).map(({ anomaly: a, why, lastWindowMs }): AnomalyRecord => ({
+  return watchDataOf(windows.versionChanges(), (metric) => windows.series(metric), windows.companions());
+}
+
+/** The anomalies of a prompt's hourly series, however they were read (spans, or Prometheus's histograms). */
+function watchDataOf(versions: VersionChange[], seriesOf: (metric: WatchMetric) => SeriesPoint[], companions: Partial<Record<Companion, SeriesPoint[]>>): PromptWatchData {
+  const analysis = analyzeWatch(seriesOf, versions);
+  const anomalies = explainedAnomalies(analysis, companions).map(({ anomaly: a, why, lastWindowMs }): AnomalyRecord => ({
     metric: a.metric as WatchMetric,
     startMs: a.start,
     endMs: a.end,

@@ -14,6 +14,8 @@ import type { WatchMetric } from './spanWindows';
 import type { Companion } from './anomalyCause';
 
 const HOUR_MS = 3_600_000;
+/** Five weeks by default: four for the same hour of the week, one more for the drift (`watch --prometheus`, the Production page). */
+export const WATCH_PROMETHEUS_SINCE = '35d';
 /** As from traces: a window of fewer requests gives no percentile and no rate. */
 const MIN_REQUESTS_PER_WINDOW = 10;
 

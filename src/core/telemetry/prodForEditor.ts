@@ -39,7 +39,7 @@ export interface SourceReading {
   error?: string;
   /** What was left out or cut, said. */
   notes: string[];
-  /** Per prompt name: `watch`'s anomalies over every span the files hold (trace sources; absent otherwise). */
+  /** Per prompt name: `watch`'s anomalies — over every span the files hold, or Prometheus's five weeks; absent when they could not be read. */
   watch?: Record<string, PromptWatchData>;
 }
 
@@ -62,6 +62,15 @@ export interface EditorProductionOptions {
   signal?: AbortSignal;
   /** `watch`'s hourly series per prompt, fed in the same pass (core/baseline/productionAnomalies.ts supplies it). */
   watch?: (promptNames: ReadonlySet<string>, nowMs: number) => WatchSinks;
+  /** `watch`'s anomalies per prompt from a Prometheus source (core/baseline/productionAnomalies.ts supplies it). */
+  watchPrometheus?: (url: string, promptNames: ReadonlySet<string>, call: PrometheusWatchCall) => Promise<Record<string, PromptWatchData>>;
+}
+
+export interface PrometheusWatchCall {
+  nowMs: number;
+  timeoutMs: number;
+  maxBytes: number;
+  signal?: AbortSignal;
 }
 
 /** Sinks that see every span of the trace files, and their analysis per prompt name once read. */
@@ -130,7 +139,16 @@ async function readSource(file: string, source: ProductionSource, fileVersions: 
     } catch (error) {
       notes.push(`hourly figures unavailable: ${(error as Error).message}`);
     }
-    return { source, label, report, timeline, notes };
+    // `watch`'s anomalies from the same server, over its own five weeks (the band needs the weeks before the window).
+    let watch: Record<string, PromptWatchData> | undefined;
+    if (options.watchPrometheus && !signal.aborted) {
+      try {
+        watch = await options.watchPrometheus(source.prometheus, (await fileVersions).promptNames, { nowMs, timeoutMs: call.timeoutMs, maxBytes: call.maxBytes, signal });
+      } catch (error) {
+        notes.push(`anomalies unavailable: ${signal.aborted ? late() : (error as Error).message}`);
+      }
+    }
+    return { source, label, report, timeline, notes, ...(watch ? { watch } : {}) };
   } catch (error) {
     return { source, label, report: null, timeline: null, error: deadline.aborted ? late() : (error as Error).message, notes };
   }
