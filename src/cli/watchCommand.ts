@@ -139,7 +139,6 @@ async function fromTraces(traces: string[], names: Set<string>, nowMs: number, s
   };
 }
 
-
 async function fromPrometheus(url: string, names: Set<string>, args: ParsedArgs, nowMs: number, signal: AbortSignal): Promise<Read | { error: string } | number> {
   const since = stringFlag(args, 'since') ?? WATCH_PROMETHEUS_SINCE;
   const sinceMs = parseSince(since, nowMs);

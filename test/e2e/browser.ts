@@ -89,6 +89,13 @@ export async function openFileByQuickOpen(page: Page, name: string, screenshotPa
   }
 }
 
+/** Waits for the quick input titled `title` and accepts what it offers first (the default). */
+export async function acceptDefault(page: Page, title: string): Promise<void> {
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: title }).waitFor({ timeout: 90_000 });
+  await page.locator('.quick-input-widget input').press('Enter');
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: title }).waitFor({ state: 'hidden', timeout: 30_000 });
+}
+
 /** Runs a command from the Command Palette (F1), picking the row whose label contains `label`. */
 export async function runCommandByPalette(page: Page, title: string, label: string, screenshotPath: string): Promise<void> {
   await page.keyboard.press('F1');

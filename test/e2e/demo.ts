@@ -5,16 +5,15 @@
  * homes.prompty ending at the current hour (A live all week, B in a gray release over the last two days).
  * Prints the URL; Ctrl-C stops all.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseScenario } from '../../src/core/sim/scenario';
 import { startSim } from '../../src/core/sim/simServer';
 import { contentLabels } from '../../src/core/telemetry/prodVersions';
-import { demoTracesEndingAt, lastWholeHour } from '../fixtures/demoTraces';
-import { TestRepo } from '../fixtures/gitRepo';
 import { HOMES_WITHOUT_RULE, HOMES_WITH_RULE } from '../fixtures/homesRepo';
 import { startCodeServer } from './codeServer';
+import { DEMO_TRACES, demoFiles, demoSettings, prepareDemoRepo } from './demoWorkspace';
 
 /** The demo's folder (VS Code's user data, extensions, the workspace): removed however the demo ends. */
 const root = mkdtempSync(join(tmpdir(), 'pi-demo-'));
@@ -33,35 +32,17 @@ process.once('SIGINT', () => void stop(0));
 process.once('SIGTERM', () => void stop(0));
 
 async function main(): Promise<void> {
-  const examples = 'examples/homes';
-  const files = Object.fromEntries(readdirSync(examples, { withFileTypes: true }).filter((e) => e.isFile()).map((e) => [e.name, readFileSync(join(examples, e.name), 'utf8')]));
+  const files = demoFiles();
   const sim = await startSim({ port: Number(process.env.DEMO_SIM_PORT ?? 0), scenario: parseScenario(files['homes.sim.yaml']!) });
   running.push({ stop: () => sim.close() });
-  const server = await startCodeServer(files, {
-    'promptInsight.endpoints': [{ name: 'Demo simulator', provider: 'openai', baseUrl: sim.url }],
-    'promptInsight.run.endpoint': 'Demo simulator',
-    'promptInsight.run.concurrency': 4,
-    // The simulator's homes scenario also answers the grounded judge's questions of the knowledge case.
-    'promptInsight.judge.endpoint': 'Demo simulator',
-    'promptInsight.judge.model': 'sim',
-    // A week of production traces of homes.prompty (examples/telemetry), moved to end at the current hour.
-    'promptInsight.production.sources': [{ traces: 'telemetry/homes-week.jsonl.gz', since: '7d' }],
-  }, { root });
+  const server = await startCodeServer(files, demoSettings(sim.url), { root });
   running.push(server);
-  const repo = new TestRepo(server.workspace);
-  repo.git('init', '-q', '-b', 'main');
-  repo.commit('Homes assistant: first version', { ...files, 'homes.prompty': HOMES_WITHOUT_RULE });
-  repo.commit('Define "homes" as single-family houses', { 'homes.prompty': HOMES_WITH_RULE });
-  // The knowledge case: a revision that asks for rounded prices, so the assistant invents one (held on hallucination).
-  repo.commit('Listings: round prices to sound attractive', { 'listings.prompty': files['listings.prompty']!.replace('quote prices exactly.', 'round prices to sound attractive.') });
-  // Production traces are data, not source: beside the repository's files, untracked.
-  mkdirSync(join(server.workspace, 'telemetry'), { recursive: true });
-  writeFileSync(join(server.workspace, 'telemetry/homes-week.jsonl.gz'), demoTracesEndingAt(lastWholeHour(Date.now())));
+  prepareDemoRepo(server.workspace, files);
   // The app labels each call with the prompt's content hash (`prompt-insight version`), which survives these fresh commits.
   const label = async (text: string) => (await contentLabels('homes.prompty', text)).get('homes-assistant')!;
   const [a, b] = [await label(HOMES_WITHOUT_RULE), await label(HOMES_WITH_RULE)];
   const cli = `node ${resolve('dist/cli.js')}`;
-  const traces = '--traces telemetry/homes-week.jsonl.gz';
+  const traces = `--traces ${DEMO_TRACES}`;
   console.log(`
 Prompt Insight demo
   simulated endpoint (scripted answers, not a real model): ${sim.url}

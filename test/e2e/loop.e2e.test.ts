@@ -7,7 +7,7 @@
  * promotes B. The screenshots are docs/loop.md's pictures. One workbench session; the steps depend on
  * each other, as they do for a person.
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,13 +15,12 @@ import { parse } from 'yaml';
 import { parseScenario } from '../../src/core/sim/scenario';
 import { startSim, type RunningSim } from '../../src/core/sim/simServer';
 import { contentLabels } from '../../src/core/telemetry/prodVersions';
-import { demoTracesEndingAt, FAKE_KEY, lastWholeHour } from '../fixtures/demoTraces';
-import { TestRepo } from '../fixtures/gitRepo';
-import { HOMES_WITHOUT_RULE, HOMES_WITH_RULE } from '../fixtures/homesRepo';
-import { openFileByQuickOpen, renderedFrame, runCommandByPalette } from './browser';
+import { FAKE_KEY } from '../fixtures/demoTraces';
+import { HOMES_WITH_RULE } from '../fixtures/homesRepo';
+import { acceptDefault, openFileByQuickOpen, renderedFrame, runCommandByPalette } from './browser';
+import { demoFiles, demoSettings, prepareDemoRepo } from './demoWorkspace';
 import { ARTIFACTS, startWorkbench, type Workbench } from './workbench';
 
-const EXAMPLES = 'examples/homes';
 /** The fix the prompt engineer makes after looking at the sampled requests: one more instruction. */
 const FIX = HOMES_WITH_RULE.replace('user:', 'Keep each listing to one line.\n\nuser:');
 
@@ -47,12 +46,6 @@ async function webviewWith(selector: string, timeout = 120_000): Promise<FrameLo
   return found!;
 }
 
-async function acceptDefault(title: string): Promise<void> {
-  await page.locator('.quick-input-widget .quick-input-title', { hasText: title }).waitFor({ timeout: 90_000 });
-  await page.locator('.quick-input-widget input').press('Enter');
-  await page.locator('.quick-input-widget .quick-input-title', { hasText: title }).waitFor({ state: 'hidden', timeout: 30_000 });
-}
-
 /** A picture for docs/loop.md: the active editor group alone, then the layout as it was. */
 async function picture(name: string): Promise<void> {
   const toggle = () => runCommandByPalette(page, 'View: Toggle Maximize Editor Group', 'Toggle Maximize Editor Group', `${ARTIFACTS}/loop-maximize-failed.png`);
@@ -71,23 +64,12 @@ async function failing<T>(step: Promise<T>, name: string): Promise<T> {
 }
 
 beforeAll(async () => {
-  const files = Object.fromEntries(readdirSync(EXAMPLES, { withFileTypes: true }).filter((e) => e.isFile()).map((e) => [e.name, readFileSync(join(EXAMPLES, e.name), 'utf8')]));
+  const files = demoFiles();
   sim = await startSim({ scenario: parseScenario(files['homes.sim.yaml']!) });
-  bench = await startWorkbench(files, {
-    'promptInsight.endpoints': [{ name: 'Demo simulator', provider: 'openai', baseUrl: sim.url }],
-    'promptInsight.run.endpoint': 'Demo simulator',
-    'promptInsight.run.concurrency': 4,
-    'promptInsight.judge.endpoint': 'Demo simulator',
-    'promptInsight.judge.model': 'sim',
-    'promptInsight.production.sources': [{ traces: 'telemetry/homes-week.jsonl.gz', since: '7d' }],
-  }, {
+  bench = await startWorkbench(files, demoSettings(sim.url), {
     prepare: (dir) => {
       workspace = dir;
-      const repo = new TestRepo(dir);
-      repo.git('init', '-q', '-b', 'main');
-      repo.commit('Homes assistant: first version', { ...files, 'homes.prompty': HOMES_WITHOUT_RULE });
-      repo.commit('Define "homes" as single-family houses', { 'homes.prompty': HOMES_WITH_RULE });
-      repo.write('telemetry/homes-week.jsonl.gz', demoTracesEndingAt(lastWholeHour(Date.now())));
+      prepareDemoRepo(dir, files);
     },
   });
   page = bench.page;
@@ -118,7 +100,7 @@ describe('the loop on the demo workspace', () => {
     const before = readFileSync(join(workspace, 'homes.tests.yaml'), 'utf8');
     existingCases = (parse(before) as { tests: unknown[] }).tests.length;
     await (await webviewWith('#production-window')).locator('button', { hasText: 'Sample into tests…' }).click();
-    for (const title of ['Sample requests of which version', 'Which requests: the time they ended', 'Which requests become cases', 'How many cases at most']) await failing(acceptDefault(title), 'sample');
+    for (const title of ['Sample requests of which version', 'Which requests: the time they ended', 'Which requests become cases', 'How many cases at most']) await failing(acceptDefault(page, title), 'sample');
     const write = page.locator('.notification-toast .monaco-button', { hasText: /^Write \d+ cases? to homes\.tests\.yaml$/ });
     await failing(write.waitFor({ timeout: 90_000 }), 'sample-preview');
     await page.locator('.tab', { hasText: /Sample preview — homes/ }).waitFor({ timeout: 30_000 });
@@ -167,9 +149,9 @@ describe('the loop on the demo workspace', () => {
     await panel.locator('#production-window').selectOption('7d');
     await failing(expect.poll(async () => (await panel.locator('.production-source h3').first().innerText({ timeout: 5_000 }).catch(() => '')) ?? '', { timeout: 120_000 }).toMatch(/ · last 7d: /), 'window');
     await panel.locator('button', { hasText: 'Decide gray release' }).click();
-    for (const title of ['Head: the version being rolled out', 'Base: the version', 'Judge with', 'Which requests: the time they ended']) await failing(acceptDefault(title), 'decide');
+    for (const title of ['Head: the version being rolled out', 'Base: the version', 'Judge with', 'Which requests: the time they ended']) await failing(acceptDefault(page, title), 'decide');
     // No upstream branch in this repository: the branch being released into is asked, `main` offered.
-    await failing(acceptDefault('The branch being released into'), 'decide-branch');
+    await failing(acceptDefault(page, 'The branch being released into'), 'decide-branch');
     const verdict = page.locator('.notification-toast', { hasText: /Gray release of homes-assistant: / });
     await failing(verdict.waitFor({ timeout: 180_000 }), 'decide-verdict');
     expect(await verdict.innerText()).toContain(`PROMOTE ${b}`);

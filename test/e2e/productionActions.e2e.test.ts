@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seededRandom } from '../../src/core/stats/random';
 import { TestRepo } from '../fixtures/gitRepo';
 import { otlpSpan, tracesLine } from '../fixtures/otlpTraces';
-import { focusFirstGroup, openFileByQuickOpen, readRenderedTab, renderedFrame, runCommandByPalette } from './browser';
+import { acceptDefault, focusFirstGroup, openFileByQuickOpen, readRenderedTab, renderedFrame, runCommandByPalette } from './browser';
 import { ARTIFACTS, startWorkbench, type Workbench } from './workbench';
 
 const V1_TEXT = '---\nmodel: gpt-test\n---\nAnswer in JSON.\n';
@@ -49,13 +49,6 @@ function plantTraces(repo: TestRepo): void {
   repo.write('telemetry/app.jsonl', `${lines.join('\n')}\n`);
 }
 
-/** Waits for the quick input titled `title` and accepts what it offers first (the default). */
-async function acceptDefault(title: string): Promise<void> {
-  await page.locator('.quick-input-widget .quick-input-title', { hasText: title }).waitFor({ timeout: 90_000 });
-  await page.locator('.quick-input-widget input').press('Enter');
-  await page.locator('.quick-input-widget .quick-input-title', { hasText: title }).waitFor({ state: 'hidden', timeout: 30_000 });
-}
-
 beforeAll(async () => {
   bench = await startWorkbench({ 'greet.prompt': V2_TEXT }, { 'promptInsight.production.sources': [{ traces: 'telemetry/*.jsonl' }] }, {
     prepare: (dir) => {
@@ -79,7 +72,7 @@ describe('production actions in VS Code', () => {
     await openFileByQuickOpen(page, 'greet.prompt', `${ARTIFACTS}/production-actions-open-failed.png`);
     const before = readFileSync(join(workspace, 'greet.tests.yaml'), 'utf8');
     await runCommandByPalette(page, 'Sample Production into Tests', 'Sample Production into Tests', `${ARTIFACTS}/sample-palette-failed.png`);
-    for (const title of ['Sample requests of which version', 'Which requests: the time they ended', 'Which requests become cases', 'How many cases at most']) await acceptDefault(title);
+    for (const title of ['Sample requests of which version', 'Which requests: the time they ended', 'Which requests become cases', 'How many cases at most']) await acceptDefault(page, title);
     const write = page.locator('.notification-toast .monaco-button', { hasText: 'Write 4 cases to greet.tests.yaml' });
     await write.waitFor({ timeout: 90_000 }).catch(async (error: unknown) => {
       await page.screenshot({ path: `${ARTIFACTS}/sample-preview-failed.png` });
@@ -107,9 +100,9 @@ describe('production actions in VS Code', () => {
   it('decides the gray release: head and base from the versions production saw, judged with the base\'s tests', async () => {
     await openFileByQuickOpen(page, 'greet.prompt', `${ARTIFACTS}/production-actions-open-failed.png`);
     await runCommandByPalette(page, 'Decide Gray Release', 'Decide Gray Release', `${ARTIFACTS}/decide-palette-failed.png`);
-    for (const title of ['Head: the version being rolled out', `Base: the version ${v2} is judged against`, 'Judge with', 'Which requests: the time they ended']) await acceptDefault(title);
+    for (const title of ['Head: the version being rolled out', `Base: the version ${v2} is judged against`, 'Judge with', 'Which requests: the time they ended']) await acceptDefault(page, title);
     // No upstream branch in this repository: the branch being released into is asked, `main` offered.
-    await acceptDefault('The branch being released into');
+    await acceptDefault(page, 'The branch being released into');
     const verdict = page.locator('.notification-toast', { hasText: `Gray release of greet: ROLL BACK ${v2} (against ${v1})` });
     await verdict.waitFor({ timeout: 120_000 }).catch(async (error: unknown) => {
       await page.screenshot({ path: `${ARTIFACTS}/gray-release-failed.png` });

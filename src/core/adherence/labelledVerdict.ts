@@ -21,8 +21,12 @@ export type Grounding = Pick<TestCase, 'context' | 'contextProblem' | 'reference
 
 export type LabelledVerdict = { decided: true; says: 'pass' | 'fail'; reason: string } | { decided: false; reason: string };
 
-/** The passages and reference of the suite's case with exactly these inputs, if there is one. */
-export function groundingOf(suite: TestSuite | undefined, vars: Record<string, unknown>): Grounding | undefined {
+/**
+ * For a grounded check, the passages and reference of the suite's case with exactly these inputs, if there
+ * is one; a check that reads no passages needs none, and no case is looked for.
+ */
+export function groundingOf(suite: TestSuite | undefined, assertion: Assertion, vars: Record<string, unknown>): Grounding | undefined {
+  if (!isGroundedType(assertion.type)) return undefined;
   const testCase = suite?.cases.find((c) => isDeepStrictEqual(c.vars, vars));
   if (!testCase) return undefined;
   return { ...(testCase.context ? { context: testCase.context } : {}), ...(testCase.contextProblem ? { contextProblem: testCase.contextProblem } : {}), ...(testCase.reference !== undefined ? { reference: testCase.reference } : {}) };

@@ -39,7 +39,6 @@ export function runCheckPlan(suite: TestSuite | undefined, inputs: Record<string
   return { cases: [], why: `none of the ${suite.cases.length} test case${suite.cases.length === 1 ? '' : 's'} in ${suite.source} uses the sample values this run sends; Compare revisions runs every case` };
 }
 
-
 /** Whether any of these cases judges the answer's claims against the context (then a run is stored with its verdict). */
 export function hasClaimsChecks(cases: readonly TestCase[]): boolean {
   return cases.some((c) => c.assertions.some((a) => CLAIMS_AGAINST_CONTEXT.has(a.type)));

@@ -65,6 +65,11 @@ export interface TestSuite {
   absent?: true;
 }
 
+/** Every assertion of a suite: those for every answer, then each case's (a check may appear in both). */
+export function suiteAssertions(suite: TestSuite): Assertion[] {
+  return [...(suite.everyAnswer ?? []), ...suite.cases.flatMap((c) => c.assertions)];
+}
+
 /** `homes.prompty`, `homes.prompt.md`, `homes.prompt.txt`, `homes.prompt` → `homes.tests.yaml`. */
 export function sidecarPathFor(file: string): string {
   return join(dirname(file), `${promptStem(file)}.tests.yaml`);

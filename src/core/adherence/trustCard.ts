@@ -13,7 +13,7 @@ import type { Judge } from './judgeChecks';
 import { GROUNDED_TYPES } from './assertionTypes';
 import { groundingOf, judgeLabelled, labelledQuestion } from './labelledVerdict';
 import type { Label } from './labelsFile';
-import type { Assertion, TestSuite } from './testCases';
+import { suiteAssertions, type Assertion, type TestSuite } from './testCases';
 import { VerdictStore } from '../store/verdictStore';
 
 export interface Disagreement {
@@ -83,7 +83,7 @@ export const CARDED_TYPES: ReadonlySet<Assertion['type']> = new Set(['llm-rubric
 /** The judged checks of a suite (every answer's and each case's), each once by name. */
 export function judgedChecks(suite: TestSuite): Assertion[] {
   const byName = new Map<string, Assertion>();
-  for (const assertion of [...(suite.everyAnswer ?? []), ...suite.cases.flatMap((c) => c.assertions)]) {
+  for (const assertion of suiteAssertions(suite)) {
     if (CARDED_TYPES.has(assertion.type) && !byName.has(assertion.label)) byName.set(assertion.label, assertion);
   }
   return [...byName.values()];
@@ -117,7 +117,7 @@ export async function trustCardOf(assertion: Assertion, labels: readonly Label[]
   let firstReason: string | undefined;
   for (const [index, label] of truth.entries()) {
     if (options.signal?.aborted) break;
-    const grounding = groundingOf(options.suite, label.vars);
+    const grounding = groundingOf(options.suite, assertion, label.vars);
     const key = options.cache ? VerdictStore.key(assertion, label.answer, { question: labelledQuestion(assertion, label, grounding), judge: options.cache.judgeId }) : undefined;
     const kept = key ? options.cache!.store.get(key) : undefined;
     let judgeSays: 'pass' | 'fail';

@@ -125,7 +125,6 @@ async function scoreOne(testCase: TestCase, record: RunRecord, answer: string, j
   return { status, ...(reason ? { reason } : {}), answer: excerpt, assertions, ...(hallucinated !== undefined ? { hallucinated } : {}) };
 }
 
-
 /** Whether a run hallucinated: any claims-against-context assertion found it; null when one could not be judged and none found it. */
 function hallucinationOf(testCase: TestCase, score: CaseScore): boolean | null | undefined {
   const results = score.results.filter((_, i) => CLAIMS_AGAINST_CONTEXT.has(testCase.assertions[i]!.type));

@@ -7,7 +7,7 @@
  */
 import type { Judge } from '../adherence/score';
 import { CLAIMS_AGAINST_CONTEXT } from '../adherence/assertionTypes';
-import type { TestSuite } from '../adherence/testCases';
+import { suiteAssertions, type TestSuite } from '../adherence/testCases';
 import type { HallucinationJudge } from '../rollout/correctedCeiling';
 import { humanVerdicts, judgedChecks, trustCardOf } from '../adherence/trustCard';
 import { correctedPassRate, type CorrectedRate, type JudgeAgreement, type TrustBar } from '../stats/judgeTrust';
@@ -104,7 +104,7 @@ export function correctedCheckRates(revisions: readonly RevisionResult[], outcom
  * threshold, not the absence of a hallucination), leave the rate uncorrected.
  */
 export function hallucinationJudge(suite: TestSuite, outcomes: readonly JudgeTrustOutcome[]): HallucinationJudge | undefined {
-  const claims = [...(suite.everyAnswer ?? []), ...suite.cases.flatMap((c) => c.assertions)].filter((a) => CLAIMS_AGAINST_CONTEXT.has(a.type));
+  const claims = suiteAssertions(suite).filter((a) => CLAIMS_AGAINST_CONTEXT.has(a.type));
   const names = new Set(claims.map((a) => a.label));
   if (names.size !== 1 || claims.some((a) => a.type !== 'hallucination' || a.negate)) return undefined;
   const outcome = outcomes.find((o) => names.has(o.check));

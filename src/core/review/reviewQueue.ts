@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Label } from '../adherence/labelsFile';
-import type { Assertion, TestSuite } from '../adherence/testCases';
+import { suiteAssertions, type Assertion, type TestSuite } from '../adherence/testCases';
 import { judgedChecks } from '../adherence/trustCard';
 import type { StoredRun } from '../store/resultsStore';
 
@@ -44,7 +44,7 @@ export interface ReviewItem {
 export function reviewChecks(suite: TestSuite): ReviewCheck[] {
   const judged = judgedChecks(suite);
   // Latency checks are measured, never labelled.
-  const chosen = judged.length > 0 ? judged : [...(suite.everyAnswer ?? []), ...suite.cases.flatMap((c) => c.assertions)].filter((a) => a.type !== 'latency' && a.type !== 'ttft');
+  const chosen = judged.length > 0 ? judged : suiteAssertions(suite).filter((a) => a.type !== 'latency' && a.type !== 'ttft');
   const byName = new Map<string, ReviewCheck>();
   for (const assertion of chosen) {
     if (!byName.has(assertion.label)) byName.set(assertion.label, { name: assertion.label, assertion, choices: assertion.judge?.choices.map((c) => c.choice) ?? [] });

@@ -40,7 +40,8 @@ export function correctedCeiling(max: number, hallucinated: number, judged: numb
   const lower = 1 - bounds.ci95[1];
   const status = upper <= max ? 'met' : lower > max ? 'broken' : 'unclear';
   const estimate = 1 - shown.value;
-  const corrected = `${percentText(estimate)} corrected for the judge's measured error (95% interval ${percentText(1 - shown.ci95[1])}–${percentText(1 - shown.ci95[0])})`;
+  const ci95: [number, number] = [1 - shown.ci95[1], 1 - shown.ci95[0]];
+  const corrected = `${percentText(estimate)} corrected for the judge's measured error (95% interval ${percentText(ci95[0])}–${percentText(ci95[1])})`;
   const verdict = status === 'met' ? `${ceiling} holds with 95% confidence` : status === 'broken' ? `${ceiling} is broken with 95% confidence` : `not yet enough to tell whether ${ceiling} holds`;
-  return { status, estimate, ci95: [1 - shown.ci95[1], 1 - shown.ci95[0]], text: `${counted}, ${corrected}: ${verdict}` };
+  return { status, estimate, ci95, text: `${counted}, ${corrected}: ${verdict}` };
 }

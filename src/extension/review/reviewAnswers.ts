@@ -102,7 +102,7 @@ async function judgedQueue(queue: ReviewItem[], suite: TestSuite, transports: En
         if (stop.signal.aborted) return undefined;
         progress.report({ message: `${index + 1} of ${queue.length}`, increment: 100 / queue.length });
         if (!CARDED_TYPES.has(item.check.assertion.type)) continue;
-        const verdict = await judgeLabelled(item.check.assertion, item, judge, groundingOf(suite, item.vars));
+        const verdict = await judgeLabelled(item.check.assertion, item, judge, groundingOf(suite, item.check.assertion, item.vars));
         if (verdict.decided) judgedItems.push({ ...item, judge: verdict.says });
       }
       const balanced = balancedQueue(judgedItems);

@@ -37,7 +37,7 @@ describe('trust cards for grounded checks', () => {
     const hallucination = judgedChecks(suite).find((a) => a.type === 'hallucination')!;
     expect(hallucination.label).toBe('hallucination');
     const vars = suite.cases[0]!.vars;
-    expect(groundingOf(suite, vars)?.context?.length).toBeGreaterThan(0);
+    expect(groundingOf(suite, hallucination, vars)?.context?.length).toBeGreaterThan(0);
     const labels: Label[] = [];
     const add = (answer: string, label: 'pass' | 'fail') => labels.push({ check: 'hallucination', vars, answer: `${answer} (asked ${labels.length})`, label, source: 'HUMAN', author: 'Ada <ada@example.com>', time: '2026-12-07T06:00:00Z', line: labels.length + 1 });
     for (let i = 0; i < 31; i++) add(RIGHT, 'pass');
